@@ -1,0 +1,236 @@
+/*
+ * The mota container: a SUIT envelope (CBOR tag 107) with a COSE_Sign1 ES256
+ * authentication block, a manifest with a model-compatibility extension and
+ * integrated payloads. Format: docs/container-format.md (CDDL).
+ *
+ * Decoding is bounded and allocation-free: all results are slices into the
+ * caller's buffer, all counts are capped by the MOTA_CONTAINER_MAX_* limits.
+ * The device path is, in this order:
+ *   mota_envelope_decode()        structure of envelope + auth wrapper
+ *   mota_envelope_authenticate()  manifest digest, then the signature
+ *   mota_manifest_decode()        manifest, only once it is authentic
+ *   mota_manifest_check_profile() what a mota model container must carry
+ *   mota_payload_head() per payload, then stream + hash its content
+ * mota_container_verify() runs all of it over a container held in memory.
+ */
+#ifndef MOTA_CONTAINER_H
+#define MOTA_CONTAINER_H
+
+#include "mota/crypto.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_CONTAINER_MAX_COMPONENTS 3u
+#define MOTA_CONTAINER_MAX_AUTH_BLOCKS 4u
+#define MOTA_CONTAINER_MAX_AUTH 1024u        /* bytes of the authentication wrapper */
+#define MOTA_CONTAINER_MAX_MANIFEST 8192u    /* bytes of the manifest */
+#define MOTA_CONTAINER_MAX_COMPONENT_ID 32u  /* bytes of one component identifier element */
+#define MOTA_CONTAINER_MAX_TEXT 256u         /* bytes of one text field */
+#define MOTA_CONTAINER_MAX_PAYLOAD_NAME 16u  /* bytes of an integrated payload key */
+
+#define MOTA_SUIT_TAG_ENVELOPE 107u
+#define MOTA_COSE_TAG_SIGN1 18u
+#define MOTA_COSE_ALG_ES256 (-7)
+#define MOTA_COSE_ALG_ESP256 (-9) /* fully-specified ES256: same algorithm */
+#define MOTA_SUIT_DIGEST_SHA256 (-16)
+#define MOTA_MANIFEST_KEY_COMPAT (-77) /* application-specific manifest member */
+
+enum mota_component_role {
+    MOTA_COMPONENT_OTHER = 0,
+    MOTA_COMPONENT_CODE,     /* [h'636f6465'] "code": network_rel.bin */
+    MOTA_COMPONENT_PARAMS,   /* [h'706172616d73'] "params": split params blob */
+    MOTA_COMPONENT_SELFTEST, /* [h'73656c6674657374'] "selftest": self-test input */
+};
+
+struct mota_component {
+    const uint8_t *id; /* encoded SUIT_Component_Identifier (CBOR array) */
+    size_t id_len;
+    enum mota_component_role role;
+    bool has_digest, has_size, has_uri, has_vendor, has_class;
+    uint8_t digest[MOTA_SHA256_LEN];
+    uint64_t size;
+    const char *uri; /* "#code": integrated payload key */
+    size_t uri_len;
+    uint8_t vendor_id[16], class_id[16];
+    bool image_match; /* validate checks image-match */
+    bool fetched;     /* install fetches it */
+};
+
+enum mota_install_mode { MOTA_INSTALL_XIP = 1, MOTA_INSTALL_COPY = 2 };
+
+struct mota_selftest {
+    bool present;
+    uint8_t output_digest[MOTA_SHA256_LEN];
+    uint64_t output_size;
+    uint64_t max_latency_us;
+};
+
+/* Model-compatibility extension: what the device checks before erasing. */
+struct mota_compat {
+    uint32_t reloc_major, reloc_minor;
+    uint32_t cpu_part;
+    bool fpu;
+    uint32_t float_abi;
+    bool secure, dbg_info, async;
+    uint32_t toolchain;
+    bool has_runtime_version;
+    uint32_t rt_major, rt_minor, rt_micro; /* LL_ATON */
+    const char *c_name;
+    size_t c_name_len;
+    uint64_t acts_size, params_size, ext_ram_size;
+    uint64_t exec_ram_xip, exec_ram_copy;
+    uint32_t install_mode; /* enum mota_install_mode */
+    bool has_struct_sizes;
+    uint32_t struct_sizes;
+    const char *rt_desc;
+    size_t rt_desc_len;
+    struct mota_selftest selftest;
+};
+
+struct mota_text {
+    const char *description; size_t description_len;   /* manifest-description (1) */
+    const char *created; size_t created_len;           /* custom -1: RFC 3339 UTC time */
+    const char *vendor_name; size_t vendor_name_len;   /* component: vendor-name (1) */
+    const char *model_name; size_t model_name_len;     /* component: model-name (2) */
+    const char *version; size_t version_len;           /* component: component-version (6) */
+};
+
+struct mota_manifest {
+    uint64_t version;
+    uint64_t seq;
+    size_t n_components;
+    struct mota_component comp[MOTA_CONTAINER_MAX_COMPONENTS];
+    bool checks_vendor, checks_class; /* in the shared sequence */
+    bool has_validate, has_install, has_invoke, has_load, has_text;
+    struct mota_text text;
+    bool has_compat;
+    struct mota_compat compat;
+};
+
+struct mota_auth_block {
+    int alg;
+    const uint8_t *protected_hdr; /* bstr content of the protected header */
+    size_t protected_len;
+    const uint8_t *kid; /* NULL if absent */
+    size_t kid_len;
+    const uint8_t *sig; /* 64 bytes */
+};
+
+struct mota_envelope {
+    uint8_t digest[MOTA_SHA256_LEN]; /* signed SUIT_Digest of the manifest */
+    const uint8_t *digest_enc;       /* encoded SUIT_Digest: the detached COSE payload */
+    size_t digest_enc_len;
+    size_t n_blocks;
+    struct mota_auth_block blocks[MOTA_CONTAINER_MAX_AUTH_BLOCKS];
+    const uint8_t *manifest_wrapped; /* bstr head + manifest: what the digest covers */
+    size_t manifest_wrapped_len;
+    const uint8_t *manifest; /* manifest content */
+    size_t manifest_len;
+    size_t head_len;   /* bytes from the start up to the end of the manifest */
+    size_t n_payloads; /* envelope members after the manifest */
+};
+
+struct mota_trusted_key {
+    uint8_t pub[MOTA_P256_PUB_LEN];
+    uint8_t kid[MOTA_KEY_ID_LEN];
+};
+
+/*
+ * Decode the envelope head (tag, map, authentication wrapper, manifest bstr)
+ * from buf. Only the first head_len bytes are needed: with fewer, this
+ * returns MOTA_ERR_CBOR_TRUNCATED and the caller may retry with more data.
+ */
+int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *env);
+
+/*
+ * Check the manifest digest, then the signatures: MOTA_OK once one
+ * authentication block verifies with one of keys (selected by key id when
+ * the block carries one). *key_index (may be NULL) names that key.
+ */
+int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys,
+                               size_t n_keys, size_t *key_index);
+
+/* Decode an authenticated manifest. */
+int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *m);
+
+/* The mota model-container profile: compat data, code component, payload URIs... */
+int mota_manifest_check_profile(const struct mota_manifest *m);
+
+/* Component whose URI names integrated payload `name`, or NULL. */
+const struct mota_component *mota_manifest_find_payload(const struct mota_manifest *m, const char *name,
+                                                        size_t name_len);
+
+/*
+ * Decode an integrated payload's head (tstr key, then the bstr head) at buf;
+ * the content need not be present. *head_len bytes precede the content.
+ */
+int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len,
+                      uint64_t *size, size_t *head_len);
+
+/* Result of a full verification, for reports. */
+struct mota_verify_result {
+    struct mota_envelope env;
+    struct mota_manifest manifest;
+    size_t key_index;
+    bool mota_profile; /* carries integrated payloads or compat data */
+    size_t n_payloads_checked;
+};
+
+/*
+ * Everything, over a whole container in memory: structure, digest,
+ * signature, manifest, profile (for mota containers), every payload's size
+ * and digest, no trailing bytes.
+ */
+int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
+                          size_t n_keys, struct mota_verify_result *res);
+
+/* Fill a trusted-key slot from a public key (computes the key id). */
+void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
+
+/* Component role from an encoded identifier. */
+enum mota_component_role mota_component_role_of(const uint8_t *id, size_t id_len);
+
+/* ---- encoder (host) ---- */
+
+struct mota_pack_component {
+    enum mota_component_role role;
+    uint8_t digest[MOTA_SHA256_LEN];
+    uint64_t size;
+};
+
+struct mota_pack_spec {
+    uint64_t seq;
+    uint8_t vendor_id[16], class_id[16];
+    size_t n_components; /* code first, then params, then selftest */
+    struct mota_pack_component comp[MOTA_CONTAINER_MAX_COMPONENTS];
+    const char *description, *created, *vendor_name, *model_name, *version; /* may be NULL */
+    struct mota_compat compat; /* strings: NUL-terminated or with lengths set */
+};
+
+/* Signs the 32-byte Sig_structure hash; returns MOTA_OK or an error code. */
+typedef int (*mota_sign_cb)(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN]);
+
+/*
+ * Encode the envelope head (tag, map, authentication wrapper, manifest) into
+ * out; the payloads follow, each as mota_payload_head_encode() + content.
+ * Deterministic: the same spec and key give the same bytes.
+ */
+int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
+                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len);
+
+/* Head of an integrated payload: tstr key then bstr head of size bytes. */
+int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
+                             size_t *len);
+
+/* "#code", "#params", "#selftest"; NULL for OTHER. */
+const char *mota_component_payload_name(enum mota_component_role role);
+/* "code", "params", "selftest" (the identifier's single element). */
+const char *mota_component_name(enum mota_component_role role);
+
+/* UUID version 5 (RFC 4122, SHA-1) of name in namespace ns: SUIT vendor/class ids. */
+void mota_uuid5(const uint8_t ns[16], const void *name, size_t name_len, uint8_t out[16]);
+extern const uint8_t mota_uuid_ns_dns[16];
+
+#endif /* MOTA_CONTAINER_H */

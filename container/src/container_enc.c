@@ -1,0 +1,376 @@
+/* Host-side container encoder: deterministic SUIT envelope with COSE_Sign1. */
+#include "mota/container.h"
+
+#include "mota/cbor.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+
+#include <string.h>
+
+const uint8_t mota_uuid_ns_dns[16] = {0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1,
+                                      0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8};
+
+void mota_uuid5(const uint8_t ns[16], const void *name, size_t name_len, uint8_t out[16])
+{
+    uint8_t buf[16 + 256];
+    uint8_t h[20];
+    if (name_len > 256)
+        name_len = 256;
+    memcpy(buf, ns, 16);
+    memcpy(buf + 16, name, name_len);
+    mota_sha1(buf, 16 + name_len, h);
+    memcpy(out, h, 16);
+    out[6] = (uint8_t)((out[6] & 0x0f) | 0x50); /* version 5 */
+    out[8] = (uint8_t)((out[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+}
+
+static void put_component_id(struct mota_cbor_enc *e, enum mota_component_role role)
+{
+    const char *name = mota_component_name(role);
+    mota_cbor_put_array(e, 1);
+    mota_cbor_put_bstr(e, name, strlen(name));
+}
+
+static void put_digest(struct mota_cbor_enc *e, const uint8_t d[MOTA_SHA256_LEN])
+{
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_int(e, MOTA_SUIT_DIGEST_SHA256);
+    mota_cbor_put_bstr(e, d, MOTA_SHA256_LEN);
+}
+
+enum { REP_POLICY = 15 }; /* all four SUIT reporting bits, as in the draft's examples */
+
+static void put_set_index(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i)
+{
+    if (s->n_components > 1) {
+        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_uint(e, i);
+    }
+}
+
+static void put_shared(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    size_t items = s->n_components * 2 + 4 + (s->n_components > 1 ? s->n_components * 2 + 2 : 0);
+    mota_cbor_put_array(e, items);
+    for (size_t i = 0; i < s->n_components; i++) {
+        put_set_index(e, s, i);
+        mota_cbor_put_uint(e, 20); /* override-parameters */
+        mota_cbor_put_map(e, 4);
+        mota_cbor_put_uint(e, 1);
+        mota_cbor_put_bstr(e, s->vendor_id, 16);
+        mota_cbor_put_uint(e, 2);
+        mota_cbor_put_bstr(e, s->class_id, 16);
+        mota_cbor_put_uint(e, 3);
+        size_t o = mota_cbor_bstr_open(e);
+        put_digest(e, s->comp[i].digest);
+        mota_cbor_bstr_close(e, o);
+        mota_cbor_put_uint(e, 14);
+        mota_cbor_put_uint(e, s->comp[i].size);
+    }
+    if (s->n_components > 1) {
+        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_bool(e, true);
+    }
+    mota_cbor_put_uint(e, 1); /* vendor-identifier condition */
+    mota_cbor_put_uint(e, REP_POLICY);
+    mota_cbor_put_uint(e, 2); /* class-identifier condition */
+    mota_cbor_put_uint(e, REP_POLICY);
+}
+
+static void put_validate(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    mota_cbor_put_array(e, s->n_components > 1 ? 4 : 2);
+    if (s->n_components > 1) {
+        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_bool(e, true);
+    }
+    mota_cbor_put_uint(e, 3); /* image-match */
+    mota_cbor_put_uint(e, REP_POLICY);
+}
+
+static void put_install(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    mota_cbor_put_array(e, s->n_components * (s->n_components > 1 ? 8 : 6));
+    for (size_t i = 0; i < s->n_components; i++) {
+        put_set_index(e, s, i);
+        mota_cbor_put_uint(e, 20);
+        mota_cbor_put_map(e, 1);
+        mota_cbor_put_uint(e, 21); /* uri */
+        mota_cbor_put_tstr(e, mota_component_payload_name(s->comp[i].role));
+        mota_cbor_put_uint(e, 21); /* fetch */
+        mota_cbor_put_uint(e, 2);  /* report on failure */
+        mota_cbor_put_uint(e, 3);  /* image-match */
+        mota_cbor_put_uint(e, REP_POLICY);
+    }
+}
+
+static bool has(const char *s)
+{
+    return s != NULL && s[0] != '\0';
+}
+
+static void put_text(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    size_t top = (size_t)has(s->description) + (size_t)has(s->created);
+    size_t comp = (size_t)has(s->vendor_name) + (size_t)has(s->model_name) + (size_t)has(s->version);
+    mota_cbor_put_map(e, 1);
+    mota_cbor_put_tstr(e, "en");
+    mota_cbor_put_map(e, top + (comp > 0));
+    if (has(s->description)) {
+        mota_cbor_put_uint(e, 1);
+        mota_cbor_put_tstr(e, s->description);
+    }
+    if (has(s->created)) {
+        mota_cbor_put_int(e, -1);
+        mota_cbor_put_tstr(e, s->created);
+    }
+    if (comp > 0) {
+        put_component_id(e, MOTA_COMPONENT_CODE);
+        mota_cbor_put_map(e, comp);
+        if (has(s->vendor_name)) {
+            mota_cbor_put_uint(e, 1);
+            mota_cbor_put_tstr(e, s->vendor_name);
+        }
+        if (has(s->model_name)) {
+            mota_cbor_put_uint(e, 2);
+            mota_cbor_put_tstr(e, s->model_name);
+        }
+        if (has(s->version)) {
+            mota_cbor_put_uint(e, 6);
+            mota_cbor_put_tstr(e, s->version);
+        }
+    }
+}
+
+static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
+{
+    size_t n = 15 + (size_t)c->has_runtime_version + (size_t)c->has_struct_sizes + (size_t)c->selftest.present +
+               (size_t)(c->rt_desc != NULL && c->rt_desc_len > 0);
+    mota_cbor_put_map(e, n);
+    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_uint(e, c->reloc_major);
+    mota_cbor_put_uint(e, c->reloc_minor);
+    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, c->cpu_part);
+    mota_cbor_put_uint(e, 3);
+    mota_cbor_put_bool(e, c->fpu);
+    mota_cbor_put_uint(e, 4);
+    mota_cbor_put_uint(e, c->float_abi);
+    mota_cbor_put_uint(e, 5);
+    mota_cbor_put_bool(e, c->secure);
+    mota_cbor_put_uint(e, 6);
+    mota_cbor_put_bool(e, c->dbg_info);
+    mota_cbor_put_uint(e, 7);
+    mota_cbor_put_bool(e, c->async);
+    mota_cbor_put_uint(e, 8);
+    mota_cbor_put_uint(e, c->toolchain);
+    if (c->has_runtime_version) {
+        mota_cbor_put_uint(e, 9);
+        mota_cbor_put_array(e, 3);
+        mota_cbor_put_uint(e, c->rt_major);
+        mota_cbor_put_uint(e, c->rt_minor);
+        mota_cbor_put_uint(e, c->rt_micro);
+    }
+    mota_cbor_put_uint(e, 10);
+    mota_cbor_put_tstr_n(e, c->c_name, c->c_name_len);
+    mota_cbor_put_uint(e, 11);
+    mota_cbor_put_uint(e, c->acts_size);
+    mota_cbor_put_uint(e, 12);
+    mota_cbor_put_uint(e, c->params_size);
+    mota_cbor_put_uint(e, 13);
+    mota_cbor_put_uint(e, c->ext_ram_size);
+    mota_cbor_put_uint(e, 14);
+    mota_cbor_put_uint(e, c->exec_ram_xip);
+    mota_cbor_put_uint(e, 15);
+    mota_cbor_put_uint(e, c->exec_ram_copy);
+    mota_cbor_put_uint(e, 16);
+    mota_cbor_put_uint(e, c->install_mode);
+    if (c->has_struct_sizes) {
+        mota_cbor_put_uint(e, 17);
+        mota_cbor_put_uint(e, c->struct_sizes);
+    }
+    if (c->selftest.present) {
+        mota_cbor_put_uint(e, 19);
+        mota_cbor_put_map(e, 3);
+        mota_cbor_put_uint(e, 1);
+        put_digest(e, c->selftest.output_digest);
+        mota_cbor_put_uint(e, 2);
+        mota_cbor_put_uint(e, c->selftest.output_size);
+        mota_cbor_put_uint(e, 3);
+        mota_cbor_put_uint(e, c->selftest.max_latency_us);
+    }
+    if (c->rt_desc != NULL && c->rt_desc_len > 0) {
+        mota_cbor_put_uint(e, 20);
+        mota_cbor_put_tstr_n(e, c->rt_desc, c->rt_desc_len);
+    }
+}
+
+static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    size_t o;
+    bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) ||
+                has(s->version);
+    mota_cbor_put_map(e, 6 + (size_t)text);
+    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, s->seq);
+    mota_cbor_put_uint(e, 3); /* common */
+    o = mota_cbor_bstr_open(e);
+    mota_cbor_put_map(e, 2);
+    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_array(e, s->n_components);
+    for (size_t i = 0; i < s->n_components; i++)
+        put_component_id(e, s->comp[i].role);
+    mota_cbor_put_uint(e, 4);
+    size_t o2 = mota_cbor_bstr_open(e);
+    put_shared(e, s);
+    mota_cbor_bstr_close(e, o2);
+    mota_cbor_bstr_close(e, o);
+    mota_cbor_put_uint(e, 7); /* validate */
+    o = mota_cbor_bstr_open(e);
+    put_validate(e, s);
+    mota_cbor_bstr_close(e, o);
+    mota_cbor_put_uint(e, 20); /* install */
+    o = mota_cbor_bstr_open(e);
+    put_install(e, s);
+    mota_cbor_bstr_close(e, o);
+    if (text) {
+        mota_cbor_put_uint(e, 23);
+        o = mota_cbor_bstr_open(e);
+        put_text(e, s);
+        mota_cbor_bstr_close(e, o);
+    }
+    mota_cbor_put_int(e, MOTA_MANIFEST_KEY_COMPAT);
+    o = mota_cbor_bstr_open(e);
+    put_compat(e, &s->compat);
+    mota_cbor_bstr_close(e, o);
+}
+
+static int check_spec(const struct mota_pack_spec *s)
+{
+    if (s->n_components == 0 || s->n_components > MOTA_CONTAINER_MAX_COMPONENTS)
+        return MOTA_ERR_COMPONENTS;
+    if (s->comp[0].role != MOTA_COMPONENT_CODE)
+        return MOTA_ERR_COMPONENTS;
+    for (size_t i = 1; i < s->n_components; i++) {
+        /* roles ascend so that payload keys come out in canonical order */
+        if (s->comp[i].role <= s->comp[i - 1].role || s->comp[i].role > MOTA_COMPONENT_SELFTEST)
+            return MOTA_ERR_COMPONENTS;
+    }
+    if (s->compat.c_name == NULL || s->compat.c_name_len == 0)
+        return MOTA_ERR_COMPAT_FIELD;
+    return MOTA_OK;
+}
+
+#define HEAD_RESERVE 512u /* tag, map, authentication wrapper, manifest bstr head */
+
+int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
+                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
+{
+    int ret = MOTA_ERR_ARG;
+    struct mota_cbor_enc m, a, h;
+    uint8_t auth[HEAD_RESERVE], prot[64], digest_enc[64], sig_struct[256];
+    uint8_t md[MOTA_SHA256_LEN], hash[MOTA_SHA256_LEN], sig[MOTA_P256_SIG_LEN];
+    uint8_t mhead[9];
+    size_t mhead_len;
+
+    if (spec == NULL || kid == NULL || sign == NULL || out == NULL || len == NULL || cap <= HEAD_RESERVE)
+        goto out;
+    if ((ret = check_spec(spec)) != MOTA_OK)
+        goto out;
+
+    /* 1. the manifest, encoded after room for everything that precedes it */
+    mota_cbor_enc_init(&m, out + HEAD_RESERVE, cap - HEAD_RESERVE);
+    put_manifest(&m, spec);
+    if (m.err != 0) {
+        ret = m.err;
+        goto out;
+    }
+    if (m.len > MOTA_CONTAINER_MAX_MANIFEST) {
+        ret = MOTA_ERR_ENV_TOO_LARGE;
+        goto out;
+    }
+
+    /* 2. SUIT_Digest over the bstr-wrapped manifest */
+    struct mota_sha256 ctx;
+    mota_cbor_enc_init(&h, mhead, sizeof(mhead));
+    mota_cbor_put_bstr_head(&h, m.len);
+    mhead_len = h.len;
+    mota_sha256_init(&ctx);
+    mota_sha256_update(&ctx, mhead, mhead_len);
+    mota_sha256_update(&ctx, out + HEAD_RESERVE, m.len);
+    mota_sha256_finish(&ctx, md);
+    mota_cbor_enc_init(&h, digest_enc, sizeof(digest_enc));
+    put_digest(&h, md);
+    size_t digest_enc_len = h.len;
+
+    /* 3. COSE_Sign1 over Sig_structure with the detached SUIT_Digest */
+    mota_cbor_enc_init(&h, prot, sizeof(prot));
+    mota_cbor_put_map(&h, 2);
+    mota_cbor_put_uint(&h, 1);
+    mota_cbor_put_int(&h, MOTA_COSE_ALG_ES256);
+    mota_cbor_put_uint(&h, 4);
+    mota_cbor_put_bstr(&h, kid, MOTA_KEY_ID_LEN);
+    size_t prot_len = h.len;
+    mota_cbor_enc_init(&h, sig_struct, sizeof(sig_struct));
+    mota_cbor_put_array(&h, 4);
+    mota_cbor_put_tstr(&h, "Signature1");
+    mota_cbor_put_bstr(&h, prot, prot_len);
+    mota_cbor_put_bstr(&h, NULL, 0);
+    mota_cbor_put_bstr(&h, digest_enc, digest_enc_len);
+    if (h.err != 0) {
+        ret = MOTA_ERR_INTERNAL;
+        goto out;
+    }
+    mota_sha256(sig_struct, h.len, hash);
+    if ((ret = sign(sign_ctx, hash, sig)) != MOTA_OK)
+        goto out;
+
+    mota_cbor_enc_init(&a, auth, sizeof(auth));
+    mota_cbor_put_array(&a, 2);
+    mota_cbor_put_bstr(&a, digest_enc, digest_enc_len);
+    size_t o = mota_cbor_bstr_open(&a);
+    mota_cbor_put_tag(&a, MOTA_COSE_TAG_SIGN1);
+    mota_cbor_put_array(&a, 4);
+    mota_cbor_put_bstr(&a, prot, prot_len);
+    mota_cbor_put_map(&a, 0);
+    mota_cbor_put_null(&a);
+    mota_cbor_put_bstr(&a, sig, sizeof(sig));
+    mota_cbor_bstr_close(&a, o);
+
+    /* 4. envelope head in front, then move the manifest up to it */
+    mota_cbor_enc_init(&h, out, HEAD_RESERVE);
+    mota_cbor_put_tag(&h, MOTA_SUIT_TAG_ENVELOPE);
+    mota_cbor_put_map(&h, 2 + spec->n_components);
+    mota_cbor_put_uint(&h, 2);
+    mota_cbor_put_bstr(&h, auth, a.len);
+    mota_cbor_put_uint(&h, 3);
+    mota_cbor_put_raw(&h, mhead, mhead_len);
+    if (a.err != 0 || h.err != 0) {
+        ret = MOTA_ERR_INTERNAL;
+        goto out;
+    }
+    memmove(out + h.len, out + HEAD_RESERVE, m.len);
+    *len = h.len + m.len;
+    ret = MOTA_OK;
+out:
+    return ret;
+}
+
+int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
+                             size_t *len)
+{
+    struct mota_cbor_enc e;
+    const char *name = mota_component_payload_name(role);
+    if (name == NULL || out == NULL || len == NULL)
+        return MOTA_ERR_ARG;
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_tstr(&e, name);
+    mota_cbor_put_bstr_head(&e, (size_t)size);
+    if (e.err != 0)
+        return e.err;
+    *len = e.len;
+    return MOTA_OK;
+}

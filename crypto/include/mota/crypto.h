@@ -1,0 +1,60 @@
+/*
+ * mota crypto shim: the only door to mbed TLS.
+ *
+ * Device and host: streaming SHA-256, ECDSA P-256 verification, key ids.
+ * Signing, key generation and key files are host-only: see crypto_sign.h.
+ * No other directory includes mbed TLS headers; contexts here are opaque
+ * storage sized for the mbed TLS 2.28 structures (checked at compile time).
+ *
+ * All functions return MOTA_OK or a negative enum mota_err code.
+ */
+#ifndef MOTA_CRYPTO_H
+#define MOTA_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_SHA256_LEN 32u
+#define MOTA_P256_PUB_LEN 65u /* uncompressed point: 0x04 || X || Y */
+#define MOTA_P256_SIG_LEN 64u /* r || s, big-endian, 32 bytes each */
+#define MOTA_KEY_ID_LEN 16u
+
+/* Opaque streaming SHA-256 state (caller-allocated, no heap). */
+struct mota_sha256 {
+    union {
+        uint64_t align;
+        uint8_t bytes[128];
+    } opaque;
+};
+
+void mota_sha256_init(struct mota_sha256 *ctx);
+void mota_sha256_update(struct mota_sha256 *ctx, const void *data, size_t len);
+void mota_sha256_finish(struct mota_sha256 *ctx, uint8_t out[MOTA_SHA256_LEN]);
+void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN]);
+
+/*
+ * Verify an ES256 signature: sig = r||s over the 32-byte message hash, pub an
+ * uncompressed P-256 point. MOTA_OK if valid, MOTA_ERR_SIGNATURE if not,
+ * MOTA_ERR_KEY_INVALID if pub is not a point on the curve.
+ */
+int mota_ecdsa_p256_verify(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
+                           const uint8_t sig[MOTA_P256_SIG_LEN]);
+
+/*
+ * Key id of a public key: the first 16 bytes of SHA-256(0x04 || X || Y).
+ * It names the key in the COSE header (label 4) and in device key slots.
+ */
+void mota_key_id(const uint8_t pub[MOTA_P256_PUB_LEN], uint8_t kid[MOTA_KEY_ID_LEN]);
+
+/* Constant-time comparison: 0 if equal. */
+int mota_ct_memcmp(const void *a, const void *b, size_t len);
+
+/*
+ * Device builds without a system heap (MOTA_CRYPTO_STATIC_ARENA): mbed TLS's
+ * big-number code allocates, so it gets this caller-provided arena. Call once
+ * before the first verification. 8 KiB is enough for P-256 verification.
+ * On host builds this is a no-op returning MOTA_OK.
+ */
+int mota_crypto_setup(void *arena, size_t len);
+
+#endif /* MOTA_CRYPTO_H */

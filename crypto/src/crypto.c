@@ -1,0 +1,122 @@
+/* Device-side crypto shim over mbed TLS 2.28 (SHA-256, ECDSA P-256 verify). */
+#include "mota/crypto.h"
+
+#include "mota/err.h"
+
+#include <mbedtls/ecdsa.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/sha256.h>
+#include <string.h>
+
+#ifdef MOTA_CRYPTO_STATIC_ARENA
+#include <mbedtls/memory_buffer_alloc.h>
+#endif
+
+_Static_assert(sizeof(mbedtls_sha256_context) <= sizeof(((struct mota_sha256 *)0)->opaque),
+               "struct mota_sha256 too small for mbedtls_sha256_context");
+
+static mbedtls_sha256_context *sha(struct mota_sha256 *ctx)
+{
+    return (mbedtls_sha256_context *)(void *)ctx->opaque.bytes;
+}
+
+/* The _ret variants cannot fail for the software implementation we build; an
+ * accelerated port that can fail must not be linked behind this shim. */
+void mota_sha256_init(struct mota_sha256 *ctx)
+{
+    mbedtls_sha256_init(sha(ctx));
+    (void)mbedtls_sha256_starts_ret(sha(ctx), 0);
+}
+
+void mota_sha256_update(struct mota_sha256 *ctx, const void *data, size_t len)
+{
+    if (len > 0)
+        (void)mbedtls_sha256_update_ret(sha(ctx), data, len);
+}
+
+void mota_sha256_finish(struct mota_sha256 *ctx, uint8_t out[MOTA_SHA256_LEN])
+{
+    (void)mbedtls_sha256_finish_ret(sha(ctx), out);
+    mbedtls_sha256_free(sha(ctx));
+}
+
+void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN])
+{
+    struct mota_sha256 ctx;
+    mota_sha256_init(&ctx);
+    mota_sha256_update(&ctx, data, len);
+    mota_sha256_finish(&ctx, out);
+}
+
+int mota_ecdsa_p256_verify(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
+                           const uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    int ret = MOTA_ERR_SIGNATURE;
+    mbedtls_ecp_group grp;
+    mbedtls_ecp_point q;
+    mbedtls_mpi r, s;
+
+    mbedtls_ecp_group_init(&grp);
+    mbedtls_ecp_point_init(&q);
+    mbedtls_mpi_init(&r);
+    mbedtls_mpi_init(&s);
+
+    if (pub == NULL || hash == NULL || sig == NULL) {
+        ret = MOTA_ERR_ARG;
+        goto out;
+    }
+    if (mbedtls_ecp_group_load(&grp, MBEDTLS_ECP_DP_SECP256R1) != 0) {
+        ret = MOTA_ERR_CRYPTO;
+        goto out;
+    }
+    if (mbedtls_ecp_point_read_binary(&grp, &q, pub, MOTA_P256_PUB_LEN) != 0 ||
+        mbedtls_ecp_check_pubkey(&grp, &q) != 0) {
+        ret = MOTA_ERR_KEY_INVALID;
+        goto out;
+    }
+    if (mbedtls_mpi_read_binary(&r, sig, 32) != 0 || mbedtls_mpi_read_binary(&s, sig + 32, 32) != 0) {
+        ret = MOTA_ERR_CRYPTO;
+        goto out;
+    }
+    if (mbedtls_ecdsa_verify(&grp, hash, MOTA_SHA256_LEN, &q, &r, &s) != 0) {
+        ret = MOTA_ERR_SIGNATURE;
+        goto out;
+    }
+    ret = MOTA_OK;
+out:
+    mbedtls_mpi_free(&s);
+    mbedtls_mpi_free(&r);
+    mbedtls_ecp_point_free(&q);
+    mbedtls_ecp_group_free(&grp);
+    return ret;
+}
+
+void mota_key_id(const uint8_t pub[MOTA_P256_PUB_LEN], uint8_t kid[MOTA_KEY_ID_LEN])
+{
+    uint8_t h[MOTA_SHA256_LEN];
+    mota_sha256(pub, MOTA_P256_PUB_LEN, h);
+    memcpy(kid, h, MOTA_KEY_ID_LEN);
+}
+
+int mota_ct_memcmp(const void *a, const void *b, size_t len)
+{
+    const volatile uint8_t *pa = a;
+    const volatile uint8_t *pb = b;
+    uint8_t diff = 0;
+    for (size_t i = 0; i < len; i++)
+        diff |= (uint8_t)(pa[i] ^ pb[i]);
+    return diff != 0;
+}
+
+int mota_crypto_setup(void *arena, size_t len)
+{
+#ifdef MOTA_CRYPTO_STATIC_ARENA
+    if (arena == NULL || len < 1024)
+        return MOTA_ERR_ARG;
+    mbedtls_memory_buffer_alloc_init(arena, len);
+#else
+    (void)arena;
+    (void)len;
+#endif
+    return MOTA_OK;
+}

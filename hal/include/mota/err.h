@@ -1,0 +1,120 @@
+/*
+ * mota: the one project-wide reason-code enum.
+ *
+ * Every fallible function in every module returns an int: 0 (MOTA_OK) or a
+ * size on success, one of the negative codes below on failure. Codes are
+ * grouped in ranges by the layer that detects them. A code's number and name
+ * are stable: never renumber, never reuse; add new codes at the end of their
+ * range. docs/reason-codes.md is checked against this table by the tests.
+ *
+ * This header is part of the base layer (target mota_base): every module may
+ * include it, it includes nothing but libc.
+ */
+#ifndef MOTA_ERR_H
+#define MOTA_ERR_H
+
+/* X(name, value, one-line message) */
+#define MOTA_ERR_TABLE(X)                                                                  \
+    /* general: -1 .. -99 */                                                               \
+    X(MOTA_ERR_ARG, -1, "invalid argument")                                                \
+    X(MOTA_ERR_NOSPC, -2, "caller buffer too small")                                       \
+    X(MOTA_ERR_IO, -3, "input/output error")                                               \
+    X(MOTA_ERR_INTERNAL, -4, "internal error (a bug): please report")                      \
+    X(MOTA_ERR_UNSUPPORTED, -5, "feature not supported by this build")                     \
+    X(MOTA_ERR_CRYPTO, -6, "cryptographic library failure")                                \
+    X(MOTA_ERR_KEY_INVALID, -7, "key file is not a valid P-256 key")                       \
+    X(MOTA_ERR_RANDOM, -8, "random number generator failure")                              \
+    /* CBOR well-formedness and profile: -100 .. -199 */                                   \
+    X(MOTA_ERR_CBOR_TRUNCATED, -100, "CBOR item runs past the end of its buffer")          \
+    X(MOTA_ERR_CBOR_MALFORMED, -101, "CBOR is not well-formed")                            \
+    X(MOTA_ERR_CBOR_INDEFINITE, -102, "indefinite-length CBOR item is not allowed")        \
+    X(MOTA_ERR_CBOR_NONMINIMAL, -103, "CBOR head is not in its shortest form")             \
+    X(MOTA_ERR_CBOR_DEPTH, -104, "CBOR nesting deeper than the limit")                     \
+    X(MOTA_ERR_CBOR_TYPE, -105, "CBOR item has an unexpected type")                        \
+    X(MOTA_ERR_CBOR_TOO_LARGE, -106, "CBOR length or count exceeds its limit")             \
+    X(MOTA_ERR_CBOR_DUP_KEY, -107, "duplicate key in a CBOR map")                          \
+    X(MOTA_ERR_CBOR_KEY_ORDER, -108, "CBOR map keys are not in canonical order")           \
+    X(MOTA_ERR_CBOR_TRAILING, -109, "unexpected bytes after the last CBOR item")           \
+    X(MOTA_ERR_CBOR_SIMPLE, -110, "float or simple value not allowed here")                \
+    X(MOTA_ERR_CBOR_UTF8, -111, "text string is not valid UTF-8")                          \
+    /* SUIT envelope, authentication and COSE: -200 .. -299 */                             \
+    X(MOTA_ERR_ENV_TAG, -200, "not a SUIT envelope (CBOR tag 107 missing)")                \
+    X(MOTA_ERR_ENV_NO_AUTH, -201, "envelope has no authentication wrapper")                \
+    X(MOTA_ERR_ENV_NO_MANIFEST, -202, "envelope has no manifest")                          \
+    X(MOTA_ERR_ENV_UNKNOWN_KEY, -203, "envelope has an unknown member")                    \
+    X(MOTA_ERR_ENV_TOO_LARGE, -204, "authentication wrapper or manifest exceeds its limit") \
+    X(MOTA_ERR_AUTH_NO_BLOCK, -205, "authentication wrapper holds no signature")           \
+    X(MOTA_ERR_AUTH_TOO_MANY, -206, "too many authentication blocks")                      \
+    X(MOTA_ERR_DIGEST_ALG, -207, "unsupported digest algorithm")                           \
+    X(MOTA_ERR_DIGEST_LEN, -208, "digest has the wrong length")                            \
+    X(MOTA_ERR_MANIFEST_DIGEST, -209, "manifest does not match its signed digest")         \
+    X(MOTA_ERR_COSE_TAG, -210, "authentication block is not a COSE_Sign1")                 \
+    X(MOTA_ERR_COSE_ALG, -211, "unsupported or missing signature algorithm")               \
+    X(MOTA_ERR_COSE_PAYLOAD, -212, "COSE_Sign1 payload must be detached (nil)")            \
+    X(MOTA_ERR_COSE_CRIT, -213, "COSE header marks an unknown parameter critical")         \
+    X(MOTA_ERR_COSE_SIG_LEN, -214, "ES256 signature is not 64 bytes")                      \
+    X(MOTA_ERR_COSE_KID, -215, "COSE key id is malformed")                                 \
+    X(MOTA_ERR_SIGNATURE, -216, "signature verification failed")                           \
+    X(MOTA_ERR_KEY_UNKNOWN, -217, "signed by a key that is not trusted here")              \
+    X(MOTA_ERR_KEY_REVOKED, -218, "signing key has been revoked")                          \
+    /* SUIT manifest: -300 .. -399 */                                                      \
+    X(MOTA_ERR_MANIFEST_VERSION, -300, "unsupported manifest version")                     \
+    X(MOTA_ERR_MANIFEST_SEQ, -301, "manifest sequence number missing or invalid")          \
+    X(MOTA_ERR_MANIFEST_NO_COMMON, -302, "manifest has no common section")                 \
+    X(MOTA_ERR_MANIFEST_UNKNOWN_KEY, -303, "manifest has an unknown critical member")      \
+    X(MOTA_ERR_COMPONENTS, -304, "component list missing, empty or too long")              \
+    X(MOTA_ERR_COMPONENT_ID, -305, "component identifier malformed or unknown")            \
+    X(MOTA_ERR_COMMAND_UNSUPPORTED, -306, "unsupported SUIT command")                      \
+    X(MOTA_ERR_PARAM_UNSUPPORTED, -307, "unsupported SUIT parameter")                      \
+    X(MOTA_ERR_COMPONENT_INDEX, -308, "component index out of range")                      \
+    X(MOTA_ERR_NO_VENDOR_CHECK, -309, "manifest does not check the vendor id")             \
+    X(MOTA_ERR_NO_CLASS_CHECK, -310, "manifest does not check the class id")               \
+    X(MOTA_ERR_VENDOR_MISMATCH, -311, "vendor id does not match this device")              \
+    X(MOTA_ERR_CLASS_MISMATCH, -312, "class id does not match this device")                \
+    X(MOTA_ERR_IMAGE_PARAMS, -313, "image digest or size missing for a component")         \
+    X(MOTA_ERR_PAYLOAD_MISSING, -314, "a referenced integrated payload is missing")        \
+    X(MOTA_ERR_PAYLOAD_UNKNOWN, -315, "integrated payload not referenced by the manifest") \
+    X(MOTA_ERR_PAYLOAD_SIZE, -316, "payload size differs from the manifest")               \
+    X(MOTA_ERR_PAYLOAD_DIGEST, -317, "payload digest differs from the manifest")           \
+    X(MOTA_ERR_PAYLOAD_ORDER, -318, "integrated payloads out of order or duplicated")      \
+    X(MOTA_ERR_TEXT, -319, "manifest text section is malformed")                          \
+    X(MOTA_ERR_COMPAT_MISSING, -320, "model compatibility data missing")                   \
+    X(MOTA_ERR_COMPAT_FIELD, -321, "model compatibility field missing or out of range")    \
+    X(MOTA_ERR_COMPAT_CRITICAL, -322, "unknown critical field in compatibility data")      \
+    X(MOTA_ERR_SELFTEST_FIELD, -323, "self-test description malformed")                    \
+    X(MOTA_ERR_SEQUENCE_MALFORMED, -324, "SUIT command sequence is malformed")             \
+    X(MOTA_ERR_URI, -325, "payload URI is not an integrated payload reference")            \
+    /* NBIN model files: -400 .. -499 */                                                   \
+    X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")       \
+    X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")         \
+    X(MOTA_ERR_NBIN_VERSION, -402, "unsupported NBIN reloc format version")                \
+    X(MOTA_ERR_NBIN_HEADER, -403, "NBIN header field out of range")                        \
+    X(MOTA_ERR_NBIN_ALIGN, -404, "NBIN offset or address misaligned")                      \
+    X(MOTA_ERR_NBIN_TAG, -405, "NBIN address carries a forbidden segment tag")             \
+    X(MOTA_ERR_NBIN_OVERLAP, -406, "NBIN sections overlap or are out of order")            \
+    X(MOTA_ERR_NBIN_RTCTX, -407, "NBIN runtime context out of bounds or invalid")          \
+    X(MOTA_ERR_NBIN_STRING, -408, "NBIN string pointer outside the file or unterminated")  \
+    X(MOTA_ERR_NBIN_DESC, -409, "NBIN memory-pool descriptor table invalid")               \
+    X(MOTA_ERR_NBIN_PARAMS_SIZE, -410, "params blob size differs from the header")         \
+    X(MOTA_ERR_NBIN_PARAMS_CRC, -411, "params blob CRC-32 differs from the header")        \
+    X(MOTA_ERR_NBIN_SPLIT, -412, "params file given for a non-split model, or missing")    \
+    X(MOTA_ERR_NBIN_VARIANT, -413, "NBIN header variant cannot be determined")
+
+enum mota_err {
+    MOTA_OK = 0,
+#define MOTA_ERR_ENUM_(name, value, msg) name = (value),
+    MOTA_ERR_TABLE(MOTA_ERR_ENUM_)
+#undef MOTA_ERR_ENUM_
+};
+
+/* Stable name of a code ("MOTA_ERR_SIGNATURE"), "MOTA_OK" for 0, NULL if unknown. */
+const char *mota_err_name(int err);
+
+/* One-line message for a code; a fixed text for unknown codes. Never NULL. */
+const char *mota_err_str(int err);
+
+/* Iteration over the table (for docs and tests): index 0..count-1. */
+int mota_err_count(void);
+int mota_err_at(int index);
+
+#endif /* MOTA_ERR_H */

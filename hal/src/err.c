@@ -1,0 +1,52 @@
+#include "mota/err.h"
+
+#include <stddef.h>
+
+struct err_row {
+    int code;
+    const char *name;
+    const char *msg;
+};
+
+static const struct err_row rows[] = {
+#define MOTA_ERR_ROW_(name, value, msg) {(value), #name, (msg)},
+    MOTA_ERR_TABLE(MOTA_ERR_ROW_)
+#undef MOTA_ERR_ROW_
+};
+
+static const struct err_row *find(int err)
+{
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].code == err)
+            return &rows[i];
+    }
+    return NULL;
+}
+
+const char *mota_err_name(int err)
+{
+    if (err == MOTA_OK)
+        return "MOTA_OK";
+    const struct err_row *r = find(err);
+    return r ? r->name : NULL;
+}
+
+const char *mota_err_str(int err)
+{
+    if (err == MOTA_OK)
+        return "success";
+    const struct err_row *r = find(err);
+    return r ? r->msg : "unknown reason code";
+}
+
+int mota_err_count(void)
+{
+    return (int)(sizeof(rows) / sizeof(rows[0]));
+}
+
+int mota_err_at(int index)
+{
+    if (index < 0 || index >= mota_err_count())
+        return MOTA_ERR_ARG;
+    return rows[index].code;
+}

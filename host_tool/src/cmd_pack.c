@@ -1,0 +1,304 @@
+#include "cmds.h"
+#include "util.h"
+
+#include "mota/container.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/nbin.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: mota pack --key PRIVATE.pem --vendor DOMAIN --class NAME -o OUT.mota\n"
+            "                 [options] network_rel.bin\n\n"
+            "Wraps an ST runtime-loadable model into a signed SUIT container. The\n"
+            "compatibility data devices check before installing is read from the NBIN\n"
+            "header; a split model's params file must match the header's size and CRC.\n\n"
+            "  -k, --key FILE            P-256 private key (SEC1 or PKCS#8, PEM or DER)\n"
+            "  -o, --out FILE            container to write (written atomically)\n"
+            "      --params FILE         params file of a split model (network_rel_params.bin)\n"
+            "      --vendor DOMAIN       vendor id = UUID5(DNS, DOMAIN), e.g. example.com\n"
+            "      --class NAME          class id = UUID5(vendor id, NAME), e.g. board-rev-b\n"
+            "      --version SEMVER      model version text (default 0.0.0)\n"
+            "      --seq N               anti-rollback sequence number (default: UTC seconds)\n"
+            "      --name TEXT           model name (default: the model's c_name)\n"
+            "      --description TEXT    free text for people\n"
+            "      --install-mode MODE   xip or copy (default xip)\n"
+            "      --selftest-input FILE       input the device feeds the model after install\n"
+            "      --selftest-output FILE      expected output bytes (digest is stored)\n"
+            "      --selftest-max-latency-us N latency limit for the self-test inference\n\n"
+            "With --seq and SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n");
+}
+
+struct pack_opts {
+    const char *key, *out, *params, *vendor, *klass, *version, *name, *description;
+    const char *st_in, *st_out, *model;
+    uint64_t seq, st_latency;
+    bool have_seq, have_latency;
+    uint32_t mode;
+};
+
+static int sign_cb(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    return mota_ecdsa_p256_sign(ctx, hash, sig);
+}
+
+static void compat_from_nbin(const struct mota_nbin_info *in, uint32_t mode, struct mota_compat *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->reloc_major = in->reloc_major;
+    c->reloc_minor = in->reloc_minor;
+    c->cpu_part = in->cpu_part;
+    c->fpu = in->fpu;
+    c->float_abi = in->float_abi;
+    c->secure = in->secure;
+    c->dbg_info = in->dbg_info;
+    c->async = in->async;
+    c->toolchain = in->toolchain;
+    if (in->family == MOTA_NBIN_FAMILY_NPU) {
+        c->has_runtime_version = true;
+        c->rt_major = in->rt_version >> 24;
+        c->rt_minor = (in->rt_version >> 16) & 0xff;
+        c->rt_micro = (in->rt_version >> 8) & 0xff;
+        c->rt_desc = in->rt_desc;
+        c->rt_desc_len = in->rt_desc_len;
+    }
+    if (in->rtctx_words == 17) {
+        c->has_struct_sizes = true;
+        c->struct_sizes = in->struct_sizes;
+    }
+    c->c_name = in->c_name;
+    c->c_name_len = in->c_name_len;
+    c->acts_size = in->acts_size;
+    c->params_size = in->params_size;
+    c->ext_ram_size = in->ext_ram_size;
+    c->exec_ram_xip = in->exec_ram_xip;
+    c->exec_ram_copy = in->exec_ram_copy;
+    c->install_mode = mode;
+}
+
+static int parse_args(int argc, char **argv, struct pack_opts *o)
+{
+    enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
+        {"params", required_argument, 0, O_PARAMS}, {"vendor", required_argument, 0, O_VENDOR},
+        {"class", required_argument, 0, O_CLASS}, {"version", required_argument, 0, O_VERSION},
+        {"seq", required_argument, 0, O_SEQ}, {"name", required_argument, 0, O_NAME},
+        {"description", required_argument, 0, O_DESC}, {"install-mode", required_argument, 0, O_MODE},
+        {"selftest-input", required_argument, 0, O_STIN}, {"selftest-output", required_argument, 0, O_STOUT},
+        {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {0, 0, 0, 0}};
+    int c;
+    memset(o, 0, sizeof(*o));
+    o->version = "0.0.0";
+    o->mode = MOTA_INSTALL_XIP;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hk:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': help(stdout); exit(EXIT_OK);
+        case 'k': o->key = optarg; break;
+        case 'o': o->out = optarg; break;
+        case O_PARAMS: o->params = optarg; break;
+        case O_VENDOR: o->vendor = optarg; break;
+        case O_CLASS: o->klass = optarg; break;
+        case O_VERSION: o->version = optarg; break;
+        case O_NAME: o->name = optarg; break;
+        case O_DESC: o->description = optarg; break;
+        case O_STIN: o->st_in = optarg; break;
+        case O_STOUT: o->st_out = optarg; break;
+        case O_SEQ:
+            if (!tool_parse_u64(optarg, &o->seq)) {
+                tool_err("--seq: '%s' is not an unsigned integer", optarg);
+                return EXIT_USAGE;
+            }
+            o->have_seq = true;
+            break;
+        case O_STLAT:
+            if (!tool_parse_u64(optarg, &o->st_latency) || o->st_latency == 0) {
+                tool_err("--selftest-max-latency-us: '%s' is not a positive integer", optarg);
+                return EXIT_USAGE;
+            }
+            o->have_latency = true;
+            break;
+        case O_MODE:
+            if (strcmp(optarg, "xip") == 0)
+                o->mode = MOTA_INSTALL_XIP;
+            else if (strcmp(optarg, "copy") == 0)
+                o->mode = MOTA_INSTALL_COPY;
+            else {
+                tool_err("--install-mode: '%s' is neither xip nor copy", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        default: help(stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        tool_err("pack takes exactly one model file");
+        return EXIT_USAGE;
+    }
+    o->model = argv[optind];
+    const char *missing = !o->key ? "--key" : !o->out ? "--out" : !o->vendor ? "--vendor" : !o->klass ? "--class" : NULL;
+    if (missing) {
+        tool_err("%s is required (see mota pack --help)", missing);
+        return EXIT_USAGE;
+    }
+    if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out && o->have_latency)) {
+        tool_err("a self-test needs --selftest-input, --selftest-output and --selftest-max-latency-us");
+        return EXIT_USAGE;
+    }
+    if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT || (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
+        (o->name && strlen(o->name) > MOTA_CONTAINER_MAX_TEXT) || strlen(o->vendor) > MOTA_CONTAINER_MAX_TEXT) {
+        tool_err("text options are limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+    struct pack_opts o;
+    struct mapped model = {0}, params = {0}, st_in = {0}, st_out = {0};
+    struct mota_p256_key key;
+    struct mota_nbin_info info;
+    struct mota_pack_spec spec;
+    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
+    size_t head_len = 0;
+    struct outfile out = {0};
+    int rc = parse_args(argc, argv, &o), ret;
+    char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
+    uint8_t kid[MOTA_KEY_ID_LEN];
+
+    if (rc != EXIT_OK)
+        return rc;
+    memset(&key, 0, sizeof(key));
+    rc = EXIT_IO;
+    if (tool_load_key(o.key, &key) != MOTA_OK)
+        goto done;
+    if (!key.has_private) {
+        tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o.key);
+        goto done;
+    }
+    if (tool_map(o.model, &model) != MOTA_OK)
+        goto done;
+    rc = EXIT_INVALID;
+    if ((ret = mota_nbin_parse(model.data, model.len, &info)) != MOTA_OK) {
+        tool_fail(ret, "%s", o.model);
+        goto done;
+    }
+    if (info.split && o.params == NULL) {
+        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s is a split model: give its params file with --params", o.model);
+        goto done;
+    }
+    if (!info.split && o.params != NULL) {
+        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s carries its params; --params %s does not belong to it", o.model, o.params);
+        goto done;
+    }
+    if (o.params != NULL) {
+        rc = EXIT_IO;
+        if (tool_map(o.params, &params) != MOTA_OK)
+            goto done;
+        rc = EXIT_INVALID;
+        if ((ret = mota_nbin_check_params(&info, params.data, params.len)) != MOTA_OK) {
+            tool_fail(ret, "%s does not match the header of %s", o.params, o.model);
+            goto done;
+        }
+    }
+    memset(&spec, 0, sizeof(spec));
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    uint64_t now = (uint64_t)time(NULL);
+    if (epoch != NULL && !tool_parse_u64(epoch, &now)) {
+        tool_err("SOURCE_DATE_EPOCH is not a number");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    time_t t = (time_t)now;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    spec.seq = o.have_seq ? o.seq : now;
+    mota_uuid5(mota_uuid_ns_dns, o.vendor, strlen(o.vendor), spec.vendor_id);
+    mota_uuid5(spec.vendor_id, o.klass, strlen(o.klass), spec.class_id);
+    memcpy(name_buf, info.c_name, info.c_name_len);
+    name_buf[info.c_name_len] = '\0';
+    spec.description = o.description;
+    spec.created = created;
+    spec.vendor_name = o.vendor;
+    spec.model_name = o.name ? o.name : name_buf;
+    spec.version = o.version;
+    compat_from_nbin(&info, o.mode, &spec.compat);
+
+    spec.comp[0].role = MOTA_COMPONENT_CODE;
+    spec.comp[0].size = model.len;
+    mota_sha256(model.data, model.len, spec.comp[0].digest);
+    spec.n_components = 1;
+    if (o.params != NULL) {
+        struct mota_pack_component *pc = &spec.comp[spec.n_components++];
+        pc->role = MOTA_COMPONENT_PARAMS;
+        pc->size = params.len;
+        mota_sha256(params.data, params.len, pc->digest);
+    }
+    if (o.st_in != NULL) {
+        rc = EXIT_IO;
+        if (tool_map(o.st_in, &st_in) != MOTA_OK || tool_map(o.st_out, &st_out) != MOTA_OK)
+            goto done;
+        rc = EXIT_INVALID;
+        if (st_in.len == 0 || st_out.len == 0) {
+            tool_fail(MOTA_ERR_SELFTEST_FIELD, "self-test input and output must not be empty");
+            goto done;
+        }
+        struct mota_pack_component *pc = &spec.comp[spec.n_components++];
+        pc->role = MOTA_COMPONENT_SELFTEST;
+        pc->size = st_in.len;
+        mota_sha256(st_in.data, st_in.len, pc->digest);
+        spec.compat.selftest.present = true;
+        spec.compat.selftest.output_size = st_out.len;
+        spec.compat.selftest.max_latency_us = o.st_latency;
+        mota_sha256(st_out.data, st_out.len, spec.compat.selftest.output_digest);
+    }
+
+    mota_key_id(key.pub, kid);
+    if ((ret = mota_container_encode_head(&spec, kid, sign_cb, &key, head, sizeof(head), &head_len)) != MOTA_OK) {
+        tool_fail(ret, "encoding the manifest");
+        goto done;
+    }
+
+    rc = EXIT_IO;
+    if (tool_out_open(&out, o.out, 0644) != MOTA_OK)
+        goto done;
+    if (tool_out_write(&out, head, head_len) != MOTA_OK)
+        goto fail_out;
+    const struct mapped *src[3] = {&model, o.params ? &params : &st_in, &st_in};
+    for (size_t i = 0; i < spec.n_components; i++) {
+        uint8_t ph[32];
+        size_t ph_len;
+        const struct mapped *m = src[i];
+        if (mota_payload_head_encode(spec.comp[i].role, spec.comp[i].size, ph, sizeof(ph), &ph_len) != MOTA_OK)
+            goto fail_out;
+        if (tool_out_write(&out, ph, ph_len) != MOTA_OK || tool_out_write(&out, m->data, m->len) != MOTA_OK)
+            goto fail_out;
+    }
+    if (tool_out_commit(&out) != MOTA_OK)
+        goto done;
+    printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), key id ", o.out,
+           info.family == MOTA_NBIN_FAMILY_NPU ? "NPU" : "legacy", (int)info.c_name_len, info.c_name, o.version,
+           (unsigned long long)spec.seq, spec.n_components);
+    tool_hex(stdout, kid, sizeof(kid));
+    printf("\n");
+    rc = EXIT_OK;
+    goto done;
+fail_out:
+    tool_out_abort(&out);
+done:
+    memset(&key, 0, sizeof(key));
+    tool_unmap(&model);
+    tool_unmap(&params);
+    tool_unmap(&st_in);
+    tool_unmap(&st_out);
+    return rc;
+}

@@ -1,0 +1,464 @@
+/* inspect, verify, info, errors: reports on containers and model files. */
+#include "cmds.h"
+#include "util.h"
+
+#include "mota/container.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/nbin.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEYS 8
+
+static void uuid_print(FILE *f, const uint8_t u[16])
+{
+    for (int i = 0; i < 16; i++)
+        fprintf(f, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+}
+
+static void uuid_json(struct json *j, const char *key, const uint8_t u[16])
+{
+    char s[40];
+    int n = 0;
+    for (int i = 0; i < 16; i++)
+        n += snprintf(s + n, sizeof(s) - (size_t)n, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+    json_str(j, key, s);
+}
+
+static const char *mode_name(uint32_t m)
+{
+    return m == MOTA_INSTALL_XIP ? "xip" : m == MOTA_INSTALL_COPY ? "copy" : "invalid";
+}
+
+static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status)
+{
+    const struct mota_manifest *m = &r->manifest;
+    const struct mota_compat *c = &m->compat;
+    printf("container:   %s\n", path);
+    printf("envelope:    SUIT (tag 107), %zu authentication block(s), %zu integrated payload(s)\n",
+           r->env.n_blocks, r->env.n_payloads);
+    for (size_t b = 0; b < r->env.n_blocks; b++) {
+        const struct mota_auth_block *blk = &r->env.blocks[b];
+        printf("signature:   COSE_Sign1 %s, key id ", blk->alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
+        if (blk->kid)
+            tool_hex(stdout, blk->kid, blk->kid_len);
+        else
+            printf("(none)");
+        printf("\n");
+    }
+    printf("manifest:    version %llu, sequence number %llu, digest ", (unsigned long long)m->version,
+           (unsigned long long)m->seq);
+    tool_hex(stdout, r->env.digest, sizeof(r->env.digest));
+    printf("\n");
+    if (m->text.model_name)
+        printf("model:       %.*s\n", (int)m->text.model_name_len, m->text.model_name);
+    if (m->text.version)
+        printf("version:     %.*s\n", (int)m->text.version_len, m->text.version);
+    if (m->text.vendor_name)
+        printf("vendor:      %.*s\n", (int)m->text.vendor_name_len, m->text.vendor_name);
+    if (m->text.description)
+        printf("description: %.*s\n", (int)m->text.description_len, m->text.description);
+    if (m->text.created)
+        printf("created:     %.*s\n", (int)m->text.created_len, m->text.created);
+    for (size_t i = 0; i < m->n_components; i++) {
+        const struct mota_component *comp = &m->comp[i];
+        printf("component %zu: %s", i, mota_component_name(comp->role));
+        if (comp->has_size)
+            printf(", %llu bytes", (unsigned long long)comp->size);
+        if (comp->has_uri)
+            printf(", payload %.*s", (int)comp->uri_len, comp->uri);
+        printf("\n");
+        if (comp->has_digest) {
+            printf("  sha256:    ");
+            tool_hex(stdout, comp->digest, sizeof(comp->digest));
+            printf("\n");
+        }
+        if (comp->has_vendor) {
+            printf("  vendor id: ");
+            uuid_print(stdout, comp->vendor_id);
+            printf("\n");
+        }
+        if (comp->has_class) {
+            printf("  class id:  ");
+            uuid_print(stdout, comp->class_id);
+            printf("\n");
+        }
+    }
+    if (m->has_compat) {
+        printf("compatibility:\n");
+        printf("  c_name:          %.*s\n", (int)c->c_name_len, c->c_name);
+        printf("  reloc runtime:   %u.%u (%s)\n", c->reloc_major, c->reloc_minor,
+               c->reloc_major == 8 ? "Neural-ART NPU" : c->reloc_major == 2 ? "X-CUBE-AI legacy" : "unknown");
+        printf("  cpu:             0x%03X %s\n", c->cpu_part, mota_nbin_cpu_name((uint16_t)c->cpu_part));
+        printf("  fpu:             %s, float ABI %s\n", c->fpu ? "yes" : "no", mota_nbin_float_abi_name(c->float_abi));
+        printf("  secure:          %s\n", c->secure ? "yes" : "no");
+        printf("  dbg-info, async: %s, %s\n", c->dbg_info ? "yes" : "no", c->async ? "yes" : "no");
+        printf("  toolchain:       %u %s\n", c->toolchain, mota_nbin_toolchain_name(c->toolchain));
+        if (c->has_runtime_version)
+            printf("  LL_ATON:         %u.%u.%u\n", c->rt_major, c->rt_minor, c->rt_micro);
+        if (c->rt_desc)
+            printf("  runtime:         %.*s\n", (int)c->rt_desc_len, c->rt_desc);
+        if (c->has_struct_sizes)
+            printf("  struct sizes:    0x%04X\n", c->struct_sizes);
+        printf("  activations:     %llu bytes\n", (unsigned long long)c->acts_size);
+        printf("  params:          %llu bytes\n", (unsigned long long)c->params_size);
+        printf("  external RAM:    %llu bytes\n", (unsigned long long)c->ext_ram_size);
+        printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
+               (unsigned long long)c->exec_ram_copy);
+        printf("  install mode:    %s\n", mode_name(c->install_mode));
+        if (c->selftest.present) {
+            printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
+                   (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
+            tool_hex(stdout, c->selftest.output_digest, MOTA_SHA256_LEN);
+            printf("\n");
+        }
+    } else {
+        printf("compatibility: none (generic SUIT manifest, not a mota model container)\n");
+    }
+    if (verified)
+        printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
+    else
+        printf("verification: not done (mota verify --key checks signature and digests)\n");
+}
+
+static void report_json(const char *path, const struct mota_verify_result *r, bool verified, int status)
+{
+    const struct mota_manifest *m = &r->manifest;
+    const struct mota_compat *c = &m->compat;
+    struct json j;
+    json_begin(&j, stdout);
+    json_str(&j, "container", path);
+    if (verified) {
+        json_bool(&j, "valid", status == 0);
+        json_str(&j, "reason", mota_err_name(status));
+    }
+    json_uint(&j, "manifest_version", m->version);
+    json_uint(&j, "sequence_number", m->seq);
+    json_hex(&j, "manifest_digest", r->env.digest, MOTA_SHA256_LEN);
+    json_arr(&j, "signatures");
+    for (size_t b = 0; b < r->env.n_blocks; b++) {
+        json_obj(&j, NULL);
+        json_str(&j, "alg", r->env.blocks[b].alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
+        if (r->env.blocks[b].kid)
+            json_hex(&j, "kid", r->env.blocks[b].kid, r->env.blocks[b].kid_len);
+        else
+            json_null(&j, "kid");
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_obj(&j, "text");
+#define TXT(k, f) if (m->text.f) json_strn(&j, k, m->text.f, m->text.f##_len); else json_null(&j, k)
+    TXT("model_name", model_name);
+    TXT("version", version);
+    TXT("vendor_name", vendor_name);
+    TXT("description", description);
+    TXT("created", created);
+#undef TXT
+    json_obj_end(&j);
+    json_arr(&j, "components");
+    for (size_t i = 0; i < m->n_components; i++) {
+        const struct mota_component *comp = &m->comp[i];
+        json_obj(&j, NULL);
+        json_str(&j, "role", mota_component_name(comp->role));
+        json_hex(&j, "id_cbor", comp->id, comp->id_len);
+        if (comp->has_size) json_uint(&j, "size", comp->size); else json_null(&j, "size");
+        if (comp->has_digest) json_hex(&j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(&j, "sha256");
+        if (comp->has_uri) json_strn(&j, "payload", comp->uri, comp->uri_len); else json_null(&j, "payload");
+        if (comp->has_vendor) uuid_json(&j, "vendor_id", comp->vendor_id); else json_null(&j, "vendor_id");
+        if (comp->has_class) uuid_json(&j, "class_id", comp->class_id); else json_null(&j, "class_id");
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    if (m->has_compat) {
+        json_obj(&j, "compat");
+        json_uint(&j, "reloc_major", c->reloc_major);
+        json_uint(&j, "reloc_minor", c->reloc_minor);
+        json_uint(&j, "cpu_part", c->cpu_part);
+        json_bool(&j, "fpu", c->fpu);
+        json_uint(&j, "float_abi", c->float_abi);
+        json_bool(&j, "secure", c->secure);
+        json_bool(&j, "dbg_info", c->dbg_info);
+        json_bool(&j, "async", c->async);
+        json_uint(&j, "toolchain", c->toolchain);
+        if (c->has_runtime_version) {
+            char v[32];
+            snprintf(v, sizeof(v), "%u.%u.%u", c->rt_major, c->rt_minor, c->rt_micro);
+            json_str(&j, "ll_aton_version", v);
+        } else {
+            json_null(&j, "ll_aton_version");
+        }
+        if (c->rt_desc) json_strn(&j, "runtime_desc", c->rt_desc, c->rt_desc_len); else json_null(&j, "runtime_desc");
+        if (c->has_struct_sizes) json_uint(&j, "struct_sizes", c->struct_sizes); else json_null(&j, "struct_sizes");
+        json_strn(&j, "c_name", c->c_name, c->c_name_len);
+        json_uint(&j, "activations_size", c->acts_size);
+        json_uint(&j, "params_size", c->params_size);
+        json_uint(&j, "ext_ram_size", c->ext_ram_size);
+        json_uint(&j, "exec_ram_xip", c->exec_ram_xip);
+        json_uint(&j, "exec_ram_copy", c->exec_ram_copy);
+        json_str(&j, "install_mode", mode_name(c->install_mode));
+        if (c->selftest.present) {
+            json_obj(&j, "selftest");
+            json_hex(&j, "output_sha256", c->selftest.output_digest, MOTA_SHA256_LEN);
+            json_uint(&j, "output_size", c->selftest.output_size);
+            json_uint(&j, "max_latency_us", c->selftest.max_latency_us);
+            json_obj_end(&j);
+        } else {
+            json_null(&j, "selftest");
+        }
+        json_obj_end(&j);
+    } else {
+        json_null(&j, "compat");
+    }
+    json_end(&j);
+}
+
+static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct mota_p256_key k;
+        if (tool_load_key(paths[i], &k) != MOTA_OK)
+            return MOTA_ERR_IO;
+        mota_trusted_key_set(&keys[i], k.pub);
+        memset(&k, 0, sizeof(k));
+    }
+    return MOTA_OK;
+}
+
+static int show(int argc, char **argv, bool verify)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
+                                         {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}};
+    char *key_paths[MAX_KEYS];
+    size_t n_keys = 0;
+    bool json = false, quiet = false;
+    int c, ret;
+    struct mota_trusted_key keys[MAX_KEYS];
+    struct mapped f;
+    static struct mota_verify_result r;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hk:jq", opts, NULL)) != -1) {
+        if (c == 'h') {
+            if (verify)
+                printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
+                       "Full check: envelope structure, manifest digest, signature by one of the\n"
+                       "given keys (public or private PEM/DER), manifest semantics, and the size\n"
+                       "and SHA-256 of every integrated payload.\n"
+                       "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
+                       "2 usage error; 3 unreadable container or key file.\n");
+            else
+                printf("usage: mota inspect [--json] [--key PUBLIC.pem] CONTAINER\n\n"
+                       "Prints the manifest, components, compatibility data and self-test of a\n"
+                       "container. Without --key it does not check the signature or payloads;\n"
+                       "with --key it runs the full verification too.\n"
+                       "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
+            return EXIT_OK;
+        } else if (c == 'k') {
+            if (n_keys == MAX_KEYS) {
+                tool_err("at most %d keys", MAX_KEYS);
+                return EXIT_USAGE;
+            }
+            key_paths[n_keys++] = optarg;
+        } else if (c == 'j') {
+            json = true;
+        } else if (c == 'q') {
+            quiet = true;
+        } else {
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        tool_err("expected exactly one container file");
+        return EXIT_USAGE;
+    }
+    if (verify && n_keys == 0) {
+        tool_err("verify needs at least one --key");
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    if (load_keys(key_paths, n_keys, keys) != MOTA_OK)
+        return EXIT_IO;
+    if (tool_map(path, &f) != MOTA_OK)
+        return EXIT_IO;
+
+    bool checked = n_keys > 0;
+    if (checked) {
+        ret = mota_container_verify(f.data, f.len, keys, n_keys, &r);
+    } else {
+        memset(&r, 0, sizeof(r));
+        ret = mota_envelope_decode(f.data, f.len, &r.env);
+        if (ret == MOTA_OK)
+            ret = mota_manifest_decode(&r.env, &r.manifest);
+    }
+    if (ret != MOTA_OK) {
+        tool_unmap(&f);
+        tool_fail(ret, "%s", path);
+        if (json) {
+            struct json j;
+            json_begin(&j, stdout);
+            json_str(&j, "container", path);
+            json_bool(&j, "valid", false);
+            json_str(&j, "reason", mota_err_name(ret));
+            json_str(&j, "message", mota_err_str(ret));
+            json_end(&j);
+        }
+        return EXIT_INVALID;
+    }
+    if (json)
+        report_json(path, &r, checked, ret);
+    else if (!(verify && quiet))
+        report_text(path, &r, checked, ret);
+    tool_unmap(&f); /* the report's strings point into the mapping */
+    return EXIT_OK;
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+    return show(argc, argv, false);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    return show(argc, argv, true);
+}
+
+static void info_text(const char *path, size_t len, const struct mota_nbin_info *in)
+{
+    printf("file:          %s (%zu bytes)\n", path, len);
+    printf("family:        %s, reloc runtime %u.%u, %u-word header\n",
+           in->family == MOTA_NBIN_FAMILY_NPU ? "Neural-ART NPU (ll_aton)" : "legacy X-CUBE-AI (ai_reloc)",
+           in->reloc_major, in->reloc_minor, in->header_words);
+    printf("flags:         0x%08X: cpu 0x%03X %s, fpu %s, float ABI %s, toolchain %s",
+           in->flags, in->cpu_part, mota_nbin_cpu_name(in->cpu_part), in->fpu ? "yes" : "no",
+           mota_nbin_float_abi_name(in->float_abi), mota_nbin_toolchain_name(in->toolchain));
+    if (in->family == MOTA_NBIN_FAMILY_NPU)
+        printf(", secure %s, dbg-info %s, async %s", in->secure ? "yes" : "no", in->dbg_info ? "yes" : "no",
+               in->async ? "yes" : "no");
+    printf("\n");
+    printf("c_name:        %.*s\n", (int)in->c_name_len, in->c_name);
+    if (in->family == MOTA_NBIN_FAMILY_NPU) {
+        printf("runtime:       %.*s, LL_ATON %u.%u.%u (extra %u), rt_ctx %u words\n", (int)in->rt_desc_len,
+               in->rt_desc, in->rt_version >> 24, (in->rt_version >> 16) & 0xff, (in->rt_version >> 8) & 0xff,
+               in->rt_version_extra, in->rtctx_words);
+        printf("params blob:   %u bytes, CRC-32 0x%08X\n", in->params_bin_size, in->params_bin_crc32);
+    }
+    printf("sections:      RO %u, data copy %u, RW %u, GOT %u entries, REL %u entries\n", in->ro_size,
+           in->data_copy, in->rw_size, (in->got_end - in->got_off) / 4, in->rel_count);
+    printf("sizes:         activations %u, params %u, external RAM %u\n", in->acts_size, in->params_size,
+           in->ext_ram_size);
+    printf("exec RAM:      XIP %u, COPY %u bytes\n", in->exec_ram_xip, in->exec_ram_copy);
+    printf("params:        %s\n", !in->has_params ? "none" : in->split ? "split (separate file)" : "appended");
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        const struct mota_nbin_pool *p = &in->pools[i];
+        printf("pool %u:        %-10.*s flags 0x%08X foff %u dst 0x%08X size %u\n", i, (int)p->name_len, p->name,
+               p->flags, p->foff, p->dst, p->size);
+    }
+    printf("verdict:       header valid\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+    bool json = false;
+    int c, ret;
+    struct mapped f;
+    struct mota_nbin_info in;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: mota info [--json] network_rel.bin\n\n"
+                   "Decodes the header, runtime context and memory-pool descriptors of an ST\n"
+                   "runtime-loadable model (both NBIN families) and checks every offset.\n");
+            return EXIT_OK;
+        } else if (c == 'j') {
+            json = true;
+        } else {
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        tool_err("expected exactly one model file");
+        return EXIT_USAGE;
+    }
+    if (tool_map(argv[optind], &f) != MOTA_OK)
+        return EXIT_IO;
+    ret = mota_nbin_parse(f.data, f.len, &in);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "%s", argv[optind]);
+        tool_unmap(&f);
+        return EXIT_INVALID;
+    }
+    if (!json) {
+        info_text(argv[optind], f.len, &in);
+    } else {
+        struct json j;
+        json_begin(&j, stdout);
+        json_str(&j, "file", argv[optind]);
+        json_uint(&j, "size", f.len);
+        json_str(&j, "family", in.family == MOTA_NBIN_FAMILY_NPU ? "npu" : "legacy");
+        json_uint(&j, "header_words", in.header_words);
+        json_uint(&j, "flags", in.flags);
+        json_uint(&j, "reloc_major", in.reloc_major);
+        json_uint(&j, "reloc_minor", in.reloc_minor);
+        json_uint(&j, "cpu_part", in.cpu_part);
+        json_bool(&j, "fpu", in.fpu);
+        json_uint(&j, "float_abi", in.float_abi);
+        json_bool(&j, "secure", in.secure);
+        json_bool(&j, "dbg_info", in.dbg_info);
+        json_bool(&j, "async", in.async);
+        json_uint(&j, "toolchain", in.toolchain);
+        json_strn(&j, "c_name", in.c_name, in.c_name_len);
+        if (in.rt_desc) json_strn(&j, "runtime_desc", in.rt_desc, in.rt_desc_len); else json_null(&j, "runtime_desc");
+        json_uint(&j, "rt_version", in.rt_version);
+        json_uint(&j, "rtctx_words", in.rtctx_words);
+        json_uint(&j, "ro_size", in.ro_size);
+        json_uint(&j, "rw_size", in.rw_size);
+        json_uint(&j, "got_entries", (in.got_end - in.got_off) / 4);
+        json_uint(&j, "rel_entries", in.rel_count);
+        json_uint(&j, "activations_size", in.acts_size);
+        json_uint(&j, "params_size", in.params_size);
+        json_uint(&j, "ext_ram_size", in.ext_ram_size);
+        json_uint(&j, "params_bin_size", in.params_bin_size);
+        json_uint(&j, "params_bin_crc32", in.params_bin_crc32);
+        json_uint(&j, "exec_ram_xip", in.exec_ram_xip);
+        json_uint(&j, "exec_ram_copy", in.exec_ram_copy);
+        json_bool(&j, "split", in.split);
+        json_arr(&j, "pools");
+        for (unsigned i = 0; i < in.n_pools; i++) {
+            json_obj(&j, NULL);
+            json_strn(&j, "name", in.pools[i].name, in.pools[i].name_len);
+            json_uint(&j, "flags", in.pools[i].flags);
+            json_uint(&j, "foff", in.pools[i].foff);
+            json_uint(&j, "dst", in.pools[i].dst);
+            json_uint(&j, "size", in.pools[i].size);
+            json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_str(&j, "verdict", "valid");
+        json_end(&j);
+    }
+    tool_unmap(&f);
+    return EXIT_OK;
+}
+
+int cmd_errors(int argc, char **argv)
+{
+    bool md = argc > 1 && strcmp(argv[1], "--markdown") == 0;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || !md)) {
+        printf("usage: mota errors [--markdown]\n\nLists every reason code: value, name, message.\n");
+        return strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (md)
+        printf("| code | name | message |\n|---:|---|---|\n");
+    for (int i = 0; i < mota_err_count(); i++) {
+        int code = mota_err_at(i);
+        if (md)
+            printf("| %d | `%s` | %s |\n", code, mota_err_name(code), mota_err_str(code));
+        else
+            printf("%5d  %-30s %s\n", code, mota_err_name(code), mota_err_str(code));
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,51 @@
+/* mota: signed model containers for STM32 devices (host tool). */
+#include "cmds.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"keygen", cmd_keygen, "write a new P-256 signing key pair (PEM)"},
+    {"pack", cmd_pack, "wrap network_rel.bin (+ params) into a signed container"},
+    {"inspect", cmd_inspect, "print what a container holds (--json for machines)"},
+    {"verify", cmd_verify, "check structure, signature and every digest of a container"},
+    {"info", cmd_info, "print the header of an ST NBIN model file"},
+    {"errors", cmd_errors, "list every reason code with its name and message"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mota <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n`mota <command> --help` describes each command.\n"
+               "Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 file or key error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("mota 0.1.0\n");
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    }
+    tool_err("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

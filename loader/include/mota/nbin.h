@@ -1,0 +1,110 @@
+/*
+ * ST runtime-loadable model files ("NBIN", network_rel.bin): header reader.
+ *
+ * mota_nbin_parse() decodes and bounds-checks the header, the runtime
+ * context and the memory-pool descriptors of both families straight from a
+ * caller-provided image of explicit length. Every offset it follows is
+ * checked against that length first; it never reads outside [img, img+len).
+ * The variant (24/26-word NPU header, 16/17-word rt_ctx, legacy 25-word
+ * header) is detected from the data. Layout facts: docs/model-abi.md and
+ * ../shared/research/st-reloc-format.md.
+ *
+ * All strings are slices into the image (not NUL-terminated copies).
+ */
+#ifndef MOTA_NBIN_H
+#define MOTA_NBIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_NBIN_MAGIC 0x4E49424Eu /* "NBIN" little-endian */
+#define MOTA_NBIN_MAX_POOLS 9u      /* ST's loader scans at most 10 records incl. terminator */
+#define MOTA_NBIN_MAX_NAME 64u      /* longest c_name / pool name we accept */
+#define MOTA_NBIN_MAX_DESC 128u     /* longest runtime description we accept */
+
+enum mota_nbin_family {
+    MOTA_NBIN_FAMILY_LEGACY = 2, /* X-CUBE-AI reloc v2.x, ai_reloc_network */
+    MOTA_NBIN_FAMILY_NPU = 8,    /* Neural-ART reloc v8.x, ll_aton_reloc_network */
+};
+
+enum mota_nbin_float_abi { MOTA_NBIN_ABI_SOFT = 0, MOTA_NBIN_ABI_SOFTFP = 1, MOTA_NBIN_ABI_HARD = 2 };
+
+struct mota_nbin_pool {
+    const char *name;
+    size_t name_len;
+    uint32_t flags; /* <type:8><dtype:8><attr:8><id:8> */
+    uint32_t foff;
+    uint32_t dst;
+    uint32_t size;
+};
+
+struct mota_nbin_info {
+    enum mota_nbin_family family;
+    unsigned header_words; /* 24 or 26 (NPU), 25 (legacy) */
+    unsigned rtctx_words;  /* 16 or 17 (NPU), 8 meaningful words (legacy) */
+    uint32_t flags;        /* raw flags word */
+
+    /* decoded flags */
+    unsigned reloc_major, reloc_minor;
+    uint16_t cpu_part; /* SCB CPUID part number, e.g. 0xD22 = Cortex-M55 */
+    bool fpu;
+    unsigned float_abi; /* enum mota_nbin_float_abi */
+    bool secure, dbg_info, async;
+    unsigned toolchain; /* 8 GCC, 9 LLVM clang, 10 ST clang */
+
+    /* section geometry (file offsets / RW-segment offsets) */
+    uint32_t ro_size;     /* header + text + rodata = file offset of the data image */
+    uint32_t data_copy;   /* bytes of the data image copied to RAM (off(bss_start)) */
+    uint32_t rw_size;     /* off(bss_end) */
+    uint32_t got_off, got_end;
+    uint32_t rel_off, rel_count;
+    uint32_t rtctx_file_off;
+    uint32_t params_offset; /* file offset of the appended params blob; 0 if none/split */
+    uint32_t image_len;     /* bytes of the file that belong to the model code image */
+
+    /* runtime context */
+    const char *c_name;
+    size_t c_name_len;
+    const char *rt_desc; /* NPU only */
+    size_t rt_desc_len;
+    uint32_t rt_version; /* NPU: major<<24|minor<<16|micro<<8 of LL_ATON */
+    uint32_t rt_version_extra;
+    uint32_t acts_size;
+    uint32_t params_size;  /* NPU params_sz / legacy weights_size */
+    uint32_t ext_ram_size; /* round8 as ST's get_info reports it */
+    uint32_t params_bin_size;
+    uint32_t params_bin_crc32;
+    uint32_t struct_sizes; /* rt_c_struct_sizes (17-word rt_ctx), else 0 */
+
+    /* exec RAM needed by each install mode */
+    uint32_t exec_ram_xip;
+    uint32_t exec_ram_copy;
+
+    /* params placement */
+    bool has_params; /* model expects a params blob (NPU params_bin_sz > 0, legacy weights) */
+    bool split;      /* params live in a separate file */
+    uint32_t params_len; /* length of the blob expected in that file / in the image */
+
+    unsigned n_pools;
+    struct mota_nbin_pool pools[MOTA_NBIN_MAX_POOLS];
+};
+
+/* Decode and bounds-check an NBIN image of len bytes (the whole file). */
+int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info);
+
+/*
+ * Check a split params file against the header: size (and CRC-32 for the NPU
+ * family). MOTA_ERR_NBIN_SPLIT if the model is not split.
+ */
+int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len);
+
+/* Standard reflected CRC-32 (zlib): crc = mota_crc32(0, p, n) for a fresh sum. */
+uint32_t mota_crc32(uint32_t crc, const void *p, size_t n);
+
+/* Names of the decoded fields, for reports. */
+const char *mota_nbin_cpu_name(uint16_t part);
+const char *mota_nbin_toolchain_name(unsigned toolchain);
+const char *mota_nbin_float_abi_name(unsigned abi);
+
+#endif /* MOTA_NBIN_H */

@@ -1,0 +1,459 @@
+/* NBIN header, runtime-context and descriptor reader: every offset bounded. */
+#include "mota/nbin.h"
+
+#include "mota/err.h"
+
+#include <string.h>
+
+#define TAG(x) ((uint32_t)(x) >> 28)
+#define OFF(x) ((uint32_t)(x)&0x0FFFFFFFu)
+#define TAG_NULL 0x0u
+#define TAG_FLASH 0x2u
+#define TAG_RAM_NPU 0x4u
+#define TAG_RAM_LEGACY 0x8u
+
+/* Header word indices shared by both families. */
+enum {
+    H_MAGIC = 0, H_FLAGS, H_DATA_START, H_DATA_END, H_DATA_DATA, H_BSS_START, H_BSS_END,
+    H_GOT_START, H_GOT_END, H_REL_START, H_REL_END,
+    H_PARAMS_START = 11, H_PARAMS_OFFSET = 12, /* NPU */
+    H_WEIGHTS_START = 11, H_WEIGHTS_END = 12,  /* legacy */
+};
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t round_up(uint32_t v, uint32_t a)
+{
+    return (v + (a - 1)) & ~(a - 1);
+}
+
+/* A NUL-terminated string at file offset off, entirely below limit. */
+static int get_string(const uint8_t *img, uint32_t limit, uint32_t ptr, size_t max, const char **s,
+                      size_t *n)
+{
+    uint32_t off = OFF(ptr);
+    if (TAG(ptr) != TAG_FLASH || off >= limit)
+        return MOTA_ERR_NBIN_STRING;
+    size_t room = limit - off;
+    if (room > max + 1)
+        room = max + 1;
+    const uint8_t *nul = memchr(img + off, 0, room);
+    if (nul == NULL)
+        return MOTA_ERR_NBIN_STRING;
+    *s = (const char *)(img + off);
+    *n = (size_t)(nul - (img + off));
+    return MOTA_OK;
+}
+
+static void decode_flags(struct mota_nbin_info *in)
+{
+    uint32_t f = in->flags;
+    in->reloc_major = (f >> 28) & 0xf;
+    in->reloc_minor = (f >> 24) & 0xf;
+    in->secure = (f >> 20) & 1;
+    in->dbg_info = (f >> 21) & 1;
+    in->async = (f >> 22) & 1;
+    in->toolchain = (f >> 16) & 0xf;
+    in->float_abi = (f >> 13) & 0x3;
+    in->fpu = (f >> 12) & 1;
+    in->cpu_part = (uint16_t)(f & 0xfff);
+}
+
+/* Geometry checks common to both families. ram_tag and align differ. */
+static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, unsigned hdr_words,
+                          uint32_t ram_tag, uint32_t align, struct mota_nbin_info *in)
+{
+    static const int ram_words[] = {H_DATA_END, H_BSS_START, H_BSS_END, H_GOT_START, H_GOT_END};
+    (void)img;
+    if (h[H_DATA_START] != ram_tag << 28)
+        return MOTA_ERR_NBIN_HEADER;
+    for (size_t i = 0; i < sizeof(ram_words) / sizeof(ram_words[0]); i++) {
+        if (TAG(h[ram_words[i]]) != ram_tag)
+            return MOTA_ERR_NBIN_TAG;
+        if (OFF(h[ram_words[i]]) % 4 != 0)
+            return MOTA_ERR_NBIN_ALIGN;
+    }
+    if (TAG(h[H_DATA_DATA]) != TAG_FLASH || TAG(h[H_REL_START]) != TAG_FLASH ||
+        TAG(h[H_REL_END]) != TAG_FLASH)
+        return MOTA_ERR_NBIN_TAG;
+
+    uint32_t ro = OFF(h[H_DATA_DATA]);
+    uint32_t data_end = OFF(h[H_DATA_END]);
+    uint32_t got_s = OFF(h[H_GOT_START]), got_e = OFF(h[H_GOT_END]);
+    uint32_t bss_s = OFF(h[H_BSS_START]), bss_e = OFF(h[H_BSS_END]);
+    uint32_t rel_s = OFF(h[H_REL_START]), rel_e = OFF(h[H_REL_END]);
+
+    if (ro % align != 0 || rel_s % 4 != 0 || (rel_e - rel_s) % 4 != 0)
+        return MOTA_ERR_NBIN_ALIGN;
+    if (ro < hdr_words * 4u || ro > len)
+        return MOTA_ERR_NBIN_HEADER;
+    /* RW segment order: data, (init/fini), GOT, bss. */
+    if (!(data_end <= got_s && got_s <= got_e && got_e <= bss_s && bss_s <= bss_e))
+        return MOTA_ERR_NBIN_OVERLAP;
+    if ((uint64_t)ro + bss_s > len)
+        return MOTA_ERR_NBIN_TRUNCATED;
+    if (rel_e < rel_s || rel_s < ro + bss_s)
+        return MOTA_ERR_NBIN_OVERLAP;
+    if (rel_e > len)
+        return MOTA_ERR_NBIN_TRUNCATED;
+
+    in->ro_size = ro;
+    in->data_copy = bss_s;
+    in->rw_size = bss_e;
+    in->got_off = got_s;
+    in->got_end = got_e;
+    in->rel_off = rel_s;
+    in->rel_count = (rel_e - rel_s) / 4;
+    return MOTA_OK;
+}
+
+static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t params_start)
+{
+    /* Descriptor table lies in the data image, below data_end. */
+    uint32_t off = OFF(params_start);
+    if (TAG(params_start) != TAG_RAM_NPU)
+        return MOTA_ERR_NBIN_TAG;
+    if (off % 4 != 0)
+        return MOTA_ERR_NBIN_ALIGN;
+    for (unsigned i = 0; i <= MOTA_NBIN_MAX_POOLS; i++) {
+        uint64_t rec = (uint64_t)off + 20u * i;
+        if (rec + 20 > in->data_copy)
+            return MOTA_ERR_NBIN_DESC;
+        const uint8_t *p = img + in->ro_size + rec;
+        uint32_t name = rd32(p), flags = rd32(p + 4);
+        if (name == 0 || flags == 0) {
+            in->n_pools = i;
+            return MOTA_OK;
+        }
+        if (i == MOTA_NBIN_MAX_POOLS)
+            break; /* ten records without a terminator */
+        struct mota_nbin_pool *pool = &in->pools[i];
+        int ret = get_string(img, in->ro_size, name, MOTA_NBIN_MAX_NAME, &pool->name, &pool->name_len);
+        if (ret != MOTA_OK)
+            return ret;
+        pool->flags = flags;
+        pool->foff = rd32(p + 8);
+        pool->dst = rd32(p + 12);
+        pool->size = rd32(p + 16);
+        uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff;
+        if (type < 1 || type > 3 || dtype < 1 || dtype > 3)
+            return MOTA_ERR_NBIN_DESC;
+    }
+    return MOTA_ERR_NBIN_DESC;
+}
+
+static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+{
+    uint32_t h[26];
+    int ret;
+
+    if (len < 26 * 4)
+        return MOTA_ERR_NBIN_TRUNCATED;
+    for (unsigned i = 0; i < 26; i++)
+        h[i] = rd32(img + 4 * i);
+    /* 24-word header: word 23 is ctx (RAM tag); 26-word: word 23 is a
+     * function (flash tag, Thumb bit) and word 25 is ctx. */
+    if (TAG(h[23]) == TAG_RAM_NPU)
+        in->header_words = 24;
+    else if (TAG(h[23]) == TAG_FLASH && (h[23] & 1) && TAG(h[25]) == TAG_RAM_NPU)
+        in->header_words = 26;
+    else
+        return MOTA_ERR_NBIN_VARIANT;
+
+    ret = check_geometry(img, len, h, in->header_words, TAG_RAM_NPU, 8, in);
+    if (ret != MOTA_OK)
+        return ret;
+
+    /* Entry points: Thumb functions inside the code. */
+    for (unsigned i = 13; i < in->header_words - 1; i++) {
+        if (TAG(h[i]) != TAG_FLASH)
+            return MOTA_ERR_NBIN_TAG;
+        if (!(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < in->header_words * 4u)
+            return MOTA_ERR_NBIN_HEADER;
+    }
+
+    /* Runtime context: in .data, read from the file image. */
+    uint32_t ctx = h[in->header_words - 1];
+    uint32_t ctx_off = OFF(ctx);
+    if (ctx_off % 4 != 0)
+        return MOTA_ERR_NBIN_ALIGN;
+    if ((uint64_t)ctx_off + 16 * 4 > in->data_copy)
+        return MOTA_ERR_NBIN_RTCTX;
+    const uint8_t *rc = img + in->ro_size + ctx_off;
+    in->rtctx_file_off = in->ro_size + ctx_off;
+    in->rt_version = rd32(rc + 40);
+    in->rt_version_extra = rd32(rc + 44);
+    if ((in->rt_version >> 24) != 1)
+        return MOTA_ERR_NBIN_RTCTX;
+    /* LL_ATON 1.1.0 has 16 words; 1.1.1 and later add rt_c_struct_sizes. */
+    in->rtctx_words = (in->rt_version & 0xFFFFFF00u) >= 0x01010100u ? 17 : 16;
+    if (in->header_words == 26 && in->rtctx_words != 17)
+        return MOTA_ERR_NBIN_RTCTX;
+    if ((uint64_t)ctx_off + in->rtctx_words * 4u > in->data_copy)
+        return MOTA_ERR_NBIN_RTCTX;
+    ret = get_string(img, in->ro_size, rd32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
+    if (ret != MOTA_OK)
+        return ret;
+    if (in->c_name_len == 0)
+        return MOTA_ERR_NBIN_STRING;
+    ret = get_string(img, in->ro_size, rd32(rc + 36), MOTA_NBIN_MAX_DESC, &in->rt_desc, &in->rt_desc_len);
+    if (ret != MOTA_OK)
+        return ret;
+    in->acts_size = rd32(rc + 24);
+    in->params_size = rd32(rc + 28);
+    in->ext_ram_size = round_up(rd32(rc + 32), 8);
+    in->params_bin_size = rd32(rc + 48);
+    in->params_bin_crc32 = rd32(rc + 52);
+    in->struct_sizes = in->rtctx_words == 17 ? rd32(rc + 56) : 0;
+
+    ret = parse_pools(img, in, h[H_PARAMS_START]);
+    if (ret != MOTA_OK)
+        return ret;
+
+    in->exec_ram_xip = round_up(in->rw_size, 8);
+    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
+
+    /* Params blob: appended at params_offset (untagged), or a split file. */
+    uint32_t poff = h[H_PARAMS_OFFSET];
+    uint32_t rel_end = in->rel_off + 4 * in->rel_count;
+    in->has_params = in->params_bin_size > 0;
+    in->params_len = in->params_bin_size;
+    if (poff == 0) {
+        in->split = in->has_params;
+        in->image_len = round_up(rel_end, 8);
+        if (in->image_len > len)
+            in->image_len = (uint32_t)len; /* padding may be absent in a split file */
+        if (len != in->image_len)
+            return MOTA_ERR_NBIN_TRUNCATED; /* unknown bytes after the image */
+    } else {
+        if (poff % 8 != 0)
+            return MOTA_ERR_NBIN_ALIGN;
+        if (poff < rel_end)
+            return MOTA_ERR_NBIN_OVERLAP;
+        if (poff > len || len - poff < in->params_bin_size)
+            return MOTA_ERR_NBIN_PARAMS_SIZE;
+        in->params_offset = poff;
+        in->params_len = (uint32_t)(len - poff); /* may include EC blobs */
+        in->image_len = (uint32_t)len;
+        in->split = false;
+        in->has_params = true;
+    }
+    return MOTA_OK;
+}
+
+static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+{
+    uint32_t h[25];
+    int ret;
+
+    if (len < 25 * 4)
+        return MOTA_ERR_NBIN_TRUNCATED;
+    for (unsigned i = 0; i < 25; i++)
+        h[i] = rd32(img + 4 * i);
+    in->header_words = 25;
+    if (TAG(h[24]) != TAG_RAM_LEGACY)
+        return MOTA_ERR_NBIN_VARIANT;
+    ret = check_geometry(img, len, h, 25, TAG_RAM_LEGACY, 4, in);
+    if (ret != MOTA_OK)
+        return ret;
+    for (unsigned i = 13; i < 24; i++) {
+        if (TAG(h[i]) != TAG_FLASH)
+            return MOTA_ERR_NBIN_TAG;
+        if (!(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < 100)
+            return MOTA_ERR_NBIN_HEADER;
+    }
+    uint32_t ctx_off = OFF(h[24]);
+    if (ctx_off % 4 != 0)
+        return MOTA_ERR_NBIN_ALIGN;
+    if ((uint64_t)ctx_off + 8 * 4 > in->data_copy)
+        return MOTA_ERR_NBIN_RTCTX;
+    const uint8_t *rc = img + in->ro_size + ctx_off;
+    in->rtctx_words = 8;
+    in->rtctx_file_off = in->ro_size + ctx_off;
+    ret = get_string(img, in->ro_size, rd32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
+    if (ret != MOTA_OK)
+        return ret;
+    if (in->c_name_len == 0)
+        return MOTA_ERR_NBIN_STRING;
+    in->acts_size = rd32(rc + 24);
+    in->params_size = rd32(rc + 28);
+    in->exec_ram_xip = round_up(in->rw_size, 4);
+    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 4);
+
+    uint32_t rel_end = in->rel_off + 4 * in->rel_count;
+    uint32_t ws = h[H_WEIGHTS_START], we = h[H_WEIGHTS_END];
+    in->has_params = in->params_size > 0;
+    in->params_len = in->params_size;
+    if (ws == 0 || ws == we) {
+        in->split = in->has_params;
+        in->image_len = rel_end;
+    } else {
+        if (TAG(ws) != TAG_FLASH || TAG(we) != TAG_FLASH)
+            return MOTA_ERR_NBIN_TAG;
+        if (OFF(ws) % 4 != 0)
+            return MOTA_ERR_NBIN_ALIGN;
+        if (OFF(we) < OFF(ws) || OFF(ws) < rel_end)
+            return MOTA_ERR_NBIN_OVERLAP;
+        if (OFF(we) > len)
+            return MOTA_ERR_NBIN_TRUNCATED;
+        if (OFF(we) - OFF(ws) != in->params_size)
+            return MOTA_ERR_NBIN_PARAMS_SIZE;
+        in->params_offset = OFF(ws);
+        in->params_len = OFF(we) - OFF(ws);
+        in->image_len = OFF(we);
+        in->split = false;
+    }
+    if (len != in->image_len)
+        return MOTA_ERR_NBIN_TRUNCATED;
+    return MOTA_OK;
+}
+
+int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
+{
+    int ret = MOTA_ERR_NBIN_MAGIC;
+
+    if (img == NULL || info == NULL)
+        return MOTA_ERR_ARG;
+    memset(info, 0, sizeof(*info));
+    if (len < 8)
+        return len >= 4 && rd32(img) == MOTA_NBIN_MAGIC ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_MAGIC;
+    if (rd32(img) != MOTA_NBIN_MAGIC)
+        return MOTA_ERR_NBIN_MAGIC;
+    if (len > 0x0FFFFFFFu) /* offsets are 28-bit */
+        return MOTA_ERR_NBIN_HEADER;
+    info->flags = rd32(img + 4);
+    decode_flags(info);
+    if (info->reloc_major == MOTA_NBIN_FAMILY_NPU && info->reloc_minor == 0) {
+        info->family = MOTA_NBIN_FAMILY_NPU;
+        if ((info->flags >> 23) & 1) /* reserved */
+            return MOTA_ERR_NBIN_HEADER;
+        ret = parse_npu(img, len, info);
+    } else if (info->reloc_major == MOTA_NBIN_FAMILY_LEGACY && info->reloc_minor == 0) {
+        info->family = MOTA_NBIN_FAMILY_LEGACY;
+        if ((info->flags >> 20) & 0xf) /* reserved for the post-processor */
+            return MOTA_ERR_NBIN_HEADER;
+        ret = parse_legacy(img, len, info);
+    } else {
+        return MOTA_ERR_NBIN_VERSION;
+    }
+    if (ret == MOTA_OK && (info->float_abi > 2 || (info->flags >> 15) & 1))
+        ret = MOTA_ERR_NBIN_HEADER;
+    return ret;
+}
+
+int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len)
+{
+    if (info == NULL || (params == NULL && len > 0))
+        return MOTA_ERR_ARG;
+    if (!info->split)
+        return MOTA_ERR_NBIN_SPLIT;
+    if (info->family == MOTA_NBIN_FAMILY_NPU) {
+        /* A split file may carry EC blobs before the pools; the blob itself
+         * is params_bin_size bytes at its end. */
+        if (len < info->params_bin_size)
+            return MOTA_ERR_NBIN_PARAMS_SIZE;
+        if (len == info->params_bin_size &&
+            mota_crc32(0, params, len) != info->params_bin_crc32)
+            return MOTA_ERR_NBIN_PARAMS_CRC;
+        return MOTA_OK;
+    }
+    return len == info->params_size ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_SIZE;
+}
+
+#ifdef MOTA_CRC32_SMALL
+/* Device builds: 64-byte nibble table in flash; the CRC is informational there. */
+uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
+{
+    static const uint32_t t[16] = {
+        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+        0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu,
+    };
+    const uint8_t *b = p;
+    crc = ~crc;
+    while (n--) {
+        crc ^= *b++;
+        crc = t[crc & 0xf] ^ (crc >> 4);
+        crc = t[crc & 0xf] ^ (crc >> 4);
+    }
+    return ~crc;
+}
+#else
+/* Host builds: slicing-by-8, so checking a large params file costs little
+ * next to hashing it. */
+static uint32_t crc_tab[8][256];
+static int crc_ready;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_tab[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int s = 1; s < 8; s++)
+            crc_tab[s][i] = crc_tab[0][crc_tab[s - 1][i] & 0xff] ^ (crc_tab[s - 1][i] >> 8);
+    crc_ready = 1;
+}
+
+uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    if (!crc_ready)
+        crc_init();
+    crc = ~crc;
+    while (n >= 8) {
+        uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+        uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^
+              crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+        b += 8;
+        n -= 8;
+    }
+    while (n--)
+        crc = crc_tab[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+#endif
+
+const char *mota_nbin_cpu_name(uint16_t part)
+{
+    switch (part) {
+    case 0xC60: return "Cortex-M0+";
+    case 0xC20: return "Cortex-M0";
+    case 0xC23: return "Cortex-M3";
+    case 0xC24: return "Cortex-M4";
+    case 0xC27: return "Cortex-M7";
+    case 0xD20: return "Cortex-M23";
+    case 0xD21: return "Cortex-M33";
+    case 0xD22: return "Cortex-M55";
+    case 0xD23: return "Cortex-M85";
+    default: return "unknown";
+    }
+}
+
+const char *mota_nbin_toolchain_name(unsigned toolchain)
+{
+    switch (toolchain) {
+    case 8: return "GCC Arm embedded";
+    case 9: return "LLVM clang";
+    case 10: return "ST clang";
+    default: return "unknown";
+    }
+}
+
+const char *mota_nbin_float_abi_name(unsigned abi)
+{
+    switch (abi) {
+    case 0: return "soft";
+    case 1: return "softfp";
+    case 2: return "hard";
+    default: return "invalid";
+    }
+}
