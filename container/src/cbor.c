@@ -8,6 +8,14 @@
 
 /* ---- decoder ---- */
 
+/* libcbor 0.8 (Debian bookworm, host) passes string and collection lengths as
+ * size_t, 0.9 and later (the cross build's 0.10) as uint64_t. */
+#if CBOR_MAJOR_VERSION == 0 && CBOR_MINOR_VERSION < 9
+typedef size_t cb_len_t;
+#else
+typedef uint64_t cb_len_t;
+#endif
+
 /* What libcbor's callbacks saw; the head itself is re-read below. */
 struct seen {
     enum { SEEN_NONE, SEEN_OK, SEEN_INDEF, SEEN_SIMPLE } kind;
@@ -17,8 +25,8 @@ static void cb_ok_u8(void *c, uint8_t v) { (void)v; ((struct seen *)c)->kind = S
 static void cb_ok_u16(void *c, uint16_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
 static void cb_ok_u32(void *c, uint32_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
 static void cb_ok_u64(void *c, uint64_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_str(void *c, cbor_data p, size_t n) { (void)p; (void)n; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_coll(void *c, size_t n) { (void)n; ((struct seen *)c)->kind = SEEN_OK; }
+static void cb_ok_str(void *c, cbor_data p, cb_len_t n) { (void)p; (void)n; ((struct seen *)c)->kind = SEEN_OK; }
+static void cb_ok_coll(void *c, cb_len_t n) { (void)n; ((struct seen *)c)->kind = SEEN_OK; }
 static void cb_ok_bool(void *c, bool v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
 static void cb_ok_null(void *c) { ((struct seen *)c)->kind = SEEN_OK; }
 static void cb_indef(void *c) { ((struct seen *)c)->kind = SEEN_INDEF; }
@@ -85,6 +93,8 @@ static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
     p = d->buf + d->pos;
 
     struct cbor_decoder_result r;
+    if ((p[0] >> 5) == 7 && ((p[0] & 0x1f) < 20 || ((p[0] & 0x1f) >= 23 && (p[0] & 0x1f) <= 27)))
+        return mota_cbor_fail(d, MOTA_ERR_CBOR_SIMPLE); /* floats, undefined, simple values */
     if ((p[0] >> 5) == 6) {
         /* Tag heads carry no content and libcbor 0.8 rejects tags 6..20
          * (COSE_Sign1 is 18), so tags are decoded by the head reader below. */

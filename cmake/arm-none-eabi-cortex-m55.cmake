@@ -1,0 +1,13 @@
+# Cross build of the device libraries for Cortex-M55 (hard float), as used on
+# STM32N6 and on QEMU's mps3-an547. Libraries only: firmware images link them.
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR arm)
+set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+set(CMAKE_AR arm-none-eabi-ar)
+set(CMAKE_RANLIB arm-none-eabi-ranlib)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(MOTA_CPU_FLAGS "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard")
+set(CMAKE_C_FLAGS_INIT "${MOTA_CPU_FLAGS} -ffunction-sections -fdata-sections")
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

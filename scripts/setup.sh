@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install the Debian packages mota needs that are missing (and nothing else).
+# Usage: scripts/setup.sh [build|test|all]   (default: all)
+set -euo pipefail
+what=${1:-all}
+
+build_pkgs=(cmake ninja-build gcc libc6-dev libmbedtls-dev libcbor-dev openssl ca-certificates)
+test_pkgs=(libcmocka-dev clang libclang-rt-14-dev python3 python3-cbor2 python3-cryptography
+           gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi xz-utils
+           debian-archive-keyring coreutils)
+
+case "$what" in
+  build) pkgs=("${build_pkgs[@]}") ;;
+  test|all) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|test|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
