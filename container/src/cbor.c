@@ -228,6 +228,7 @@ int mota_cbor_skip(struct mota_cbor_dec *d)
 static int expect(struct mota_cbor_dec *d, struct mota_cbor_item *it, enum mota_cbor_type t)
 {
     struct mota_cbor_item tmp;
+    memset(it, 0, sizeof(*it));
     if (decode_at(d, &tmp) != 0)
         return d->err;
     if (tmp.type != t)
@@ -248,7 +249,7 @@ int mota_cbor_get_uint(struct mota_cbor_dec *d, uint64_t *v)
 
 int mota_cbor_get_int(struct mota_cbor_dec *d, int64_t *v)
 {
-    struct mota_cbor_item it;
+    struct mota_cbor_item it = {0};
     if (decode_at(d, &it) != 0)
         return d->err;
     if ((it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT) || it.val > (uint64_t)INT64_MAX)
@@ -282,7 +283,7 @@ int mota_cbor_get_tstr(struct mota_cbor_dec *d, const char **p, size_t *len)
 
 int mota_cbor_get_bool(struct mota_cbor_dec *d, bool *v)
 {
-    struct mota_cbor_item it;
+    struct mota_cbor_item it = {0};
     if (decode_at(d, &it) != 0)
         return d->err;
     if (it.type != MOTA_CBOR_TRUE && it.type != MOTA_CBOR_FALSE)

@@ -221,6 +221,19 @@ static int decode_auth(const uint8_t *buf, size_t len, struct mota_envelope *env
     return mota_cbor_finish(&d);
 }
 
+/* A declared byte-string length over its limit is refused from the head
+ * alone, before waiting for (or reading) the content it announces. */
+static int check_declared(struct mota_cbor_dec *d, size_t limit)
+{
+    unsigned major;
+    uint64_t arg;
+    size_t hl;
+    if (d->pos < d->len && mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 &&
+        major == 2 && arg > limit)
+        return MOTA_ERR_ENV_TOO_LARGE;
+    return 0;
+}
+
 int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *env)
 {
     struct mota_cbor_dec d;
@@ -266,10 +279,8 @@ int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *e
         return MOTA_ERR_ENV_NO_AUTH;
     if (key != ENV_KEY_AUTH)
         return MOTA_ERR_ENV_UNKNOWN_KEY;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type == MOTA_CBOR_BSTR && it.len > MOTA_CONTAINER_MAX_AUTH)
-        return MOTA_ERR_ENV_TOO_LARGE;
+    if ((ret = check_declared(&d, MOTA_CONTAINER_MAX_AUTH)) != 0)
+        return ret;
     if (mota_cbor_get_bstr(&d, &auth, &auth_len) != 0)
         return d.err;
     ret = decode_auth(auth, auth_len, env);
@@ -287,10 +298,8 @@ int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *e
         return d.err;
     if (key != ENV_KEY_MANIFEST)
         return key < ENV_KEY_MANIFEST ? MOTA_ERR_ENV_UNKNOWN_KEY : MOTA_ERR_ENV_NO_MANIFEST;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type == MOTA_CBOR_BSTR && it.len > MOTA_CONTAINER_MAX_MANIFEST)
-        return MOTA_ERR_ENV_TOO_LARGE;
+    if ((ret = check_declared(&d, MOTA_CONTAINER_MAX_MANIFEST)) != 0)
+        return ret;
     env->manifest_wrapped = buf + d.pos;
     if (mota_cbor_get_bstr(&d, &env->manifest, &env->manifest_len) != 0)
         return d.err;

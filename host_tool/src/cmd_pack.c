@@ -6,10 +6,13 @@
 #include "mota/err.h"
 #include "mota/nbin.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void help(FILE *f)
 {
@@ -46,6 +49,73 @@ struct pack_opts {
 static int sign_cb(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
 {
     return mota_ecdsa_p256_sign(ctx, hash, sig);
+}
+
+static int zero_sign_cb(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    (void)ctx;
+    (void)hash;
+    memset(sig, 0, MOTA_P256_SIG_LEN);
+    return MOTA_OK;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off)
+{
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return MOTA_ERR_IO;
+        p += w;
+        n -= (size_t)w;
+        off += w;
+    }
+    return MOTA_OK;
+}
+
+/*
+ * Payloads are written (and synced) by a second thread while the main
+ * thread hashes them: the head's length does not depend on the digests, so
+ * the payloads' offsets are known before their digests are.
+ */
+struct payload_writer {
+    const struct mota_nbin_info *info;
+    const struct mapped *params; /* checked against the header before it is written */
+    int params_ret;
+    int fd;
+    off_t offset;
+    size_t n;
+    enum mota_component_role role[MOTA_CONTAINER_MAX_COMPONENTS];
+    const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS];
+    int ret;
+};
+
+static void *write_payloads(void *arg)
+{
+    struct payload_writer *w = arg;
+    off_t off = w->offset;
+    w->ret = MOTA_OK;
+    w->params_ret = MOTA_OK;
+    if (w->params != NULL) {
+        w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
+        if (w->params_ret != MOTA_OK)
+            return NULL;
+    }
+    for (size_t i = 0; i < w->n && w->ret == MOTA_OK; i++) {
+        uint8_t ph[32];
+        size_t ph_len;
+        w->ret = mota_payload_head_encode(w->role[i], w->src[i]->len, ph, sizeof(ph), &ph_len);
+        if (w->ret == MOTA_OK)
+            w->ret = pwrite_all(w->fd, ph, ph_len, off);
+        off += (off_t)ph_len;
+        if (w->ret == MOTA_OK)
+            w->ret = pwrite_all(w->fd, w->src[i]->data, w->src[i]->len, off);
+        off += (off_t)w->src[i]->len;
+    }
+    if (w->ret == MOTA_OK && fsync(w->fd) != 0)
+        w->ret = MOTA_ERR_IO;
+    return NULL;
 }
 
 static void compat_from_nbin(const struct mota_nbin_info *in, uint32_t mode, struct mota_compat *c)
@@ -203,11 +273,7 @@ int cmd_pack(int argc, char **argv)
         rc = EXIT_IO;
         if (tool_map(o.params, &params) != MOTA_OK)
             goto done;
-        rc = EXIT_INVALID;
-        if ((ret = mota_nbin_check_params(&info, params.data, params.len)) != MOTA_OK) {
-            tool_fail(ret, "%s does not match the header of %s", o.params, o.model);
-            goto done;
-        }
+        /* its size and CRC-32 are checked by the payload writer, in parallel */
     }
     memset(&spec, 0, sizeof(spec));
     const char *epoch = getenv("SOURCE_DATE_EPOCH");
@@ -233,15 +299,14 @@ int cmd_pack(int argc, char **argv)
     spec.version = o.version;
     compat_from_nbin(&info, o.mode, &spec.compat);
 
+    const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {&model, NULL, NULL};
     spec.comp[0].role = MOTA_COMPONENT_CODE;
     spec.comp[0].size = model.len;
-    mota_sha256(model.data, model.len, spec.comp[0].digest);
     spec.n_components = 1;
     if (o.params != NULL) {
-        struct mota_pack_component *pc = &spec.comp[spec.n_components++];
-        pc->role = MOTA_COMPONENT_PARAMS;
-        pc->size = params.len;
-        mota_sha256(params.data, params.len, pc->digest);
+        spec.comp[spec.n_components].role = MOTA_COMPONENT_PARAMS;
+        spec.comp[spec.n_components].size = params.len;
+        src[spec.n_components++] = &params;
     }
     if (o.st_in != NULL) {
         rc = EXIT_IO;
@@ -252,36 +317,62 @@ int cmd_pack(int argc, char **argv)
             tool_fail(MOTA_ERR_SELFTEST_FIELD, "self-test input and output must not be empty");
             goto done;
         }
-        struct mota_pack_component *pc = &spec.comp[spec.n_components++];
-        pc->role = MOTA_COMPONENT_SELFTEST;
-        pc->size = st_in.len;
-        mota_sha256(st_in.data, st_in.len, pc->digest);
+        spec.comp[spec.n_components].role = MOTA_COMPONENT_SELFTEST;
+        spec.comp[spec.n_components].size = st_in.len;
+        src[spec.n_components++] = &st_in;
         spec.compat.selftest.present = true;
         spec.compat.selftest.output_size = st_out.len;
         spec.compat.selftest.max_latency_us = o.st_latency;
         mota_sha256(st_out.data, st_out.len, spec.compat.selftest.output_digest);
     }
-
     mota_key_id(key.pub, kid);
-    if ((ret = mota_container_encode_head(&spec, kid, sign_cb, &key, head, sizeof(head), &head_len)) != MOTA_OK) {
+
+    /* Head length first (digest values and signature have fixed sizes). */
+    size_t head_guess = 0;
+    if ((ret = mota_container_encode_head(&spec, kid, zero_sign_cb, NULL, head, sizeof(head), &head_guess)) !=
+        MOTA_OK) {
         tool_fail(ret, "encoding the manifest");
         goto done;
     }
-
     rc = EXIT_IO;
     if (tool_out_open(&out, o.out, 0644) != MOTA_OK)
         goto done;
-    if (tool_out_write(&out, head, head_len) != MOTA_OK)
-        goto fail_out;
-    const struct mapped *src[3] = {&model, o.params ? &params : &st_in, &st_in};
+    struct payload_writer pw = {.info = &info, .params = o.params ? &params : NULL, .fd = fileno(out.f),
+                                .offset = (off_t)head_guess, .n = spec.n_components};
     for (size_t i = 0; i < spec.n_components; i++) {
-        uint8_t ph[32];
-        size_t ph_len;
-        const struct mapped *m = src[i];
-        if (mota_payload_head_encode(spec.comp[i].role, spec.comp[i].size, ph, sizeof(ph), &ph_len) != MOTA_OK)
-            goto fail_out;
-        if (tool_out_write(&out, ph, ph_len) != MOTA_OK || tool_out_write(&out, m->data, m->len) != MOTA_OK)
-            goto fail_out;
+        pw.role[i] = spec.comp[i].role;
+        pw.src[i] = src[i];
+    }
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, write_payloads, &pw) == 0;
+    if (!threaded)
+        write_payloads(&pw);
+    for (size_t i = 0; i < spec.n_components; i++)
+        mota_sha256(src[i]->data, src[i]->len, spec.comp[i].digest);
+    if (threaded)
+        pthread_join(th, NULL);
+    if (pw.params_ret != MOTA_OK) {
+        tool_fail(pw.params_ret, "%s does not match the header of %s", o.params, o.model);
+        rc = EXIT_INVALID;
+        goto fail_out;
+    }
+    if (pw.ret != MOTA_OK) {
+        tool_fail(pw.ret, "%s", o.out);
+        goto fail_out;
+    }
+    rc = EXIT_INVALID;
+    if ((ret = mota_container_encode_head(&spec, kid, sign_cb, &key, head, sizeof(head), &head_len)) != MOTA_OK) {
+        tool_fail(ret, "encoding the manifest");
+        goto fail_out;
+    }
+    rc = EXIT_IO;
+    if (head_len != head_guess) {
+        tool_fail(MOTA_ERR_INTERNAL, "head length changed from %zu to %zu", head_guess, head_len);
+        goto fail_out;
+    }
+    if (pwrite_all(fileno(out.f), head, head_len, 0) != MOTA_OK) {
+        tool_fail(MOTA_ERR_IO, "%s", o.out);
+        goto fail_out;
     }
     if (tool_out_commit(&out) != MOTA_OK)
         goto done;

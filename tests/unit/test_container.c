@@ -218,7 +218,7 @@ static uint8_t *read_fixture(const char *rel, size_t *len)
 static void test_suit_example0_verifies_and_every_bit_flip_is_rejected(void **state)
 {
     (void)state;
-    size_t len, klen;
+    size_t len = 0, klen = 0;
     uint8_t *env = read_fixture("suit/example0.suit", &len);
     uint8_t *pem = read_fixture("suit/example0_public.pem", &klen);
     static struct mota_verify_result r;

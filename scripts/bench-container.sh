@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmark: `mota pack` and `mota verify` throughput on a 64 MiB params file,
+# in MB/s and as a ratio against `sha256sum` of the same file in the same run
+# (target: at least 0.8). Wall-clock best of 5 runs each, optimised build.
+# usage: scripts/bench-container.sh [MiB]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mib=${1:-64}
+cd "$root"
+scripts/setup.sh build >/dev/null
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
+cmake --build build/release --target mota >/dev/null
+mota=$root/build/release/host_tool/mota
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+/usr/bin/python3 tests/tools/synth_nbin.py "$w/rel.bin" "$w/params.bin" $((mib * 1048576))
+"$mota" keygen "$w/k.pem" >/dev/null
+/usr/bin/python3 - "$mota" "$w" "$mib" <<'PY'
+import os, subprocess, sys, time
+mota, w, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
+size = os.path.getsize(w + "/params.bin")
+def best(cmd, n=5):
+    t = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        t.append(time.perf_counter() - t0)
+    return min(t)
+pack = [mota, "pack", "-k", w + "/k.pem", "--vendor", "bench.example", "--class", "c", "--seq", "1",
+        "--params", w + "/params.bin", "-o", w + "/c.mota", w + "/rel.bin"]
+subprocess.run(pack, check=True, stdout=subprocess.DEVNULL)  # warm the page cache
+t_sha = best(["sha256sum", w + "/params.bin"])
+t_pack = best(pack)
+t_verify = best([mota, "verify", "-q", "--key", w + "/k.pub.pem", w + "/c.mota"])
+mb = size / 1e6
+print("params file: %d MiB (%d bytes); container %d bytes" % (mib, size, os.path.getsize(w + "/c.mota")))
+print("%-14s %8.1f ms %8.1f MB/s  ratio 1.00 (reference)" % ("sha256sum", t_sha * 1e3, mb / t_sha))
+for name, t in (("mota pack", t_pack), ("mota verify", t_verify)):
+    print("%-14s %8.1f ms %8.1f MB/s  ratio %.2f of sha256sum (target >= 0.80)" % (name, t * 1e3, mb / t, t_sha / t))
+PY

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian machine:
+#   1. installs the missing Debian packages (scripts/setup.sh),
+#   2. cross-builds the device libraries for Cortex-M55 from pinned Debian
+#      sources (scripts/fetch-cross-deps.sh),
+#   3. builds the libFuzzer targets with clang,
+#   4. builds everything for the host with ASan+UBSan and runs ctest, which
+#      ends with the final count.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/setup.sh test
+scripts/fetch-cross-deps.sh
+
+echo "== cross build: device libraries for Cortex-M55"
+cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
+      -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+cmake --build build/m55
+
+echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release
+
+echo "== fuzz targets (clang, libFuzzer)"
+CC=clang cmake -S . -B build/fuzz -G Ninja -DMOTA_FUZZ=ON >/dev/null
+cmake --build build/fuzz
+
+echo "== host build with ASan+UBSan, and the tests"
+cmake -S . -B build/asan -G Ninja -DMOTA_SANITIZE=ON -DMOTA_FUZZ_BIN_DIR="$root/build/fuzz/tests/fuzz" \
+      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" >/dev/null
+cmake --build build/asan
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+ctest --test-dir build/asan --output-on-failure -j "$(nproc)"

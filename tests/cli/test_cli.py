@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""End-to-end tests of the `mota` command line, one case per invocation.
+
+usage: test_cli.py MOTA FIXTURES_DIR SOURCE_DIR CASE
+Exit 0 pass, 1 fail, 77 skipped (a fixture is absent: prints SKIPPED).
+"""
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+MOTA, FIX, SRC, CASE = sys.argv[1:5]
+ORACLE = os.path.join(SRC, "tests", "oracle", "check_container.py")
+YOLO = os.path.join(FIX, "st-n6", "yolov8n_network_rel.bin")
+EX0 = os.path.join(FIX, "suit", "example0.suit")
+EX0_KEY = os.path.join(FIX, "suit", "example0_public.pem")
+W = tempfile.mkdtemp(prefix="mota-cli-")
+
+
+class Skip(Exception):
+    pass
+
+
+def need(*paths):
+    for p in paths:
+        if not os.path.exists(p):
+            raise Skip("%s is absent" % p)
+
+
+def run(*args, rc=0, env=None):
+    r = subprocess.run([MOTA, *args], capture_output=True, text=True, env=env)
+    if rc is not None and r.returncode != rc:
+        raise AssertionError("mota %s: exit %d, want %d\nstdout: %s\nstderr: %s"
+                             % (" ".join(args), r.returncode, rc, r.stdout, r.stderr))
+    return r
+
+
+def reason(r):
+    assert r.stderr.startswith("mota: error: "), r.stderr
+    return r.stderr.split(":")[2].strip()
+
+
+def p(name):
+    return os.path.join(W, name)
+
+
+def keys():
+    run("keygen", p("k.pem"))
+    return p("k.pem"), p("k.pub.pem")
+
+
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def oracle(*args):
+    r = subprocess.run(["/usr/bin/python3", ORACLE, *args], capture_output=True, text=True)
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def split_yolo():
+    """The fixture as a split build: image up to params_offset, blob apart."""
+    data = open(YOLO, "rb").read()
+    off = struct.unpack_from("<I", data, 48)[0]
+    img = bytearray(data[:off])
+    struct.pack_into("<I", img, 48, 0)
+    open(p("split_rel.bin"), "wb").write(img)
+    open(p("split_params.bin"), "wb").write(data[off:])
+    return p("split_rel.bin"), p("split_params.bin")
+
+
+def files_in_workdir():
+    return sorted(f for f in os.listdir(W))
+
+
+# ---------------------------------------------------------------- cases
+
+def case_example0_verifies_and_its_bit_flips_do_not():
+    need(EX0, EX0_KEY)
+    run("verify", "--key", EX0_KEY, EX0)
+    data = open(EX0, "rb").read()
+    for bit in range(0, len(data) * 8, 37):  # a spread of flips; test_container flips all
+        b = bytearray(data)
+        b[bit // 8] ^= 1 << (bit % 8)
+        open(p("flip.suit"), "wb").write(b)
+        r = run("verify", "--key", EX0_KEY, p("flip.suit"), rc=1)
+        assert reason(r).startswith("MOTA_ERR_"), r.stderr
+
+
+def case_pack_output_checks_out_with_an_independent_verifier():
+    need(YOLO)
+    openssl("ecparam", "-genkey", "-name", "prime256v1", "-out", p("ossl.pem"))
+    openssl("ec", "-in", p("ossl.pem"), "-pubout", "-out", p("ossl.pub.pem"))
+    run("pack", "-k", p("ossl.pem"), "--vendor", "example.com", "--class", "stm32n6-dk", "--seq", "12345",
+        "--version", "3.1.4", "-o", p("y.mota"), YOLO)
+    oracle(p("y.mota"), p("ossl.pub.pem"), YOLO, "--vendor", "example.com", "--class", "stm32n6-dk",
+           "--seq", "12345")
+    run("verify", "--key", p("ossl.pub.pem"), p("y.mota"))
+
+
+def case_split_model_with_selftest_checks_out_with_an_independent_verifier():
+    need(YOLO)
+    priv, pub = keys()
+    rel, params = split_yolo()
+    open(p("in.bin"), "wb").write(bytes(range(256)) * 4)
+    open(p("out.bin"), "wb").write(b"\x07" * 84)
+    run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--params", params,
+        "--install-mode", "copy", "--selftest-input", p("in.bin"), "--selftest-output", p("out.bin"),
+        "--selftest-max-latency-us", "25000", "-o", p("s.mota"), rel)
+    oracle(p("s.mota"), pub, rel, "--params", params, "--vendor", "example.com", "--class", "b", "--seq", "9",
+           "--mode", "copy", "--selftest-input", p("in.bin"), "--selftest-output", p("out.bin"),
+           "--selftest-max-latency-us", "25000")
+    run("verify", "--key", pub, p("s.mota"))
+
+
+def case_inspect_round_trips_every_compatibility_field():
+    need(YOLO)
+    priv, pub = keys()
+    run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "-o", p("y.mota"), YOLO)
+    c = json.loads(run("inspect", "--json", p("y.mota")).stdout)["compat"]
+    i = json.loads(run("info", "--json", YOLO).stdout)
+    rt = i["rt_version"]
+    want = {
+        "reloc_major": i["reloc_major"], "reloc_minor": i["reloc_minor"], "cpu_part": i["cpu_part"],
+        "fpu": i["fpu"], "float_abi": i["float_abi"], "secure": i["secure"], "dbg_info": i["dbg_info"],
+        "async": i["async"], "toolchain": i["toolchain"],
+        "ll_aton_version": "%d.%d.%d" % (rt >> 24, rt >> 16 & 255, rt >> 8 & 255),
+        "runtime_desc": i["runtime_desc"], "c_name": i["c_name"], "activations_size": i["activations_size"],
+        "params_size": i["params_size"], "ext_ram_size": i["ext_ram_size"], "exec_ram_xip": i["exec_ram_xip"],
+        "exec_ram_copy": i["exec_ram_copy"], "install_mode": "xip", "struct_sizes": 0x3038, "selftest": None,
+    }
+    assert set(c) == set(want), set(c) ^ set(want)
+    for k, v in want.items():
+        assert c[k] == v, "%s: %r != %r" % (k, c[k], v)
+    # the documented values of the fixture (st-reloc-format.md section 8)
+    assert (c["cpu_part"], c["exec_ram_xip"], c["exec_ram_copy"], c["activations_size"]) == \
+        (0xD22, 249640, 523728, 475136)
+    print("all %d compatibility fields round-trip" % len(want))
+
+
+def case_pack_is_reproducible():
+    need(YOLO)
+    priv, _ = keys()
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    for out in ("a.mota", "b.mota"):
+        run("pack", "-k", priv, "--vendor", "v.example", "--class", "c", "--seq", "5", "-o", p(out), YOLO, env=env)
+    a, b = open(p("a.mota"), "rb").read(), open(p("b.mota"), "rb").read()
+    assert a == b, "two packs of the same inputs differ"
+    assert b"2023-11-14T22:13:20Z" in a
+
+
+def case_pack_refuses_bad_inputs_and_leaves_no_file():
+    need(YOLO)
+    priv, _ = keys()
+    rel, params = split_yolo()
+    open(p("notnbin.bin"), "wb").write(b"ELF\x7f" + bytes(200))
+    bad = bytearray(open(params, "rb").read())
+    bad[1000] ^= 0xFF
+    open(p("badcrc.bin"), "wb").write(bad)
+    open(p("short.bin"), "wb").write(bytes(open(params, "rb").read()[:-8]))
+    before = files_in_workdir()
+    base = ["pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("out.mota")]
+    cases = [
+        ([p("notnbin.bin")], "MOTA_ERR_NBIN_MAGIC"),
+        ([rel], "MOTA_ERR_NBIN_SPLIT"),                                   # split model, no params
+        (["--params", params, YOLO], "MOTA_ERR_NBIN_SPLIT"),              # params for a non-split model
+        (["--params", p("badcrc.bin"), rel], "MOTA_ERR_NBIN_PARAMS_CRC"),
+        (["--params", p("short.bin"), rel], "MOTA_ERR_NBIN_PARAMS_SIZE"),
+    ]
+    for extra, want in cases:
+        r = run(*base, *extra, rc=1)
+        assert reason(r) == want, (extra, r.stderr)
+        print("refused %s: %s" % (" ".join(os.path.basename(x) for x in extra), want))
+    r = run(*base[:1], "-k", p("notnbin.bin"), "--vendor", "v", "--class", "c", "-o", p("out.mota"), YOLO, rc=3)
+    assert reason(r) == "MOTA_ERR_KEY_INVALID", r.stderr
+    r = run("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", "/nonexistent-dir/x.mota", YOLO, rc=3)
+    assert reason(r) == "MOTA_ERR_IO"
+    assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
+
+
+def case_openssl_and_der_keys_are_accepted():
+    need(YOLO)
+    openssl("ecparam", "-genkey", "-name", "prime256v1", "-out", p("sec1.pem"))  # with EC PARAMETERS block
+    openssl("pkcs8", "-topk8", "-nocrypt", "-in", p("sec1.pem"), "-out", p("p8.pem"))
+    openssl("ec", "-in", p("sec1.pem"), "-outform", "DER", "-out", p("sec1.der"))
+    openssl("ec", "-in", p("sec1.pem"), "-pubout", "-out", p("pub.pem"))
+    openssl("ec", "-in", p("sec1.pem"), "-pubout", "-outform", "DER", "-out", p("pub.der"))
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    for k in ("sec1.pem", "p8.pem", "sec1.der"):
+        run("pack", "-k", p(k), "--vendor", "v", "--class", "c", "--seq", "1", "-o", p(k + ".mota"), YOLO, env=env)
+        for pub in ("pub.pem", "pub.der", "sec1.pem"):
+            run("verify", "-q", "--key", p(pub), p(k + ".mota"))
+    # one key in three encodings signs identically (RFC 6979)
+    blobs = {open(p(k + ".mota"), "rb").read() for k in ("sec1.pem", "p8.pem", "sec1.der")}
+    assert len(blobs) == 1, "the same key in different files gave different containers"
+    openssl("ecparam", "-genkey", "-name", "secp384r1", "-out", p("p384.pem"))
+    r = run("verify", "--key", p("p384.pem"), p("p8.pem.mota"), rc=3)
+    assert reason(r) == "MOTA_ERR_KEY_INVALID"
+
+
+def case_verify_names_the_key_problem():
+    need(YOLO)
+    priv, pub = keys()
+    run("keygen", p("other.pem"))
+    run("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("y.mota"), YOLO)
+    r = run("verify", "--key", p("other.pub.pem"), p("y.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_KEY_UNKNOWN"
+    run("verify", "--key", p("other.pub.pem"), "--key", pub, "-q", p("y.mota"))
+    j = json.loads(run("verify", "--json", "--key", p("other.pub.pem"), p("y.mota"), rc=1).stdout)
+    assert j == {"container": p("y.mota"), "valid": False, "reason": "MOTA_ERR_KEY_UNKNOWN",
+                 "message": "signed by a key that is not trusted here"}, j
+    r = run("verify", p("y.mota"), rc=2)
+    r = run("verify", "--key", p("missing.pem"), p("y.mota"), rc=3)
+    assert reason(r) == "MOTA_ERR_IO"
+
+
+def case_every_subcommand_has_help():
+    out = run("--help").stdout
+    for cmd in ("keygen", "pack", "inspect", "verify", "info", "errors"):
+        assert cmd in out
+        h = run(cmd, "--help").stdout
+        assert h.startswith("usage: mota " + cmd), h
+    run("frobnicate", rc=2)
+    run(rc=2)
+
+
+def case_reason_code_doc_matches_the_table():
+    doc = open(os.path.join(SRC, "docs", "reason-codes.md")).read()
+    table = run("errors", "--markdown").stdout
+    begin, end = "<!-- BEGIN mota errors --markdown -->\n", "<!-- END mota errors --markdown -->"
+    assert begin in doc and end in doc, "markers missing in docs/reason-codes.md"
+    got = doc.split(begin)[1].split(end)[0]
+    assert got == table, "docs/reason-codes.md is stale: regenerate with `mota errors --markdown`"
+
+
+def case_keygen_refuses_to_overwrite():
+    run("keygen", p("k.pem"))
+    first = open(p("k.pem")).read()
+    r = run("keygen", p("k.pem"), rc=3)
+    assert reason(r) == "MOTA_ERR_IO"
+    assert open(p("k.pem")).read() == first
+    assert oct(os.stat(p("k.pem")).st_mode & 0o777) == "0o600"
+    run("keygen", "--force", p("k.pem"))
+    assert open(p("k.pem")).read() != first
+
+
+def main():
+    fn = globals().get("case_" + CASE)
+    if fn is None:
+        print("no such case: " + CASE)
+        return 2
+    try:
+        fn()
+    except Skip as e:
+        print("SKIPPED: %s" % e)
+        return 77
+    print("PASS " + CASE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""Short libFuzzer runs for the test suite (scripts/fuzz.sh runs long ones).
+
+usage: smoke.py FUZZ_BIN_DIR MOTA SOURCE_DIR FIXTURES_DIR TARGET RUNS
+Builds a seed corpus in a temporary directory (containers from the malformed
+catalogue and the SUIT example; the N6 model image), runs TARGET for RUNS
+executions and fails if the fuzzer finds a crash, leak or timeout.
+"""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+fuzz_dir, mota, src, fix, target, runs = sys.argv[1:7]
+work = tempfile.mkdtemp(prefix="mota-fuzz-")
+corpus = os.path.join(work, "corpus")
+os.makedirs(corpus)
+
+if target == "fuzz_container":
+    subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
+    subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "vectors", "malformed.py"), mota,
+                    os.path.join(work, "k.pem"), os.path.join(work, "k.pub.pem"), corpus],
+                   check=True, capture_output=True)
+    ex0 = os.path.join(fix, "suit", "example0.suit")
+    if os.path.exists(ex0):
+        shutil.copy(ex0, corpus)
+    max_len = 16384
+else:
+    yolo = os.path.join(fix, "st-n6", "yolov8n_network_rel.bin")
+    if os.path.exists(yolo):
+        data = open(yolo, "rb").read()
+        off = struct.unpack_from("<I", data, 48)[0]
+        img = bytearray(data[:off])
+        struct.pack_into("<I", img, 48, 0)  # the split form: header, code, data, REL
+        open(os.path.join(corpus, "yolov8n_split"), "wb").write(img)
+    open(os.path.join(corpus, "magic_only"), "wb").write(b"NBIN" + bytes(100))
+    max_len = 300000
+
+cmd = [os.path.join(fuzz_dir, target), "-runs=" + runs, "-max_len=%d" % max_len, "-timeout=10",
+       "-rss_limit_mb=2048", "-artifact_prefix=" + work + "/", corpus]
+print(" ".join(cmd), flush=True)
+r = subprocess.run(cmd, capture_output=True, text=True)
+tail = r.stderr.strip().splitlines()[-6:]
+print("\n".join(tail))
+if r.returncode != 0:
+    print(r.stderr[-4000:])
+    print("FAILED: %s exited %d; artifacts in %s" % (target, r.returncode, work))
+    sys.exit(1)
+shutil.rmtree(work)
+print("%s: %s runs without a finding" % (target, runs))

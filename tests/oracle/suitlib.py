@@ -1,0 +1,187 @@
+"""Independent model of the mota container, for tests only.
+
+Written against docs/container-format.md with Debian's python3-cbor2 and
+python3-cryptography; it shares no code with the C implementation, so a
+container both accept (or both reject) is evidence about the format, not
+about one implementation agreeing with itself.
+"""
+import hashlib
+import struct
+import uuid
+
+import cbor2
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import (
+    decode_dss_signature, encode_dss_signature)
+
+SUIT_ENVELOPE_TAG = 107
+COSE_SIGN1_TAG = 18
+ES256 = -7
+SHA256 = -16
+COMPAT_KEY = -77
+
+COMPAT_NAMES = {
+    1: "reloc_version", 2: "cpu_part", 3: "fpu", 4: "float_abi", 5: "secure",
+    6: "dbg_info", 7: "async", 8: "toolchain", 9: "ll_aton_version", 10: "c_name",
+    11: "activations_size", 12: "params_size", 13: "ext_ram_size", 14: "exec_ram_xip",
+    15: "exec_ram_copy", 16: "install_mode", 17: "struct_sizes", 19: "selftest",
+    20: "runtime_desc",
+}
+
+
+def enc(obj):
+    """Deterministic encoding (RFC 8949 4.2.1 for the key types we use)."""
+    return cbor2.dumps(obj, canonical=True)
+
+
+def load_private(path):
+    with open(path, "rb") as f:
+        return serialization.load_pem_private_key(f.read(), password=None)
+
+
+def load_public(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return serialization.load_pem_public_key(data)
+    except ValueError:
+        return serialization.load_pem_private_key(data, password=None).public_key()
+
+
+def point(pub):
+    return pub.public_bytes(serialization.Encoding.X962,
+                            serialization.PublicFormat.UncompressedPoint)
+
+
+def key_id(pub):
+    return hashlib.sha256(point(pub)).digest()[:16]
+
+
+def sig_structure(protected, digest_enc):
+    return enc(["Signature1", protected, b"", digest_enc])
+
+
+def sign(priv, protected, digest_enc):
+    der = priv.sign(sig_structure(protected, digest_enc), ec.ECDSA(hashes.SHA256()))
+    r, s = decode_dss_signature(der)
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def verify(pub, protected, digest_enc, sig):
+    r = int.from_bytes(sig[:32], "big")
+    s = int.from_bytes(sig[32:], "big")
+    pub.verify(encode_dss_signature(r, s), sig_structure(protected, digest_enc),
+               ec.ECDSA(hashes.SHA256()))
+
+
+def vendor_class(vendor, klass):
+    v = uuid.uuid5(uuid.NAMESPACE_DNS, vendor)
+    c = uuid.uuid5(v, klass)
+    return v.bytes, c.bytes
+
+
+def nbin_compat(model):
+    """Decode an NPU or legacy NBIN header into the compat fields, by hand."""
+    w = struct.unpack_from("<26I", model, 0)
+    flags = w[1]
+    off = lambda x: x & 0x0FFFFFFF
+    major = flags >> 28
+    c = {
+        "reloc_version": [major, (flags >> 24) & 0xF],
+        "cpu_part": flags & 0xFFF,
+        "fpu": bool(flags >> 12 & 1),
+        "float_abi": flags >> 13 & 3,
+        "secure": bool(flags >> 20 & 1),
+        "dbg_info": bool(flags >> 21 & 1),
+        "async": bool(flags >> 22 & 1),
+        "toolchain": flags >> 16 & 0xF,
+    }
+    ro = off(w[4])
+    rw = off(w[6])
+    cstr = lambda p: model[off(p):model.index(b"\0", off(p))].decode()
+    if major == 8:
+        hdr = 24 if (w[23] >> 28) == 4 else 26
+        ctx = ro + off(w[hdr - 1])
+        rc = struct.unpack_from("<17I", model, ctx)
+        rtv = rc[10]
+        c["ll_aton_version"] = [rtv >> 24, rtv >> 16 & 0xFF, rtv >> 8 & 0xFF]
+        c["c_name"] = cstr(rc[5])
+        c["runtime_desc"] = cstr(rc[9])
+        c["activations_size"] = rc[6]
+        c["params_size"] = rc[7]
+        c["ext_ram_size"] = (rc[8] + 7) & ~7
+        if (rtv & 0xFFFFFF00) >= 0x01010100:
+            c["struct_sizes"] = rc[14]
+        c["exec_ram_xip"] = (rw + 7) & ~7
+        c["exec_ram_copy"] = ((rw + 7) & ~7) + ((ro + 7) & ~7)
+    else:
+        ctx = ro + off(w[24])
+        rc = struct.unpack_from("<8I", model, ctx)
+        c["c_name"] = cstr(rc[5])
+        c["activations_size"] = rc[6]
+        c["params_size"] = rc[7]
+        c["ext_ram_size"] = 0
+        c["exec_ram_xip"] = (rw + 3) & ~3
+        c["exec_ram_copy"] = ((rw + 3) & ~3) + ((ro + 3) & ~3)
+    return c
+
+
+def compat_map(fields):
+    """compat fields (by name) -> the CBOR map with integer keys."""
+    inv = {v: k for k, v in COMPAT_NAMES.items()}
+    return {inv[k]: v for k, v in fields.items()}
+
+
+def build(priv, vendor, klass, seq, payloads, compat, text=None, kid=None,
+          manifest_hook=None, common_hook=None, shared_hook=None, auth_hook=None,
+          envelope_hook=None, protected=None):
+    """Build a container the way mota pack does; hooks mutate each layer.
+
+    payloads: list of (role, bytes) in order code, params, selftest.
+    """
+    vid, cid = vendor_class(vendor, klass)
+    ids = [[role.encode()] for role, _ in payloads]
+    n = len(payloads)
+    shared = []
+    for i, (_, data) in enumerate(payloads):
+        if n > 1:
+            shared += [12, i]
+        shared += [20, {1: vid, 2: cid, 3: enc([SHA256, hashlib.sha256(data).digest()]), 14: len(data)}]
+    if n > 1:
+        shared += [12, True]
+    shared += [1, 15, 2, 15]
+    if shared_hook:
+        shared = shared_hook(shared)
+    validate = ([12, True] if n > 1 else []) + [3, 15]
+    install = []
+    for i, (role, _) in enumerate(payloads):
+        if n > 1:
+            install += [12, i]
+        install += [20, {21: "#" + role}, 21, 2, 3, 15]
+    common = {2: ids, 4: enc(shared)}
+    if common_hook:
+        common = common_hook(common)
+    manifest = {1: 1, 2: seq, 3: enc(common), 7: enc(validate), 20: enc(install),
+                COMPAT_KEY: enc(compat)}
+    if text is not None:
+        manifest[23] = enc(text)
+    if manifest_hook:
+        manifest = manifest_hook(manifest)
+    manifest_bytes = manifest if isinstance(manifest, bytes) else enc(manifest)
+    digest_enc = enc([SHA256, hashlib.sha256(enc(manifest_bytes)).digest()])
+    if protected is None:
+        protected = enc({1: ES256, 4: kid if kid is not None else key_id(priv.public_key())})
+    sig = sign(priv, protected, digest_enc)
+    sign1 = cbor2.CBORTag(COSE_SIGN1_TAG, [protected, {}, None, sig])
+    auth = [digest_enc, enc(sign1)]
+    if auth_hook:
+        auth = auth_hook(auth, priv)
+    env = {2: auth if isinstance(auth, bytes) else enc(auth), 3: manifest_bytes}
+    for role, data in payloads:
+        env["#" + role] = data
+    if envelope_hook:
+        env = envelope_hook(env)
+    if isinstance(env, bytes):
+        return env
+    return enc(cbor2.CBORTag(SUIT_ENVELOPE_TAG, env))

@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""Write a minimal, valid split NPU NBIN model whose params file has any size.
+
+usage: synth_nbin.py OUT_REL.bin OUT_PARAMS.bin PARAMS_BYTES [SEED]
+The model has no real code; it exists so that containers can be built and
+benchmarked around a params blob of a chosen size (the header carries the
+blob's size and CRC-32, as ST's generator writes them).
+"""
+import random
+import struct
+import sys
+import zlib
+
+out_rel, out_params, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+
+rng = random.Random(seed)
+CHUNK = 1 << 20
+crc = 0
+with open(out_params, "wb") as f:
+    left = n
+    while left:
+        k = min(CHUNK, left)
+        block = rng.randbytes(k)
+        crc = zlib.crc32(block, crc)
+        f.write(block)
+        left -= k
+
+RO, DATA_END, GOT_S, GOT_E, BSS_S, BSS_E = 0xC0, 0x58, 0x58, 0x64, 0x64, 0xC8
+REL = RO + BSS_S
+img = bytearray(REL + (-REL % 8))
+hdr = [0x4E49424E, 0x80785D22, 0x40000000, 0x40000000 | DATA_END, 0x20000000 | RO,
+       0x40000000 | BSS_S, 0x40000000 | BSS_E, 0x40000000 | GOT_S, 0x40000000 | GOT_E,
+       0x20000000 | REL, 0x20000000 | REL, 0x40000044, 0] + [0x20000061] * 10 + [0x40000000]
+struct.pack_into("<24I", img, 0, *hdr)
+img[0x60:0x62] = b"\x70\x47"  # bx lr
+img[0x80:0x88] = b"network\0"
+img[0x88:0x88 + 22] = b"synthetic (RELOC.GCC)\0"
+rt = [0, 0, 0, 0, 0, 0x20000080, 65536, n, 0, 0x20000088, 0x01010100, 0, n, crc, 0x3038, 0, 0x40000000]
+struct.pack_into("<17I", img, RO, *rt)
+open(out_rel, "wb").write(img)
