@@ -237,6 +237,20 @@ def case_reason_code_doc_matches_the_table():
     assert got == table, "docs/reason-codes.md is stale: regenerate with `mota errors --markdown`"
 
 
+def case_container_walkthrough_in_docs_is_current():
+    r = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "tools", "walkthrough.py"), MOTA,
+                        p("wt")], capture_output=True, text=True, check=True)
+    doc = open(os.path.join(SRC, "docs", "container-format.md")).read()
+    got = doc.split("<!-- BEGIN walkthrough -->\n")[1].split("<!-- END walkthrough -->")[0]
+    assert got == "```\n" + r.stdout + "```\n", "docs/container-format.md walk-through is stale: scripts/update-docs.sh"
+    # and the walked container is a valid one
+    blob = os.path.join(p("wt"), "demo.mota")
+    pub = os.path.join(p("wt"), "pub.pem")
+    subprocess.run(["openssl", "pkey", "-in", os.path.join(p("wt"), "rfc6979.pem"), "-pubout", "-out", pub],
+                   check=True, capture_output=True)
+    run("verify", "-q", "--key", pub, blob)
+
+
 def case_keygen_refuses_to_overwrite():
     run("keygen", p("k.pem"))
     first = open(p("k.pem")).read()
