@@ -12,7 +12,7 @@ add_library(mota_dep_mbedtls_lib STATIC
   ${MBED}/library/sha256.c ${MBED}/library/ecdsa.c ${MBED}/library/ecp.c ${MBED}/library/ecp_curves.c
   ${MBED}/library/bignum.c ${MBED}/library/asn1parse.c ${MBED}/library/asn1write.c
   ${MBED}/library/platform.c ${MBED}/library/platform_util.c ${MBED}/library/memory_buffer_alloc.c
-  ${MBED}/library/constant_time.c ${MBED}/library/hmac_drbg.c ${MBED}/library/md.c)
+  ${MBED}/library/constant_time.c)
 target_include_directories(mota_dep_mbedtls_lib SYSTEM PUBLIC ${MBED}/include ${CMAKE_SOURCE_DIR}/cmake)
 target_compile_definitions(mota_dep_mbedtls_lib PUBLIC MBEDTLS_CONFIG_FILE="mbedtls_config_device.h")
 target_compile_options(mota_dep_mbedtls_lib PRIVATE -Os -w)

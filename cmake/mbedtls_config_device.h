@@ -15,12 +15,11 @@
 
 #define MBEDTLS_SHA256_C
 #define MBEDTLS_SHA256_SMALLER
-#define MBEDTLS_MD_C
-#define MBEDTLS_HMAC_DRBG_C /* ECP's internal blinding RNG (check_config needs one) */
 #define MBEDTLS_BIGNUM_C
 #define MBEDTLS_ECP_C
 #define MBEDTLS_ECP_DP_SECP256R1_ENABLED
 #define MBEDTLS_ECP_NIST_OPTIM
+#define MBEDTLS_ECP_NO_INTERNAL_RNG /* verification handles public data only */
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ASN1_PARSE_C
 #define MBEDTLS_ASN1_WRITE_C
