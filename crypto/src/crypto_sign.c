@@ -10,6 +10,7 @@
 #include <mbedtls/pk.h>
 #include <mbedtls/platform_util.h>
 #include <mbedtls/sha1.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,7 +75,13 @@ int mota_key_parse(const uint8_t *buf, size_t len, struct mota_p256_key *key)
     }
     memcpy(copy, buf, len);
     copy[len] = 0;
-    size_t plen = memchr(buf, '-', len) != NULL ? len + 1 : len;
+    /* PEM (text with a BEGIN line) is parsed with its NUL; DER as it is,
+     * since a trailing byte would make the DER invalid. */
+    static const char begin[] = "-----BEGIN ";
+    bool pem = false;
+    for (size_t i = 0; i + sizeof(begin) - 1 <= len && !pem; i++)
+        pem = memcmp(buf + i, begin, sizeof(begin) - 1) == 0;
+    size_t plen = pem ? len + 1 : len;
 
     if (mbedtls_pk_parse_key(&pk, copy, plen, NULL, 0) == 0) {
         is_private = 1;

@@ -4,6 +4,7 @@
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
+#include "mota/compat.h"
 #include "mota/nbin.h"
 
 #include <errno.h>
@@ -118,40 +119,6 @@ static void *write_payloads(void *arg)
     return NULL;
 }
 
-static void compat_from_nbin(const struct mota_nbin_info *in, uint32_t mode, struct mota_compat *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->reloc_major = in->reloc_major;
-    c->reloc_minor = in->reloc_minor;
-    c->cpu_part = in->cpu_part;
-    c->fpu = in->fpu;
-    c->float_abi = in->float_abi;
-    c->secure = in->secure;
-    c->dbg_info = in->dbg_info;
-    c->async = in->async;
-    c->toolchain = in->toolchain;
-    if (in->family == MOTA_NBIN_FAMILY_NPU) {
-        c->has_runtime_version = true;
-        c->rt_major = in->rt_version >> 24;
-        c->rt_minor = (in->rt_version >> 16) & 0xff;
-        c->rt_micro = (in->rt_version >> 8) & 0xff;
-        c->rt_desc = in->rt_desc;
-        c->rt_desc_len = in->rt_desc_len;
-    }
-    if (in->rtctx_words == 17) {
-        c->has_struct_sizes = true;
-        c->struct_sizes = in->struct_sizes;
-    }
-    c->c_name = in->c_name;
-    c->c_name_len = in->c_name_len;
-    c->acts_size = in->acts_size;
-    c->params_size = in->params_size;
-    c->ext_ram_size = in->ext_ram_size;
-    c->exec_ram_xip = in->exec_ram_xip;
-    c->exec_ram_copy = in->exec_ram_copy;
-    c->install_mode = mode;
-}
-
 static int parse_args(int argc, char **argv, struct pack_opts *o)
 {
     enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT };
@@ -257,7 +224,7 @@ int cmd_pack(int argc, char **argv)
     if (tool_map(o.model, &model) != MOTA_OK)
         goto done;
     rc = EXIT_INVALID;
-    if ((ret = mota_nbin_parse(model.data, model.len, &info)) != MOTA_OK) {
+    if ((ret = mota_nbin_validate(model.data, model.len, &info)) != MOTA_OK) {
         tool_fail(ret, "%s", o.model);
         goto done;
     }
@@ -297,7 +264,7 @@ int cmd_pack(int argc, char **argv)
     spec.vendor_name = o.vendor;
     spec.model_name = o.name ? o.name : name_buf;
     spec.version = o.version;
-    compat_from_nbin(&info, o.mode, &spec.compat);
+    mota_nbin_compat(&info, o.mode, &spec.compat);
 
     const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {&model, NULL, NULL};
     spec.comp[0].role = MOTA_COMPONENT_CODE;

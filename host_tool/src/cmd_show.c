@@ -356,7 +356,7 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
         printf("pool %u:        %-10.*s flags 0x%08X foff %u dst 0x%08X size %u\n", i, (int)p->name_len, p->name,
                p->flags, p->foff, p->dst, p->size);
     }
-    printf("verdict:       header valid\n");
+    printf("verdict:       valid (header, GOT, REL table, descriptors and strings all in bounds)\n");
 }
 
 int cmd_info(int argc, char **argv)
@@ -385,7 +385,7 @@ int cmd_info(int argc, char **argv)
     }
     if (tool_map(argv[optind], &f) != MOTA_OK)
         return EXIT_IO;
-    ret = mota_nbin_parse(f.data, f.len, &in);
+    ret = mota_nbin_validate(f.data, f.len, &in);
     if (ret != MOTA_OK) {
         tool_fail(ret, "%s", argv[optind]);
         tool_unmap(&f);

@@ -69,7 +69,7 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
     static const int ram_words[] = {H_DATA_END, H_BSS_START, H_BSS_END, H_GOT_START, H_GOT_END};
     (void)img;
     if (h[H_DATA_START] != ram_tag << 28)
-        return MOTA_ERR_NBIN_HEADER;
+        return MOTA_ERR_NBIN_DATA_START;
     for (size_t i = 0; i < sizeof(ram_words) / sizeof(ram_words[0]); i++) {
         if (TAG(h[ram_words[i]]) != ram_tag)
             return MOTA_ERR_NBIN_TAG;
@@ -121,7 +121,7 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
     for (unsigned i = 0; i <= MOTA_NBIN_MAX_POOLS; i++) {
         uint64_t rec = (uint64_t)off + 20u * i;
         if (rec + 20 > in->data_copy)
-            return MOTA_ERR_NBIN_DESC;
+            return MOTA_ERR_NBIN_DESC_UNTERMINATED;
         const uint8_t *p = img + in->ro_size + rec;
         uint32_t name = rd32(p), flags = rd32(p + 4);
         if (name == 0 || flags == 0) {
@@ -129,7 +129,7 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
             return MOTA_OK;
         }
         if (i == MOTA_NBIN_MAX_POOLS)
-            break; /* ten records without a terminator */
+            return MOTA_ERR_NBIN_DESC_TOO_MANY; /* ten records without a terminator */
         struct mota_nbin_pool *pool = &in->pools[i];
         int ret = get_string(img, in->ro_size, name, MOTA_NBIN_MAX_NAME, &pool->name, &pool->name_len);
         if (ret != MOTA_OK)
@@ -138,11 +138,14 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
         pool->foff = rd32(p + 8);
         pool->dst = rd32(p + 12);
         pool->size = rd32(p + 16);
-        uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff;
-        if (type < 1 || type > 3 || dtype < 1 || dtype > 3)
+        uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff, attr = (flags >> 8) & 0xff, id = flags & 0xff;
+        if (type < 1 || type > 3 || dtype < 1 || dtype > 3 || attr > 7)
+            return MOTA_ERR_NBIN_DESC;
+        /* RELOC pools: id 0 is the read-only param pool, id 1 the R/W external one */
+        if (type == 1 && (id > 1 || (id == 0 && (dtype != 1 || (attr & 2)))))
             return MOTA_ERR_NBIN_DESC;
     }
-    return MOTA_ERR_NBIN_DESC;
+    return MOTA_ERR_NBIN_DESC_TOO_MANY;
 }
 
 static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
@@ -169,15 +172,16 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
 
     /* Entry points: Thumb functions inside the code. */
     for (unsigned i = 13; i < in->header_words - 1; i++) {
-        if (TAG(h[i]) != TAG_FLASH)
-            return MOTA_ERR_NBIN_TAG;
-        if (!(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < in->header_words * 4u)
-            return MOTA_ERR_NBIN_HEADER;
+        if (TAG(h[i]) != TAG_FLASH || !(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < in->header_words * 4u)
+            return MOTA_ERR_NBIN_ENTRY;
+        in->entries[i - 13] = h[i];
     }
+    in->n_entries = in->header_words - 14;
 
     /* Runtime context: in .data, read from the file image. */
     uint32_t ctx = h[in->header_words - 1];
     uint32_t ctx_off = OFF(ctx);
+    in->ctx_off = ctx_off;
     if (ctx_off % 4 != 0)
         return MOTA_ERR_NBIN_ALIGN;
     if ((uint64_t)ctx_off + 16 * 4 > in->data_copy)
@@ -260,12 +264,13 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
     if (ret != MOTA_OK)
         return ret;
     for (unsigned i = 13; i < 24; i++) {
-        if (TAG(h[i]) != TAG_FLASH)
-            return MOTA_ERR_NBIN_TAG;
-        if (!(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < 100)
-            return MOTA_ERR_NBIN_HEADER;
+        if (TAG(h[i]) != TAG_FLASH || !(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < 100)
+            return MOTA_ERR_NBIN_ENTRY;
+        in->entries[i - 13] = h[i];
     }
+    in->n_entries = 11;
     uint32_t ctx_off = OFF(h[24]);
+    in->ctx_off = ctx_off;
     if (ctx_off % 4 != 0)
         return MOTA_ERR_NBIN_ALIGN;
     if ((uint64_t)ctx_off + 8 * 4 > in->data_copy)
@@ -329,18 +334,18 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
     if (info->reloc_major == MOTA_NBIN_FAMILY_NPU && info->reloc_minor == 0) {
         info->family = MOTA_NBIN_FAMILY_NPU;
         if ((info->flags >> 23) & 1) /* reserved */
-            return MOTA_ERR_NBIN_HEADER;
+            return MOTA_ERR_NBIN_FLAGS;
         ret = parse_npu(img, len, info);
     } else if (info->reloc_major == MOTA_NBIN_FAMILY_LEGACY && info->reloc_minor == 0) {
         info->family = MOTA_NBIN_FAMILY_LEGACY;
         if ((info->flags >> 20) & 0xf) /* reserved for the post-processor */
-            return MOTA_ERR_NBIN_HEADER;
+            return MOTA_ERR_NBIN_FLAGS;
         ret = parse_legacy(img, len, info);
     } else {
         return MOTA_ERR_NBIN_VERSION;
     }
     if (ret == MOTA_OK && (info->float_abi > 2 || (info->flags >> 15) & 1))
-        ret = MOTA_ERR_NBIN_HEADER;
+        ret = MOTA_ERR_NBIN_FLAGS;
     return ret;
 }
 
@@ -361,6 +366,99 @@ int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *par
         return MOTA_OK;
     }
     return len == info->params_size ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_SIZE;
+}
+
+/* A tagged value (GOT word or REL target) must point into a segment the
+ * installer gives the model, at an offset inside that segment. */
+static int check_value(const struct mota_nbin_info *in, uint32_t v, int tag_err, int range_err)
+{
+    uint32_t off = OFF(v), limit;
+    if (v == 0)
+        return MOTA_OK;
+    switch (TAG(v)) {
+    case TAG_FLASH:
+        limit = in->ro_size;
+        break;
+    case TAG_RAM_NPU:
+        if (in->family != MOTA_NBIN_FAMILY_NPU)
+            return tag_err;
+        limit = in->rw_size;
+        break;
+    case 0x8u: /* legacy RAM, NPU params_0 */
+        limit = in->family == MOTA_NBIN_FAMILY_NPU ? in->params_len : in->rw_size;
+        break;
+    case 0x9u: /* NPU params_1: external RAM */
+        if (in->family != MOTA_NBIN_FAMILY_NPU)
+            return tag_err;
+        limit = in->ext_ram_size;
+        break;
+    default: /* 0 with an offset, 0xA (params_2: no loader supports it), anything else */
+        return tag_err;
+    }
+    return off <= limit ? MOTA_OK : range_err;
+}
+
+int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+{
+    int ret = mota_nbin_parse(img, len, in);
+    if (ret != MOTA_OK)
+        return ret;
+
+    /* GOT: every word relocatable; the three .got.plt words reserved zero */
+    uint32_t ngot = (in->got_end - in->got_off) / 4;
+    const uint8_t *got = img + in->ro_size + in->got_off;
+    for (uint32_t i = 0; i < ngot; i++) {
+        uint32_t v = rd32(got + 4 * i);
+        if (ngot >= 3 && i >= ngot - 3) {
+            if (v != 0)
+                return MOTA_ERR_NBIN_GOT_PLT;
+            continue;
+        }
+        if ((ret = check_value(in, v, MOTA_ERR_NBIN_GOT, MOTA_ERR_NBIN_GOT_RANGE)) != MOTA_OK)
+            return ret;
+    }
+
+    /* REL: strictly ascending words of initialised data (never the GOT,
+     * which its own pass relocates), or of code for clang's COPY-only flow */
+    const uint32_t ram_tag = in->family == MOTA_NBIN_FAMILY_NPU ? TAG_RAM_NPU : TAG_RAM_LEGACY;
+    uint32_t prev_ram = 0, prev_rom = 0;
+    bool any_ram = false, any_rom = false;
+    in->rel_code_entries = 0;
+    for (uint32_t i = 0; i < in->rel_count; i++) {
+        uint32_t e = rd32(img + in->rel_off + 4 * i), off = OFF(e), v;
+        if (off % 4 != 0)
+            return MOTA_ERR_NBIN_REL_ENTRY;
+        if (TAG(e) == ram_tag) {
+            if ((uint64_t)off + 4 > in->data_copy || (off + 4 > in->got_off && off < in->got_end) ||
+                (any_ram && off <= prev_ram))
+                return MOTA_ERR_NBIN_REL_ENTRY;
+            prev_ram = off;
+            any_ram = true;
+            v = rd32(img + in->ro_size + off);
+        } else if (TAG(e) == TAG_FLASH && in->family == MOTA_NBIN_FAMILY_NPU && in->rtctx_words == 17) {
+            if ((uint64_t)off + 4 > in->ro_size || off < in->header_words * 4u || (any_rom && off <= prev_rom))
+                return MOTA_ERR_NBIN_REL_ENTRY;
+            prev_rom = off;
+            any_rom = true;
+            in->rel_code_entries++;
+            v = rd32(img + off);
+        } else {
+            return MOTA_ERR_NBIN_REL_ENTRY;
+        }
+        if ((ret = check_value(in, v, MOTA_ERR_NBIN_REL_TARGET, MOTA_ERR_NBIN_REL_TARGET)) != MOTA_OK)
+            return ret;
+    }
+
+    /* pool initialisers come from the params blob and must lie inside it */
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        const struct mota_nbin_pool *p = &in->pools[i];
+        uint32_t type = p->flags >> 24, dtype = (p->flags >> 16) & 0xff;
+        uint64_t need = (uint64_t)p->foff + round_up(p->size, 8);
+        bool reads_blob = type == 2 || (type == 1 && dtype == 3); /* COPY, or RELOC MIXED */
+        if ((reads_blob && need > in->params_len) || (type == 1 && dtype == 1 && p->foff > in->params_len))
+            return MOTA_ERR_NBIN_DESC_RANGE;
+    }
+    return MOTA_OK;
 }
 
 #ifdef MOTA_CRC32_SMALL

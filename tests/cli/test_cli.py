@@ -210,6 +210,15 @@ def case_openssl_and_der_keys_are_accepted():
     # one key in three encodings signs identically (RFC 6979)
     blobs = {open(p(k + ".mota"), "rb").read() for k in ("sec1.pem", "p8.pem", "sec1.der")}
     assert len(blobs) == 1, "the same key in different files gave different containers"
+    # a DER key that happens to contain '-' bytes is still DER, not PEM
+    for _ in range(50):
+        openssl("ecparam", "-genkey", "-name", "prime256v1", "-out", p("d.pem"))
+        openssl("ec", "-in", p("d.pem"), "-pubout", "-outform", "DER", "-out", p("d.der"))
+        if b"-" in open(p("d.der"), "rb").read():
+            break
+    assert b"-" in open(p("d.der"), "rb").read()
+    run("pack", "-k", p("d.pem"), "--vendor", "v", "--class", "c", "-o", p("d.mota"), YOLO)
+    run("verify", "-q", "--key", p("d.der"), p("d.mota"))
     openssl("ecparam", "-genkey", "-name", "secp384r1", "-out", p("p384.pem"))
     r = run("verify", "--key", p("p384.pem"), p("p8.pem.mota"), rc=3)
     assert reason(r) == "MOTA_ERR_KEY_INVALID"

@@ -136,15 +136,15 @@ static void test_header_corruptions_get_their_own_reasons(void **state)
     } cases[] = {
         {0, 0x4E49424Fu, MOTA_ERR_NBIN_MAGIC},
         {1, 0x90785D22u, MOTA_ERR_NBIN_VERSION},
-        {1, 0x80F85D22u, MOTA_ERR_NBIN_HEADER},    /* reserved flag bit 23 */
-        {2, 0x40000004u, MOTA_ERR_NBIN_HEADER},    /* data_start not the RAM base */
+        {1, 0x80F85D22u, MOTA_ERR_NBIN_FLAGS},     /* reserved flag bit 23 */
+        {2, 0x40000004u, MOTA_ERR_NBIN_DATA_START}, /* data_start not the RAM base */
         {4, 0x20042EACu, MOTA_ERR_NBIN_ALIGN},     /* RO size not 8-aligned */
         {4, 0x2FFFFFF8u, MOTA_ERR_NBIN_HEADER},    /* RO beyond the file */
         {6, 0x40001000u, MOTA_ERR_NBIN_OVERLAP},   /* bss_end before bss_start */
         {7, 0x50001458u, MOTA_ERR_NBIN_TAG},       /* got_start with tag 5 */
         {10, 0x2FFFFFF0u, MOTA_ERR_NBIN_TRUNCATED}, /* REL table past the end */
         {11, 0x40001409u, MOTA_ERR_NBIN_ALIGN},    /* descriptor table misaligned */
-        {13, 0x20000094u, MOTA_ERR_NBIN_HEADER},   /* entry without the Thumb bit */
+        {13, 0x20000094u, MOTA_ERR_NBIN_ENTRY},    /* entry without the Thumb bit */
         {23, 0x30000000u, MOTA_ERR_NBIN_VARIANT},  /* neither 24- nor 26-word layout */
         {23, 0x4FFFFFC4u, MOTA_ERR_NBIN_RTCTX},    /* rt_ctx outside the data image */
         {12, 0x00044759u, MOTA_ERR_NBIN_ALIGN},    /* params offset misaligned */

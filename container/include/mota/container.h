@@ -16,6 +16,7 @@
 #ifndef MOTA_CONTAINER_H
 #define MOTA_CONTAINER_H
 
+#include "mota/compat.h"
 #include "mota/crypto.h"
 
 #include <stdbool.h>
@@ -56,37 +57,6 @@ struct mota_component {
     uint8_t vendor_id[16], class_id[16];
     bool image_match; /* validate checks image-match */
     bool fetched;     /* install fetches it */
-};
-
-enum mota_install_mode { MOTA_INSTALL_XIP = 1, MOTA_INSTALL_COPY = 2 };
-
-struct mota_selftest {
-    bool present;
-    uint8_t output_digest[MOTA_SHA256_LEN];
-    uint64_t output_size;
-    uint64_t max_latency_us;
-};
-
-/* Model-compatibility extension: what the device checks before erasing. */
-struct mota_compat {
-    uint32_t reloc_major, reloc_minor;
-    uint32_t cpu_part;
-    bool fpu;
-    uint32_t float_abi;
-    bool secure, dbg_info, async;
-    uint32_t toolchain;
-    bool has_runtime_version;
-    uint32_t rt_major, rt_minor, rt_micro; /* LL_ATON */
-    const char *c_name;
-    size_t c_name_len;
-    uint64_t acts_size, params_size, ext_ram_size;
-    uint64_t exec_ram_xip, exec_ram_copy;
-    uint32_t install_mode; /* enum mota_install_mode */
-    bool has_struct_sizes;
-    uint32_t struct_sizes;
-    const char *rt_desc;
-    size_t rt_desc_len;
-    struct mota_selftest selftest;
 };
 
 struct mota_text {

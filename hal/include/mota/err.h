@@ -98,7 +98,43 @@
     X(MOTA_ERR_NBIN_PARAMS_SIZE, -410, "params blob size differs from the header")         \
     X(MOTA_ERR_NBIN_PARAMS_CRC, -411, "params blob CRC-32 differs from the header")        \
     X(MOTA_ERR_NBIN_SPLIT, -412, "params file given for a non-split model, or missing")    \
-    X(MOTA_ERR_NBIN_VARIANT, -413, "NBIN header variant cannot be determined")
+    X(MOTA_ERR_NBIN_VARIANT, -413, "NBIN header variant cannot be determined")             \
+    X(MOTA_ERR_NBIN_ENTRY, -414, "NBIN entry point outside the code or not Thumb")        \
+    X(MOTA_ERR_NBIN_GOT, -415, "NBIN GOT word carries a forbidden segment tag")           \
+    X(MOTA_ERR_NBIN_GOT_RANGE, -416, "NBIN GOT word points outside its segment")          \
+    X(MOTA_ERR_NBIN_REL_ENTRY, -417, "NBIN REL entry outside the RW data or misaligned")  \
+    X(MOTA_ERR_NBIN_REL_TARGET, -418, "NBIN REL target word has a forbidden tag or range") \
+    X(MOTA_ERR_NBIN_REL_XIP, -419, "NBIN REL entry patches code: COPY mode only")         \
+    X(MOTA_ERR_NBIN_DESC_UNTERMINATED, -420, "NBIN descriptor table runs out of the data") \
+    X(MOTA_ERR_NBIN_DESC_TOO_MANY, -421, "NBIN descriptor table has more than 9 entries") \
+    X(MOTA_ERR_NBIN_DESC_RANGE, -422, "NBIN pool initializer outside the params blob")   \
+    X(MOTA_ERR_NBIN_DATA_START, -423, "NBIN data_start is not the RAM segment base")     \
+    X(MOTA_ERR_NBIN_GOT_PLT, -424, "NBIN reserved GOT words are not zero")                \
+    X(MOTA_ERR_NBIN_FLAGS, -425, "NBIN flags word has reserved bits or an invalid ABI")  \
+    /* compatibility with the device: -500 .. -599 */                                    \
+    X(MOTA_ERR_COMPAT_FAMILY, -500, "model needs another runtime family")                 \
+    X(MOTA_ERR_COMPAT_RELOC_VERSION, -501, "model needs a newer reloc runtime")           \
+    X(MOTA_ERR_COMPAT_CPU, -502, "model built for another CPU")                           \
+    X(MOTA_ERR_COMPAT_FPU, -503, "model needs an FPU the device has not enabled")         \
+    X(MOTA_ERR_COMPAT_FLOAT_ABI, -504, "model built for another float ABI")               \
+    X(MOTA_ERR_COMPAT_SECURE, -505, "secure model cannot run in a non-secure context")    \
+    X(MOTA_ERR_COMPAT_DBG_INFO, -506, "model debug-info setting differs from the runtime") \
+    X(MOTA_ERR_COMPAT_ASYNC, -507, "model async mode differs from the runtime")           \
+    X(MOTA_ERR_COMPAT_LL_ATON, -508, "model built for another LL_ATON version")           \
+    X(MOTA_ERR_COMPAT_STRUCT_SIZES, -509, "model runtime structures differ in size")      \
+    X(MOTA_ERR_COMPAT_SPLIT, -510, "params placement not allowed on this device")        \
+    X(MOTA_ERR_COMPAT_INSTALL_MODE, -511, "no install mode the device supports")          \
+    X(MOTA_ERR_COMPAT_EXEC_RAM, -512, "model needs more exec RAM than the device has")    \
+    X(MOTA_ERR_COMPAT_EXT_RAM, -513, "model needs more external RAM than the device has") \
+    /* installer: -600 .. -699 */                                                        \
+    X(MOTA_ERR_INSTALL_ARG, -600, "install configuration invalid")                        \
+    X(MOTA_ERR_INSTALL_ALIGN, -601, "install address not aligned")                        \
+    X(MOTA_ERR_INSTALL_EXEC_RAM, -602, "exec RAM too small for this install mode")        \
+    X(MOTA_ERR_INSTALL_EXT_RAM, -603, "external RAM region missing or too small")         \
+    X(MOTA_ERR_INSTALL_PARAMS, -604, "params address missing or params too short")        \
+    X(MOTA_ERR_INSTALL_REGION, -605, "pool destination outside the allowed memory")       \
+    X(MOTA_ERR_INSTALL_POOL, -606, "pool descriptor not supported by the installer")      \
+    X(MOTA_ERR_INSTALL_CACHEABLE, -607, "cacheable pool below the external address space")
 
 enum mota_err {
     MOTA_OK = 0,

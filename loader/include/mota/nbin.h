@@ -88,10 +88,25 @@ struct mota_nbin_info {
 
     unsigned n_pools;
     struct mota_nbin_pool pools[MOTA_NBIN_MAX_POOLS];
+
+    uint32_t ctx_off;          /* rt_ctx offset in the RW segment */
+    unsigned n_entries;        /* entry points (10 or 12 NPU, 11 legacy) */
+    uint32_t entries[12];      /* tagged Thumb addresses, header order */
+    uint32_t rel_code_entries; /* REL entries that patch code (COPY mode only); set by validate */
 };
 
 /* Decode and bounds-check an NBIN image of len bytes (the whole file). */
 int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info);
+
+/*
+ * Everything parse checks, plus the proof the installer relies on: every
+ * GOT word and every REL target carries an allowed tag (0, 2, 4, 8, 9; 0, 2,
+ * 8 for the legacy family) and an offset inside its segment, the reserved
+ * GOT words are zero, REL entries are aligned, strictly ascending, inside the
+ * initialised RW data and outside the GOT, and every pool initialiser lies
+ * inside the params blob.
+ */
+int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *info);
 
 /*
  * Check a split params file against the header: size (and CRC-32 for the NPU
@@ -101,6 +116,10 @@ int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *par
 
 /* Standard reflected CRC-32 (zlib): crc = mota_crc32(0, p, n) for a fresh sum. */
 uint32_t mota_crc32(uint32_t crc, const void *p, size_t n);
+
+/* The compatibility requirements of a parsed model (container compat data). */
+struct mota_compat;
+void mota_nbin_compat(const struct mota_nbin_info *info, uint32_t install_mode, struct mota_compat *compat);
 
 /* Names of the decoded fields, for reports. */
 const char *mota_nbin_cpu_name(uint16_t part);

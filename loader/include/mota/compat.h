@@ -1,0 +1,88 @@
+/*
+ * Model compatibility: what a model requires (read from its NBIN header by
+ * mota_nbin_compat, carried signed in the container's compat extension) and
+ * what a device offers (its profile). mota_compat_check() applies the rules
+ * in a fixed order and reports the first one that fails, with the expected
+ * (device) and found (model) values, before anything is erased.
+ */
+#ifndef MOTA_COMPAT_H
+#define MOTA_COMPAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mota_install_mode { MOTA_INSTALL_XIP = 1, MOTA_INSTALL_COPY = 2 };
+
+struct mota_selftest {
+    bool present;
+    uint8_t output_digest[32]; /* SHA-256 of the expected output */
+    uint64_t output_size;
+    uint64_t max_latency_us;
+};
+
+/* What a model requires. */
+struct mota_compat {
+    uint32_t reloc_major, reloc_minor; /* 8.0 Neural-ART NPU, 2.0 legacy */
+    uint32_t cpu_part;
+    bool fpu;
+    uint32_t float_abi; /* 0 soft, 1 softfp, 2 hard */
+    bool secure, dbg_info, async;
+    uint32_t toolchain;
+    bool has_runtime_version;
+    uint32_t rt_major, rt_minor, rt_micro; /* LL_ATON */
+    const char *c_name;
+    size_t c_name_len;
+    uint64_t acts_size, params_size, ext_ram_size;
+    uint64_t exec_ram_xip, exec_ram_copy;
+    uint32_t install_mode; /* preferred: enum mota_install_mode */
+    bool has_struct_sizes;
+    uint32_t struct_sizes;
+    const char *rt_desc;
+    size_t rt_desc_len;
+    struct mota_selftest selftest;
+};
+
+enum mota_split_policy {
+    MOTA_SPLIT_ALLOWED = 0,   /* params appended or in a separate component */
+    MOTA_SPLIT_REQUIRED = 1,  /* params must be separate (placed in external memory) */
+    MOTA_SPLIT_FORBIDDEN = 2, /* params must be appended to the image */
+};
+
+/* What a device offers. Zeroed fields mean "none" (not "any"). */
+struct mota_device_profile {
+    uint32_t cpu_part;       /* SCB CPUID[15:4] */
+    bool fpu_enabled;        /* CPACR CP10/CP11 */
+    uint32_t float_abi;      /* of the firmware */
+    bool secure;             /* firmware runs in the secure state */
+    bool dbg_info, async;    /* LL_ATON_EB_DBG_INFO, LL_ATON_RT_ASYNC of the runtime */
+    uint32_t reloc_major;    /* runtime family the firmware has: 8 or 2 */
+    uint32_t reloc_minor_max;
+    bool has_ll_aton;        /* NPU runtime present; version below */
+    uint32_t ll_aton_major, ll_aton_minor, ll_aton_micro;
+    uint32_t struct_sizes;   /* rt_c_struct_sizes of the runtime; 0: not checked */
+    uint64_t exec_ram_size;  /* bytes available for the RW (and, in COPY, RO) image */
+    uint64_t ext_ram_size;   /* bytes of the external RAM region for params/activations */
+    uint32_t install_modes;  /* bit mask of (1 << MOTA_INSTALL_XIP) | (1 << MOTA_INSTALL_COPY) */
+    uint32_t split_policy;   /* enum mota_split_policy */
+};
+
+struct mota_compat_result {
+    int reason;          /* MOTA_OK or the first failing rule's code */
+    const char *field;   /* rule name, e.g. "cpu_part" */
+    uint64_t expected;   /* the device's value */
+    uint64_t found;      /* the model's value */
+    uint32_t install_mode; /* on success: the mode to install with */
+};
+
+/*
+ * Rules, in order: family, reloc minor, CPU, FPU, float ABI, secure state,
+ * debug info, async mode, LL_ATON version, runtime struct sizes, split
+ * policy, install mode and exec RAM, external RAM. The preferred install
+ * mode is used when the device supports it and it fits, else the other one.
+ * `split` says whether the params come as a separate component.
+ */
+int mota_compat_check(const struct mota_device_profile *dev, const struct mota_compat *model, bool split,
+                      struct mota_compat_result *res);
+
+#endif /* MOTA_COMPAT_H */
