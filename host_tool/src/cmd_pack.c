@@ -82,7 +82,7 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off)
  */
 struct payload_writer {
     const struct mota_nbin_info *info;
-    const struct mapped *params; /* checked against the header before it is written */
+    const struct mapped *params; /* params file, or the model itself: checked before writing */
     int params_ret;
     int fd;
     off_t offset;
@@ -98,11 +98,9 @@ static void *write_payloads(void *arg)
     off_t off = w->offset;
     w->ret = MOTA_OK;
     w->params_ret = MOTA_OK;
-    if (w->params != NULL) {
-        w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
-        if (w->params_ret != MOTA_OK)
-            return NULL;
-    }
+    w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
+    if (w->params_ret != MOTA_OK)
+        return NULL;
     for (size_t i = 0; i < w->n && w->ret == MOTA_OK; i++) {
         uint8_t ph[32];
         size_t ph_len;
@@ -304,7 +302,7 @@ int cmd_pack(int argc, char **argv)
     rc = EXIT_IO;
     if (tool_out_open(&out, o.out, 0644) != MOTA_OK)
         goto done;
-    struct payload_writer pw = {.info = &info, .params = o.params ? &params : NULL, .fd = fileno(out.f),
+    struct payload_writer pw = {.info = &info, .params = o.params ? &params : &model, .fd = fileno(out.f),
                                 .offset = (off_t)head_guess, .n = spec.n_components};
     for (size_t i = 0; i < spec.n_components; i++) {
         pw.role[i] = spec.comp[i].role;
@@ -319,7 +317,8 @@ int cmd_pack(int argc, char **argv)
     if (threaded)
         pthread_join(th, NULL);
     if (pw.params_ret != MOTA_OK) {
-        tool_fail(pw.params_ret, "%s does not match the header of %s", o.params, o.model);
+        tool_fail(pw.params_ret, "%s does not match the header of %s", o.params ? o.params : "the appended params blob",
+                  o.model);
         rc = EXIT_INVALID;
         goto fail_out;
     }

@@ -231,7 +231,7 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
         if (in->image_len > len)
             in->image_len = (uint32_t)len; /* padding may be absent in a split file */
         if (len != in->image_len)
-            return MOTA_ERR_NBIN_TRUNCATED; /* unknown bytes after the image */
+            return MOTA_ERR_NBIN_TRAILING; /* unknown bytes after the image */
     } else {
         if (poff % 8 != 0)
             return MOTA_ERR_NBIN_ALIGN;
@@ -312,7 +312,7 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
         in->split = false;
     }
     if (len != in->image_len)
-        return MOTA_ERR_NBIN_TRUNCATED;
+        return len < in->image_len ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_TRAILING;
     return MOTA_OK;
 }
 
@@ -351,21 +351,34 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
 
 int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len)
 {
+    const uint8_t *blob;
+    size_t blob_len;
     if (info == NULL || (params == NULL && len > 0))
         return MOTA_ERR_ARG;
-    if (!info->split)
-        return MOTA_ERR_NBIN_SPLIT;
-    if (info->family == MOTA_NBIN_FAMILY_NPU) {
-        /* A split file may carry EC blobs before the pools; the blob itself
-         * is params_bin_size bytes at its end. */
-        if (len < info->params_bin_size)
-            return MOTA_ERR_NBIN_PARAMS_SIZE;
-        if (len == info->params_bin_size &&
-            mota_crc32(0, params, len) != info->params_bin_crc32)
-            return MOTA_ERR_NBIN_PARAMS_CRC;
-        return MOTA_OK;
+    if (info->family == MOTA_NBIN_FAMILY_LEGACY) {
+        if (!info->split)
+            return MOTA_OK; /* weights_start/end already bound the appended weights */
+        return len == info->params_size ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_SIZE;
     }
-    return len == info->params_size ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_SIZE;
+    if (!info->split && info->params_offset == 0)
+        return MOTA_OK; /* no params at all */
+    if (info->split) {
+        blob = params;
+        blob_len = len;
+    } else {
+        /* params is the whole image; the blob is what follows params_offset */
+        if (len < info->params_offset)
+            return MOTA_ERR_ARG;
+        blob = params + info->params_offset;
+        blob_len = len - info->params_offset;
+    }
+    /* EC blobs (--ecblob-in-params) may precede the pools; the CRC covers the
+     * last params_bin_size bytes, which therefore must end the blob. */
+    if (blob_len < info->params_bin_size)
+        return MOTA_ERR_NBIN_PARAMS_SIZE;
+    if (mota_crc32(0, blob + blob_len - info->params_bin_size, info->params_bin_size) != info->params_bin_crc32)
+        return MOTA_ERR_NBIN_PARAMS_CRC;
+    return MOTA_OK;
 }
 
 /* A tagged value (GOT word or REL target) must point into a segment the

@@ -119,7 +119,7 @@ static void test_split_params_must_match_size_and_crc(void **state)
     assert_int_equal(mota_nbin_check_params(&in, bad, blob_len), MOTA_ERR_NBIN_PARAMS_CRC);
     free(bad);
     assert_int_equal(mota_nbin_parse(yolo, yolo_len, &in), MOTA_OK);
-    assert_int_equal(mota_nbin_check_params(&in, blob, blob_len), MOTA_ERR_NBIN_SPLIT);
+    assert_int_equal(mota_nbin_check_params(&in, yolo, yolo_len), MOTA_OK); /* the appended blob */
     free(img);
 }
 
@@ -218,6 +218,143 @@ static void test_legacy_family_is_detected_from_the_data(void **state)
     assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_ERR_NBIN_VARIANT);
 }
 
+/* ---- the corrupted-model catalogue ---- */
+
+enum { RO = 274088, GOT = RO + 5208, REL = 279552, DESC = RO + 5128, CTX = 279148, DATA_COPY = 5464 };
+
+static uint8_t cat[3292096 + 16];
+static size_t cat_len;
+
+static uint32_t get32(size_t off)
+{
+    return (uint32_t)cat[off] | (uint32_t)cat[off + 1] << 8 | (uint32_t)cat[off + 2] << 16 |
+           (uint32_t)cat[off + 3] << 24;
+}
+
+static void put32(size_t off, uint32_t v)
+{
+    wr32(cat + off, v);
+}
+
+static void m_magic(void) { put32(0, 0x4E49424Fu); }
+static void m_short(void) { cat_len = 7; }
+static void m_version(void) { put32(4, 0x90785D22u); }
+static void m_reserved_flag(void) { put32(4, 0x80F85D22u); }
+static void m_float_abi(void) { put32(4, 0x80787D22u); }
+static void m_data_start(void) { put32(8, 0x40000004u); }
+static void m_ro_misaligned(void) { put32(16, 0x20042EACu); }
+static void m_ro_beyond_file(void) { put32(16, 0x2FFFFFF8u); }
+static void m_bss_backwards(void) { put32(24, 0x40001000u); }
+static void m_got_tag(void) { put32(28, 0x50001458u); }
+static void m_rel_past_end(void) { put32(40, 0x2FFFFFF0u); }
+static void m_desc_misaligned(void) { put32(44, 0x40001409u); }
+static void m_entry_not_thumb(void) { put32(52, 0x20000094u); }
+static void m_entry_outside_code(void) { put32(56, 0x20FFFF01u); }
+static void m_variant(void) { put32(92, 0x30000000u); }
+static void m_ctx_outside_data(void) { put32(92, 0x4FFFFFC4u); }
+static void m_params_misaligned(void) { put32(48, 0x00044759u); }
+static void m_params_over_rel(void) { put32(48, 0x00044000u); }
+static void m_trailing(void) { cat_len += 8; }
+static void m_cname_outside(void) { put32(CTX + 20, 0x2FFFFF00u); }
+static void m_cname_unterminated(void) { put32(CTX + 20, 0x20000000u | (RO - 3)); memset(cat + RO - 3, 'x', 3); }
+static void m_rt_major(void) { put32(CTX + 40, 0x02000000u); }
+static void m_got_tag_a(void) { put32(GOT, 0xA0000010u); }
+static void m_got_beyond_code(void) { put32(GOT, 0x20000000u | (RO + 4)); }
+static void m_got_beyond_ext(void) { put32(GOT, 0x90000000u | (3011688 + 8)); }
+static void m_got_plt(void) { put32(GOT + 4 * 62, 0x40000000u); }
+static void m_rel_outside_rw(void) { put32(REL, 0x40000000u | DATA_COPY); }
+static void m_rel_misaligned(void) { put32(REL, get32(REL) + 2); }
+static void m_rel_repeated(void) { put32(REL + 4, get32(REL)); }
+static void m_rel_into_got(void) { put32(REL + 4 * 212, 0x40000000u | 5208); }
+static void m_rel_tag_8(void) { put32(REL, (get32(REL) & 0x0FFFFFFFu) | 0x80000000u); }
+static void m_rel_target_tag_a(void) { put32(RO + (get32(REL) & 0x0FFFFFFFu), 0xA0000000u); }
+static void m_desc_unterminated(void) { put32(44, 0x40000000u | (DATA_COPY - 16)); }
+static void m_desc_too_many(void)
+{
+    put32(44, 0x40000000u);
+    for (int i = 0; i < 10; i++)
+        memcpy(cat + RO + 20 * i, cat + DESC + 20, 20); /* ten copies of AXISRAM4 */
+}
+static void m_desc_type(void) { put32(DESC + 20 + 4, 0x07020200u); }
+static void m_desc_reloc_id(void) { put32(DESC + 4, 0x01030602u); }
+static void m_desc_name(void) { put32(DESC + 20, 0x2FFFFFF0u); }
+static void m_desc_beyond_blob(void) { put32(DESC + 16, 3011689u); }
+
+static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    static const struct {
+        const char *name;
+        void (*mutate)(void);
+        int want;
+    } cases[] = {
+        {"magic", m_magic, MOTA_ERR_NBIN_MAGIC},
+        {"seven bytes", m_short, MOTA_ERR_NBIN_TRUNCATED},
+        {"reloc version 9.0", m_version, MOTA_ERR_NBIN_VERSION},
+        {"reserved flag bit", m_reserved_flag, MOTA_ERR_NBIN_FLAGS},
+        {"float ABI 3", m_float_abi, MOTA_ERR_NBIN_FLAGS},
+        {"data_start off base", m_data_start, MOTA_ERR_NBIN_DATA_START},
+        {"RO size misaligned", m_ro_misaligned, MOTA_ERR_NBIN_ALIGN},
+        {"RO beyond the file", m_ro_beyond_file, MOTA_ERR_NBIN_HEADER},
+        {"bss_end before bss_start", m_bss_backwards, MOTA_ERR_NBIN_OVERLAP},
+        {"got_start tag 5", m_got_tag, MOTA_ERR_NBIN_TAG},
+        {"REL table past the end", m_rel_past_end, MOTA_ERR_NBIN_TRUNCATED},
+        {"descriptor table misaligned", m_desc_misaligned, MOTA_ERR_NBIN_ALIGN},
+        {"entry without Thumb bit", m_entry_not_thumb, MOTA_ERR_NBIN_ENTRY},
+        {"entry outside the code", m_entry_outside_code, MOTA_ERR_NBIN_ENTRY},
+        {"header variant unknown", m_variant, MOTA_ERR_NBIN_VARIANT},
+        {"rt_ctx outside the data", m_ctx_outside_data, MOTA_ERR_NBIN_RTCTX},
+        {"params offset misaligned", m_params_misaligned, MOTA_ERR_NBIN_ALIGN},
+        {"params over the REL table", m_params_over_rel, MOTA_ERR_NBIN_OVERLAP},
+        {"bytes after the params blob", m_trailing, MOTA_ERR_NBIN_PARAMS_CRC},
+        {"c_name pointer outside the file", m_cname_outside, MOTA_ERR_NBIN_STRING},
+        {"c_name unterminated", m_cname_unterminated, MOTA_ERR_NBIN_STRING},
+        {"rt_version major 2", m_rt_major, MOTA_ERR_NBIN_RTCTX},
+        {"GOT word tag 0xA", m_got_tag_a, MOTA_ERR_NBIN_GOT},
+        {"GOT word beyond the code", m_got_beyond_code, MOTA_ERR_NBIN_GOT_RANGE},
+        {"GOT word beyond external RAM", m_got_beyond_ext, MOTA_ERR_NBIN_GOT_RANGE},
+        {"reserved GOT word set", m_got_plt, MOTA_ERR_NBIN_GOT_PLT},
+        {"REL entry outside RW data", m_rel_outside_rw, MOTA_ERR_NBIN_REL_ENTRY},
+        {"REL entry misaligned", m_rel_misaligned, MOTA_ERR_NBIN_REL_ENTRY},
+        {"REL entry repeated", m_rel_repeated, MOTA_ERR_NBIN_REL_ENTRY},
+        {"REL entry into the GOT", m_rel_into_got, MOTA_ERR_NBIN_REL_ENTRY},
+        {"REL entry tag 8", m_rel_tag_8, MOTA_ERR_NBIN_REL_ENTRY},
+        {"REL target tag 0xA", m_rel_target_tag_a, MOTA_ERR_NBIN_REL_TARGET},
+        {"descriptor table unterminated", m_desc_unterminated, MOTA_ERR_NBIN_DESC_UNTERMINATED},
+        {"ten descriptors", m_desc_too_many, MOTA_ERR_NBIN_DESC_TOO_MANY},
+        {"descriptor type 7", m_desc_type, MOTA_ERR_NBIN_DESC},
+        {"RELOC pool id 2", m_desc_reloc_id, MOTA_ERR_NBIN_DESC},
+        {"pool name outside the file", m_desc_name, MOTA_ERR_NBIN_STRING},
+        {"pool beyond the params blob", m_desc_beyond_blob, MOTA_ERR_NBIN_DESC_RANGE},
+    };
+    struct mota_nbin_info in;
+    int distinct[64], n_distinct = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        /* a fresh heap copy of exactly the right size, so ASan sees over-reads */
+        memset(cat, 0, sizeof(cat));
+        memcpy(cat, yolo, yolo_len);
+        cat_len = yolo_len;
+        cases[i].mutate();
+        uint8_t *exact = malloc(cat_len);
+        memcpy(exact, cat, cat_len);
+        int ret = mota_nbin_validate(exact, cat_len, &in);
+        if (ret == MOTA_OK)
+            ret = mota_nbin_check_params(&in, exact, cat_len);
+        free(exact);
+        if (ret != cases[i].want)
+            fail_msg("%s: got %s, want %s", cases[i].name, mota_err_name(ret), mota_err_name(cases[i].want));
+        int seen = 0;
+        for (int k = 0; k < n_distinct; k++)
+            seen |= distinct[k] == ret;
+        if (!seen)
+            distinct[n_distinct++] = ret;
+    }
+    print_message("%zu corrupted models refused with %d distinct reason codes\n", sizeof(cases) / sizeof(cases[0]),
+                  n_distinct);
+    assert_true(sizeof(cases) / sizeof(cases[0]) >= 25);
+}
+
 static void test_crc32_check_value(void **state)
 {
     (void)state;
@@ -233,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_split_params_must_match_size_and_crc),
         cmocka_unit_test(test_header_corruptions_get_their_own_reasons),
         cmocka_unit_test(test_legacy_family_is_detected_from_the_data),
+        cmocka_unit_test(test_corrupted_models_are_refused_each_with_its_reason),
         cmocka_unit_test(test_crc32_check_value),
     };
     return cmocka_run_group_tests_name("nbin", tests, setup, teardown);

@@ -111,6 +111,7 @@
     X(MOTA_ERR_NBIN_DATA_START, -423, "NBIN data_start is not the RAM segment base")     \
     X(MOTA_ERR_NBIN_GOT_PLT, -424, "NBIN reserved GOT words are not zero")                \
     X(MOTA_ERR_NBIN_FLAGS, -425, "NBIN flags word has reserved bits or an invalid ABI")  \
+    X(MOTA_ERR_NBIN_TRAILING, -426, "bytes after the end of the NBIN image")              \
     /* compatibility with the device: -500 .. -599 */                                    \
     X(MOTA_ERR_COMPAT_FAMILY, -500, "model needs another runtime family")                 \
     X(MOTA_ERR_COMPAT_RELOC_VERSION, -501, "model needs a newer reloc runtime")           \

@@ -109,8 +109,10 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
 int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *info);
 
 /*
- * Check a split params file against the header: size (and CRC-32 for the NPU
- * family). MOTA_ERR_NBIN_SPLIT if the model is not split.
+ * Check the params blob against the header: for a split model, params is
+ * the separate file; otherwise params is the whole image and the appended
+ * blob is checked. Size, and for the NPU family the CRC-32 of the mem-pool
+ * blob (which must end the params). Host-side: it reads every byte.
  */
 int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len);
 
