@@ -267,12 +267,52 @@ static void test_split_model_takes_its_params_from_their_own_address(void **stat
     sim_free(&s);
 }
 
+static void test_code_relocations_need_copy_mode(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    struct sim s = {0};
+    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s};
+    struct mota_installed m;
+    struct mota_nbin_info in;
+    uint8_t *img = malloc(yolo_len);
+    memcpy(img, yolo, yolo_len);
+    /* turn the first REL entry into one that patches a zero word of rodata */
+    uint32_t zero = 0;
+    for (uint32_t off = 0x1000; off < 274088; off += 4) {
+        if (rd32(img + off) == 0) {
+            zero = off;
+            break;
+        }
+    }
+    assert_true(zero != 0);
+    uint32_t e = 0x20000000u | zero;
+    memcpy(img + 279552, &e, 4);
+    assert_int_equal(mota_nbin_validate(img, yolo_len, &in), MOTA_OK);
+    assert_int_equal(in.rel_code_entries, 1);
+    sim_add(&s, 0x24000000u, 600 * 1024);
+    sim_add(&s, 0x90000000u, 3u << 20);
+    sim_add(&s, 0x34200000u, 0x80000);
+    struct mota_install_config c = {
+        .image = img, .image_len = yolo_len, .image_addr = 0x70000000u, .exec_ram_addr = 0x24000000u,
+        .exec_ram_size = 600 * 1024, .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_XIP, .mem = &mem,
+    };
+    assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_NBIN_REL_XIP);
+    c.mode = MOTA_INSTALL_COPY;
+    assert_int_equal(mota_loader_install(&c, &m), MOTA_OK);
+    assert_int_equal(m.rel_patched, 213);
+    free(img);
+    sim_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_yolo_installs_identically_at_two_addresses_in_xip_and_copy),
         cmocka_unit_test(test_installer_refuses_what_does_not_fit),
         cmocka_unit_test(test_split_model_takes_its_params_from_their_own_address),
+        cmocka_unit_test(test_code_relocations_need_copy_mode),
     };
     return cmocka_run_group_tests_name("loader", tests, setup, teardown);
 }

@@ -279,6 +279,9 @@ static void m_desc_type(void) { put32(DESC + 20 + 4, 0x07020200u); }
 static void m_desc_reloc_id(void) { put32(DESC + 4, 0x01030602u); }
 static void m_desc_name(void) { put32(DESC + 20, 0x2FFFFFF0u); }
 static void m_desc_beyond_blob(void) { put32(DESC + 16, 3011689u); }
+static void m_blob_short(void) { put32(CTX + 48, 3011688u + 8); }
+static void m_split_trailing(void) { put32(48, 0); cat_len = 280408 + 8; }
+static void m_blob_flipped(void) { cat[280408 + 1000] ^= 0x20; }
 
 static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
 {
@@ -327,6 +330,9 @@ static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
         {"RELOC pool id 2", m_desc_reloc_id, MOTA_ERR_NBIN_DESC},
         {"pool name outside the file", m_desc_name, MOTA_ERR_NBIN_STRING},
         {"pool beyond the params blob", m_desc_beyond_blob, MOTA_ERR_NBIN_DESC_RANGE},
+        {"params blob shorter than the header says", m_blob_short, MOTA_ERR_NBIN_PARAMS_SIZE},
+        {"split image with bytes after it", m_split_trailing, MOTA_ERR_NBIN_TRAILING},
+        {"params blob corrupted", m_blob_flipped, MOTA_ERR_NBIN_PARAMS_CRC},
     };
     struct mota_nbin_info in;
     int distinct[64], n_distinct = 0;
