@@ -7,5 +7,6 @@ int cmd_inspect(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_errors(int argc, char **argv);
+int cmd_build_model(int argc, char **argv);
 
 #endif

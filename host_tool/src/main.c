@@ -14,7 +14,8 @@ static const struct {
     {"pack", cmd_pack, "wrap network_rel.bin (+ params) into a signed container"},
     {"inspect", cmd_inspect, "print what a container holds (--json for machines)"},
     {"verify", cmd_verify, "check structure, signature and every digest of a container"},
-    {"info", cmd_info, "print the header of an ST NBIN model file"},
+    {"info", cmd_info, "print and validate an ST NBIN model file"},
+    {"build-model", cmd_build_model, "compile C sources into a CPU-executable NBIN model"},
     {"errors", cmd_errors, "list every reason code with its name and message"},
 };
 
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mota <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n`mota <command> --help` describes each command.\n"
                "Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 file or key error.\n");
 }
