@@ -273,6 +273,38 @@ def case_container_walkthrough_in_docs_is_current():
     run("verify", "-q", "--key", pub, blob)
 
 
+def case_build_model_refuses_what_cannot_be_relocated():
+    model = os.path.join(SRC, "tests", "models", "dense.c")
+    gen = p("gen")
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", gen],
+                   check=True)
+    run("build-model", "-o", p("ok.bin"), model, os.path.join(gen, "dense_weights.c"))
+    info = json.loads(run("info", "--json", p("ok.bin")).stdout)
+    assert info["c_name"] == "dense" and info["rel_entries"] >= 3 and info["got_entries"] >= 6, info
+    assert info["cpu_part"] == 0xD22 and info["fpu"] and info["float_abi"] == 2 and not info["split"]
+    # an absolute address in read-only data: not patchable in XIP mode
+    open(p("abs_ro.c"), "w").write('#include "mota_model.h"\nint32_t x;\n'
+                                    '__attribute__((section(".rodata.p"))) int32_t *const px = &x;\n'
+                                    'static int32_t i(void) { int32_t *const *pp = &px; __asm__("" : "+r"(pp)); '
+                                    'return **pp; }\n'
+                                    'static int32_t r(const int8_t *a, int8_t *b) { (void)a; (void)b; return 0; }\n'
+                                    'MOTA_MODEL("abs", i, r, 1, 1, 0);\n')
+    r = run("build-model", "-o", p("bad.bin"), p("abs_ro.c"), rc=1)
+    assert "R_ARM_ABS32" in r.stderr and "read-only" in r.stderr, r.stderr
+    # a MOVW/MOVT absolute address pair: not position independent
+    open(p("movw.c"), "w").write('#include "mota_model.h"\nint32_t y;\n'
+                                  'static int32_t i(void) { int32_t *q; __asm__("movw %0, #:lower16:y\\n\\t'
+                                  'movt %0, #:upper16:y" : "=r"(q)); return *q; }\n'
+                                  'static int32_t r(const int8_t *a, int8_t *b) { (void)a; (void)b; return 0; }\n'
+                                  'MOTA_MODEL("movw", i, r, 1, 1, 0);\n')
+    r = run("build-model", "-o", p("bad.bin"), p("movw.c"), rc=1)
+    assert "R_ARM_THM_MOVW_ABS_NC" in r.stderr, r.stderr
+    assert not os.path.exists(p("bad.bin"))
+    # a compile error is reported as such
+    open(p("broken.c"), "w").write("this is not C\n")
+    run("build-model", "-o", p("bad.bin"), p("broken.c"), rc=3)
+
+
 def case_keygen_refuses_to_overwrite():
     run("keygen", p("k.pem"))
     first = open(p("k.pem")).read()

@@ -1,0 +1,15 @@
+#ifndef MOTA_TEST_BOARD_H
+#define MOTA_TEST_BOARD_H
+
+#include <stdint.h>
+
+void uart_putc(char c);
+void uart_puts(const char *s);
+void uart_hex(uint32_t v);
+void uart_dec(uint32_t v);
+void uart_int(int32_t v);
+void board_exit(int code) __attribute__((noreturn));
+void ticks_start(void);
+uint64_t ticks_now(void);
+
+#endif
