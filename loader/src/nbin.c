@@ -20,9 +20,16 @@ enum {
     H_WEIGHTS_START = 11, H_WEIGHTS_END = 12,  /* legacy */
 };
 
+/* Little-endian 32-bit load; one instruction on little-endian targets. */
 static uint32_t rd32(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+#else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 static uint32_t round_up(uint32_t v, uint32_t a)

@@ -117,8 +117,12 @@ void ticks_start(void)
     SYST_CSR = 0;
     SYST_RVR = 0x00FFFFFFu;
     SYST_CVR = 0;
+    SYST_CSR = 5; /* CPU clock, enable; the first reading counts only after the reload */
+    while (SYST_CVR == 0)
+        ;
+    SCB_ICSR = 1u << 25; /* PENDSTCLR */
     systick_wraps = 0;
-    SYST_CSR = 7; /* CPU clock, interrupt, enable */
+    SYST_CSR = 7; /* and now with the wrap interrupt */
 }
 
 uint64_t ticks_now(void)

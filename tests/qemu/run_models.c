@@ -78,7 +78,10 @@ static int run_job(const struct job *j)
     uart_hex(j->model_addr);
     uart_puts(" exec ");
     uart_hex(j->exec_addr);
+    ticks_start();
+    uint64_t t0 = ticks_now();
     int ret = mota_loader_install(&c, &m);
+    uint64_t t1 = ticks_now();
     if (ret != MOTA_OK) {
         uart_puts(": install FAILED ");
         uart_puts(mota_err_name(ret));
@@ -87,6 +90,17 @@ static int run_job(const struct job *j)
     }
     uart_puts(" r9 ");
     uart_hex(m.ram_addr);
+    /* install cost, in SysTick ticks (x31.25 = instructions under -icount shift=0) */
+    uart_puts(" ticks ");
+    uart_dec((uint32_t)(t1 - t0));
+    uart_puts(" got ");
+    uart_dec(m.got_patched);
+    uart_puts(" rel ");
+    uart_dec(m.rel_patched);
+    uart_puts(" copied ");
+    uart_dec(m.bytes_copied);
+    uart_puts(" zeroed ");
+    uart_dec(m.bytes_zeroed);
     uint32_t in_size = mota_model_call(&m, 2, 0, 0, 0), out_size = mota_model_call(&m, 3, 0, 0, 0);
     if (in_size * j->n_vectors != j->input_len || out_size * j->n_vectors != j->expect_len || out_size > sizeof(out)) {
         uart_puts(": FAILED sizes in ");
