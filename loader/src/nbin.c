@@ -3,10 +3,10 @@
 
 #include "mota/err.h"
 
+#include "le.h"
+
 #include <string.h>
 
-#define TAG(x) ((uint32_t)(x) >> 28)
-#define OFF(x) ((uint32_t)(x)&0x0FFFFFFFu)
 #define TAG_NULL 0x0u
 #define TAG_FLASH 0x2u
 #define TAG_RAM_NPU 0x4u
@@ -19,18 +19,6 @@ enum {
     H_PARAMS_START = 11, H_PARAMS_OFFSET = 12, /* NPU */
     H_WEIGHTS_START = 11, H_WEIGHTS_END = 12,  /* legacy */
 };
-
-/* Little-endian 32-bit load; one instruction on little-endian targets. */
-static uint32_t rd32(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
 
 static uint32_t round_up(uint32_t v, uint32_t a)
 {

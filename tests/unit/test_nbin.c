@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +19,7 @@ static size_t yolo_len;
 static int setup(void **state)
 {
     (void)state;
-    FILE *f = fopen(MOTA_FIXTURES_DIR "/st-n6/yolov8n_network_rel.bin", "rb");
-    if (f == NULL)
-        return 0;
-    yolo = malloc(4u << 20);
-    yolo_len = fread(yolo, 1, 4u << 20, f);
-    fclose(f);
+    yolo = fixture_load("st-n6/yolov8n_network_rel.bin", &yolo_len);
     return 0;
 }
 
@@ -33,13 +30,7 @@ static int teardown(void **state)
     return 0;
 }
 
-#define NEED_YOLO()                                                                 \
-    do {                                                                            \
-        if (yolo == NULL) {                                                         \
-            print_message("SKIPPED: ../shared/fixtures/st-n6 is absent\n");         \
-            skip();                                                                 \
-        }                                                                           \
-    } while (0)
+#define NEED_YOLO() FIXTURE_NEEDED(yolo, "st-n6/yolov8n_network_rel.bin")
 
 static void wr32(uint8_t *p, uint32_t v)
 {
