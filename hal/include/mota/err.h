@@ -135,7 +135,34 @@
     X(MOTA_ERR_INSTALL_PARAMS, -604, "params address missing or params too short")        \
     X(MOTA_ERR_INSTALL_REGION, -605, "pool destination outside the allowed memory")       \
     X(MOTA_ERR_INSTALL_POOL, -606, "pool descriptor not supported by the installer")      \
-    X(MOTA_ERR_INSTALL_CACHEABLE, -607, "cacheable pool below the external address space")
+    X(MOTA_ERR_INSTALL_CACHEABLE, -607, "cacheable pool below the external address space")    \
+    /* flash and platform: -700 .. -799 */                                                 \
+    X(MOTA_ERR_FLASH_BOUNDS, -700, "flash access outside the device")                      \
+    X(MOTA_ERR_FLASH_ALIGN, -701, "flash program or erase not aligned")                    \
+    X(MOTA_ERR_FLASH_NOT_ERASED, -702, "flash program over bytes that are not erased")     \
+    X(MOTA_ERR_FLASH_IO, -703, "flash device error")                                       \
+    X(MOTA_ERR_POWER_LOST, -704, "power lost (simulated): the device stops here")          \
+    X(MOTA_ERR_TRANSPORT, -705, "transport error")                                         \
+    X(MOTA_ERR_TIMEOUT, -706, "timed out")                                                 \
+    /* agent: -800 .. -899 */                                                              \
+    X(MOTA_ERR_ROLLBACK, -800, "sequence number lower than the committed one")             \
+    X(MOTA_ERR_ROLLBACK_SAME_SEQ, -801, "same sequence number as committed, other content") \
+    X(MOTA_ERR_NO_SLOT, -802, "no model slot for this model name on the device")           \
+    X(MOTA_ERR_SLOT_TOO_SMALL, -803, "container does not fit the model slot")              \
+    X(MOTA_ERR_UPLOAD_STATE, -804, "no upload in progress, or another one is")             \
+    X(MOTA_ERR_UPLOAD_OFFSET, -805, "upload data at an unexpected offset")                 \
+    X(MOTA_ERR_UPLOAD_TOO_LONG, -806, "more data than the container declares")             \
+    X(MOTA_ERR_SELFTEST_OUTPUT, -807, "self-test output differs from the expected one")    \
+    X(MOTA_ERR_SELFTEST_SLOW, -808, "self-test inference slower than its limit")           \
+    X(MOTA_ERR_SELFTEST_RUN, -809, "self-test inference failed to run")                    \
+    X(MOTA_ERR_NO_MODEL, -810, "no valid model installed")                                 \
+    X(MOTA_ERR_NOT_TESTING, -811, "nothing to confirm: no model on trial")                 \
+    X(MOTA_ERR_NO_PREVIOUS, -812, "no previous model to roll back to")                     \
+    X(MOTA_ERR_SLOT_INVALID, -813, "stored model failed re-validation")                    \
+    X(MOTA_ERR_JOURNAL, -814, "state journal unreadable")                                   \
+    X(MOTA_ERR_TRIAL_EXPIRED, -815, "model not confirmed in time: rolled back")            \
+    X(MOTA_ERR_WATCHDOG, -816, "watchdog reset during trial: rolled back")                 \
+    X(MOTA_ERR_CONFIG, -817, "agent configuration invalid")
 
 enum mota_err {
     MOTA_OK = 0,

@@ -1,0 +1,192 @@
+/*
+ * The device agent: receives a container from a byte stream, verifies it
+ * before erasing anything, writes the model to the inactive slot of its A/B
+ * pair, installs it, runs the self-test, then commits or rolls back, and
+ * keeps a valid model across a power loss at any instant.
+ *
+ * No heap. The caller owns struct mota_agent and a scratch buffer for the
+ * container head; the platform comes in through hal/ (mota/hal.h). One
+ * thread: call the agent from the application's main loop, not while a
+ * model is running. State machine and on-flash formats: docs/agent.md.
+ */
+#ifndef MOTA_AGENT_H
+#define MOTA_AGENT_H
+
+#include "mota/compat.h"
+#include "mota/container.h"
+#include "mota/hal.h"
+#include "mota/loader.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_AGENT_MAX_MODELS 4u
+#define MOTA_AGENT_MAX_KEYS 4u
+#define MOTA_AGENT_SCRATCH_MIN (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
+#define MOTA_AGENT_NO_SLOT 0xFFu
+
+/* One model pair: two slots of equal size in the flash, named by c_name. */
+struct mota_agent_model_config {
+    const char *c_name;
+    uint32_t slot_offset[2]; /* sector-aligned */
+    uint32_t slot_size;      /* multiple of the sector size */
+    uint32_t exec_ram_addr, exec_ram_size; /* where the model runs */
+    uint32_t ext_ram_addr, ext_ram_size;   /* external RAM (NPU tag 9 pool), 0 if none */
+};
+
+/* A trusted signing key; keys whose index is below the revocation floor are refused. */
+struct mota_agent_key {
+    uint8_t pub[MOTA_P256_PUB_LEN];
+    uint32_t index;
+};
+
+/*
+ * Self-test inference, supplied by the application: run the installed model
+ * on `in` and write out_len bytes to `out`; report the inference time in
+ * microseconds. MOTA_OK or a negative code. The agent compares the output
+ * digest and the latency with the manifest.
+ */
+typedef int (*mota_agent_infer_cb)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
+                                   uint8_t *out, size_t out_len, uint64_t *latency_us);
+
+struct mota_agent_config {
+    const struct mota_flash *flash;
+    const struct mota_system *sys;
+    uint32_t journal_offset;        /* two sectors for the state journal */
+    unsigned n_models;
+    struct mota_agent_model_config models[MOTA_AGENT_MAX_MODELS];
+    unsigned n_keys;
+    struct mota_agent_key keys[MOTA_AGENT_MAX_KEYS];
+    uint8_t vendor_id[16], class_id[16];
+    struct mota_device_profile profile;
+    const struct mota_loader_mem *loader_mem; /* writable memory for installs */
+    uint32_t max_trial_boots;       /* boots allowed before an unconfirmed model is reverted (default 3) */
+    mota_agent_infer_cb infer;      /* NULL: self-tests cannot run (containers with one are refused) */
+    void *infer_ctx;
+    uint8_t *selftest_buf;          /* for the self-test input and output */
+    size_t selftest_buf_size;
+    uint8_t *scratch;               /* at least MOTA_AGENT_SCRATCH_MIN bytes: the container head */
+    size_t scratch_size;
+};
+
+enum mota_upload_state { MOTA_UPLOAD_NONE = 0, MOTA_UPLOAD_RECEIVING, MOTA_UPLOAD_ERASED, MOTA_UPLOAD_VERIFIED };
+
+struct mota_agent_slot_ref {
+    uint8_t slot; /* 0, 1 or MOTA_AGENT_NO_SLOT */
+    uint64_t seq;
+    uint8_t digest[MOTA_SHA256_LEN]; /* manifest digest */
+};
+
+/* Per model, as the journal says (and in RAM). */
+struct mota_agent_model_state {
+    struct mota_agent_slot_ref active;   /* the model the device runs */
+    bool testing;                        /* active is on trial, not confirmed */
+    uint32_t trial_boots;
+    struct mota_agent_slot_ref previous; /* last confirmed model, for rollback */
+    uint64_t committed_seq;              /* anti-rollback floor */
+    uint8_t committed_digest[MOTA_SHA256_LEN];
+    bool has_committed;
+    /* upload in progress */
+    uint8_t upload_state;                /* enum mota_upload_state */
+    struct mota_agent_slot_ref upload;
+    uint32_t upload_len, upload_head_len, upload_offset;
+    int last_error;
+};
+
+/* What the application sees of the active model. */
+struct mota_agent_model_info {
+    const char *c_name;
+    size_t c_name_len;
+    const char *version; /* from the manifest text, may be NULL */
+    size_t version_len;
+    uint64_t seq;
+    uint8_t digest[MOTA_SHA256_LEN];
+    uint32_t install_mode;
+    uint8_t slot;
+    bool testing;
+    uint32_t trial_boots;
+    const struct mota_installed *instance; /* entry points, RW base, exec RAM */
+};
+
+
+/* The agent's state: caller-allocated, opaque in use. */
+struct mota_agent {
+    const struct mota_agent_config *cfg;
+    /* journal */
+    uint8_t jsector;         /* 0 or 1: the current journal sector */
+    uint32_t jnext;          /* index of the next free record in it */
+    uint32_t jepoch, jseq;
+    struct mota_agent_model_state st[MOTA_AGENT_MAX_MODELS];
+    uint32_t key_floor;
+    /* installed instances */
+    bool installed[MOTA_AGENT_MAX_MODELS];
+    struct mota_installed inst[MOTA_AGENT_MAX_MODELS];
+    struct mota_manifest active_manifest[MOTA_AGENT_MAX_MODELS];
+    /* the upload being received (RAM part) */
+    int up_model;            /* -1: none */
+    bool up_ready;           /* head verified and decoded into up_env/up_man */
+    uint32_t up_expected;    /* next stream offset */
+    struct mota_envelope up_env;
+    struct mota_manifest up_man;
+    uint32_t up_comp_stream[MOTA_CONTAINER_MAX_COMPONENTS]; /* stream offset of each payload head */
+    uint32_t up_comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
+    uint32_t up_comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
+    struct mota_sha256 up_sha;
+    int up_sha_comp;         /* component being hashed, -1 none */
+    uint8_t phbuf[32];       /* a payload head being received */
+    uint32_t phfill;
+    uint8_t unit[256];       /* partial program unit */
+    uint32_t unit_fill, unit_slot_off;
+    uint32_t last_persist;
+    bool up_resumed;         /* units past the resume point may already be on flash */
+    int last_error;
+};
+
+/*
+ * Start the agent at boot: read the journal (formatting a blank one), apply
+ * trial-boot accounting (revert a model not confirmed within max_trial_boots
+ * boots, or after a watchdog reset), re-validate each active model from
+ * flash (signature and every digest) and install it.
+ */
+int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg);
+
+/*
+ * Container bytes at stream offset `offset` (the first call of an upload at
+ * 0). Returns the next expected offset (>= 0): after the head is verified
+ * and an interrupted upload of the same container exists, this jumps to
+ * where that upload stopped. When the last byte arrives the model is
+ * verified from flash, installed and self-tested: the result is MOTA_OK
+ * plus the container length, or the reason it was refused (the active
+ * model is untouched). Checks before any erase: signature and manifest,
+ * anti-rollback, vendor/class, compatibility, size.
+ */
+int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len);
+
+/* Offset the sender should continue from (0 when no upload is in progress). */
+uint32_t mota_agent_upload_offset(const struct mota_agent *a);
+
+/* Drop an upload in progress. */
+int mota_agent_abort(struct mota_agent *a);
+
+/* The application confirms the model on trial (by c_name index). */
+int mota_agent_confirm(struct mota_agent *a, unsigned model);
+
+/* Revert a model on trial to the previous confirmed one. */
+int mota_agent_rollback(struct mota_agent *a, unsigned model);
+
+/* Refuse keys whose index is below floor from now on (monotonic). */
+int mota_agent_revoke_keys(struct mota_agent *a, uint32_t floor);
+
+/* Run the active model's self-test again. */
+int mota_agent_selftest(struct mota_agent *a, unsigned model);
+
+int mota_agent_model_info(const struct mota_agent *a, unsigned model, struct mota_agent_model_info *info);
+
+/* Last error (reason code) for a model, kept across reboots. */
+int mota_agent_last_error(const struct mota_agent *a, unsigned model);
+
+/* Model index for a c_name, or -1. */
+int mota_agent_find_model(const struct mota_agent *a, const char *c_name, size_t len);
+
+#endif /* MOTA_AGENT_H */

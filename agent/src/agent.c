@@ -1,0 +1,890 @@
+/* The device agent: verify before erase, A/B slots, trial and rollback. */
+#include "mota/agent.h"
+
+#include "journal.h"
+#include "mota/cbor.h"
+#include "mota/err.h"
+
+#include <string.h>
+
+#define SLOT_ALIGN 32u          /* components start on this boundary in a slot (XIP alignment) */
+#define NOT_RECEIVING (-1)
+
+static const struct mota_agent_model_config *mcfg(const struct mota_agent *a, unsigned m)
+{
+    return &a->cfg->models[m];
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static uint32_t slot_align(const struct mota_agent *a)
+{
+    uint32_t p = a->cfg->flash->prog_size;
+    return p > SLOT_ALIGN ? p : SLOT_ALIGN;
+}
+
+static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
+{
+    return mcfg(a, m)->slot_offset[slot];
+}
+
+static int journal(struct mota_agent *a, enum jrec_type type, unsigned m, int reason)
+{
+    struct jrec r;
+    mota_journal_rec(&r, type, m);
+    r.reason = (int16_t)reason;
+    return mota_journal_append(a, &r);
+}
+
+/* ---- verification of a container head (before erase, and at boot) ---- */
+
+struct head_check {
+    int model;                 /* model index the container is for */
+    uint32_t install_mode;     /* chosen by the compatibility rules */
+    uint32_t comp_stream[MOTA_CONTAINER_MAX_COMPONENTS];
+    uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];
+    uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];
+    uint32_t container_len, slot_used;
+};
+
+/* Revoked keys are refused for new uploads; a stored model signed before the
+ * revocation still re-validates (revoking must not brick the device). */
+static int authenticate(const struct mota_agent *a, const struct mota_envelope *env, bool new_upload)
+{
+    struct mota_trusted_key keys[MOTA_AGENT_MAX_KEYS];
+    size_t idx = 0;
+    for (unsigned k = 0; k < a->cfg->n_keys; k++)
+        mota_trusted_key_set(&keys[k], a->cfg->keys[k].pub);
+    int ret = mota_envelope_authenticate(env, keys, a->cfg->n_keys, &idx);
+    if (ret != MOTA_OK)
+        return ret;
+    if (new_upload && a->cfg->keys[idx].index < a->key_floor)
+        return MOTA_ERR_KEY_REVOKED;
+    return MOTA_OK;
+}
+
+static uint32_t payload_head_len(const struct mota_component *c)
+{
+    uint8_t tmp[32];
+    size_t n = 0;
+    if (mota_payload_head_encode(c->role, c->size, tmp, sizeof(tmp), &n) != MOTA_OK)
+        return 0;
+    return (uint32_t)n;
+}
+
+/*
+ * Everything that can be decided from the head: signature, manifest,
+ * profile, which model, vendor and class, compatibility, the layout of the
+ * stream and of the slot, and whether it fits.
+ */
+static int check_head(const struct mota_agent *a, const struct mota_envelope *env, struct mota_manifest *man,
+                      struct head_check *hc, bool new_upload)
+{
+    int ret;
+    memset(hc, 0, sizeof(*hc));
+    hc->model = -1;
+    if ((ret = authenticate(a, env, new_upload)) != MOTA_OK)
+        return ret;
+    if ((ret = mota_manifest_decode(env, man)) != MOTA_OK)
+        return ret;
+    if ((ret = mota_manifest_check_profile(man)) != MOTA_OK)
+        return ret;
+    hc->model = mota_agent_find_model(a, man->compat.c_name, man->compat.c_name_len);
+    if (hc->model < 0)
+        return MOTA_ERR_NO_SLOT;
+    for (size_t c = 0; c < man->n_components; c++) {
+        if (memcmp(man->comp[c].vendor_id, a->cfg->vendor_id, 16) != 0)
+            return MOTA_ERR_VENDOR_MISMATCH;
+        if (memcmp(man->comp[c].class_id, a->cfg->class_id, 16) != 0)
+            return MOTA_ERR_CLASS_MISMATCH;
+    }
+    const struct mota_agent_model_config *mc = mcfg(a, (unsigned)hc->model);
+    struct mota_device_profile p = a->cfg->profile;
+    struct mota_compat_result cr;
+    p.exec_ram_size = mc->exec_ram_size;
+    p.ext_ram_size = mc->ext_ram_size;
+    if (a->cfg->flash->map == NULL) /* no memory-mapped flash: nothing can execute in place */
+        p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
+    bool split = false;
+    for (size_t c = 0; c < man->n_components; c++)
+        split |= man->comp[c].role == MOTA_COMPONENT_PARAMS;
+    if ((ret = mota_compat_check(&p, &man->compat, split, &cr)) != MOTA_OK)
+        return ret;
+    hc->install_mode = cr.install_mode;
+    if (man->compat.selftest.present) {
+        const struct mota_component *in = NULL;
+        for (size_t c = 0; c < man->n_components; c++)
+            if (man->comp[c].role == MOTA_COMPONENT_SELFTEST)
+                in = &man->comp[c];
+        if (a->cfg->infer == NULL || in == NULL || man->compat.selftest.output_size > a->cfg->selftest_buf_size)
+            return MOTA_ERR_SELFTEST_RUN;
+    }
+    if (env->n_payloads != man->n_components)
+        return env->n_payloads < man->n_components ? MOTA_ERR_PAYLOAD_MISSING : MOTA_ERR_PAYLOAD_UNKNOWN;
+
+    /* stream: head, then each payload head and content, in component order */
+    uint64_t pos = env->head_len, slot = align_up((uint32_t)env->head_len, slot_align(a));
+    for (size_t c = 0; c < man->n_components; c++) {
+        hc->comp_phl[c] = payload_head_len(&man->comp[c]);
+        if (hc->comp_phl[c] == 0)
+            return MOTA_ERR_COMPONENT_ID;
+        hc->comp_stream[c] = (uint32_t)pos;
+        pos += hc->comp_phl[c] + man->comp[c].size;
+        hc->comp_slot[c] = (uint32_t)slot;
+        slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
+        if (pos > 0xFFFFFFFFu || slot > mc->slot_size)
+            return MOTA_ERR_SLOT_TOO_SMALL;
+    }
+    hc->container_len = (uint32_t)pos;
+    hc->slot_used = (uint32_t)slot;
+    return MOTA_OK;
+}
+
+/* Anti-rollback: lower than committed refused; equal only for the same manifest. */
+static int check_sequence(const struct mota_agent *a, unsigned m, uint64_t seq, const uint8_t digest[32])
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    if (!s->has_committed)
+        return MOTA_OK;
+    if (seq < s->committed_seq)
+        return MOTA_ERR_ROLLBACK;
+    if (seq == s->committed_seq && memcmp(digest, s->committed_digest, 32) != 0)
+        return MOTA_ERR_ROLLBACK_SAME_SEQ;
+    return MOTA_OK;
+}
+
+/* Hash [off, off+len) of the flash. */
+static int hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, struct mota_sha256 *ctx)
+{
+    uint8_t buf[256];
+    while (len > 0) {
+        uint32_t n = len < sizeof(buf) ? len : (uint32_t)sizeof(buf);
+        int ret = a->cfg->flash->read(a->cfg->flash->ctx, off, buf, n);
+        if (ret != MOTA_OK)
+            return ret;
+        mota_sha256_update(ctx, buf, n);
+        off += n;
+        len -= n;
+    }
+    return MOTA_OK;
+}
+
+/* Every component, read back from the slot, matches its signed digest. */
+static int verify_components(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                             const struct head_check *hc)
+{
+    for (size_t c = 0; c < man->n_components; c++) {
+        struct mota_sha256 ctx;
+        uint8_t md[32];
+        mota_sha256_init(&ctx);
+        int ret = hash_flash(a, slot_base(a, m, slot) + hc->comp_slot[c], (uint32_t)man->comp[c].size, &ctx);
+        mota_sha256_finish(&ctx, md);
+        if (ret != MOTA_OK)
+            return ret;
+        if (mota_ct_memcmp(md, man->comp[c].digest, 32) != 0)
+            return MOTA_ERR_PAYLOAD_DIGEST;
+    }
+    return MOTA_OK;
+}
+
+/*
+ * The head of a stored model, decoded in place from the memory-mapped flash
+ * (so the manifest stays readable while the model is active) and checked:
+ * signature, manifest digest as journaled, the same rules as at upload.
+ */
+static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_agent_slot_ref *ref,
+                          struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc)
+{
+    const struct mota_flash *fl = a->cfg->flash;
+    if (ref->slot > 1 || fl->map == NULL)
+        return MOTA_ERR_SLOT_INVALID;
+    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), mcfg(a, m)->slot_size);
+    if (p == NULL)
+        return MOTA_ERR_SLOT_INVALID;
+    int ret = mota_envelope_decode(p, mcfg(a, m)->slot_size, env);
+    if (ret != MOTA_OK)
+        return ret;
+    if (memcmp(env->digest, ref->digest, 32) != 0)
+        return MOTA_ERR_SLOT_INVALID;
+    if ((ret = check_head(a, env, man, hc, false)) != MOTA_OK)
+        return ret;
+    if (hc->model != (int)m || man->seq != ref->seq)
+        return MOTA_ERR_SLOT_INVALID;
+    return MOTA_OK;
+}
+
+/* Full re-validation: the head, then every payload digest from flash. */
+static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_agent_slot_ref *ref,
+                         struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc)
+{
+    int ret = load_slot_head(a, m, ref, env, man, hc);
+    if (ret != MOTA_OK)
+        return ret;
+    return verify_components(a, m, ref->slot, man, hc);
+}
+
+static const struct mota_component *component(const struct mota_manifest *man, enum mota_component_role role,
+                                              size_t *index)
+{
+    for (size_t c = 0; c < man->n_components; c++) {
+        if (man->comp[c].role == role) {
+            if (index)
+                *index = c;
+            return &man->comp[c];
+        }
+    }
+    return NULL;
+}
+
+/* Install the model stored in `slot` through the loader. */
+static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                        const struct head_check *hc, struct mota_installed *out)
+{
+    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_agent_model_config *mc = mcfg(a, m);
+    size_t ci = 0, pi = 0;
+    const struct mota_component *code = component(man, MOTA_COMPONENT_CODE, &ci);
+    const struct mota_component *params = component(man, MOTA_COMPONENT_PARAMS, &pi);
+    uint32_t base = slot_base(a, m, slot);
+    if (code == NULL || a->cfg->loader_mem == NULL)
+        return MOTA_ERR_CONFIG;
+    struct mota_install_config c = {
+        .image = fl->map(fl->ctx, base + hc->comp_slot[ci], (size_t)code->size),
+        .image_len = (size_t)code->size,
+        .image_addr = fl->xip_base + base + hc->comp_slot[ci],
+        .exec_ram_addr = mc->exec_ram_addr,
+        .exec_ram_size = mc->exec_ram_size,
+        .ext_ram_addr = mc->ext_ram_addr,
+        .ext_ram_size = mc->ext_ram_size,
+        .mode = hc->install_mode,
+        .clear = true,
+        .mem = a->cfg->loader_mem,
+    };
+    if (params != NULL) {
+        c.params = fl->map(fl->ctx, base + hc->comp_slot[pi], (size_t)params->size);
+        c.params_len = (size_t)params->size;
+        c.params_addr = fl->xip_base + base + hc->comp_slot[pi];
+    }
+    if (c.image == NULL || (params != NULL && c.params == NULL))
+        return MOTA_ERR_SLOT_INVALID;
+    return mota_loader_install(&c, out);
+}
+
+/* Run the manifest's self-test on an installed model. */
+static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                        const struct head_check *hc, const struct mota_installed *inst)
+{
+    const struct mota_selftest *t = &man->compat.selftest;
+    size_t ii = 0;
+    uint64_t latency = 0;
+    uint8_t md[32];
+    if (!t->present)
+        return MOTA_OK;
+    const struct mota_component *in = component(man, MOTA_COMPONENT_SELFTEST, &ii);
+    const struct mota_flash *fl = a->cfg->flash;
+    const uint8_t *input = fl->map(fl->ctx, slot_base(a, m, slot) + hc->comp_slot[ii], (size_t)in->size);
+    if (input == NULL || t->output_size > a->cfg->selftest_buf_size)
+        return MOTA_ERR_SELFTEST_RUN;
+    memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
+    int ret = a->cfg->infer(a->cfg->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
+                            (size_t)t->output_size, &latency);
+    if (ret != MOTA_OK)
+        return MOTA_ERR_SELFTEST_RUN;
+    mota_sha256(a->cfg->selftest_buf, (size_t)t->output_size, md);
+    if (mota_ct_memcmp(md, t->output_digest, 32) != 0)
+        return MOTA_ERR_SELFTEST_OUTPUT;
+    if (latency > t->max_latency_us)
+        return MOTA_ERR_SELFTEST_SLOW;
+    return MOTA_OK;
+}
+
+/* Bring the active model of m up: validate it and install it. */
+static int activate(struct mota_agent *a, unsigned m)
+{
+    struct mota_agent_model_state *s = &a->st[m];
+    struct mota_envelope env;
+    struct head_check hc;
+    a->installed[m] = false;
+    if (s->active.slot == MOTA_AGENT_NO_SLOT)
+        return MOTA_ERR_NO_MODEL;
+    int ret = validate_slot(a, m, &s->active, &env, &a->active_manifest[m], &hc);
+    if (ret == MOTA_OK)
+        ret = install_slot(a, m, s->active.slot, &a->active_manifest[m], &hc, &a->inst[m]);
+    if (ret == MOTA_OK)
+        a->installed[m] = true;
+    return ret;
+}
+
+/* ---- boot ---- */
+
+static int config_ok(const struct mota_agent_config *c)
+{
+    const struct mota_flash *f = c->flash;
+    if (f == NULL || f->read == NULL || f->prog == NULL || f->erase == NULL || f->sector_size < 2048 ||
+        f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 || c->n_models == 0 ||
+        c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS || c->scratch == NULL ||
+        c->scratch_size < MOTA_AGENT_SCRATCH_MIN || c->journal_offset % f->sector_size != 0 ||
+        (uint64_t)c->journal_offset + 2ull * f->sector_size > f->size)
+        return MOTA_ERR_CONFIG;
+    for (unsigned m = 0; m < c->n_models; m++) {
+        const struct mota_agent_model_config *mc = &c->models[m];
+        if (mc->c_name == NULL || mc->slot_size == 0 || mc->slot_size % f->sector_size != 0)
+            return MOTA_ERR_CONFIG;
+        for (unsigned s = 0; s < 2; s++) {
+            uint64_t lo = mc->slot_offset[s], hi = lo + mc->slot_size;
+            if (lo % f->sector_size != 0 || hi > f->size ||
+                (lo < c->journal_offset + 2ull * f->sector_size && hi > c->journal_offset))
+                return MOTA_ERR_CONFIG;
+        }
+    }
+    return MOTA_OK;
+}
+
+int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
+{
+    int ret;
+    if (a == NULL || cfg == NULL)
+        return MOTA_ERR_ARG;
+    memset(a, 0, sizeof(*a));
+    a->cfg = cfg;
+    a->up_model = NOT_RECEIVING;
+    for (unsigned m = 0; m < MOTA_AGENT_MAX_MODELS; m++) {
+        a->st[m].active.slot = a->st[m].previous.slot = a->st[m].upload.slot = MOTA_AGENT_NO_SLOT;
+    }
+    if ((ret = config_ok(cfg)) != MOTA_OK)
+        return ret;
+    if ((ret = mota_journal_load(a)) != MOTA_OK)
+        return ret;
+
+    enum mota_reset_cause cause =
+        cfg->sys != NULL && cfg->sys->reset_cause != NULL ? cfg->sys->reset_cause(cfg->sys->ctx) : MOTA_RESET_POWER_ON;
+    uint32_t max_boots = cfg->max_trial_boots ? cfg->max_trial_boots : 3;
+    for (unsigned m = 0; m < cfg->n_models; m++) {
+        struct mota_agent_model_state *s = &a->st[m];
+        if (s->testing) {
+            /* a trial model gets a bounded number of boots, and none after a watchdog reset */
+            if (cause == MOTA_RESET_WATCHDOG) {
+                ret = journal(a, J_ROLLBACK, m, MOTA_ERR_WATCHDOG);
+            } else if (s->trial_boots + 1 > max_boots) {
+                ret = journal(a, J_ROLLBACK, m, MOTA_ERR_TRIAL_EXPIRED);
+            } else {
+                struct jrec r;
+                mota_journal_rec(&r, J_BOOT, m);
+                r.value = s->trial_boots + 1;
+                ret = mota_journal_append(a, &r);
+            }
+            if (ret != MOTA_OK)
+                return ret;
+        }
+        ret = activate(a, m);
+        if (ret != MOTA_OK && ret != MOTA_ERR_NO_MODEL) {
+            /* the stored model no longer verifies: back to the previous one */
+            int reason = ret;
+            if (s->previous.slot == MOTA_AGENT_NO_SLOT)
+                ret = journal(a, J_ERROR, m, reason);
+            else
+                ret = journal(a, J_ROLLBACK, m, reason);
+            if (ret != MOTA_OK)
+                return ret;
+            if (s->active.slot != MOTA_AGENT_NO_SLOT)
+                (void)activate(a, m);
+        }
+    }
+    return MOTA_OK;
+}
+
+/* ---- upload ---- */
+
+static int fail_upload(struct mota_agent *a, unsigned m, int reason)
+{
+    a->last_error = reason;
+    a->up_model = NOT_RECEIVING;
+    a->up_ready = false;
+    if (a->st[m].upload_state != MOTA_UPLOAD_NONE) {
+        int ret = journal(a, J_UPLOAD_ABORT, m, reason);
+        if (ret == MOTA_ERR_POWER_LOST)
+            return ret;
+    } else {
+        a->st[m].last_error = reason;
+    }
+    return reason;
+}
+
+static int prog_unit(struct mota_agent *a)
+{
+    const struct mota_flash *fl = a->cfg->flash;
+    uint32_t at = slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + a->unit_slot_off;
+    int ret;
+    memset(a->unit + a->unit_fill, fl->erased_value, fl->prog_size - a->unit_fill);
+    if (a->up_resumed) {
+        /* After a reset, units past the last recorded offset may already be
+         * on flash: identical ones are kept, erased ones programmed; anything
+         * else (a torn program) cannot be fixed without an erase. */
+        uint8_t cur[64];
+        bool blank = true;
+        if ((ret = fl->read(fl->ctx, at, cur, fl->prog_size)) != MOTA_OK)
+            return ret;
+        for (uint32_t i = 0; i < fl->prog_size; i++)
+            blank &= cur[i] == fl->erased_value;
+        if (!blank) {
+            if (memcmp(cur, a->unit, fl->prog_size) != 0)
+                return MOTA_ERR_FLASH_NOT_ERASED;
+            a->unit_slot_off += fl->prog_size;
+            a->unit_fill = 0;
+            return MOTA_OK;
+        }
+        a->up_resumed = false; /* programs are sequential: the rest is erased */
+    }
+    ret = fl->prog(fl->ctx, at, a->unit, fl->prog_size);
+    a->unit_slot_off += fl->prog_size;
+    a->unit_fill = 0;
+    return ret;
+}
+
+/* Record how far the stream is durably on flash, now and then. */
+static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
+{
+    if (!force && stream_off - a->last_persist < a->cfg->flash->sector_size)
+        return MOTA_OK;
+    struct jrec r;
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up_model);
+    r.value = stream_off;
+    a->last_persist = stream_off;
+    return mota_journal_append(a, &r);
+}
+
+/* Where in the stream is offset o: component index and whether in its payload head. */
+static int locate(const struct mota_agent *a, uint32_t o, bool *in_head)
+{
+    for (int c = (int)a->up_man.n_components - 1; c >= 0; c--) {
+        if (o >= a->up_comp_stream[c]) {
+            *in_head = o < a->up_comp_stream[c] + a->up_comp_phl[c];
+            return c;
+        }
+    }
+    return -1;
+}
+
+/* Set up hashing and programming to continue at stream offset o (a resume). */
+static int resume_at(struct mota_agent *a, uint32_t o)
+{
+    bool in_head;
+    int c = locate(a, o, &in_head);
+    unsigned m = (unsigned)a->up_model;
+    a->unit_fill = 0;
+    a->up_sha_comp = -1;
+    a->up_resumed = true;
+    if (c < 0 || in_head) {
+        a->up_expected = o;
+        return MOTA_OK;
+    }
+    uint32_t done = o - (a->up_comp_stream[c] + a->up_comp_phl[c]);
+    mota_sha256_init(&a->up_sha);
+    a->up_sha_comp = c;
+    a->unit_slot_off = a->up_comp_slot[c] + done;
+    a->up_expected = o;
+    return hash_flash(a, slot_base(a, m, a->st[m].upload.slot) + a->up_comp_slot[c], done, &a->up_sha);
+}
+
+/* All payloads received: verify from flash, install, self-test, trial. */
+static int finish_upload(struct mota_agent *a)
+{
+    unsigned m = (unsigned)a->up_model;
+    struct mota_agent_model_state *s = &a->st[m];
+    struct head_check hc;
+    struct mota_installed inst;
+    int ret;
+
+    memset(&hc, 0, sizeof(hc));
+    hc.model = (int)m;
+    hc.container_len = s->upload_len;
+    memcpy(hc.comp_slot, a->up_comp_slot, sizeof(hc.comp_slot));
+    {
+        /* the install mode: same rules as before the erase */
+        struct mota_device_profile p = a->cfg->profile;
+        struct mota_compat_result cr;
+        p.exec_ram_size = mcfg(a, m)->exec_ram_size;
+        p.ext_ram_size = mcfg(a, m)->ext_ram_size;
+        if (a->cfg->flash->map == NULL)
+            p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
+        if ((ret = mota_compat_check(&p, &a->up_man.compat, component(&a->up_man, MOTA_COMPONENT_PARAMS, NULL) != NULL,
+                                     &cr)) != MOTA_OK)
+            return fail_upload(a, m, ret);
+        hc.install_mode = cr.install_mode;
+    }
+    if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
+        if ((ret = verify_components(a, m, s->upload.slot, &a->up_man, &hc)) != MOTA_OK)
+            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+        if ((ret = journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
+            return ret;
+    }
+    /* the new model takes the exec RAM for its self-test; the old one is
+     * installed again if the new one does not make it */
+    a->installed[m] = false;
+    ret = install_slot(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+    if (ret == MOTA_OK)
+        ret = run_selftest(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+    if (ret != MOTA_OK) {
+        int r2 = fail_upload(a, m, ret);
+        (void)activate(a, m);
+        return r2;
+    }
+    struct jrec r;
+    mota_journal_rec(&r, J_TRIAL, m);
+    r.slot = s->upload.slot;
+    r.seq = s->upload.seq;
+    memcpy(r.digest, s->upload.digest, 32);
+    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
+        return ret;
+    a->inst[m] = inst;
+    a->installed[m] = true;
+    /* the manifest must outlive the scratch buffer: decode it from the slot */
+    {
+        struct mota_envelope env;
+        struct head_check hc2;
+        if (load_slot_head(a, m, &s->active, &env, &a->active_manifest[m], &hc2) != MOTA_OK)
+            memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m]));
+    }
+    a->up_model = NOT_RECEIVING;
+    a->up_ready = false;
+    return (int)s->upload_len;
+}
+
+/* The head is complete in scratch: decide, then erase and start writing. */
+static int head_complete(struct mota_agent *a)
+{
+    struct head_check hc;
+    int ret = check_head(a, &a->up_env, &a->up_man, &hc, true);
+    if (ret == MOTA_OK) {
+        unsigned m = (unsigned)hc.model;
+        if (a->st[m].testing)
+            ret = MOTA_ERR_UPLOAD_STATE; /* confirm or roll back the model on trial first */
+        else
+            ret = check_sequence(a, m, a->up_man.seq, a->up_env.digest);
+    }
+    if (ret != MOTA_OK) {
+        a->last_error = ret;
+        a->up_model = NOT_RECEIVING;
+        if (hc.model >= 0)
+            a->st[hc.model].last_error = ret;
+        return ret; /* refused before any erase */
+    }
+    unsigned m = (unsigned)hc.model;
+    struct mota_agent_model_state *s = &a->st[m];
+    a->up_model = (int)m;
+    memcpy(a->up_comp_stream, hc.comp_stream, sizeof(hc.comp_stream));
+    memcpy(a->up_comp_phl, hc.comp_phl, sizeof(hc.comp_phl));
+    memcpy(a->up_comp_slot, hc.comp_slot, sizeof(hc.comp_slot));
+    a->up_ready = true;
+
+    /* the same container interrupted earlier: continue where it stopped */
+    if ((s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
+        memcmp(s->upload.digest, a->up_env.digest, 32) == 0 && s->upload_offset >= a->up_env.head_len &&
+        s->upload_len == hc.container_len) {
+        a->last_persist = s->upload_offset;
+        if (s->upload_state == MOTA_UPLOAD_VERIFIED)
+            return finish_upload(a);
+        if ((ret = resume_at(a, s->upload_offset)) != MOTA_OK)
+            return ret;
+        return (int)a->up_expected;
+    }
+
+    /* a new upload into the inactive slot */
+    a->up_resumed = false;
+    unsigned slot = s->active.slot == 1 ? 0 : (s->active.slot == 0 ? 1 : 0);
+    struct jrec r;
+    mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
+    r.slot = (uint8_t)slot;
+    r.seq = a->up_man.seq;
+    memcpy(r.digest, a->up_env.digest, 32);
+    r.value = hc.container_len;
+    r.value2 = (uint32_t)a->up_env.head_len;
+    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
+        return ret;
+    const struct mota_flash *fl = a->cfg->flash;
+    uint32_t base = slot_base(a, m, slot);
+    for (uint32_t off = 0; off < hc.slot_used; off += fl->sector_size) {
+        if (a->cfg->sys != NULL && a->cfg->sys->watchdog_kick != NULL)
+            a->cfg->sys->watchdog_kick(a->cfg->sys->ctx);
+        if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
+            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    }
+    if ((ret = journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
+        return ret;
+    /* the head goes to the slot too: the stored model carries its manifest */
+    uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
+    if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
+        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    a->unit_slot_off = whole;
+    a->unit_fill = hl - whole;
+    memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
+    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
+        return ret;
+    a->up_sha_comp = -1;
+    a->up_expected = hl;
+    return (int)hl;
+}
+
+/* Bytes of the stream after the head. */
+static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
+{
+    unsigned m = (unsigned)a->up_model;
+    const struct mota_flash *fl = a->cfg->flash;
+    int ret;
+    while (len > 0) {
+        uint32_t o = a->up_expected;
+        if (o >= a->st[m].upload_len)
+            return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
+        bool in_head;
+        int c = locate(a, o, &in_head);
+        const struct mota_component *comp = &a->up_man.comp[c];
+        if (in_head) {
+            /* a payload head: checked against the manifest, not stored */
+            uint32_t at = o - a->up_comp_stream[c], n = a->up_comp_phl[c] - at;
+            if (n > len)
+                n = (uint32_t)len;
+            if (at == 0)
+                a->phfill = 0;
+            memcpy(a->phbuf + a->phfill, data, n);
+            a->phfill += n;
+            data += n;
+            len -= n;
+            a->up_expected += n;
+            if (a->phfill == a->up_comp_phl[c]) {
+                const char *name;
+                size_t name_len, hl;
+                uint64_t size;
+                ret = mota_payload_head(a->phbuf, a->phfill, &name, &name_len, &size, &hl);
+                if (ret != MOTA_OK)
+                    return fail_upload(a, m, ret);
+                if (hl != a->phfill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
+                    return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
+                if (size != comp->size)
+                    return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
+                mota_sha256_init(&a->up_sha);
+                a->up_sha_comp = c;
+                a->unit_slot_off = a->up_comp_slot[c];
+                a->unit_fill = 0;
+            }
+            continue;
+        }
+        /* content: hash it and program it, one unit at a time */
+        uint32_t start = a->up_comp_stream[c] + a->up_comp_phl[c];
+        uint32_t end = start + (uint32_t)comp->size;
+        uint32_t n = end - o;
+        if (n > len)
+            n = (uint32_t)len;
+        if (a->up_sha_comp != c)
+            return fail_upload(a, m, MOTA_ERR_INTERNAL);
+        mota_sha256_update(&a->up_sha, data, n);
+        uint32_t left = n;
+        const uint8_t *p = data;
+        while (left > 0) {
+            uint32_t k = fl->prog_size - a->unit_fill;
+            if (k > left)
+                k = left;
+            memcpy(a->unit + a->unit_fill, p, k);
+            a->unit_fill += k;
+            p += k;
+            left -= k;
+            if (a->unit_fill == fl->prog_size) {
+                if ((ret = prog_unit(a)) != MOTA_OK)
+                    return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+                uint32_t durable = o + (uint32_t)(p - data);
+                if ((ret = maybe_persist(a, durable, false)) != MOTA_OK)
+                    return ret;
+            }
+        }
+        data += n;
+        len -= n;
+        a->up_expected += n;
+        if (a->up_expected == end) {
+            /* the component is complete: last partial unit, then its digest */
+            uint8_t md[32];
+            if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+                return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+            mota_sha256_finish(&a->up_sha, md);
+            a->up_sha_comp = -1;
+            if (mota_ct_memcmp(md, comp->digest, 32) != 0)
+                return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
+            if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
+                return ret;
+            if (end == a->st[m].upload_len) {
+                if (len > 0)
+                    return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
+                return finish_upload(a);
+            }
+        }
+    }
+    return (int)a->up_expected;
+}
+
+int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len)
+{
+    if (a == NULL || a->cfg == NULL || (data == NULL && len > 0))
+        return MOTA_ERR_ARG;
+    if (offset == 0) {
+        /* a (re)start: the head is collected again and decides what follows */
+        a->up_ready = false;
+        a->up_model = NOT_RECEIVING;
+        a->up_expected = 0;
+    } else if (offset != a->up_expected || (!a->up_ready && offset != 0)) {
+        return MOTA_ERR_UPLOAD_OFFSET;
+    }
+    if (len > 0xFFFFFFFFu - offset)
+        return MOTA_ERR_UPLOAD_TOO_LONG;
+    while (len > 0 && !a->up_ready) {
+        size_t room = a->cfg->scratch_size - a->up_expected;
+        size_t n = len < room ? len : room;
+        memcpy(a->cfg->scratch + a->up_expected, data, n);
+        uint32_t before = a->up_expected;
+        a->up_expected += (uint32_t)n;
+        int ret = mota_envelope_decode(a->cfg->scratch, a->up_expected, &a->up_env);
+        if (ret == MOTA_ERR_CBOR_TRUNCATED) {
+            if (a->up_expected == a->cfg->scratch_size) {
+                a->up_expected = 0;
+                return MOTA_ERR_ENV_TOO_LARGE;
+            }
+            data += n;
+            len -= n;
+            continue;
+        }
+        if (ret != MOTA_OK) {
+            a->up_expected = 0;
+            a->last_error = ret;
+            return ret;
+        }
+        /* bytes past the head belong to the payloads */
+        size_t used = a->up_env.head_len - before;
+        data += used;
+        len -= used;
+        a->up_expected = (uint32_t)a->up_env.head_len;
+        ret = head_complete(a);
+        if (ret < 0)
+            return ret;
+        if ((uint32_t)ret != a->up_env.head_len) {
+            /* resumed (or finished): the sender continues at ret */
+            return ret;
+        }
+    }
+    if (len == 0)
+        return (int)a->up_expected;
+    return stream_bytes(a, data, len);
+}
+
+uint32_t mota_agent_upload_offset(const struct mota_agent *a)
+{
+    for (unsigned m = 0; m < a->cfg->n_models; m++) {
+        if (a->st[m].upload_state != MOTA_UPLOAD_NONE)
+            return a->st[m].upload_offset;
+    }
+    return 0;
+}
+
+int mota_agent_abort(struct mota_agent *a)
+{
+    int ret = MOTA_OK;
+    for (unsigned m = 0; m < a->cfg->n_models; m++) {
+        if (a->st[m].upload_state != MOTA_UPLOAD_NONE && (ret = journal(a, J_UPLOAD_ABORT, m, MOTA_OK)) != MOTA_OK)
+            return ret;
+    }
+    a->up_model = NOT_RECEIVING;
+    a->up_ready = false;
+    a->up_expected = 0;
+    return MOTA_OK;
+}
+
+int mota_agent_confirm(struct mota_agent *a, unsigned m)
+{
+    if (a == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    if (!a->st[m].testing)
+        return MOTA_ERR_NOT_TESTING;
+    return journal(a, J_CONFIRM, m, 0);
+}
+
+int mota_agent_rollback(struct mota_agent *a, unsigned m)
+{
+    if (a == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    if (!a->st[m].testing)
+        return MOTA_ERR_NOT_TESTING;
+    if (a->st[m].previous.slot == MOTA_AGENT_NO_SLOT)
+        return MOTA_ERR_NO_PREVIOUS;
+    int ret = journal(a, J_ROLLBACK, m, MOTA_OK);
+    if (ret != MOTA_OK)
+        return ret;
+    return activate(a, m);
+}
+
+int mota_agent_revoke_keys(struct mota_agent *a, uint32_t floor)
+{
+    struct jrec r;
+    if (a == NULL)
+        return MOTA_ERR_ARG;
+    if (floor <= a->key_floor)
+        return MOTA_OK;
+    mota_journal_rec(&r, J_REVOKE, 0);
+    r.value = floor;
+    return mota_journal_append(a, &r);
+}
+
+int mota_agent_selftest(struct mota_agent *a, unsigned m)
+{
+    struct mota_envelope env;
+    struct head_check hc;
+    struct mota_manifest man;
+    if (a == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    if (!a->installed[m])
+        return MOTA_ERR_NO_MODEL;
+    int ret = validate_slot(a, m, &a->st[m].active, &env, &man, &hc);
+    if (ret != MOTA_OK)
+        return ret;
+    return run_selftest(a, m, a->st[m].active.slot, &man, &hc, &a->inst[m]);
+}
+
+int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_agent_model_info *info)
+{
+    if (a == NULL || info == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    memset(info, 0, sizeof(*info));
+    const struct mota_agent_model_state *s = &a->st[m];
+    if (!a->installed[m])
+        return MOTA_ERR_NO_MODEL;
+    const struct mota_manifest *man = &a->active_manifest[m];
+    info->c_name = man->compat.c_name;
+    info->c_name_len = man->compat.c_name_len;
+    info->version = man->text.version;
+    info->version_len = man->text.version_len;
+    info->seq = s->active.seq;
+    memcpy(info->digest, s->active.digest, 32);
+    info->install_mode = a->inst[m].mode;
+    info->slot = s->active.slot;
+    info->testing = s->testing;
+    info->trial_boots = s->trial_boots;
+    info->instance = &a->inst[m];
+    return MOTA_OK;
+}
+
+int mota_agent_last_error(const struct mota_agent *a, unsigned m)
+{
+    if (a == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    return a->st[m].last_error;
+}
+
+int mota_agent_find_model(const struct mota_agent *a, const char *c_name, size_t len)
+{
+    for (unsigned m = 0; m < a->cfg->n_models; m++) {
+        const char *n = a->cfg->models[m].c_name;
+        if (strlen(n) == len && memcmp(n, c_name, len) == 0)
+            return (int)m;
+    }
+    return -1;
+}

@@ -1,0 +1,367 @@
+/*
+ * State journal: two flash sectors of 64-byte records. A record is written
+ * with one program operation and carries a CRC, so a transition either
+ * happened or did not; a torn record fails its CRC and is skipped. When the
+ * current sector is full, the state is written as a snapshot to the other
+ * sector (header, records, end marker with the next epoch); until the end
+ * marker is on flash the old sector stays the valid one.
+ */
+#include "journal.h"
+
+#include "mota/err.h"
+#include "mota/nbin.h" /* mota_crc32 */
+
+#include <string.h>
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)v);
+    put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+static void encode(const struct jrec *r, uint8_t b[JREC_SIZE])
+{
+    put16(b, r->magic);
+    b[2] = r->type;
+    b[3] = r->model;
+    put32(b + 4, r->jseq);
+    put32(b + 8, (uint32_t)r->seq);
+    put32(b + 12, (uint32_t)(r->seq >> 32));
+    put32(b + 16, r->value);
+    put32(b + 20, r->value2);
+    b[24] = r->slot;
+    b[25] = r->flags;
+    put16(b + 26, (uint16_t)r->reason);
+    memcpy(b + 28, r->digest, 32);
+    put32(b + 60, mota_crc32(0, b, 60));
+}
+
+static bool decode(const uint8_t b[JREC_SIZE], struct jrec *r)
+{
+    if (get16(b) != JREC_MAGIC || get32(b + 60) != mota_crc32(0, b, 60))
+        return false;
+    r->magic = JREC_MAGIC;
+    r->type = b[2];
+    r->model = b[3];
+    r->jseq = get32(b + 4);
+    r->seq = (uint64_t)get32(b + 8) | (uint64_t)get32(b + 12) << 32;
+    r->value = get32(b + 16);
+    r->value2 = get32(b + 20);
+    r->slot = b[24];
+    r->flags = b[25];
+    r->reason = (int16_t)get16(b + 26);
+    memcpy(r->digest, b + 28, 32);
+    r->crc = get32(b + 60);
+    return true;
+}
+
+void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model)
+{
+    memset(r, 0, sizeof(*r));
+    r->magic = JREC_MAGIC;
+    r->type = (uint8_t)type;
+    r->model = (uint8_t)model;
+    r->slot = MOTA_AGENT_NO_SLOT;
+}
+
+static uint32_t per_sector(const struct mota_agent *a)
+{
+    return a->cfg->flash->sector_size / JREC_SIZE;
+}
+
+static uint32_t sector_off(const struct mota_agent *a, unsigned s)
+{
+    return a->cfg->journal_offset + s * a->cfg->flash->sector_size;
+}
+
+static void ref_set(struct mota_agent_slot_ref *ref, const struct jrec *r)
+{
+    ref->slot = r->slot;
+    ref->seq = r->seq;
+    memcpy(ref->digest, r->digest, 32);
+}
+
+static void ref_clear(struct mota_agent_slot_ref *ref)
+{
+    memset(ref, 0, sizeof(*ref));
+    ref->slot = MOTA_AGENT_NO_SLOT;
+}
+
+/* The single definition of what each record means. */
+static void apply(struct mota_agent *a, const struct jrec *r)
+{
+    if (r->model >= MOTA_AGENT_MAX_MODELS)
+        return;
+    struct mota_agent_model_state *s = &a->st[r->model];
+    switch (r->type) {
+    case J_UPLOAD_BEGIN:
+        ref_set(&s->upload, r);
+        s->upload_state = MOTA_UPLOAD_RECEIVING;
+        s->upload_len = r->value;
+        s->upload_head_len = r->value2;
+        s->upload_offset = 0;
+        break;
+    case J_UPLOAD_ERASED:
+        s->upload_state = MOTA_UPLOAD_ERASED;
+        break;
+    case J_UPLOAD_PROGRESS:
+        s->upload_offset = r->value;
+        break;
+    case J_UPLOAD_VERIFIED:
+        s->upload_state = MOTA_UPLOAD_VERIFIED;
+        s->upload_offset = s->upload_len;
+        break;
+    case J_UPLOAD_ABORT:
+        s->upload_state = MOTA_UPLOAD_NONE;
+        ref_clear(&s->upload);
+        s->last_error = r->reason;
+        break;
+    case J_TRIAL:
+        if (!s->testing && s->active.slot != MOTA_AGENT_NO_SLOT)
+            s->previous = s->active;
+        ref_set(&s->active, r);
+        s->testing = true;
+        s->trial_boots = 0;
+        s->upload_state = MOTA_UPLOAD_NONE;
+        ref_clear(&s->upload);
+        break;
+    case J_BOOT:
+        s->trial_boots = r->value;
+        break;
+    case J_CONFIRM:
+        s->testing = false;
+        s->trial_boots = 0;
+        s->committed_seq = s->active.seq;
+        memcpy(s->committed_digest, s->active.digest, 32);
+        s->has_committed = true;
+        break;
+    case J_ROLLBACK:
+        s->active = s->previous;
+        ref_clear(&s->previous);
+        s->testing = false;
+        s->trial_boots = 0;
+        s->last_error = r->reason;
+        break;
+    case J_REVOKE:
+        if (r->value > a->key_floor)
+            a->key_floor = r->value;
+        break;
+    case J_ERROR:
+        s->last_error = r->reason;
+        break;
+    case J_SET_ACTIVE:
+        ref_set(&s->active, r);
+        s->testing = (r->flags & 1) != 0;
+        s->trial_boots = r->value;
+        break;
+    case J_SET_PREVIOUS:
+        ref_set(&s->previous, r);
+        break;
+    case J_SET_COMMITTED:
+        s->committed_seq = r->seq;
+        memcpy(s->committed_digest, r->digest, 32);
+        s->has_committed = true;
+        break;
+    case J_SET_UPLOAD:
+        ref_set(&s->upload, r);
+        s->upload_state = r->flags;
+        s->upload_len = r->value;
+        s->upload_head_len = r->value2;
+        s->upload_offset = 0;
+        break;
+    default:
+        break; /* header, end: no state */
+    }
+}
+
+static int write_rec(struct mota_agent *a, unsigned sector, uint32_t index, struct jrec *r)
+{
+    uint8_t b[JREC_SIZE];
+    r->jseq = ++a->jseq;
+    encode(r, b);
+    return a->cfg->flash->prog(a->cfg->flash->ctx, sector_off(a, sector) + index * JREC_SIZE, b, JREC_SIZE);
+}
+
+/* The whole state as "set" records, for a fresh sector. */
+static int snapshot(struct mota_agent *a, unsigned sector, uint32_t *index)
+{
+    struct jrec r;
+    int ret;
+#define EMIT()                                                  \
+    do {                                                        \
+        if ((ret = write_rec(a, sector, (*index)++, &r)) != 0)  \
+            return ret;                                         \
+    } while (0)
+    if (a->key_floor != 0) {
+        mota_journal_rec(&r, J_REVOKE, 0);
+        r.value = a->key_floor;
+        EMIT();
+    }
+    for (unsigned m = 0; m < a->cfg->n_models; m++) {
+        const struct mota_agent_model_state *s = &a->st[m];
+        if (s->has_committed) {
+            mota_journal_rec(&r, J_SET_COMMITTED, m);
+            r.seq = s->committed_seq;
+            memcpy(r.digest, s->committed_digest, 32);
+            EMIT();
+        }
+        if (s->previous.slot != MOTA_AGENT_NO_SLOT) {
+            mota_journal_rec(&r, J_SET_PREVIOUS, m);
+            r.slot = s->previous.slot;
+            r.seq = s->previous.seq;
+            memcpy(r.digest, s->previous.digest, 32);
+            EMIT();
+        }
+        if (s->active.slot != MOTA_AGENT_NO_SLOT) {
+            mota_journal_rec(&r, J_SET_ACTIVE, m);
+            r.slot = s->active.slot;
+            r.seq = s->active.seq;
+            memcpy(r.digest, s->active.digest, 32);
+            r.flags = s->testing ? 1 : 0;
+            r.value = s->trial_boots;
+            EMIT();
+        }
+        if (s->upload_state != MOTA_UPLOAD_NONE) {
+            mota_journal_rec(&r, J_SET_UPLOAD, m);
+            r.slot = s->upload.slot;
+            r.seq = s->upload.seq;
+            memcpy(r.digest, s->upload.digest, 32);
+            r.flags = s->upload_state;
+            r.value = s->upload_len;
+            r.value2 = s->upload_head_len;
+            EMIT();
+            mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
+            r.value = s->upload_offset;
+            EMIT();
+        }
+        if (s->last_error != 0) {
+            mota_journal_rec(&r, J_ERROR, m);
+            r.reason = (int16_t)s->last_error;
+            EMIT();
+        }
+    }
+#undef EMIT
+    return MOTA_OK;
+}
+
+/* Write the state to the other sector with the next epoch; switch to it. */
+static int compact(struct mota_agent *a)
+{
+    unsigned other = a->jsector ^ 1u;
+    uint32_t index = 0;
+    struct jrec r;
+    int ret = a->cfg->flash->erase(a->cfg->flash->ctx, sector_off(a, other));
+    if (ret != MOTA_OK)
+        return ret;
+    mota_journal_rec(&r, J_HEADER, 0);
+    r.value = a->jepoch + 1;
+    if ((ret = write_rec(a, other, index++, &r)) != MOTA_OK)
+        return ret;
+    if ((ret = snapshot(a, other, &index)) != MOTA_OK)
+        return ret;
+    mota_journal_rec(&r, J_SNAPSHOT_END, 0);
+    r.value = a->jepoch + 1;
+    if ((ret = write_rec(a, other, index++, &r)) != MOTA_OK)
+        return ret;
+    a->jsector = (uint8_t)other;
+    a->jepoch++;
+    a->jnext = index;
+    return MOTA_OK;
+}
+
+int mota_journal_append(struct mota_agent *a, struct jrec *r)
+{
+    int ret;
+    if (a->jnext >= per_sector(a) && (ret = compact(a)) != MOTA_OK)
+        return ret;
+    ret = write_rec(a, a->jsector, a->jnext, r);
+    a->jnext++; /* even a failed program may have left bytes: never reuse the place */
+    if (ret != MOTA_OK)
+        return ret;
+    apply(a, r);
+    return MOTA_OK;
+}
+
+/* Scan a sector: epoch if it has a valid header and a snapshot end. */
+static bool sector_valid(struct mota_agent *a, unsigned s, uint32_t *epoch)
+{
+    uint8_t b[JREC_SIZE];
+    struct jrec r;
+    bool header = false;
+    for (uint32_t i = 0; i < per_sector(a); i++) {
+        if (a->cfg->flash->read(a->cfg->flash->ctx, sector_off(a, s) + i * JREC_SIZE, b, JREC_SIZE) != MOTA_OK)
+            return false;
+        if (!decode(b, &r))
+            continue;
+        if (i == 0 && r.type == J_HEADER) {
+            header = true;
+            *epoch = r.value;
+        } else if (header && r.type == J_SNAPSHOT_END && r.value == *epoch) {
+            return true;
+        }
+        if (i == 0 && !header)
+            return false;
+    }
+    return false;
+}
+
+static bool erased(const struct mota_agent *a, const uint8_t *b)
+{
+    for (unsigned i = 0; i < JREC_SIZE; i++)
+        if (b[i] != a->cfg->flash->erased_value)
+            return false;
+    return true;
+}
+
+int mota_journal_load(struct mota_agent *a)
+{
+    uint32_t e0 = 0, e1 = 0;
+    bool v0 = sector_valid(a, 0, &e0), v1 = sector_valid(a, 1, &e1);
+    uint8_t b[JREC_SIZE];
+    struct jrec r;
+    int ret;
+
+    a->jseq = 0;
+    if (!v0 && !v1) {
+        /* blank (or unreadable) journal: a fresh device, state empty */
+        a->jsector = 1;
+        a->jepoch = 0;
+        return compact(a);
+    }
+    a->jsector = (uint8_t)((v1 && (!v0 || e1 > e0)) ? 1 : 0);
+    a->jepoch = a->jsector ? e1 : e0;
+    a->jnext = 0;
+    /* Replay every valid record in place order; erased places (a program
+     * that never happened) and torn ones (bad CRC) are skipped, and new
+     * records go after the last place that holds anything. */
+    for (uint32_t i = 0; i < per_sector(a); i++) {
+        ret = a->cfg->flash->read(a->cfg->flash->ctx, sector_off(a, a->jsector) + i * JREC_SIZE, b, JREC_SIZE);
+        if (ret != MOTA_OK)
+            return ret;
+        if (erased(a, b))
+            continue;
+        a->jnext = i + 1;
+        if (!decode(b, &r))
+            continue;
+        if (r.jseq > a->jseq)
+            a->jseq = r.jseq;
+        apply(a, &r);
+    }
+    return MOTA_OK;
+}

@@ -1,0 +1,315 @@
+/*
+ * Test device for the agent tests: a posix NOR flash in memory, a key, a
+ * device profile, simulated exec RAM, and containers built with the
+ * project's encoder around small valid NBIN models generated here.
+ */
+#ifndef MOTA_TEST_AGENT_FIXTURE_H
+#define MOTA_TEST_AGENT_FIXTURE_H
+
+#include "mota/agent.h"
+#include "mota/container.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/posix_flash.h"
+#include "mota/posix_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEV_FLASH_SIZE (1024u * 1024u)
+#define DEV_SECTOR 4096u
+#define DEV_PROG 16u
+#define DEV_SLOT_SIZE (192u * 1024u)
+#define DEV_XIP_BASE 0x08000000u
+#define DEV_EXEC_ADDR 0x20000000u
+#define DEV_EXEC_SIZE (128u * 1024u)
+
+struct dev {
+    struct mota_posix_flash pf;
+    struct mota_flash flash;
+    struct mota_agent_config cfg;
+    struct mota_agent agent;
+    struct mota_posix_sim sim;
+    struct mota_loader_mem mem;
+    struct mota_system sys;
+    enum mota_reset_cause cause;
+    uint8_t exec_ram[DEV_EXEC_SIZE];
+    uint8_t scratch[MOTA_AGENT_SCRATCH_MIN + 1024];
+    uint8_t selftest[4096];
+};
+
+static struct mota_p256_key dev_key, dev_key2;
+static int dev_keys_ready;
+
+static void *dev_map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    struct dev *d = ctx;
+    (void)write;
+    if (addr >= DEV_EXEC_ADDR && (uint64_t)addr + len <= (uint64_t)DEV_EXEC_ADDR + DEV_EXEC_SIZE)
+        return d->exec_ram + (addr - DEV_EXEC_ADDR);
+    return NULL;
+}
+
+static enum mota_reset_cause dev_cause(void *ctx)
+{
+    return ((struct dev *)ctx)->cause;
+}
+
+static uint64_t dev_now(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static void dev_keys(void)
+{
+    if (!dev_keys_ready) {
+        mota_key_generate(&dev_key);
+        mota_key_generate(&dev_key2);
+        dev_keys_ready = 1;
+    }
+}
+
+/* A blank device with one model "network" (and optionally a second, "kws"). */
+static struct dev *dev_new(int n_models)
+{
+    struct dev *d = calloc(1, sizeof(*d));
+    dev_keys();
+    mota_posix_flash_init(&d->pf, DEV_FLASH_SIZE, DEV_SECTOR, DEV_PROG);
+    mota_posix_flash_hal(&d->pf, &d->flash, DEV_XIP_BASE);
+    d->mem.map = dev_map;
+    d->mem.ctx = d;
+    d->sys.now_us = dev_now;
+    d->sys.reset_cause = dev_cause;
+    d->sys.ctx = d;
+    d->sim.latency_us = 1000;
+    d->sim.slow_latency_us = 1000000;
+    struct mota_agent_config *c = &d->cfg;
+    c->flash = &d->flash;
+    c->sys = &d->sys;
+    c->journal_offset = 0;
+    c->n_models = (unsigned)n_models;
+    const char *names[2] = {"network", "kws"};
+    for (int m = 0; m < n_models; m++) {
+        c->models[m].c_name = names[m];
+        c->models[m].slot_offset[0] = 2 * DEV_SECTOR + (uint32_t)(2 * m) * DEV_SLOT_SIZE;
+        c->models[m].slot_offset[1] = 2 * DEV_SECTOR + (uint32_t)(2 * m + 1) * DEV_SLOT_SIZE;
+        c->models[m].slot_size = DEV_SLOT_SIZE;
+        c->models[m].exec_ram_addr = DEV_EXEC_ADDR + (uint32_t)m * (DEV_EXEC_SIZE / 2);
+        c->models[m].exec_ram_size = DEV_EXEC_SIZE / 2;
+    }
+    c->n_keys = 2;
+    memcpy(c->keys[0].pub, dev_key.pub, 65);
+    c->keys[0].index = 1;
+    memcpy(c->keys[1].pub, dev_key2.pub, 65);
+    c->keys[1].index = 2;
+    mota_uuid5(mota_uuid_ns_dns, "example.com", 11, c->vendor_id);
+    mota_uuid5(c->vendor_id, "board", 5, c->class_id);
+    struct mota_device_profile *p = &c->profile;
+    p->cpu_part = 0xD22;
+    p->fpu_enabled = true;
+    p->float_abi = 2;
+    p->secure = true;
+    p->reloc_major = 8;
+    p->has_ll_aton = true;
+    p->ll_aton_major = 1;
+    p->ll_aton_minor = 1;
+    p->ll_aton_micro = 1;
+    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    c->loader_mem = &d->mem;
+    c->max_trial_boots = 3;
+    c->infer = mota_posix_sim_infer;
+    c->infer_ctx = &d->sim;
+    c->selftest_buf = d->selftest;
+    c->selftest_buf_size = sizeof(d->selftest);
+    c->scratch = d->scratch;
+    c->scratch_size = sizeof(d->scratch);
+    return d;
+}
+
+static void dev_free(struct dev *d)
+{
+    mota_posix_flash_close(&d->pf);
+    free(d);
+}
+
+/* Boot (or reboot) the device's agent from its flash. */
+static int dev_boot(struct dev *d)
+{
+    return mota_agent_init(&d->agent, &d->cfg);
+}
+
+static void wr32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+struct model_opts {
+    const char *c_name;
+    uint32_t flags;        /* NBIN flags word (default 0x80085D22: M55, hard float, FPU) */
+    uint32_t rt_version;   /* default 1.1.1 */
+    uint32_t code_bytes;   /* extra RO bytes (model size) */
+    uint32_t params_bytes; /* appended params blob */
+    uint8_t fill;          /* varies the code bytes between versions */
+};
+
+/* A small valid NPU-family model (24-word header, 17-word rt_ctx). */
+static uint8_t *make_model(const struct model_opts *o, size_t *len)
+{
+    uint32_t ro = (0x100u + o->code_bytes + 7u) & ~7u;
+    uint32_t data = 0x58, got = 0x58, got_end = 0x64, bss = 0x64, bss_end = 0xC8;
+    uint32_t rel = ro + bss, img = (rel + 7u) & ~7u;
+    uint32_t params = (o->params_bytes + 7u) & ~7u;
+    *len = img + params;
+    uint8_t *b = calloc(1, *len);
+    memset(b + 0x60, o->fill, ro - 0x60);
+    uint32_t h[24] = {MOTA_NBIN_MAGIC, o->flags ? o->flags : 0x80085D22u, 0x40000000u, 0x40000000u | data,
+                      0x20000000u | ro, 0x40000000u | bss, 0x40000000u | bss_end, 0x40000000u | got,
+                      0x40000000u | got_end, 0x20000000u | rel, 0x20000000u | rel, 0x40000044u,
+                      params ? img : 0};
+    for (int i = 13; i < 23; i++)
+        h[i] = 0x20000061u;
+    h[23] = 0x40000000u;
+    for (int i = 0; i < 24; i++)
+        wr32le(b + 4 * i, h[i]);
+    const char *name = o->c_name ? o->c_name : "network";
+    memcpy(b + 0x80, name, strlen(name) + 1);
+    memcpy(b + 0xC0, "test (RELOC.GCC)", 17);
+    uint32_t rt[17] = {0, 0, 0, 0, 0, 0x20000080u, 4096, params, 0, 0x200000C0u,
+                       o->rt_version ? o->rt_version : 0x01010100u, 0, params, 0, 0, 0, 0x40000000u};
+    for (uint32_t i = 0; i < params; i++)
+        b[img + i] = (uint8_t)(i * 13 + o->fill);
+    rt[13] = mota_crc32(0, b + img, params);
+    for (int i = 0; i < 17; i++)
+        wr32le(b + ro + 4 * i, rt[i]);
+    return b;
+}
+
+struct container_opts {
+    uint64_t seq;
+    const char *vendor, *klass, *version;
+    const struct mota_p256_key *key;
+    struct model_opts model;
+    uint32_t install_mode;      /* default XIP */
+    bool selftest;              /* with a self-test whose expected output is the simulation's */
+    uint32_t selftest_in, selftest_out;
+    uint64_t max_latency_us;
+    bool split;                 /* params as a separate component */
+    uint64_t exec_ram_xip_override;
+};
+
+static int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
+{
+    return mota_ecdsa_p256_sign(ctx, h, sig);
+}
+
+/* A signed container; *len bytes, malloc'd. */
+static uint8_t *make_container(const struct container_opts *o, size_t *len)
+{
+    size_t model_len;
+    struct model_opts mo = o->model;
+    uint8_t *model = make_model(&mo, &model_len);
+    struct mota_nbin_info info;
+    if (mota_nbin_validate(model, model_len, &info) != MOTA_OK)
+        abort();
+    struct mota_pack_spec s;
+    memset(&s, 0, sizeof(s));
+    s.seq = o->seq;
+    const char *v = o->vendor ? o->vendor : "example.com", *k = o->klass ? o->klass : "board";
+    mota_uuid5(mota_uuid_ns_dns, v, strlen(v), s.vendor_id);
+    mota_uuid5(s.vendor_id, k, strlen(k), s.class_id);
+    s.version = o->version ? o->version : "1.0.0";
+    s.model_name = info.c_name;
+    mota_nbin_compat(&info, o->install_mode ? o->install_mode : MOTA_INSTALL_XIP, &s.compat);
+    if (o->exec_ram_xip_override)
+        s.compat.exec_ram_xip = o->exec_ram_xip_override;
+    const uint8_t *parts[3];
+    size_t plen[3];
+    size_t code_len = model_len;
+    uint8_t *params = NULL;
+    if (o->split && info.params_offset) {
+        /* split: the image without its blob, params_offset zeroed */
+        code_len = info.params_offset;
+        params = model + info.params_offset;
+        wr32le(model + 48, 0);
+    }
+    s.comp[0].role = MOTA_COMPONENT_CODE;
+    s.comp[0].size = code_len;
+    parts[0] = model;
+    plen[0] = code_len;
+    s.n_components = 1;
+    if (params) {
+        s.comp[1].role = MOTA_COMPONENT_PARAMS;
+        s.comp[1].size = model_len - code_len;
+        parts[1] = params;
+        plen[1] = model_len - code_len;
+        s.n_components = 2;
+    }
+    static uint8_t st_in[4096], st_out[4096];
+    if (o->selftest) {
+        uint32_t in_n = o->selftest_in ? o->selftest_in : 64, out_n = o->selftest_out ? o->selftest_out : 10;
+        for (uint32_t i = 0; i < in_n; i++)
+            st_in[i] = (uint8_t)(i * 7 + o->seq);
+        mota_sim_inference(st_in, in_n, st_out, out_n);
+        s.comp[s.n_components].role = MOTA_COMPONENT_SELFTEST;
+        s.comp[s.n_components].size = in_n;
+        parts[s.n_components] = st_in;
+        plen[s.n_components] = in_n;
+        s.n_components++;
+        s.compat.selftest.present = true;
+        s.compat.selftest.output_size = out_n;
+        s.compat.selftest.max_latency_us = o->max_latency_us ? o->max_latency_us : 50000;
+        mota_sha256(st_out, out_n, s.compat.selftest.output_digest);
+    }
+    for (size_t i = 0; i < s.n_components; i++)
+        mota_sha256(parts[i], plen[i], s.comp[i].digest);
+    const struct mota_p256_key *key = o->key ? o->key : &dev_key;
+    uint8_t kid[16];
+    mota_key_id(key->pub, kid);
+    size_t cap = 16384 + model_len + 8192;
+    uint8_t *out = malloc(cap);
+    size_t n = 0, ph;
+    if (mota_container_encode_head(&s, kid, sign_cb, (void *)key, out, cap, &n) != MOTA_OK)
+        abort();
+    for (size_t i = 0; i < s.n_components; i++) {
+        mota_payload_head_encode(s.comp[i].role, plen[i], out + n, cap - n, &ph);
+        n += ph;
+        memcpy(out + n, parts[i], plen[i]);
+        n += plen[i];
+    }
+    free(model);
+    *len = n;
+    return out;
+}
+
+/* Send a whole container in chunks, following the agent's offsets. */
+static int send_container(struct mota_agent *a, const uint8_t *c, size_t len, size_t chunk)
+{
+    uint32_t off = 0;
+    int ret = 0;
+    while (off < len) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        ret = mota_agent_write(a, off, c + off, n);
+        if (ret < 0)
+            return ret;
+        if ((size_t)ret == len && off + n >= len)
+            return MOTA_OK;
+        off = (uint32_t)ret;
+        if ((size_t)ret == len)
+            return MOTA_OK;
+    }
+    return ret < 0 ? ret : MOTA_OK;
+}
+
+static void manifest_digest(const uint8_t *c, size_t len, uint8_t out[32])
+{
+    struct mota_envelope env;
+    if (mota_envelope_decode(c, len, &env) != MOTA_OK)
+        abort();
+    memcpy(out, env.digest, 32);
+}
+
+#endif
