@@ -553,6 +553,49 @@ static int finish_upload(struct mota_agent *a)
     return (int)s->upload_len;
 }
 
+/* A new upload into the inactive slot: journal, erase, the head. Returns the head length. */
+static int begin_upload(struct mota_agent *a, uint32_t container_len)
+{
+    unsigned m = (unsigned)a->up_model;
+    struct mota_agent_model_state *s = &a->st[m];
+    unsigned slot = s->active.slot == 1 ? 0 : (s->active.slot == 0 ? 1 : 0);
+    struct jrec r;
+    int ret;
+    a->up_resumed = false;
+    mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
+    r.slot = (uint8_t)slot;
+    r.seq = a->up_man.seq;
+    memcpy(r.digest, a->up_env.digest, 32);
+    r.value = container_len;
+    r.value2 = (uint32_t)a->up_env.head_len;
+    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
+        return ret;
+    const struct mota_flash *fl = a->cfg->flash;
+    uint32_t base = slot_base(a, m, slot);
+    for (uint32_t off = 0; off < a->up_slot_used; off += fl->sector_size) {
+        if (a->cfg->sys != NULL && a->cfg->sys->watchdog_kick != NULL)
+            a->cfg->sys->watchdog_kick(a->cfg->sys->ctx);
+        if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
+            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    }
+    if ((ret = journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
+        return ret;
+    /* the head goes to the slot too: the stored model carries its manifest */
+    uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
+    if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
+        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    a->unit_slot_off = whole;
+    a->unit_fill = hl - whole;
+    memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
+    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+    if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
+        return ret;
+    a->up_sha_comp = -1;
+    a->up_expected = hl;
+    return (int)hl;
+}
+
 /* The head is complete in scratch: decide, then erase and start writing. */
 static int head_complete(struct mota_agent *a)
 {
@@ -578,6 +621,7 @@ static int head_complete(struct mota_agent *a)
     memcpy(a->up_comp_stream, hc.comp_stream, sizeof(hc.comp_stream));
     memcpy(a->up_comp_phl, hc.comp_phl, sizeof(hc.comp_phl));
     memcpy(a->up_comp_slot, hc.comp_slot, sizeof(hc.comp_slot));
+    a->up_slot_used = hc.slot_used;
     a->up_ready = true;
 
     /* the same container interrupted earlier: continue where it stopped */
@@ -585,52 +629,16 @@ static int head_complete(struct mota_agent *a)
         memcmp(s->upload.digest, a->up_env.digest, 32) == 0 && s->upload_offset >= a->up_env.head_len &&
         s->upload_len == hc.container_len) {
         a->last_persist = s->upload_offset;
-        if (s->upload_state == MOTA_UPLOAD_VERIFIED)
-            return finish_upload(a);
+        if (s->upload_state == MOTA_UPLOAD_VERIFIED || s->upload_offset == s->upload_len)
+            return finish_upload(a); /* every byte is on flash already */
         if ((ret = resume_at(a, s->upload_offset)) != MOTA_OK)
             return ret;
         return (int)a->up_expected;
     }
 
-    /* a new upload into the inactive slot */
-    a->up_resumed = false;
-    unsigned slot = s->active.slot == 1 ? 0 : (s->active.slot == 0 ? 1 : 0);
-    struct jrec r;
-    mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
-    r.slot = (uint8_t)slot;
-    r.seq = a->up_man.seq;
-    memcpy(r.digest, a->up_env.digest, 32);
-    r.value = hc.container_len;
-    r.value2 = (uint32_t)a->up_env.head_len;
-    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
-        return ret;
-    const struct mota_flash *fl = a->cfg->flash;
-    uint32_t base = slot_base(a, m, slot);
-    for (uint32_t off = 0; off < hc.slot_used; off += fl->sector_size) {
-        if (a->cfg->sys != NULL && a->cfg->sys->watchdog_kick != NULL)
-            a->cfg->sys->watchdog_kick(a->cfg->sys->ctx);
-        if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
-            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
-    }
-    if ((ret = journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
-        return ret;
-    /* the head goes to the slot too: the stored model carries its manifest */
-    uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
-    if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
-        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
-    a->unit_slot_off = whole;
-    a->unit_fill = hl - whole;
-    memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
-    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
-        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
-    if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
-        return ret;
-    a->up_sha_comp = -1;
-    a->up_expected = hl;
-    return (int)hl;
+    return begin_upload(a, hc.container_len);
 }
 
-/* Bytes of the stream after the head. */
 static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
 {
     unsigned m = (unsigned)a->up_model;
@@ -693,8 +701,12 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
             p += k;
             left -= k;
             if (a->unit_fill == fl->prog_size) {
-                if ((ret = prog_unit(a)) != MOTA_OK)
+                bool was_resumed = a->up_resumed;
+                if ((ret = prog_unit(a)) != MOTA_OK) {
+                    if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
+                        return begin_upload(a, a->st[m].upload_len); /* torn before the reset: start over */
                     return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+                }
                 uint32_t durable = o + (uint32_t)(p - data);
                 if ((ret = maybe_persist(a, durable, false)) != MOTA_OK)
                     return ret;
@@ -706,8 +718,12 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
         if (a->up_expected == end) {
             /* the component is complete: last partial unit, then its digest */
             uint8_t md[32];
-            if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+            bool was_resumed = a->up_resumed;
+            if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK) {
+                if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
+                    return begin_upload(a, a->st[m].upload_len);
                 return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+            }
             mota_sha256_finish(&a->up_sha, md);
             a->up_sha_comp = -1;
             if (mota_ct_memcmp(md, comp->digest, 32) != 0)

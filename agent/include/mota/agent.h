@@ -132,6 +132,7 @@ struct mota_agent {
     uint32_t up_comp_stream[MOTA_CONTAINER_MAX_COMPONENTS]; /* stream offset of each payload head */
     uint32_t up_comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
     uint32_t up_comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
+    uint32_t up_slot_used;   /* bytes of the slot the container occupies */
     struct mota_sha256 up_sha;
     int up_sha_comp;         /* component being hashed, -1 none */
     uint8_t phbuf[32];       /* a payload head being received */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <stdio.h>
 
 #define ERASED 0xFFu
 
@@ -126,9 +127,14 @@ static int sim_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_ERR_FLASH_ALIGN;
     for (size_t i = 0; i < len; i++)
         if (f->mem[off + i] != ERASED)
-            return MOTA_ERR_FLASH_NOT_ERASED;
+            { if (getenv("MOTA_DEBUG_FLASH")) fprintf(stderr, "not erased: prog 0x%x+%zu\n", off, len); return MOTA_ERR_FLASH_NOT_ERASED; }
     int ret = fault(f, &torn);
     if (ret != MOTA_OK) {
+        if (f->cut_kind == 0) {
+            f->cut_kind = 'p';
+            f->cut_off = off;
+            f->cut_len = (uint32_t)len;
+        }
         if (torn) { /* half the prog units made it */
             size_t units = len / f->prog_size, done = (units + 1) / 2;
             memcpy(f->mem + off, buf, done * f->prog_size);
@@ -153,6 +159,11 @@ static int sim_erase(void *ctx, uint32_t off)
         return MOTA_ERR_FLASH_ALIGN;
     int ret = fault(f, &torn);
     if (ret != MOTA_OK) {
+        if (f->cut_kind == 0) {
+            f->cut_kind = 'e';
+            f->cut_off = off;
+            f->cut_len = f->sector_size;
+        }
         if (torn) /* the first half erased, the rest as it was */
             memset(f->mem + off, ERASED, f->sector_size / 2);
         return ret;
@@ -195,6 +206,7 @@ void mota_posix_flash_power_on(struct mota_posix_flash *f)
 {
     f->dead = false;
     f->cut_before_op = 0;
+    f->cut_kind = 0;
 }
 
 void mota_posix_flash_reset_counters(struct mota_posix_flash *f)

@@ -31,6 +31,9 @@ struct mota_posix_flash {
     uint64_t cut_before_op; /* 0: never */
     bool torn;
     bool dead;
+    /* the operation the power was cut at, for diagnostics */
+    char cut_kind;          /* 'p' program, 'e' erase, 0 none */
+    uint32_t cut_off, cut_len;
 };
 
 /* In memory: size/sector/prog geometry, erased. */

@@ -1,0 +1,254 @@
+/*
+ * Power-loss sweeps: for an update, a confirm and a rollback, cut the power
+ * before every flash operation in turn (then, in a second sweep, tear every
+ * operation: half a program, half an erase), reboot the agent and check:
+ *   - the device holds a valid, verified model, the old or the new one,
+ *     never a mix (the agent re-validates signature and digests at boot);
+ *   - nothing committed is lost;
+ *   - retrying the interrupted action completes it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "agent_fixture.h"
+
+enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, N_SCENARIOS };
+static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
+                              "update with journal compaction"};
+
+static uint8_t *c1, *c2;
+static size_t l1, l2;
+static uint8_t d1[32], d2[32];
+static char cut_kind;
+static uint32_t cut_off, cut_len;
+
+/* Send the container from offset 0, as a host does after any failure. */
+static int upload(struct dev *d, const uint8_t *c, size_t len)
+{
+    return send_container(&d->agent, c, len, 2048);
+}
+
+/* The action under test, from boot on. MOTA_ERR_POWER_LOST stops it. */
+static int run(struct dev *d, enum scenario s)
+{
+    int ret = dev_boot(d);
+    if (ret != MOTA_OK)
+        return ret;
+    switch (s) {
+    case FIRST_INSTALL:
+    case UPDATE:
+    case COMPACTION:
+        return upload(d, c2, l2);
+    case CONFIRM:
+        return mota_agent_confirm(&d->agent, 0);
+    case ROLLBACK:
+        return mota_agent_rollback(&d->agent, 0);
+    default:
+        return MOTA_OK; /* the boot itself reverts the expired trial */
+    }
+}
+
+struct outcome {
+    bool has_model;
+    bool is_new, testing;
+    uint64_t committed;
+};
+
+static void observe(struct dev *d, struct outcome *o)
+{
+    struct mota_agent_model_info info;
+    memset(o, 0, sizeof(*o));
+    o->committed = d->agent.st[0].has_committed ? d->agent.st[0].committed_seq : 0;
+    if (mota_agent_model_info(&d->agent, 0, &info) != MOTA_OK)
+        return;
+    o->has_model = true;
+    if (memcmp(info.digest, d2, 32) == 0)
+        o->is_new = true;
+    else if (memcmp(info.digest, d1, 32) != 0)
+        fail_msg("active model is neither the old nor the new one");
+    o->testing = info.testing;
+}
+
+/* The state each scenario starts from, as a flash image. */
+static uint8_t *prepare(enum scenario s)
+{
+    struct dev *d = dev_new(1);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    if (s != FIRST_INSTALL) {
+        assert_int_equal(upload(d, c1, l1), MOTA_OK);
+        assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+    }
+    if (s == CONFIRM || s == ROLLBACK || s == EXPIRY)
+        assert_int_equal(upload(d, c2, l2), MOTA_OK);
+    if (s == EXPIRY) /* the trial has used all its boots */
+        for (int b = 0; b < 3; b++)
+            assert_int_equal(dev_boot(d), MOTA_OK);
+    if (s == COMPACTION) {
+        /* fill the journal sector with aborted uploads, so the update compacts it */
+        struct mota_envelope env;
+        assert_int_equal(mota_envelope_decode(c2, l2, &env), MOTA_OK);
+        while (d->agent.jnext < 4096 / 64 - 6) {
+            assert_true(mota_agent_write(&d->agent, 0, c2, env.head_len + 64) > 0);
+            assert_int_equal(mota_agent_abort(&d->agent), MOTA_OK);
+        }
+    }
+    uint8_t *img = malloc(DEV_FLASH_SIZE);
+    memcpy(img, d->pf.mem, DEV_FLASH_SIZE);
+    dev_free(d);
+    return img;
+}
+
+/* After the cut and a reboot: the invariants, then a retry to the end state. */
+static void check(struct dev *d, enum scenario s, uint64_t op, bool completed)
+{
+    struct outcome o;
+    int ret = dev_boot(d);
+    if (ret != MOTA_OK)
+        fail_msg("%s, cut at op %llu: reboot failed: %s", names[s], (unsigned long long)op, mota_err_name(ret));
+    observe(d, &o);
+    if (s != FIRST_INSTALL && !o.has_model)
+        fail_msg("%s, cut at op %llu: no valid model after the reboot", names[s], (unsigned long long)op);
+    if (s != FIRST_INSTALL && o.committed < 1)
+        fail_msg("%s, cut at op %llu: the committed sequence number was lost", names[s], (unsigned long long)op);
+    if (s == CONFIRM && completed && o.committed != 2)
+        fail_msg("confirm, cut at op %llu: a completed confirm was lost", (unsigned long long)op);
+    if (s == ROLLBACK && completed && o.is_new)
+        fail_msg("rollback, cut at op %llu: a completed rollback was lost", (unsigned long long)op);
+    if (!o.has_model && s != FIRST_INSTALL)
+        fail_msg("%s: no model", names[s]);
+
+    /* retry what was interrupted */
+    switch (s) {
+    case FIRST_INSTALL:
+    case UPDATE:
+    case COMPACTION:
+        if (!(o.is_new && o.testing)) {
+            ret = upload(d, c2, l2);
+            if (ret != MOTA_OK)
+                fail_msg("%s, cut at op %llu (%c 0x%x+%u): retry failed: %s", names[s], (unsigned long long)op,
+                         cut_kind, cut_off, cut_len, mota_err_name(ret));
+        }
+        observe(d, &o);
+        if (!(o.has_model && o.is_new && o.testing))
+            fail_msg("%s, cut at op %llu: the retry did not install the new model (model %d new %d testing %d, "
+                     "upload state %d offset %u, last error %s)",
+                     names[s], (unsigned long long)op, o.has_model, o.is_new, o.testing,
+                     d->agent.st[0].upload_state, d->agent.st[0].upload_offset,
+                     mota_err_name(mota_agent_last_error(&d->agent, 0)));
+        break;
+    case CONFIRM:
+        if (o.testing && o.is_new)
+            assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+        observe(d, &o);
+        if (!(o.is_new && !o.testing && o.committed == 2))
+            fail_msg("confirm, cut at op %llu: not confirmed after the retry (new %d testing %d)",
+                     (unsigned long long)op, o.is_new, o.testing);
+        break;
+    default: /* rollback, trial expiry */
+        if (o.testing)
+            assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+        observe(d, &o);
+        if (o.is_new || o.testing)
+            fail_msg("rollback, cut at op %llu: still on the new model after the retry", (unsigned long long)op);
+        break;
+    }
+    /* and the state survives one more reboot */
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    struct outcome again;
+    observe(d, &again);
+    assert_int_equal(again.is_new, o.is_new);
+}
+
+static uint64_t sweep(enum scenario s, bool torn)
+{
+    uint8_t *img = prepare(s);
+    struct dev *d = dev_new(1);
+    /* dry run: how many program/erase operations the action takes */
+    memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
+    uint64_t before = d->pf.ops;
+    assert_int_equal(run(d, s), MOTA_OK);
+    uint64_t total = d->pf.ops - before;
+    for (uint64_t k = 1; k <= total; k++) {
+        memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
+        mota_posix_flash_power_on(&d->pf);
+        mota_posix_flash_cut(&d->pf, k, torn);
+        int ret = run(d, s);
+        bool cut = d->pf.dead;
+        if (!cut && ret != MOTA_OK)
+            fail_msg("%s: op %llu: failed without a cut: %s", names[s], (unsigned long long)k, mota_err_name(ret));
+        if (cut && ret != MOTA_ERR_POWER_LOST)
+            fail_msg("%s: op %llu: power lost but the agent said %s", names[s], (unsigned long long)k,
+                     mota_err_name(ret));
+        cut_kind = d->pf.cut_kind;
+        cut_off = d->pf.cut_off;
+        cut_len = d->pf.cut_len;
+        mota_posix_flash_power_on(&d->pf);
+        check(d, s, k, !cut);
+    }
+    dev_free(d);
+    free(img);
+    return total;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    struct container_opts o1 = {.seq = 1, .selftest = true, .split = true,
+                                .model = {.code_bytes = 6000, .params_bytes = 2000, .fill = 1}};
+    struct container_opts o2 = {.seq = 2, .selftest = true, .split = true,
+                                .model = {.code_bytes = 7000, .params_bytes = 2400, .fill = 2}};
+    dev_keys();
+    c1 = make_container(&o1, &l1);
+    c2 = make_container(&o2, &l2);
+    manifest_digest(c1, l1, d1);
+    manifest_digest(c2, l2, d2);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(c1);
+    free(c2);
+    return 0;
+}
+
+static void run_sweeps(bool torn)
+{
+    uint64_t n[N_SCENARIOS], sum = 0;
+    for (int s = 0; s < N_SCENARIOS; s++) {
+        n[s] = sweep((enum scenario)s, torn);
+        sum += n[s];
+    }
+    print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
+                  "trial expiry %llu, update with journal compaction %llu); every reboot found a verified old or "
+                  "new model, nothing committed lost, every retry completed\n",
+                  torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
+                  (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
+                  (unsigned long long)n[4], (unsigned long long)n[5]);
+}
+
+static void test_power_cut_before_every_flash_operation(void **state)
+{
+    (void)state;
+    run_sweeps(false);
+}
+
+static void test_every_flash_operation_torn(void **state)
+{
+    (void)state;
+    run_sweeps(true);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_power_cut_before_every_flash_operation),
+        cmocka_unit_test(test_every_flash_operation_torn),
+    };
+    return cmocka_run_group_tests_name("agent power loss", tests, setup, teardown);
+}
