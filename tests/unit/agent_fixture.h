@@ -199,6 +199,7 @@ struct container_opts {
     uint64_t max_latency_us;
     bool split;                 /* params as a separate component */
     uint64_t exec_ram_xip_override;
+    uint32_t poke_off, poke_val; /* overwrite a model word after its compat data is read (0: no) */
 };
 
 static int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
@@ -213,7 +214,7 @@ static uint8_t *make_container(const struct container_opts *o, size_t *len)
     struct model_opts mo = o->model;
     uint8_t *model = make_model(&mo, &model_len);
     struct mota_nbin_info info;
-    if (mota_nbin_validate(model, model_len, &info) != MOTA_OK)
+    if (mota_nbin_parse(model, model_len, &info) != MOTA_OK)
         abort();
     struct mota_pack_spec s;
     memset(&s, 0, sizeof(s));
@@ -224,8 +225,10 @@ static uint8_t *make_container(const struct container_opts *o, size_t *len)
     s.version = o->version ? o->version : "1.0.0";
     s.model_name = info.c_name;
     mota_nbin_compat(&info, o->install_mode ? o->install_mode : MOTA_INSTALL_XIP, &s.compat);
-    if (o->exec_ram_xip_override)
-        s.compat.exec_ram_xip = o->exec_ram_xip_override;
+    if (o->exec_ram_xip_override) /* both modes: a model too big for the device */
+        s.compat.exec_ram_xip = s.compat.exec_ram_copy = o->exec_ram_xip_override;
+    if (o->poke_off)
+        wr32le(model + o->poke_off, o->poke_val);
     const uint8_t *parts[3];
     size_t plen[3];
     size_t code_len = model_len;

@@ -1,0 +1,378 @@
+/* Hostile and broken updates: each is refused with its reason, the active
+ * model stays as it was, and what can be refused from the head is refused
+ * before anything is erased. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agent_fixture.h"
+
+/* V2(...) starts from a valid update and overrides the fields a case is about */
+#pragma GCC diagnostic ignored "-Woverride-init"
+
+static uint8_t *v1;
+static size_t v1_len;
+static uint8_t v1_digest[32];
+
+/* A device running v1 (seq 10, confirmed). */
+static struct dev *device(void)
+{
+    struct dev *d = dev_new(1);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(&d->agent, v1, v1_len, 4096), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+    return d;
+}
+
+static void still_v1(struct dev *d)
+{
+    struct mota_agent_model_info info;
+    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_memory_equal(info.digest, v1_digest, 32);
+    assert_false(info.testing);
+    /* and after a reboot too */
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_memory_equal(info.digest, v1_digest, 32);
+}
+
+enum { BEFORE_ERASE = 1, AFTER_ERASE = 0 };
+
+/* Send c; expect `want` and, if before_erase, no erase at all. */
+static void attempt(struct dev *d, const uint8_t *c, size_t len, int want, int before_erase, const char *what)
+{
+    uint64_t erases = d->pf.erases;
+    int ret = send_container(&d->agent, c, len, 1500);
+    if (ret != want)
+        fail_msg("%s: got %s, want %s", what, mota_err_name(ret), mota_err_name(want));
+    if (before_erase && d->pf.erases != erases)
+        fail_msg("%s: refused only after erasing", what);
+    still_v1(d);
+}
+
+static void hostile(const struct container_opts *o, int want, int before_erase, const char *what)
+{
+    struct dev *d = device();
+    size_t len;
+    uint8_t *c = make_container(o, &len);
+    attempt(d, c, len, want, before_erase, what);
+    free(c);
+    dev_free(d);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    struct container_opts o = {.seq = 10, .selftest = true, .split = true,
+                               .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 1}};
+    dev_keys();
+    v1 = make_container(&o, &v1_len);
+    manifest_digest(v1, v1_len, v1_digest);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(v1);
+    return 0;
+}
+
+#define V2(...) {.seq = 11, .selftest = true, .split = true, .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 2}, __VA_ARGS__}
+
+static void test_wrong_key(void **s)
+{
+    (void)s;
+    static struct mota_p256_key stranger;
+    mota_key_generate(&stranger);
+    struct container_opts o = V2(.key = &stranger);
+    hostile(&o, MOTA_ERR_KEY_UNKNOWN, BEFORE_ERASE, "wrong key");
+}
+
+static void test_revoked_key(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2(.seq = 12);
+    uint8_t *c = make_container(&o, &len);
+    assert_int_equal(mota_agent_revoke_keys(&d->agent, 2), MOTA_OK); /* key index 1 revoked */
+    attempt(d, c, len, MOTA_ERR_KEY_REVOKED, BEFORE_ERASE, "revoked key");
+    /* the stored v1, signed before the revocation, still boots (still_v1 rebooted) */
+    struct container_opts o2 = V2(.seq = 12, .key = &dev_key2);
+    size_t len2;
+    uint8_t *c2 = make_container(&o2, &len2);
+    assert_int_equal(send_container(&d->agent, c2, len2, 1500), MOTA_OK); /* the new key works */
+    free(c);
+    free(c2);
+    dev_free(d);
+}
+
+static void test_rollback_attempt(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.seq = 9);
+    hostile(&o, MOTA_ERR_ROLLBACK, BEFORE_ERASE, "older sequence number");
+}
+
+static void test_same_sequence_other_content(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.seq = 10);
+    hostile(&o, MOTA_ERR_ROLLBACK_SAME_SEQ, BEFORE_ERASE, "same sequence number, other model");
+}
+
+static void test_wrong_vendor(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.vendor = "evil.example");
+    hostile(&o, MOTA_ERR_VENDOR_MISMATCH, BEFORE_ERASE, "wrong vendor");
+}
+
+static void test_wrong_class(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.klass = "other-board");
+    hostile(&o, MOTA_ERR_CLASS_MISMATCH, BEFORE_ERASE, "wrong class");
+}
+
+static void test_wrong_cpu(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.model = {.flags = 0x80085D21u, .code_bytes = 3000, .params_bytes = 1000});
+    hostile(&o, MOTA_ERR_COMPAT_CPU, BEFORE_ERASE, "Cortex-M33 model");
+}
+
+static void test_wrong_float_abi(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.model = {.flags = 0x80081D22u, .code_bytes = 3000, .params_bytes = 1000});
+    hostile(&o, MOTA_ERR_COMPAT_FLOAT_ABI, BEFORE_ERASE, "soft-float model");
+}
+
+static void test_wrong_ll_aton(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.model = {.rt_version = 0x01010300u, .code_bytes = 3000, .params_bytes = 1000});
+    hostile(&o, MOTA_ERR_COMPAT_LL_ATON, BEFORE_ERASE, "LL_ATON 1.1.3 model");
+}
+
+static void test_secure_model_on_non_secure_device(void **s)
+{
+    (void)s;
+    struct dev *d = dev_new(1);
+    d->cfg.profile.secure = false;
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    size_t len;
+    struct container_opts o = V2(.model = {.flags = 0x80185D22u, .code_bytes = 3000, .params_bytes = 1000});
+    uint8_t *c = make_container(&o, &len);
+    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_ERR_COMPAT_SECURE);
+    assert_int_equal(d->pf.erases, 0 + 1); /* only the journal's first format */
+    free(c);
+    dev_free(d);
+}
+
+static void test_fpu_model_without_fpu(void **s)
+{
+    (void)s;
+    struct dev *d = dev_new(1);
+    d->cfg.profile.fpu_enabled = false;
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_ERR_COMPAT_FPU);
+    assert_int_equal(d->pf.erases, 1);
+    struct mota_agent_model_info info;
+    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_ERR_NO_MODEL);
+    free(c);
+    dev_free(d);
+}
+
+static void test_too_big_for_the_slot(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.model = {.code_bytes = 200000});
+    hostile(&o, MOTA_ERR_SLOT_TOO_SMALL, BEFORE_ERASE, "model larger than the slot");
+}
+
+static void test_not_enough_exec_ram(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.exec_ram_xip_override = 10u << 20);
+    hostile(&o, MOTA_ERR_COMPAT_EXEC_RAM, BEFORE_ERASE, "needs 10 MiB of exec RAM");
+}
+
+static void test_unknown_model_name(void **s)
+{
+    (void)s;
+    struct container_opts o = V2(.model = {.c_name = "other", .code_bytes = 3000});
+    hostile(&o, MOTA_ERR_NO_SLOT, BEFORE_ERASE, "model the device has no slot for");
+}
+
+static void test_bad_signature_and_tampered_manifest(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    struct mota_envelope env;
+    assert_int_equal(mota_envelope_decode(c, len, &env), MOTA_OK);
+    size_t sig_at = (size_t)(env.blocks[0].sig - c), man_at = (size_t)(env.manifest - c);
+    c[sig_at + 5] ^= 1;
+    attempt(d, c, len, MOTA_ERR_SIGNATURE, BEFORE_ERASE, "bit flip in the signature");
+    c[sig_at + 5] ^= 1;
+    c[man_at + env.manifest_len - 3] ^= 0x40;
+    attempt(d, c, len, MOTA_ERR_MANIFEST_DIGEST, BEFORE_ERASE, "manifest changed after signing");
+    free(c);
+    dev_free(d);
+}
+
+static void test_garbage_stream(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    uint8_t junk[3000];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = (uint8_t)(i * 31 + 7);
+    attempt(d, junk, sizeof(junk), MOTA_ERR_ENV_TAG, BEFORE_ERASE, "not a container");
+    dev_free(d);
+}
+
+static void test_digest_mismatch_in_second_payload(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    struct mota_envelope env;
+    struct mota_manifest man;
+    assert_int_equal(mota_envelope_decode(c, len, &env), MOTA_OK);
+    assert_int_equal(mota_manifest_decode(&env, &man), MOTA_OK);
+    /* the params payload is the second; its last byte changed */
+    size_t params_end = env.head_len + 8 + (size_t)man.comp[0].size + 10 + (size_t)man.comp[1].size;
+    c[params_end - 1] ^= 0x01;
+    attempt(d, c, len, MOTA_ERR_PAYLOAD_DIGEST, AFTER_ERASE, "second payload altered");
+    free(c);
+    dev_free(d);
+}
+
+static void test_truncated_stream(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    uint32_t off = 0;
+    while (off < len / 2) {
+        int r = mota_agent_write(&d->agent, off, c + off, 700);
+        assert_true(r > 0);
+        off = (uint32_t)r;
+    }
+    /* the sender goes away; a reboot and an abort later, nothing changed */
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_true(mota_agent_upload_offset(&d->agent) > 0);
+    assert_int_equal(mota_agent_abort(&d->agent), MOTA_OK);
+    assert_int_equal(mota_agent_upload_offset(&d->agent), 0);
+    still_v1(d);
+    free(c);
+    dev_free(d);
+}
+
+static void test_selftest_failure_and_slowness(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    d->sim.mode = MOTA_SIM_FAIL;
+    attempt(d, c, len, MOTA_ERR_SELFTEST_OUTPUT, AFTER_ERASE, "self-test output wrong");
+    assert_int_equal(mota_agent_last_error(&d->agent, 0), MOTA_ERR_SELFTEST_OUTPUT);
+    d->sim.mode = MOTA_SIM_SLOW;
+    attempt(d, c, len, MOTA_ERR_SELFTEST_SLOW, AFTER_ERASE, "self-test too slow");
+    d->sim.mode = MOTA_SIM_PASS;
+    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_OK); /* the same container, healthy device */
+    free(c);
+    dev_free(d);
+}
+
+static void test_model_that_does_not_load(void **s)
+{
+    (void)s;
+    /* signed and compatible, but its NBIN header is broken: found at install */
+    struct container_opts o = V2(.poke_off = 36, .poke_val = 0x2FFFFFF0u);
+    hostile(&o, MOTA_ERR_NBIN_OVERLAP, AFTER_ERASE, "broken NBIN behind a valid signature");
+}
+
+static void test_upload_while_on_trial(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t l2, l3;
+    struct container_opts o2 = V2(), o3 = V2(.seq = 12, .model = {.code_bytes = 3000, .fill = 3});
+    uint8_t *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
+    assert_int_equal(send_container(&d->agent, c2, l2, 1500), MOTA_OK);
+    uint64_t erases = d->pf.erases;
+    assert_int_equal(send_container(&d->agent, c3, l3, 1500), MOTA_ERR_UPLOAD_STATE);
+    assert_int_equal(d->pf.erases, erases);
+    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+    still_v1(d);
+    free(c2);
+    free(c3);
+    dev_free(d);
+}
+
+static void test_bytes_past_the_end_and_wrong_offsets(void **s)
+{
+    (void)s;
+    struct dev *d = device();
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    uint8_t *longer = malloc(len + 16);
+    memcpy(longer, c, len);
+    memset(longer + len, 0xAB, 16);
+    assert_int_equal(mota_agent_write(&d->agent, 0, longer, len + 16), MOTA_ERR_UPLOAD_TOO_LONG);
+    still_v1(d);
+    assert_int_equal(mota_agent_write(&d->agent, 0, c, 100), 100);
+    assert_int_equal(mota_agent_write(&d->agent, 200, c + 200, 100), MOTA_ERR_UPLOAD_OFFSET);
+    still_v1(d);
+    free(longer);
+    free(c);
+    dev_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_revoked_key),
+        cmocka_unit_test(test_rollback_attempt),
+        cmocka_unit_test(test_same_sequence_other_content),
+        cmocka_unit_test(test_wrong_vendor),
+        cmocka_unit_test(test_wrong_class),
+        cmocka_unit_test(test_wrong_cpu),
+        cmocka_unit_test(test_wrong_float_abi),
+        cmocka_unit_test(test_wrong_ll_aton),
+        cmocka_unit_test(test_secure_model_on_non_secure_device),
+        cmocka_unit_test(test_fpu_model_without_fpu),
+        cmocka_unit_test(test_too_big_for_the_slot),
+        cmocka_unit_test(test_not_enough_exec_ram),
+        cmocka_unit_test(test_unknown_model_name),
+        cmocka_unit_test(test_bad_signature_and_tampered_manifest),
+        cmocka_unit_test(test_garbage_stream),
+        cmocka_unit_test(test_digest_mismatch_in_second_payload),
+        cmocka_unit_test(test_truncated_stream),
+        cmocka_unit_test(test_selftest_failure_and_slowness),
+        cmocka_unit_test(test_model_that_does_not_load),
+        cmocka_unit_test(test_upload_while_on_trial),
+        cmocka_unit_test(test_bytes_past_the_end_and_wrong_offsets),
+    };
+    return cmocka_run_group_tests_name("agent hostile updates", tests, setup, teardown);
+}
