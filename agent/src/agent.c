@@ -413,33 +413,42 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
     return reason;
 }
 
+/* Bytes buffered before a program: whole program units, up to the buffer. */
+static uint32_t chunk_size(const struct mota_agent *a)
+{
+    uint32_t p = a->cfg->flash->prog_size;
+    return (uint32_t)sizeof(a->unit) / p * p;
+}
+
+/* Program the buffered bytes (padded to whole units with the erased value). */
 static int prog_unit(struct mota_agent *a)
 {
     const struct mota_flash *fl = a->cfg->flash;
     uint32_t at = slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + a->unit_slot_off;
+    uint32_t len = align_up(a->unit_fill, fl->prog_size);
     int ret;
-    memset(a->unit + a->unit_fill, fl->erased_value, fl->prog_size - a->unit_fill);
+    memset(a->unit + a->unit_fill, fl->erased_value, len - a->unit_fill);
     if (a->up_resumed) {
-        /* After a reset, units past the last recorded offset may already be
+        /* After a reset, bytes past the last recorded offset may already be
          * on flash: identical ones are kept, erased ones programmed; anything
          * else (a torn program) cannot be fixed without an erase. */
-        uint8_t cur[64];
+        uint8_t cur[sizeof(a->unit)];
         bool blank = true;
-        if ((ret = fl->read(fl->ctx, at, cur, fl->prog_size)) != MOTA_OK)
+        if ((ret = fl->read(fl->ctx, at, cur, len)) != MOTA_OK)
             return ret;
-        for (uint32_t i = 0; i < fl->prog_size; i++)
+        for (uint32_t i = 0; i < len; i++)
             blank &= cur[i] == fl->erased_value;
         if (!blank) {
-            if (memcmp(cur, a->unit, fl->prog_size) != 0)
+            if (memcmp(cur, a->unit, len) != 0)
                 return MOTA_ERR_FLASH_NOT_ERASED;
-            a->unit_slot_off += fl->prog_size;
+            a->unit_slot_off += len;
             a->unit_fill = 0;
             return MOTA_OK;
         }
         a->up_resumed = false; /* programs are sequential: the rest is erased */
     }
-    ret = fl->prog(fl->ctx, at, a->unit, fl->prog_size);
-    a->unit_slot_off += fl->prog_size;
+    ret = fl->prog(fl->ctx, at, a->unit, len);
+    a->unit_slot_off += len;
     a->unit_fill = 0;
     return ret;
 }
@@ -447,7 +456,7 @@ static int prog_unit(struct mota_agent *a)
 /* Record how far the stream is durably on flash, now and then. */
 static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
 {
-    if (!force && stream_off - a->last_persist < a->cfg->flash->sector_size)
+    if (!force && stream_off - a->last_persist < MOTA_AGENT_PROGRESS_STEP)
         return MOTA_OK;
     struct jrec r;
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up_model);
@@ -471,7 +480,7 @@ static int locate(const struct mota_agent *a, uint32_t o, bool *in_head)
 /* Set up hashing and programming to continue at stream offset o (a resume). */
 static int resume_at(struct mota_agent *a, uint32_t o)
 {
-    bool in_head;
+    bool in_head = false;
     int c = locate(a, o, &in_head);
     unsigned m = (unsigned)a->up_model;
     a->unit_fill = 0;
@@ -642,14 +651,15 @@ static int head_complete(struct mota_agent *a)
 static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
 {
     unsigned m = (unsigned)a->up_model;
-    const struct mota_flash *fl = a->cfg->flash;
     int ret;
     while (len > 0) {
         uint32_t o = a->up_expected;
         if (o >= a->st[m].upload_len)
             return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
-        bool in_head;
+        bool in_head = false;
         int c = locate(a, o, &in_head);
+        if (c < 0)
+            return fail_upload(a, m, MOTA_ERR_INTERNAL);
         const struct mota_component *comp = &a->up_man.comp[c];
         if (in_head) {
             /* a payload head: checked against the manifest, not stored */
@@ -693,14 +703,14 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
         uint32_t left = n;
         const uint8_t *p = data;
         while (left > 0) {
-            uint32_t k = fl->prog_size - a->unit_fill;
+            uint32_t k = chunk_size(a) - a->unit_fill;
             if (k > left)
                 k = left;
             memcpy(a->unit + a->unit_fill, p, k);
             a->unit_fill += k;
             p += k;
             left -= k;
-            if (a->unit_fill == fl->prog_size) {
+            if (a->unit_fill == chunk_size(a)) {
                 bool was_resumed = a->up_resumed;
                 if ((ret = prog_unit(a)) != MOTA_OK) {
                     if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)

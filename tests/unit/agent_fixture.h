@@ -61,7 +61,7 @@ static uint64_t dev_now(void *ctx)
     return 0;
 }
 
-static void dev_keys(void)
+static inline void dev_keys(void)
 {
     if (!dev_keys_ready) {
         mota_key_generate(&dev_key);
@@ -71,7 +71,7 @@ static void dev_keys(void)
 }
 
 /* A blank device with one model "network" (and optionally a second, "kws"). */
-static struct dev *dev_new(int n_models)
+static inline struct dev *dev_new(int n_models)
 {
     struct dev *d = calloc(1, sizeof(*d));
     dev_keys();
@@ -127,19 +127,19 @@ static struct dev *dev_new(int n_models)
     return d;
 }
 
-static void dev_free(struct dev *d)
+static inline void dev_free(struct dev *d)
 {
     mota_posix_flash_close(&d->pf);
     free(d);
 }
 
 /* Boot (or reboot) the device's agent from its flash. */
-static int dev_boot(struct dev *d)
+static inline int dev_boot(struct dev *d)
 {
     return mota_agent_init(&d->agent, &d->cfg);
 }
 
-static void wr32le(uint8_t *p, uint32_t v)
+static inline void wr32le(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -157,7 +157,7 @@ struct model_opts {
 };
 
 /* A small valid NPU-family model (24-word header, 17-word rt_ctx). */
-static uint8_t *make_model(const struct model_opts *o, size_t *len)
+static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
 {
     uint32_t ro = (0x100u + o->code_bytes + 7u) & ~7u;
     uint32_t data = 0x58, got = 0x58, got_end = 0x64, bss = 0x64, bss_end = 0xC8;
@@ -202,13 +202,13 @@ struct container_opts {
     uint32_t poke_off, poke_val; /* overwrite a model word after its compat data is read (0: no) */
 };
 
-static int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
+static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
 {
     return mota_ecdsa_p256_sign(ctx, h, sig);
 }
 
 /* A signed container; *len bytes, malloc'd. */
-static uint8_t *make_container(const struct container_opts *o, size_t *len)
+static inline uint8_t *make_container(const struct container_opts *o, size_t *len)
 {
     size_t model_len;
     struct model_opts mo = o->model;
@@ -289,7 +289,7 @@ static uint8_t *make_container(const struct container_opts *o, size_t *len)
 }
 
 /* Send a whole container in chunks, following the agent's offsets. */
-static int send_container(struct mota_agent *a, const uint8_t *c, size_t len, size_t chunk)
+static inline int send_container(struct mota_agent *a, const uint8_t *c, size_t len, size_t chunk)
 {
     uint32_t off = 0;
     int ret = 0;
@@ -307,7 +307,7 @@ static int send_container(struct mota_agent *a, const uint8_t *c, size_t len, si
     return ret < 0 ? ret : MOTA_OK;
 }
 
-static void manifest_digest(const uint8_t *c, size_t len, uint8_t out[32])
+static inline void manifest_digest(const uint8_t *c, size_t len, uint8_t out[32])
 {
     struct mota_envelope env;
     if (mota_envelope_decode(c, len, &env) != MOTA_OK)

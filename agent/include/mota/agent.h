@@ -25,6 +25,11 @@
 #define MOTA_AGENT_MAX_KEYS 4u
 #define MOTA_AGENT_SCRATCH_MIN (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
 #define MOTA_AGENT_NO_SLOT 0xFFu
+/* Upload progress is journaled every this many bytes: an interrupted
+ * transfer resends at most this much (plus the head). */
+#ifndef MOTA_AGENT_PROGRESS_STEP
+#define MOTA_AGENT_PROGRESS_STEP (16u * 1024u)
+#endif
 
 /* One model pair: two slots of equal size in the flash, named by c_name. */
 struct mota_agent_model_config {

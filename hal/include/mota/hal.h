@@ -15,7 +15,8 @@
 /*
  * NOR flash (one device or partition, offsets from its start).
  * - read: any offset and length inside the device.
- * - prog: off and len multiples of prog_size; every byte programmed must be
+ * - prog: off and len multiples of prog_size (len may cover several units:
+ *   the port splits it at page boundaries); every byte programmed must be
  *   erased (erased_value) before: NOR bits only go from 1 to 0.
  * - erase: one sector; off a multiple of sector_size.
  * - map (optional): a pointer to memory-mapped (XIP-able) flash contents, and
