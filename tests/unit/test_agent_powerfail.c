@@ -198,9 +198,9 @@ static int setup(void **state)
 {
     (void)state;
     struct container_opts o1 = {.seq = 1, .selftest = true, .split = true,
-                                .model = {.code_bytes = 6000, .params_bytes = 2000, .fill = 1}};
+                                .model = {.code_bytes = 24000, .params_bytes = 8000, .fill = 1}};
     struct container_opts o2 = {.seq = 2, .selftest = true, .split = true,
-                                .model = {.code_bytes = 7000, .params_bytes = 2400, .fill = 2}};
+                                .model = {.code_bytes = 28000, .params_bytes = 9000, .fill = 2}};
     dev_keys();
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
