@@ -68,11 +68,7 @@ static int authenticate(const struct mota_agent *a, const struct mota_envelope *
 
 static uint32_t payload_head_len(const struct mota_component *c)
 {
-    uint8_t tmp[32];
-    size_t n = 0;
-    if (mota_payload_head_encode(c->role, c->size, tmp, sizeof(tmp), &n) != MOTA_OK)
-        return 0;
-    return (uint32_t)n;
+    return (uint32_t)mota_payload_head_size(c->role, c->size);
 }
 
 /*

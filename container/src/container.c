@@ -1063,6 +1063,16 @@ int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t 
     return 0;
 }
 
+size_t mota_payload_head_size(enum mota_component_role role, uint64_t size)
+{
+    const char *name = mota_component_payload_name(role);
+    if (name == NULL)
+        return 0;
+    size_t n = strlen(name); /* names are short: a one-byte tstr head */
+    size_t bh = size < 24 ? 1 : size <= 0xFFu ? 2 : size <= 0xFFFFu ? 3 : size <= 0xFFFFFFFFu ? 5 : 9;
+    return 1 + n + bh;
+}
+
 int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
                           size_t n_keys, struct mota_verify_result *res)
 {

@@ -18,7 +18,7 @@ work = tempfile.mkdtemp(prefix="mota-fuzz-")
 corpus = os.path.join(work, "corpus")
 os.makedirs(corpus)
 
-if target == "fuzz_container":
+if target in ("fuzz_container", "fuzz_agent"):
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
     subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "vectors", "malformed.py"), mota,
                     os.path.join(work, "k.pem"), os.path.join(work, "k.pub.pem"), corpus],
@@ -26,7 +26,7 @@ if target == "fuzz_container":
     ex0 = os.path.join(fix, "suit", "example0.suit")
     if os.path.exists(ex0):
         shutil.copy(ex0, corpus)
-    max_len = 16384
+    max_len = 16384 if target == "fuzz_container" else 32768
 else:
     yolo = os.path.join(fix, "st-n6", "yolov8n_network_rel.bin")
     if os.path.exists(yolo):

@@ -139,12 +139,46 @@ static void test_interrupted_upload_resumes_from_the_persisted_offset(void **sta
     dev_free(d);
 }
 
+static void test_two_models_each_have_their_own_pair(void **state)
+{
+    (void)state;
+    struct dev *d = dev_new(2);
+    size_t la, lb, la2;
+    struct container_opts a1 = {.seq = 1}, b1 = {.seq = 7, .model = {.c_name = "kws", .fill = 9}};
+    struct container_opts a2 = {.seq = 2, .model = {.fill = 4}};
+    uint8_t *ca = make_container(&a1, &la), *cb = make_container(&b1, &lb), *ca2 = make_container(&a2, &la2);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(&d->agent, ca, la, 3000), MOTA_OK);
+    assert_int_equal(send_container(&d->agent, cb, lb, 3000), MOTA_OK);
+    assert_int_equal(mota_agent_find_model(&d->agent, "kws", 3), 1);
+    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->agent, 1), MOTA_OK);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    expect_active(d, 0, ca, la, false);
+    expect_active(d, 1, cb, lb, false);
+    /* updating one leaves the other alone; the kws sequence floor is its own */
+    assert_int_equal(send_container(&d->agent, ca2, la2, 3000), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    expect_active(d, 0, ca, la, false);
+    expect_active(d, 1, cb, lb, false);
+    struct mota_agent_model_info info;
+    assert_int_equal(mota_agent_model_info(&d->agent, 1, &info), MOTA_OK);
+    assert_int_equal(info.seq, 7);
+    assert_int_equal(info.c_name_len, 3);
+    free(ca);
+    free(cb);
+    free(ca2);
+    dev_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_update_flow_install_trial_confirm_across_reboots),
         cmocka_unit_test(test_unconfirmed_model_is_reverted_after_the_trial_boots),
         cmocka_unit_test(test_interrupted_upload_resumes_from_the_persisted_offset),
+        cmocka_unit_test(test_two_models_each_have_their_own_pair),
     };
     return cmocka_run_group_tests_name("agent", tests, NULL, NULL);
 }

@@ -186,6 +186,22 @@ static void test_unknown_and_wrong_keys_are_told_apart(void **state)
     assert_int_equal(idx, 1);
 }
 
+static void test_payload_head_size_matches_the_encoder(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {0, 23, 24, 255, 256, 65535, 65536, 0xFFFFFFFFull, 0x100000000ull};
+    for (int role = MOTA_COMPONENT_CODE; role <= MOTA_COMPONENT_SELFTEST; role++) {
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            uint8_t b[32];
+            size_t n = 0;
+            assert_int_equal(mota_payload_head_encode((enum mota_component_role)role, sizes[i], b, sizeof(b), &n),
+                             MOTA_OK);
+            assert_int_equal(mota_payload_head_size((enum mota_component_role)role, sizes[i]), n);
+        }
+    }
+    assert_int_equal(mota_payload_head_size(MOTA_COMPONENT_OTHER, 5), 0);
+}
+
 static void test_uuid5_matches_published_suit_vectors(void **state)
 {
     (void)state;
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_every_truncation_is_rejected),
         cmocka_unit_test(test_head_decodes_as_soon_as_its_bytes_arrive),
         cmocka_unit_test(test_unknown_and_wrong_keys_are_told_apart),
+        cmocka_unit_test(test_payload_head_size_matches_the_encoder),
         cmocka_unit_test(test_uuid5_matches_published_suit_vectors),
         cmocka_unit_test(test_suit_example0_verifies_and_every_bit_flip_is_rejected),
     };

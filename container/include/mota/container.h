@@ -139,6 +139,10 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
 int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len,
                       uint64_t *size, size_t *head_len);
 
+/* Bytes of the canonical head of an integrated payload (key and bstr head);
+ * 0 for a role without a payload name. */
+size_t mota_payload_head_size(enum mota_component_role role, uint64_t size);
+
 /* Result of a full verification, for reports. */
 struct mota_verify_result {
     struct mota_envelope env;

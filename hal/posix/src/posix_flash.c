@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <stdio.h>
 
 #define ERASED 0xFFu
 
@@ -127,7 +126,7 @@ static int sim_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_ERR_FLASH_ALIGN;
     for (size_t i = 0; i < len; i++)
         if (f->mem[off + i] != ERASED)
-            { if (getenv("MOTA_DEBUG_FLASH")) fprintf(stderr, "not erased: prog 0x%x+%zu\n", off, len); return MOTA_ERR_FLASH_NOT_ERASED; }
+            return MOTA_ERR_FLASH_NOT_ERASED;
     int ret = fault(f, &torn);
     if (ret != MOTA_OK) {
         if (f->cut_kind == 0) {

@@ -1,0 +1,157 @@
+#define _GNU_SOURCE
+/* The posix port: the flash simulator's NOR rules and faults, the transports. */
+#include "mota/err.h"
+#include "mota/posix_flash.h"
+#include "mota/posix_transport.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void test_flash_enforces_nor_rules(void **state)
+{
+    (void)state;
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint8_t b[32], r[32];
+    assert_int_equal(mota_posix_flash_init(&f, 64 * 1024, 4096, 16), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0x08000000u);
+    memset(b, 0x5A, sizeof(b));
+    assert_int_equal(h.prog(h.ctx, 8, b, 16), MOTA_ERR_FLASH_ALIGN);
+    assert_int_equal(h.prog(h.ctx, 16, b, 12), MOTA_ERR_FLASH_ALIGN);
+    assert_int_equal(h.prog(h.ctx, 16, b, 32), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 32, b, 16), MOTA_ERR_FLASH_NOT_ERASED); /* program twice */
+    assert_int_equal(h.read(h.ctx, 16, r, 32), MOTA_OK);
+    assert_memory_equal(r, b, 32);
+    assert_int_equal(h.erase(h.ctx, 100), MOTA_ERR_FLASH_ALIGN);
+    assert_int_equal(h.erase(h.ctx, 0), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 32, b, 16), MOTA_OK);
+    assert_int_equal(h.read(h.ctx, 64 * 1024 - 8, r, 16), MOTA_ERR_FLASH_BOUNDS);
+    assert_int_equal(f.progs, 2);
+    assert_int_equal(f.erases, 1);
+    mota_posix_flash_close(&f);
+}
+
+static void test_flash_power_cut_and_torn_operations(void **state)
+{
+    (void)state;
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint8_t b[64], r[64];
+    memset(b, 0x00, sizeof(b));
+    assert_int_equal(mota_posix_flash_init(&f, 16 * 1024, 4096, 16), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    mota_posix_flash_cut(&f, 2, false);
+    assert_int_equal(h.prog(h.ctx, 0, b, 16), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 16, b, 16), MOTA_ERR_POWER_LOST); /* cut before op 2 */
+    assert_int_equal(h.read(h.ctx, 16, r, 16), MOTA_ERR_POWER_LOST); /* dead until power on */
+    mota_posix_flash_power_on(&f);
+    assert_int_equal(h.read(h.ctx, 16, r, 16), MOTA_OK);
+    assert_int_equal(r[0], 0xFF); /* the cut program never happened */
+    /* torn program: half of its units */
+    mota_posix_flash_cut(&f, 1, true);
+    assert_int_equal(h.prog(h.ctx, 64, b, 64), MOTA_ERR_POWER_LOST);
+    mota_posix_flash_power_on(&f);
+    assert_int_equal(h.read(h.ctx, 64, r, 64), MOTA_OK);
+    assert_int_equal(r[0], 0x00);
+    assert_int_equal(r[31], 0x00);
+    assert_int_equal(r[32], 0xFF);
+    /* torn erase: half the sector */
+    mota_posix_flash_cut(&f, 1, true);
+    assert_int_equal(h.erase(h.ctx, 0), MOTA_ERR_POWER_LOST);
+    mota_posix_flash_power_on(&f);
+    assert_int_equal(h.read(h.ctx, 64, r, 64), MOTA_OK);
+    assert_int_equal(r[0], 0xFF);
+    assert_int_equal(h.read(h.ctx, 2048 + 64, r, 1), MOTA_OK);
+    mota_posix_flash_close(&f);
+}
+
+static void test_file_backed_flash_persists(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mota-flash-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    unlink(path);
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint8_t b[16], r[16];
+    memset(b, 0x42, sizeof(b));
+    assert_int_equal(mota_posix_flash_open(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    assert_int_equal(h.prog(h.ctx, 4096, b, 16), MOTA_OK);
+    mota_posix_flash_close(&f);
+    assert_int_equal(mota_posix_flash_open(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    assert_int_equal(h.read(h.ctx, 4096, r, 16), MOTA_OK);
+    assert_memory_equal(r, b, 16);
+    mota_posix_flash_close(&f);
+    assert_int_equal(mota_posix_flash_open(&f, path, 64 * 1024, 4096, 16), MOTA_ERR_ARG); /* other geometry */
+    unlink(path);
+}
+
+static void roundtrip(struct mota_transport *a, struct mota_transport *b)
+{
+    uint8_t out[300], in[300];
+    for (size_t i = 0; i < sizeof(out); i++)
+        out[i] = (uint8_t)i; /* every byte value, including ^C, ^D, XON/XOFF */
+    assert_int_equal(b->read(b->ctx, in, sizeof(in), 20), 0); /* nothing yet: timeout */
+    assert_int_equal(a->write(a->ctx, out, sizeof(out)), MOTA_OK);
+    size_t got = 0;
+    while (got < sizeof(out)) {
+        int n = b->read(b->ctx, in + got, sizeof(in) - got, 1000);
+        assert_true(n > 0);
+        got += (size_t)n;
+    }
+    assert_memory_equal(in, out, sizeof(out));
+}
+
+static void test_tcp_and_pty_transports_carry_binary(void **state)
+{
+    (void)state;
+    struct mota_posix_transport srv, cli, pty, slave;
+    struct mota_transport hs, hc, hp, hsl;
+    uint16_t port = 0;
+    assert_int_equal(mota_posix_transport_tcp_listen(&srv, "127.0.0.1", &port), MOTA_OK);
+    assert_true(port != 0);
+    assert_int_equal(mota_posix_transport_tcp_connect(&cli, "127.0.0.1", port), MOTA_OK);
+    assert_int_equal(mota_posix_transport_tcp_accept(&srv, 1000), MOTA_OK);
+    mota_posix_transport_hal(&srv, &hs);
+    mota_posix_transport_hal(&cli, &hc);
+    roundtrip(&hc, &hs);
+    roundtrip(&hs, &hc);
+    mota_posix_transport_close(&cli);
+    uint8_t x;
+    assert_int_equal(hs.read(hs.ctx, &x, 1, 1000), MOTA_ERR_TRANSPORT); /* peer closed */
+    mota_posix_transport_close(&srv);
+
+    assert_int_equal(mota_posix_transport_pty(&pty), MOTA_OK);
+    int sfd = open(pty.pty_path, O_RDWR | O_NOCTTY);
+    assert_true(sfd >= 0);
+    mota_posix_transport_fds(&slave, sfd, sfd);
+    mota_posix_transport_hal(&pty, &hp);
+    mota_posix_transport_hal(&slave, &hsl);
+    roundtrip(&hp, &hsl);
+    roundtrip(&hsl, &hp);
+    mota_posix_transport_close(&slave);
+    mota_posix_transport_close(&pty);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flash_enforces_nor_rules),
+        cmocka_unit_test(test_flash_power_cut_and_torn_operations),
+        cmocka_unit_test(test_file_backed_flash_persists),
+        cmocka_unit_test(test_tcp_and_pty_transports_carry_binary),
+    };
+    return cmocka_run_group_tests_name("posix port", tests, NULL, NULL);
+}
