@@ -891,6 +891,11 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_ag
     info->testing = s->testing;
     info->trial_boots = s->trial_boots;
     info->instance = &a->inst[m];
+    info->exec_ram_addr = mcfg(a, m)->exec_ram_addr;
+    info->exec_ram_size = mcfg(a, m)->exec_ram_size;
+    info->activations_size = man->compat.acts_size;
+    info->exec_ram_used = (uint32_t)(a->inst[m].mode == MOTA_INSTALL_XIP ? man->compat.exec_ram_xip
+                                                                          : man->compat.exec_ram_copy);
     return MOTA_OK;
 }
 

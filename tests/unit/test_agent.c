@@ -44,6 +44,10 @@ static void test_update_flow_install_trial_confirm_across_reboots(void **state)
     assert_int_equal(info.version_len, 5);
     assert_memory_equal(info.version, "1.0.0", 5);
     assert_int_equal(info.install_mode, MOTA_INSTALL_XIP);
+    assert_int_equal(info.exec_ram_addr, DEV_EXEC_ADDR);
+    assert_int_equal(info.exec_ram_used, 200); /* round8(RW) of the test model */
+    assert_int_equal(info.instance->ram_addr, DEV_EXEC_ADDR);
+    assert_int_equal(info.instance->rom_addr, DEV_XIP_BASE + info.instance->rom_addr - DEV_XIP_BASE);
 
     assert_int_equal(send_container(&d->agent, c2, l2, 1000), MOTA_OK);
     expect_active(d, 0, c2, l2, true);

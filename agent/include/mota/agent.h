@@ -111,7 +111,10 @@ struct mota_agent_model_info {
     uint8_t slot;
     bool testing;
     uint32_t trial_boots;
-    const struct mota_installed *instance; /* entry points, RW base, exec RAM */
+    const struct mota_installed *instance; /* entry points, RW base (r9), code address */
+    uint32_t exec_ram_addr, exec_ram_size;   /* where it runs (its configured region) */
+    uint64_t activations_size;               /* from the compatibility data */
+    uint32_t exec_ram_used;                  /* bytes of exec RAM its install mode needs */
 };
 
 
