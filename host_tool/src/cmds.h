@@ -8,5 +8,13 @@ int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_errors(int argc, char **argv);
 int cmd_build_model(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_confirm(int argc, char **argv);
+int cmd_rollback(int argc, char **argv);
+int cmd_reboot(int argc, char **argv);
+int cmd_invoke(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_sim_output(int argc, char **argv);
 
 #endif

@@ -16,6 +16,14 @@ static const struct {
     {"verify", cmd_verify, "check structure, signature and every digest of a container"},
     {"info", cmd_info, "print and validate an ST NBIN model file"},
     {"build-model", cmd_build_model, "compile C sources into a CPU-executable NBIN model"},
+    {"push", cmd_push, "send a container to a device over serial, pty or TCP"},
+    {"status", cmd_status, "what a device runs, its trial state and last errors"},
+    {"confirm", cmd_confirm, "commit the model on trial"},
+    {"rollback", cmd_rollback, "revert the model on trial"},
+    {"invoke", cmd_invoke, "run the device's active model on an input"},
+    {"reboot", cmd_reboot, "restart a device"},
+    {"sim", cmd_sim, "a simulated device (the agent on a file-backed flash)"},
+    {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
     {"errors", cmd_errors, "list every reason code with its name and message"},
 };
 

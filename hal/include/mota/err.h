@@ -162,7 +162,15 @@
     X(MOTA_ERR_JOURNAL, -814, "state journal unreadable")                                   \
     X(MOTA_ERR_TRIAL_EXPIRED, -815, "model not confirmed in time: rolled back")            \
     X(MOTA_ERR_WATCHDOG, -816, "watchdog reset during trial: rolled back")                 \
-    X(MOTA_ERR_CONFIG, -817, "agent configuration invalid")
+    X(MOTA_ERR_CONFIG, -817, "agent configuration invalid")                              \
+    /* update link protocol: -900 .. -999 */                                               \
+    X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
+    X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \
+    X(MOTA_ERR_PROTO_COMMAND, -902, "unknown protocol command")                             \
+    X(MOTA_ERR_PROTO_TOO_LARGE, -903, "protocol frame larger than negotiated")             \
+    X(MOTA_ERR_PROTO_NO_SESSION, -904, "no upload session: send BEGIN first")              \
+    X(MOTA_ERR_DEVICE_LOST, -905, "device did not answer (link down or device reset)")     \
+    X(MOTA_ERR_BUSY, -906, "device busy with another request")
 
 enum mota_err {
     MOTA_OK = 0,

@@ -1,0 +1,57 @@
+/*
+ * The device side of the update link: reads frames from a transport,
+ * drives the agent, answers. Single-threaded, allocation-free: call
+ * mota_link_poll() from the main loop. Protocol: docs/protocol.md.
+ */
+#ifndef MOTA_LINK_H
+#define MOTA_LINK_H
+
+#include "mota/agent.h"
+#include "mota/hal.h"
+#include "mota/proto.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MOTA_LINK_MAX_PAYLOAD 2048u /* this device's frame payload limit */
+#define MOTA_LINK_WINDOW 8u         /* frames the host may have in flight */
+#define MOTA_LINK_ERRORS 8u         /* recent errors kept */
+
+struct mota_link_error {
+    int16_t code;
+    uint8_t model;
+    uint32_t at_ms;
+};
+
+struct mota_link {
+    struct mota_agent *agent;
+    const struct mota_transport *tr;
+    const struct mota_system *sys;
+    const char *name; /* device identity, reported by HELLO */
+    struct mota_deframer df;
+    uint8_t rx[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
+    uint8_t tx[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
+    uint8_t body[MOTA_LINK_MAX_PAYLOAD];
+    uint8_t pending[256]; /* received bytes not yet framed */
+    size_t pending_len, pending_off;
+    uint16_t max_payload; /* negotiated */
+    bool session;         /* an upload is open */
+    uint32_t total, expected;
+    int last_result;
+    bool reboot_requested;
+    struct mota_link_error errors[MOTA_LINK_ERRORS];
+    unsigned n_errors, next_error;
+    uint32_t requests, responses;
+};
+
+void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,
+                    const struct mota_system *sys, const char *name);
+
+/*
+ * Wait up to timeout_ms for bytes, handle every complete frame. MOTA_OK, or
+ * MOTA_ERR_TRANSPORT when the link is gone, or MOTA_ERR_POWER_LOST when the
+ * (simulated) device lost power while writing flash.
+ */
+int mota_link_poll(struct mota_link *l, uint32_t timeout_ms);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * The update-link protocol (docs/protocol.md): frames over any byte stream.
+ *
+ * A frame is an 8-byte header, a payload and a CRC-32, COBS-encoded and
+ * ended by a 0x00 byte, so a receiver resynchronises on the next 0x00
+ * after garbage, and a damaged frame fails its CRC and is dropped. Pure
+ * code (no I/O, no heap): the device's link server and the host tool share it.
+ */
+#ifndef MOTA_PROTO_H
+#define MOTA_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_PROTO_VERSION 1u
+#define MOTA_PROTO_HEADER 8u
+#define MOTA_PROTO_CRC 4u
+#define MOTA_PROTO_MAX_PAYLOAD 4096u /* the largest any side may negotiate */
+/* encoded size of a frame with n payload bytes: COBS adds one byte per 254, plus the delimiter */
+#define MOTA_PROTO_ENCODED_MAX(n) ((n) + MOTA_PROTO_HEADER + MOTA_PROTO_CRC + ((n) + 12u) / 254u + 2u)
+
+enum mota_proto_kind { MOTA_KIND_REQUEST = 1, MOTA_KIND_RESPONSE = 2 };
+
+enum mota_proto_cmd {
+    MOTA_CMD_HELLO = 1,    /* req: u8 version, u16 max payload | rsp: CBOR device info */
+    MOTA_CMD_BEGIN = 2,    /* req: u32 length, 32-byte manifest digest | rsp: u32 resume offset, u16 max payload, u8 window */
+    MOTA_CMD_DATA = 3,     /* req: u32 offset, bytes | rsp: u32 next offset (or the final result) */
+    MOTA_CMD_STATUS = 4,   /* rsp: CBOR state of every model and of the upload */
+    MOTA_CMD_ABORT = 5,
+    MOTA_CMD_RESULT = 6,   /* rsp: the last upload's result (code, text) */
+    MOTA_CMD_CONFIRM = 7,  /* req: u8 model */
+    MOTA_CMD_ROLLBACK = 8, /* req: u8 model */
+    MOTA_CMD_REBOOT = 9,
+    MOTA_CMD_ERRORS = 10,  /* rsp: recent errors, CBOR */
+    MOTA_CMD_INVOKE = 11,  /* req: u8 model, input bytes | rsp: u32 duration us, output bytes */
+};
+
+/* Response payloads start with the status: int16 reason code (0: OK), then the body; on
+ * failure the body is the reason's one-line message. */
+
+struct mota_frame {
+    uint8_t kind;
+    uint8_t cmd;
+    uint8_t flags;
+    uint16_t seq;
+    uint16_t len;
+    const uint8_t *payload; /* into the decoder's buffer (valid until the next byte is pushed) */
+};
+
+/* Encode a frame into out (cap bytes, at least MOTA_PROTO_ENCODED_MAX(len)): returns the bytes written, 0 if it does not fit. */
+size_t mota_frame_encode(const struct mota_frame *f, uint8_t *out, size_t cap);
+
+/* Frame receiver: bytes in, whole checked frames out. Caller owns buf. */
+struct mota_deframer {
+    uint8_t *buf;
+    size_t cap;       /* largest encoded frame accepted (bigger ones are dropped whole) */
+    size_t fill;
+    bool skipping;    /* an oversized frame is being skipped up to its delimiter */
+    uint32_t frames, bad_crc, bad_cobs, oversize, runts;
+};
+
+void mota_deframer_init(struct mota_deframer *d, uint8_t *buf, size_t cap);
+
+/*
+ * Feed bytes; stops after the first complete, valid frame (*used tells how
+ * many bytes were consumed) and returns 1 with *f filled, or returns 0 when
+ * all bytes were consumed without one. Damaged frames are counted and dropped.
+ */
+int mota_deframer_push(struct mota_deframer *d, const uint8_t *data, size_t len, size_t *used, struct mota_frame *f);
+
+/* Little-endian field helpers for payloads. */
+static inline void mota_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void mota_put32(uint8_t *p, uint32_t v)
+{
+    mota_put16(p, (uint16_t)v);
+    mota_put16(p + 2, (uint16_t)(v >> 16));
+}
+static inline uint16_t mota_get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t mota_get32(const uint8_t *p)
+{
+    return (uint32_t)mota_get16(p) | (uint32_t)mota_get16(p + 2) << 16;
+}
+
+#endif /* MOTA_PROTO_H */

@@ -1,0 +1,331 @@
+/* Device side of the update link: frames in, agent calls, frames out. */
+#include "mota/link.h"
+
+#include "mota/cbor.h"
+#include "mota/err.h"
+
+#include <string.h>
+
+void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,
+                    const struct mota_system *sys, const char *name)
+{
+    memset(l, 0, sizeof(*l));
+    l->agent = agent;
+    l->tr = tr;
+    l->sys = sys;
+    l->name = name ? name : "mota-device";
+    l->max_payload = 256; /* until HELLO negotiates more */
+    mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
+}
+
+static uint32_t now_ms(const struct mota_link *l)
+{
+    return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;
+}
+
+static void note_error(struct mota_link *l, int code, unsigned model)
+{
+    struct mota_link_error *e = &l->errors[l->next_error];
+    e->code = (int16_t)code;
+    e->model = (uint8_t)model;
+    e->at_ms = now_ms(l);
+    l->next_error = (l->next_error + 1) % MOTA_LINK_ERRORS;
+    if (l->n_errors < MOTA_LINK_ERRORS)
+        l->n_errors++;
+}
+
+/* Send a response: status, then body (or the status message on failure). */
+static int respond(struct mota_link *l, const struct mota_frame *req, int status, const uint8_t *body, size_t n)
+{
+    uint8_t payload[MOTA_LINK_MAX_PAYLOAD];
+    if (status != MOTA_OK && n == 0) {
+        const char *msg = mota_err_str(status);
+        body = (const uint8_t *)msg;
+        n = strlen(msg);
+    }
+    if (n + 2 > sizeof(payload))
+        n = sizeof(payload) - 2;
+    mota_put16(payload, (uint16_t)(int16_t)status);
+    if (n > 0)
+        memcpy(payload + 2, body, n);
+    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq, .len = (uint16_t)(n + 2),
+                           .payload = payload};
+    size_t len = mota_frame_encode(&f, l->tx, sizeof(l->tx));
+    if (len == 0)
+        return MOTA_ERR_INTERNAL;
+    l->responses++;
+    return l->tr->write(l->tr->ctx, l->tx, len);
+}
+
+static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m)
+{
+    struct mota_agent_model_info info;
+    const struct mota_agent_model_config *mc = &a->cfg->models[m];
+    bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
+    const struct mota_agent_model_state *s = &a->st[m];
+    mota_cbor_put_map(e, has ? 11 : 6);
+    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_tstr(e, mc->c_name);
+    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, mc->slot_size); /* largest container */
+    mota_cbor_put_uint(e, 3);
+    mota_cbor_put_uint(e, s->has_committed ? s->committed_seq : 0);
+    mota_cbor_put_uint(e, 4);
+    mota_cbor_put_int(e, s->last_error);
+    mota_cbor_put_uint(e, 5);
+    mota_cbor_put_array(e, 3);
+    mota_cbor_put_uint(e, s->upload_state);
+    mota_cbor_put_uint(e, s->upload_offset);
+    mota_cbor_put_uint(e, s->upload_len);
+    mota_cbor_put_uint(e, 6);
+    mota_cbor_put_bool(e, has);
+    if (!has)
+        return;
+    mota_cbor_put_uint(e, 7);
+    mota_cbor_put_uint(e, info.seq);
+    mota_cbor_put_uint(e, 8);
+    mota_cbor_put_bstr(e, info.digest, 32);
+    mota_cbor_put_uint(e, 9);
+    mota_cbor_put_tstr_n(e, info.version ? info.version : "", info.version ? info.version_len : 0);
+    mota_cbor_put_uint(e, 10);
+    mota_cbor_put_array(e, 4);
+    mota_cbor_put_uint(e, info.slot);
+    mota_cbor_put_uint(e, info.install_mode);
+    mota_cbor_put_bool(e, info.testing);
+    mota_cbor_put_uint(e, info.trial_boots);
+    mota_cbor_put_uint(e, 11);
+    mota_cbor_put_uint(e, info.exec_ram_used);
+}
+
+static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
+{
+    const struct mota_agent_config *c = l->agent->cfg;
+    const struct mota_device_profile *p = &c->profile;
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_map(&e, 7);
+    mota_cbor_put_uint(&e, 1);
+    mota_cbor_put_tstr(&e, l->name);
+    mota_cbor_put_uint(&e, 2);
+    mota_cbor_put_uint(&e, MOTA_PROTO_VERSION);
+    mota_cbor_put_uint(&e, 3);
+    mota_cbor_put_uint(&e, l->max_payload);
+    mota_cbor_put_uint(&e, 4);
+    mota_cbor_put_uint(&e, MOTA_LINK_WINDOW);
+    mota_cbor_put_uint(&e, 5);
+    mota_cbor_put_array(&e, 2);
+    mota_cbor_put_bstr(&e, c->vendor_id, 16);
+    mota_cbor_put_bstr(&e, c->class_id, 16);
+    mota_cbor_put_uint(&e, 6); /* the profile compatibility is checked against */
+    mota_cbor_put_array(&e, 12);
+    mota_cbor_put_uint(&e, p->cpu_part);
+    mota_cbor_put_bool(&e, p->fpu_enabled);
+    mota_cbor_put_uint(&e, p->float_abi);
+    mota_cbor_put_bool(&e, p->secure);
+    mota_cbor_put_bool(&e, p->dbg_info);
+    mota_cbor_put_bool(&e, p->async);
+    mota_cbor_put_uint(&e, p->reloc_major);
+    mota_cbor_put_uint(&e, p->has_ll_aton ? (p->ll_aton_major << 16 | p->ll_aton_minor << 8 | p->ll_aton_micro) : 0);
+    mota_cbor_put_uint(&e, p->struct_sizes);
+    mota_cbor_put_uint(&e, p->install_modes);
+    mota_cbor_put_uint(&e, p->split_policy);
+    mota_cbor_put_uint(&e, l->agent->key_floor);
+    mota_cbor_put_uint(&e, 7);
+    mota_cbor_put_array(&e, c->n_models);
+    for (unsigned m = 0; m < c->n_models; m++)
+        put_ref(&e, l->agent, m);
+    return e.err ? 0 : e.len;
+}
+
+static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
+{
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_map(&e, 3);
+    mota_cbor_put_uint(&e, 1);
+    mota_cbor_put_array(&e, l->agent->cfg->n_models);
+    for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
+        put_ref(&e, l->agent, m);
+    mota_cbor_put_uint(&e, 2);
+    mota_cbor_put_array(&e, 5);
+    mota_cbor_put_uint(&e, l->df.frames);
+    mota_cbor_put_uint(&e, l->df.bad_crc);
+    mota_cbor_put_uint(&e, l->df.bad_cobs + l->df.runts);
+    mota_cbor_put_uint(&e, l->df.oversize);
+    mota_cbor_put_uint(&e, l->responses);
+    mota_cbor_put_uint(&e, 3);
+    mota_cbor_put_int(&e, l->last_result);
+    return e.err ? 0 : e.len;
+}
+
+static int upload_model(const struct mota_link *l)
+{
+    for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
+        if (l->agent->st[m].upload_state != MOTA_UPLOAD_NONE)
+            return (int)m;
+    return 0;
+}
+
+static int handle(struct mota_link *l, const struct mota_frame *f)
+{
+    const uint8_t *p = f->payload;
+    uint8_t out[8];
+    size_t n;
+    int ret;
+
+    l->requests++;
+    if (f->kind != MOTA_KIND_REQUEST)
+        return MOTA_OK; /* the device ignores stray responses */
+    switch (f->cmd) {
+    case MOTA_CMD_HELLO: {
+        if (f->len < 3)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        if (p[0] != MOTA_PROTO_VERSION)
+            return respond(l, f, MOTA_ERR_PROTO_VERSION, NULL, 0);
+        uint16_t want = mota_get16(p + 1);
+        l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
+        if (l->max_payload < 64)
+            l->max_payload = 64;
+        n = device_info(l, l->body, sizeof(l->body) - 2);
+        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, l->body, n);
+    }
+    case MOTA_CMD_BEGIN:
+        if (f->len != 36)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        l->total = mota_get32(p);
+        l->expected = 0;
+        l->session = true;
+        l->last_result = MOTA_OK;
+        {
+            /* an interrupted upload of the same container: where it stands (the head is sent again) */
+            uint32_t resume = 0;
+            const struct mota_agent_model_state *s = &l->agent->st[upload_model(l)];
+            if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, p + 4, 32) == 0)
+                resume = s->upload_offset;
+            uint8_t b[7];
+            mota_put32(b, resume);
+            mota_put16(b + 4, l->max_payload);
+            b[6] = MOTA_LINK_WINDOW;
+            return respond(l, f, MOTA_OK, b, sizeof(b));
+        }
+    case MOTA_CMD_DATA: {
+        if (f->len < 4)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        uint32_t off = mota_get32(p);
+        if (!l->session)
+            return respond(l, f, MOTA_ERR_PROTO_NO_SESSION, NULL, 0);
+        if (off != l->expected && off != 0) {
+            /* a lost, repeated or reordered frame: tell where we are and which offset we got */
+            uint8_t b[8];
+            mota_put32(b, l->expected);
+            mota_put32(b + 4, off);
+            return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
+        }
+        ret = mota_agent_write(l->agent, off, p + 4, f->len - 4u);
+        if (ret == MOTA_ERR_POWER_LOST)
+            return ret;
+        if (ret < 0) {
+            l->session = false;
+            l->last_result = ret;
+            note_error(l, ret, (unsigned)upload_model(l));
+            return respond(l, f, ret, NULL, 0);
+        }
+        l->expected = (uint32_t)ret;
+        mota_put32(out, (uint32_t)ret);
+        if ((uint32_t)ret >= l->total) {
+            l->session = false;
+            l->last_result = MOTA_OK;
+        }
+        return respond(l, f, MOTA_OK, out, 4);
+    }
+    case MOTA_CMD_STATUS:
+        n = status_info(l, l->body, sizeof(l->body) - 2);
+        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, l->body, n);
+    case MOTA_CMD_ABORT:
+        l->session = false;
+        ret = mota_agent_abort(l->agent);
+        return ret == MOTA_ERR_POWER_LOST ? ret : respond(l, f, ret, NULL, 0);
+    case MOTA_CMD_RESULT: {
+        const char *msg = mota_err_str(l->last_result);
+        return respond(l, f, l->last_result, (const uint8_t *)msg, strlen(msg));
+    }
+    case MOTA_CMD_CONFIRM:
+    case MOTA_CMD_ROLLBACK: {
+        unsigned m = f->len >= 1 ? p[0] : 0;
+        ret = f->cmd == MOTA_CMD_CONFIRM ? mota_agent_confirm(l->agent, m) : mota_agent_rollback(l->agent, m);
+        if (ret == MOTA_ERR_POWER_LOST)
+            return ret;
+        if (ret != MOTA_OK)
+            note_error(l, ret, m);
+        return respond(l, f, ret, NULL, 0);
+    }
+    case MOTA_CMD_REBOOT:
+        l->reboot_requested = true;
+        return respond(l, f, MOTA_OK, NULL, 0);
+    case MOTA_CMD_ERRORS: {
+        struct mota_cbor_enc e;
+        mota_cbor_enc_init(&e, l->body, sizeof(l->body) - 2);
+        mota_cbor_put_array(&e, l->n_errors);
+        for (unsigned i = 0; i < l->n_errors; i++) {
+            const struct mota_link_error *er =
+                &l->errors[(l->next_error + MOTA_LINK_ERRORS - l->n_errors + i) % MOTA_LINK_ERRORS];
+            mota_cbor_put_array(&e, 3);
+            mota_cbor_put_int(&e, er->code);
+            mota_cbor_put_uint(&e, er->model);
+            mota_cbor_put_uint(&e, er->at_ms);
+        }
+        return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, l->body, e.len);
+    }
+    case MOTA_CMD_INVOKE: {
+        struct mota_agent_model_info info;
+        uint64_t us = 0;
+        if (f->len < 3)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        unsigned m = p[0];
+        uint16_t out_len = mota_get16(p + 1);
+        if (out_len > sizeof(l->body) - 6 || out_len + 6u > l->max_payload)
+            return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
+        if ((ret = mota_agent_model_info(l->agent, m, &info)) != MOTA_OK)
+            return respond(l, f, ret, NULL, 0);
+        const struct mota_agent_config *c = l->agent->cfg;
+        if (c->infer == NULL)
+            return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0);
+        ret = c->infer(c->infer_ctx, info.instance, p + 3, f->len - 3u, l->body + 4, out_len, &us);
+        if (ret != MOTA_OK)
+            return respond(l, f, MOTA_ERR_SELFTEST_RUN, NULL, 0);
+        mota_put32(l->body, us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
+        return respond(l, f, MOTA_OK, l->body, 4u + out_len);
+    }
+    default:
+        return respond(l, f, MOTA_ERR_PROTO_COMMAND, NULL, 0);
+    }
+}
+
+int mota_link_poll(struct mota_link *l, uint32_t timeout_ms)
+{
+    if (l->pending_off >= l->pending_len) {
+        int n = l->tr->read(l->tr->ctx, l->pending, sizeof(l->pending), timeout_ms);
+        if (n < 0)
+            return n;
+        l->pending_len = (size_t)n;
+        l->pending_off = 0;
+    }
+    while (l->pending_off < l->pending_len) {
+        struct mota_frame f;
+        size_t used = 0;
+        int got = mota_deframer_push(&l->df, l->pending + l->pending_off, l->pending_len - l->pending_off, &used, &f);
+        l->pending_off += used;
+        if (got) {
+            if (f.len > l->max_payload + 64u) { /* beyond what was negotiated (slack for headers) */
+                int r = respond(l, &f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
+                if (r != MOTA_OK)
+                    return r;
+                continue;
+            }
+            int ret = handle(l, &f);
+            if (ret != MOTA_OK)
+                return ret;
+        }
+    }
+    return MOTA_OK;
+}

@@ -1,0 +1,257 @@
+#include "client.h"
+
+#include "util.h"
+
+#include "mota/cbor.h"
+#include "mota/err.h"
+#include "mota/posix_transport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+static speed_t baud_const(unsigned baud)
+{
+    switch (baud) {
+    case 9600: return B9600;
+    case 19200: return B19200;
+    case 38400: return B38400;
+    case 57600: return B57600;
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    case 2000000: return B2000000;
+    default: return 0;
+    }
+}
+
+int client_open(struct client *c, const char *port, unsigned baud)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    snprintf(c->port, sizeof(c->port), "%s", port);
+    c->baud = baud;
+    c->max_payload = 256;
+    c->window = 1;
+    mota_deframer_init(&c->df, c->rx, sizeof(c->rx));
+    if (strncmp(port, "tcp:", 4) == 0) {
+        char host[256];
+        const char *colon = strrchr(port + 4, ':');
+        uint64_t p = 0;
+        if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
+            p == 0 || p > 65535)
+            return MOTA_ERR_ARG;
+        memcpy(host, port + 4, (size_t)(colon - (port + 4)));
+        host[colon - (port + 4)] = 0;
+        struct mota_posix_transport t;
+        if (mota_posix_transport_tcp_connect(&t, host, (uint16_t)p) != MOTA_OK)
+            return MOTA_ERR_TRANSPORT;
+        c->fd = t.rfd;
+        return MOTA_OK;
+    }
+    c->fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (c->fd < 0)
+        return MOTA_ERR_TRANSPORT;
+    struct termios tio;
+    if (tcgetattr(c->fd, &tio) == 0) {
+        cfmakeraw(&tio);
+        tio.c_cflag |= CLOCAL | CREAD;
+        speed_t sp = baud_const(baud);
+        if (sp != 0) {
+            cfsetispeed(&tio, sp);
+            cfsetospeed(&tio, sp);
+        }
+        tcsetattr(c->fd, TCSANOW, &tio);
+    }
+    return MOTA_OK;
+}
+
+void client_close(struct client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq)
+{
+    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = ++c->seq, .len = (uint16_t)len,
+                           .payload = payload};
+    size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
+    if (n == 0)
+        return MOTA_ERR_ARG;
+    const uint8_t *p = c->tx;
+    while (n > 0) {
+        ssize_t w = write(c->fd, p, n);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
+            struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
+            poll(&pf, 1, 100);
+            continue;
+        }
+        if (w <= 0)
+            return MOTA_ERR_TRANSPORT;
+        p += w;
+        n -= (size_t)w;
+        c->bytes_out += (uint64_t)w;
+    }
+    if (seq)
+        *seq = f.seq;
+    return MOTA_OK;
+}
+
+int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
+{
+    for (;;) {
+        while (c->in_off < c->in_len) {
+            size_t used = 0;
+            int got = mota_deframer_push(&c->df, c->in + c->in_off, c->in_len - c->in_off, &used, f);
+            c->in_off += used;
+            if (got && f->kind == MOTA_KIND_RESPONSE)
+                return 1;
+        }
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        int r = poll(&pf, 1, timeout_ms);
+        if (r == 0)
+            return 0;
+        if (r < 0)
+            return errno == EINTR ? 0 : MOTA_ERR_TRANSPORT;
+        ssize_t n = read(c->fd, c->in, sizeof(c->in));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return MOTA_ERR_TRANSPORT;
+        c->bytes_in += (uint64_t)n;
+        c->in_len = (size_t)n;
+        c->in_off = 0;
+    }
+}
+
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
+                const uint8_t **body, size_t *body_len, int timeout_ms, int tries)
+{
+    for (int t = 0; t < tries; t++) {
+        uint16_t seq;
+        int ret = client_send(c, cmd, payload, len, &seq);
+        if (ret != MOTA_OK)
+            return ret;
+        struct mota_frame f;
+        for (;;) {
+            int r = client_recv(c, &f, timeout_ms);
+            if (r < 0)
+                return r;
+            if (r == 0)
+                break; /* timeout: send again */
+            if (f.seq != seq || f.cmd != cmd || f.len < 2)
+                continue; /* a late answer to something else */
+            *status = (int16_t)mota_get16(f.payload);
+            *body = f.payload + 2;
+            *body_len = f.len - 2u;
+            return MOTA_OK;
+        }
+    }
+    return MOTA_ERR_DEVICE_LOST;
+}
+
+int client_hello(struct client *c, const uint8_t **body, size_t *body_len)
+{
+    uint8_t req[3] = {MOTA_PROTO_VERSION, 0, 0};
+    int status;
+    mota_put16(req + 1, MOTA_PROTO_MAX_PAYLOAD);
+    int ret = client_call(c, MOTA_CMD_HELLO, req, sizeof(req), &status, body, body_len, 1000, 3);
+    if (ret != MOTA_OK)
+        return ret;
+    if (status != MOTA_OK)
+        return status;
+    /* the negotiated frame size and window are in the device info: keys 3 and 4 */
+    struct mota_cbor_dec d;
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_dec_init(&d, *body, *body_len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return MOTA_ERR_PROTO_FRAME;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return MOTA_ERR_PROTO_FRAME;
+        if ((key == 3 || key == 4) && mota_cbor_get_uint(&d, &v) == 0) {
+            if (key == 3)
+                c->max_payload = (uint16_t)(v < MOTA_PROTO_MAX_PAYLOAD ? v : MOTA_PROTO_MAX_PAYLOAD);
+            else
+                c->window = v >= 1 && v <= 64 ? (unsigned)v : 1;
+        } else if (mota_cbor_skip(&d) != 0) {
+            return MOTA_ERR_PROTO_FRAME;
+        }
+    }
+    return MOTA_OK;
+}
+
+static void json_of(FILE *f, struct mota_cbor_dec *d, int depth)
+{
+    struct mota_cbor_item it;
+    if (depth > 8 || mota_cbor_next(d, &it) != 0) {
+        fputs("null", f);
+        return;
+    }
+    switch (it.type) {
+    case MOTA_CBOR_UINT: fprintf(f, "%llu", (unsigned long long)it.val); break;
+    case MOTA_CBOR_NINT: fprintf(f, "-%llu", (unsigned long long)it.val + 1); break;
+    case MOTA_CBOR_TRUE: fputs("true", f); break;
+    case MOTA_CBOR_FALSE: fputs("false", f); break;
+    case MOTA_CBOR_NULL: fputs("null", f); break;
+    case MOTA_CBOR_BSTR:
+        fputc('"', f);
+        tool_hex(f, it.ptr, it.len);
+        fputc('"', f);
+        break;
+    case MOTA_CBOR_TSTR:
+        fputc('"', f);
+        for (size_t i = 0; i < it.len; i++) {
+            unsigned char ch = it.ptr[i];
+            if (ch == '"' || ch == '\\')
+                fprintf(f, "\\%c", ch);
+            else if (ch < 0x20)
+                fprintf(f, "\\u%04x", ch);
+            else
+                fputc(ch, f);
+        }
+        fputc('"', f);
+        break;
+    case MOTA_CBOR_ARRAY:
+        fputc('[', f);
+        for (uint64_t i = 0; i < it.val; i++) {
+            if (i)
+                fputs(", ", f);
+            json_of(f, d, depth + 1);
+        }
+        fputc(']', f);
+        break;
+    case MOTA_CBOR_MAP:
+        fputc('{', f);
+        for (uint64_t i = 0; i < it.val; i++) {
+            struct mota_cbor_item k;
+            if (i)
+                fputs(", ", f);
+            if (mota_cbor_next(d, &k) != 0)
+                break;
+            fprintf(f, "\"%lld\": ", k.type == MOTA_CBOR_NINT ? -1 - (long long)k.val : (long long)k.val);
+            json_of(f, d, depth + 1);
+        }
+        fputc('}', f);
+        break;
+    default:
+        fputs("null", f);
+        break;
+    }
+}
+
+void cbor_to_json(FILE *f, const uint8_t *p, size_t len)
+{
+    struct mota_cbor_dec d;
+    mota_cbor_dec_init(&d, p, len);
+    json_of(f, &d, 0);
+}

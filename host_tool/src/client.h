@@ -1,0 +1,43 @@
+/* Host side of the update link: transports and request/response. */
+#ifndef MOTA_TOOL_CLIENT_H
+#define MOTA_TOOL_CLIENT_H
+
+#include "mota/proto.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct client {
+    char port[512];
+    unsigned baud;
+    int fd;
+    struct mota_deframer df;
+    uint8_t rx[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_MAX_PAYLOAD)];
+    uint8_t tx[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_MAX_PAYLOAD)];
+    uint8_t in[4096];
+    size_t in_len, in_off;
+    uint16_t seq;
+    uint16_t max_payload;
+    unsigned window;
+    uint64_t bytes_out, bytes_in;
+};
+
+/* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). */
+int client_open(struct client *c, const char *port, unsigned baud);
+void client_close(struct client *c);
+/* Send a request; returns its sequence number in *seq. */
+int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq);
+/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error. */
+int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
+/* A request and its response (matched by sequence number); retries on timeout.
+ * *status is the device's status; body/len the rest of the response. */
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
+                const uint8_t **body, size_t *body_len, int timeout_ms, int tries);
+/* HELLO: negotiate the frame size; the device-info CBOR is returned in body. */
+int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
+
+/* CBOR (as the device sends it) to JSON, for --json and reports. */
+void cbor_to_json(FILE *f, const uint8_t *p, size_t len);
+
+#endif

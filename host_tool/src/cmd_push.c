@@ -1,0 +1,647 @@
+/* push, status, confirm, rollback, invoke, reboot: the host side of the update link. */
+#include "client.h"
+#include "cmds.h"
+#include "util.h"
+
+#include "mota/cbor.h"
+#include "mota/container.h"
+#include "mota/err.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct dev_model {
+    char name[65];
+    uint64_t slot_size, committed, seq;
+    int last_error;
+    unsigned up_state;
+    uint64_t up_off, up_len;
+    bool has;
+    char version[65];
+    uint8_t digest[32];
+    unsigned slot, mode, boots;
+    bool testing;
+    uint64_t exec_used;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void copy_str(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+/* One model entry as put_ref() (agent/src/link.c) writes it. */
+static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
+{
+    size_t n, na;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    memset(m, 0, sizeof(*m));
+    if (mota_cbor_get_map(d, &n) != 0)
+        return d->err;
+    for (size_t i = 0; i < n; i++) {
+        const char *s;
+        size_t sl;
+        const uint8_t *b;
+        int64_t iv;
+        uint64_t v;
+        bool bv;
+        if (mota_cbor_get_int_key(d, &key, &prev) != 0)
+            return d->err;
+        switch (key) {
+        case 1: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->name, sizeof(m->name), s, sl); break;
+        case 2: mota_cbor_get_uint(d, &m->slot_size); break;
+        case 3: mota_cbor_get_uint(d, &m->committed); break;
+        case 4: if (mota_cbor_get_int(d, &iv) == 0) m->last_error = (int)iv; break;
+        case 5:
+            if (mota_cbor_get_array(d, &na) == 0 && na == 3 && mota_cbor_get_uint(d, &v) == 0) {
+                m->up_state = (unsigned)v;
+                mota_cbor_get_uint(d, &m->up_off);
+                mota_cbor_get_uint(d, &m->up_len);
+            }
+            break;
+        case 6: if (mota_cbor_get_bool(d, &bv) == 0) m->has = bv; break;
+        case 7: mota_cbor_get_uint(d, &m->seq); break;
+        case 8: if (mota_cbor_get_bstr(d, &b, &sl) == 0 && sl == 32) memcpy(m->digest, b, 32); break;
+        case 9: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->version, sizeof(m->version), s, sl); break;
+        case 10:
+            if (mota_cbor_get_array(d, &na) == 0 && na == 4 && mota_cbor_get_uint(d, &v) == 0) {
+                m->slot = (unsigned)v;
+                mota_cbor_get_uint(d, &v);
+                m->mode = (unsigned)v;
+                mota_cbor_get_bool(d, &m->testing);
+                mota_cbor_get_uint(d, &v);
+                m->boots = (unsigned)v;
+            }
+            break;
+        case 11: mota_cbor_get_uint(d, &m->exec_used); break;
+        default: mota_cbor_skip(d); break;
+        }
+    }
+    return d->err;
+}
+
+/* The models array under `want_key` of a device-info or status map. */
+static int parse_models(const uint8_t *p, size_t len, int64_t want_key, struct dev_model *out, unsigned *n_out)
+{
+    struct mota_cbor_dec d;
+    size_t n, na;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    *n_out = 0;
+    mota_cbor_dec_init(&d, p, len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return d.err;
+    for (size_t i = 0; i < n; i++) {
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return d.err;
+        if (key != want_key) {
+            mota_cbor_skip(&d);
+            continue;
+        }
+        if (mota_cbor_get_array(&d, &na) != 0)
+            return d.err;
+        for (size_t k = 0; k < na; k++) {
+            struct dev_model tmp;
+            if (parse_model(&d, *n_out < 4 ? &out[*n_out] : &tmp) != 0)
+                return d.err;
+            if (*n_out < 4)
+                (*n_out)++;
+        }
+    }
+    return d.err;
+}
+
+static const char *mode_name(unsigned m)
+{
+    return m == MOTA_INSTALL_XIP ? "XIP" : m == MOTA_INSTALL_COPY ? "COPY" : "?";
+}
+
+static void print_models(const struct dev_model *m, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        printf("model %s: ", m[i].name);
+        if (m[i].has)
+            printf("seq %llu %s%s, slot %u, %s, exec RAM %llu bytes%s", (unsigned long long)m[i].seq,
+                   m[i].version[0] ? "v" : "", m[i].version, m[i].slot, mode_name(m[i].mode),
+                   (unsigned long long)m[i].exec_used, m[i].testing ? ", ON TRIAL (confirm or roll back)" : ", confirmed");
+        else
+            printf("none installed");
+        printf("; committed seq %llu; largest container %llu bytes", (unsigned long long)m[i].committed,
+               (unsigned long long)m[i].slot_size);
+        if (m[i].up_state)
+            printf("; upload in progress at %llu of %llu", (unsigned long long)m[i].up_off,
+                   (unsigned long long)m[i].up_len);
+        if (m[i].last_error)
+            printf("; last error %s", mota_err_name(m[i].last_error) ? mota_err_name(m[i].last_error) : "?");
+        printf("\n");
+    }
+}
+
+/* ---- common options ---- */
+
+struct link_opts {
+    const char *port;
+    unsigned baud;
+    bool json, quiet, confirm;
+    double timeout_s;
+    const char *model;
+    const char *input, *output;
+    uint64_t out_size;
+};
+
+static int link_args(int argc, char **argv, struct link_opts *o, const char *usage, bool want_container,
+                     const char **container)
+{
+    enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"baud", required_argument, 0, O_BAUD}, {"json", no_argument, 0, O_JSON},
+        {"quiet", no_argument, 0, 'q'}, {"timeout", required_argument, 0, O_TIMEOUT},
+        {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
+        {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
+        {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+    int c;
+    uint64_t v;
+    memset(o, 0, sizeof(*o));
+    o->baud = 115200;
+    o->timeout_s = 60;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hqo:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': printf("%s", usage); exit(EXIT_OK);
+        case 'q': o->quiet = true; break;
+        case O_JSON: o->json = true; break;
+        case O_CONFIRM: o->confirm = true; break;
+        case O_MODEL: o->model = optarg; break;
+        case O_INPUT: o->input = optarg; break;
+        case 'o': o->output = optarg; break;
+        case O_BAUD:
+        case O_TIMEOUT:
+        case O_OUT_SIZE:
+            if (!tool_parse_u64(optarg, &v) || v == 0) {
+                tool_err("'%s' is not a positive number", optarg);
+                return EXIT_USAGE;
+            }
+            if (c == O_BAUD) o->baud = (unsigned)v;
+            else if (c == O_TIMEOUT) o->timeout_s = (double)v;
+            else o->out_size = v;
+            break;
+        default: fputs(usage, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != (want_container ? 2 : 1)) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    o->port = argv[optind];
+    if (want_container)
+        *container = argv[optind + 1];
+    return EXIT_OK;
+}
+
+/* Open the link and say hello, retrying until the deadline. */
+static int connect_device(struct client *c, const struct link_opts *o, double deadline, const uint8_t **info,
+                          size_t *info_len)
+{
+    for (;;) {
+        int ret = client_open(c, o->port, o->baud);
+        if (ret == MOTA_OK) {
+            ret = client_hello(c, info, info_len);
+            if (ret == MOTA_OK)
+                return MOTA_OK;
+            client_close(c);
+            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT)
+                return ret; /* the device answered and said no */
+        }
+        if (now_s() > deadline)
+            return MOTA_ERR_DEVICE_LOST;
+        usleep(200 * 1000);
+    }
+}
+
+static int model_index(const struct dev_model *m, unsigned n, const char *name, size_t len)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (strlen(m[i].name) == len && memcmp(m[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- push ---- */
+
+static void event(const struct link_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void event(const struct link_opts *o, const char *fmt, ...)
+{
+    va_list ap;
+    if (!o->json)
+        return;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void progress(const struct link_opts *o, bool tty, uint64_t done, uint64_t total, double t0, bool final)
+{
+    static int last_decile = -1;
+    double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    if (o->json) {
+        static double last;
+        if (final || now_s() - last > 0.25) {
+            last = now_s();
+            event(o, "{\"event\": \"progress\", \"offset\": %llu, \"total\": %llu, \"bytes_per_s\": %.0f}",
+                  (unsigned long long)done, (unsigned long long)total, rate);
+        }
+        return;
+    }
+    if (o->quiet)
+        return;
+    if (tty) {
+        int width = 30, fill = total ? (int)(width * done / total) : width;
+        fprintf(stderr, "\r[%.*s%*s] %3d%% %7.1f KiB/s ETA %4.0fs ", fill, "##############################",
+                width - fill, "", total ? (int)(100 * done / total) : 100, rate / 1024, eta);
+        if (final)
+            fputc('\n', stderr);
+    } else {
+        int decile = total ? (int)(10 * done / total) : 10;
+        if (decile != last_decile) {
+            last_decile = decile;
+            fprintf(stderr, "progress: %llu of %llu bytes (%d%%), %.1f KiB/s\n", (unsigned long long)done,
+                    (unsigned long long)total, total ? (int)(100 * done / total) : 100, rate / 1024);
+        }
+    }
+}
+
+static const char push_usage[] =
+    "usage: mota push [options] PORT CONTAINER\n\n"
+    "Sends a container to a device (or mota sim) and reports the result. PORT is a\n"
+    "serial device (--baud), a pty path, or tcp:HOST:PORT. Survives link drops and device\n"
+    "resets by reconnecting and resuming from the offset the device kept.\n"
+    "  --baud N       serial speed (default 115200)\n"
+    "  --confirm      confirm the new model after it passed its self-test\n"
+    "  --timeout S    give up after S seconds without progress (default 60)\n"
+    "  --json         one JSON event per line on stdout (for CI)\n"
+    "  -q, --quiet    no progress output\n"
+    "Exit codes: 0 installed (on trial, or confirmed with --confirm); 1 refused by the\n"
+    "device (its reason is printed); 2 usage; 3 container unreadable or device unreachable.\n";
+
+int cmd_push(int argc, char **argv)
+{
+    struct link_opts o;
+    const char *path = NULL;
+    int rc = link_args(argc, argv, &o, push_usage, true, &path);
+    if (rc != EXIT_OK)
+        return rc;
+    struct mapped m;
+    if (tool_map(path, &m) != MOTA_OK)
+        return EXIT_IO;
+    static struct mota_verify_result vr;
+    struct mota_envelope *env = &vr.env;
+    int ret = mota_envelope_decode(m.data, m.len, env);
+    if (ret == MOTA_OK)
+        ret = mota_manifest_decode(env, &vr.manifest);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "%s is not a container", path);
+        tool_unmap(&m);
+        return EXIT_INVALID;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    bool tty = isatty(STDERR_FILENO) && !o.json;
+    static struct client c;
+    const uint8_t *info;
+    size_t info_len;
+    struct dev_model models[4];
+    unsigned n_models = 0;
+    double t0 = now_s(), last_progress = t0;
+    uint64_t total = m.len, acked = 0, send_ptr = 0;
+    unsigned reconnects = 0;
+    int result = MOTA_ERR_DEVICE_LOST;
+    const char *mname = vr.manifest.compat.c_name;
+    size_t mname_len = vr.manifest.compat.c_name_len;
+
+    rc = EXIT_IO;
+    ret = connect_device(&c, &o, t0 + o.timeout_s, &info, &info_len);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "%s", o.port);
+        goto out;
+    }
+    parse_models(info, info_len, 7, models, &n_models);
+    event(&o, "{\"event\": \"hello\", \"port\": \"%s\", \"max_payload\": %u, \"window\": %u}", o.port, c.max_payload,
+          c.window);
+    if (!o.quiet && !o.json)
+        fprintf(stderr, "device on %s: %u model slot(s); frames of %u bytes, window %u\n", o.port, n_models,
+                c.max_payload, c.window);
+    if (mname && model_index(models, n_models, mname, mname_len) < 0 && n_models > 0 && !o.json)
+        fprintf(stderr, "note: the device lists no model named %.*s\n", (int)mname_len, mname);
+
+    /* windowed transfer, go-back-N on loss, reconnect on link failure */
+    for (;;) {
+        int status;
+        const uint8_t *body;
+        size_t blen;
+        uint8_t begin[36];
+        mota_put32(begin, (uint32_t)total);
+        memcpy(begin + 4, env->digest, 32);
+        ret = client_call(&c, MOTA_CMD_BEGIN, begin, sizeof(begin), &status, &body, &blen, 2000, 3);
+        if (ret == MOTA_OK && status == MOTA_OK && blen >= 7) {
+            uint32_t resume = mota_get32(body);
+            if (resume > 0) {
+                event(&o, "{\"event\": \"resume\", \"offset\": %u}", resume);
+                if (!o.quiet && !o.json)
+                    fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", resume);
+            }
+        } else if (ret == MOTA_OK) {
+            result = status;
+            break;
+        }
+        send_ptr = 0;
+        uint16_t stale_below = c.seq + 1; /* answers to frames sent before now are ignored for rewinds */
+        unsigned inflight = 0;
+        double last_answer = now_s();
+        uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
+        int link_err = 0;
+        while (ret == MOTA_OK) {
+            while (inflight < c.window && send_ptr < total) {
+                uint8_t frame[MOTA_PROTO_MAX_PAYLOAD];
+                uint32_t n = total - send_ptr < chunk ? (uint32_t)(total - send_ptr) : chunk;
+                mota_put32(frame, (uint32_t)send_ptr);
+                memcpy(frame + 4, m.data + send_ptr, n);
+                if ((link_err = client_send(&c, MOTA_CMD_DATA, frame, 4u + n, NULL)) != MOTA_OK)
+                    break;
+                send_ptr += n;
+                inflight++;
+            }
+            if (link_err)
+                break;
+            struct mota_frame f;
+            int r = client_recv(&c, &f, 500);
+            if (r < 0) {
+                link_err = r;
+                break;
+            }
+            if (r == 0) {
+                if (now_s() - last_answer > 3.0) { /* silence: resend from the last acknowledged offset */
+                    send_ptr = acked;
+                    inflight = 0;
+                    stale_below = (uint16_t)(c.seq + 1);
+                    last_answer = now_s();
+                }
+                if (now_s() - last_progress > o.timeout_s) {
+                    link_err = MOTA_ERR_DEVICE_LOST;
+                    break;
+                }
+                continue;
+            }
+            if (f.cmd != MOTA_CMD_DATA || f.len < 2)
+                continue;
+            last_answer = now_s();
+            if (inflight > 0)
+                inflight--;
+            status = (int16_t)mota_get16(f.payload);
+            const uint8_t *b = f.payload + 2;
+            if (status == MOTA_OK && f.len >= 6) {
+                uint32_t next = mota_get32(b);
+                if (next > acked) {
+                    acked = next;
+                    last_progress = now_s();
+                    progress(&o, tty, acked, total, t0, false);
+                }
+                if (next >= total) {
+                    result = MOTA_OK;
+                    break;
+                }
+                if (next > send_ptr) { /* the device jumped ahead (resume) */
+                    send_ptr = next;
+                    inflight = 0;
+                    stale_below = (uint16_t)(c.seq + 1);
+                }
+            } else if (status == MOTA_ERR_UPLOAD_OFFSET && f.len >= 10) {
+                uint32_t expect = mota_get32(b), got = mota_get32(b + 4);
+                /* a gap (lost frame): go back, once per gap; a repeat: ignore */
+                if (got > expect && (int16_t)(f.seq - stale_below) >= 0) {
+                    send_ptr = expect;
+                    inflight = 0;
+                    stale_below = (uint16_t)(c.seq + 1);
+                }
+            } else if (status != MOTA_OK) {
+                result = status;
+                break;
+            }
+        }
+        if (result != MOTA_ERR_DEVICE_LOST || ret != MOTA_OK)
+            break;
+        /* the link broke: reconnect and resume */
+        client_close(&c);
+        reconnects++;
+        event(&o, "{\"event\": \"reconnect\", \"count\": %u, \"acked\": %llu}", reconnects, (unsigned long long)acked);
+        if (!o.quiet && !o.json)
+            fprintf(stderr, "%slink lost (%s); reconnecting\n", tty ? "\n" : "", mota_err_name(link_err));
+        ret = connect_device(&c, &o, last_progress + o.timeout_s, &info, &info_len);
+        if (ret != MOTA_OK) {
+            result = ret;
+            break;
+        }
+        acked = 0;
+    }
+    if (result == MOTA_OK)
+        progress(&o, tty, total, total, t0, true);
+    else if (tty && !o.quiet)
+        fputc('\n', stderr);
+
+    double el = now_s() - t0;
+    if (result == MOTA_OK) {
+        rc = EXIT_OK;
+        int status;
+        const uint8_t *body;
+        size_t blen;
+        if (o.confirm) {
+            n_models = 0;
+            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK)
+                parse_models(body, blen, 1, models, &n_models);
+            int idx = mname ? model_index(models, n_models, mname, mname_len) : 0;
+            uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
+            ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, 3);
+            if (ret != MOTA_OK || status != MOTA_OK) {
+                tool_fail(ret != MOTA_OK ? ret : status, "confirm");
+                rc = EXIT_INVALID;
+            }
+        }
+        n_models = 0;
+        if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK)
+            parse_models(body, blen, 1, models, &n_models);
+        event(&o, "{\"event\": \"result\", \"status\": \"MOTA_OK\", \"bytes\": %llu, \"seconds\": %.3f, "
+                  "\"reconnects\": %u, \"wire_bytes_out\": %llu, \"confirmed\": %s}",
+              (unsigned long long)total, el, reconnects, (unsigned long long)c.bytes_out,
+              o.confirm && rc == EXIT_OK ? "true" : "false");
+        if (!o.json && !o.quiet) {
+            printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)mname_len, mname,
+                   (unsigned long long)vr.manifest.seq, el, (double)total / 1024 / (el > 0 ? el : 1),
+                   reconnects ? ", resumed after a link loss" : "",
+                   o.confirm && rc == EXIT_OK ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+            print_models(models, n_models);
+        }
+    } else {
+        rc = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT ? EXIT_IO : EXIT_INVALID;
+        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"message\": \"%s\", \"seconds\": %.3f}",
+              mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result), el);
+        tool_fail(result, "the device refused the update; its model is unchanged");
+    }
+out:
+    client_close(&c);
+    tool_unmap(&m);
+    return rc;
+}
+
+/* ---- status, confirm, rollback, reboot, invoke ---- */
+
+static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
+{
+    struct link_opts o;
+    int rc = link_args(argc, argv, &o, usage, false, NULL);
+    if (rc != EXIT_OK)
+        return rc;
+    static struct client c;
+    const uint8_t *info, *body;
+    size_t info_len, blen;
+    struct dev_model models[4];
+    unsigned n = 0;
+    int status, ret = connect_device(&c, &o, now_s() + (o.timeout_s < 10 ? o.timeout_s : 10), &info, &info_len);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "%s", o.port);
+        return EXIT_IO;
+    }
+    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD]; /* the next response reuses the receive buffer */
+    memcpy(info_copy, info, info_len);
+    info = info_copy;
+    parse_models(info, info_len, 7, models, &n);
+    int idx = 0;
+    if (o.model && (idx = model_index(models, n, o.model, strlen(o.model))) < 0) {
+        tool_err("the device has no model named %s", o.model);
+        client_close(&c);
+        return EXIT_USAGE;
+    }
+    if (cmd == MOTA_CMD_STATUS) {
+        ret = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3);
+        if (ret == MOTA_OK && status == MOTA_OK) {
+            if (o.json) {
+                printf("{\"device\": ");
+                cbor_to_json(stdout, info, info_len);
+                printf(", \"status\": ");
+                cbor_to_json(stdout, body, blen);
+                printf("}\n");
+            } else {
+                parse_models(body, blen, 1, models, &n);
+                print_models(models, n);
+            }
+        }
+    } else if (cmd == MOTA_CMD_INVOKE) {
+        struct mapped in;
+        if (o.input == NULL || o.out_size == 0 || o.out_size > 2048) {
+            tool_err("invoke needs --input FILE and --output-size N (at most 2048)");
+            client_close(&c);
+            return EXIT_USAGE;
+        }
+        if (tool_map(o.input, &in) != MOTA_OK) {
+            client_close(&c);
+            return EXIT_IO;
+        }
+        uint8_t req[MOTA_PROTO_MAX_PAYLOAD];
+        if (in.len + 3 > c.max_payload) {
+            tool_err("input of %zu bytes does not fit a %u-byte frame", in.len, c.max_payload);
+            tool_unmap(&in);
+            client_close(&c);
+            return EXIT_USAGE;
+        }
+        req[0] = (uint8_t)idx;
+        mota_put16(req + 1, (uint16_t)o.out_size);
+        memcpy(req + 3, in.data, in.len);
+        ret = client_call(&c, MOTA_CMD_INVOKE, req, in.len + 3, &status, &body, &blen, 10000, 1);
+        tool_unmap(&in);
+        if (ret == MOTA_OK && status == MOTA_OK && blen >= 4) {
+            uint32_t us = mota_get32(body);
+            if (o.output != NULL) {
+                struct outfile of;
+                if (tool_out_open(&of, o.output, 0644) != MOTA_OK ||
+                    tool_out_write(&of, body + 4, blen - 4) != MOTA_OK || tool_out_commit(&of) != MOTA_OK)
+                    ret = MOTA_ERR_IO;
+            }
+            if (o.json) {
+                printf("{\"duration_us\": %u, \"output\": \"", us);
+                tool_hex(stdout, body + 4, blen - 4);
+                printf("\"}\n");
+            } else {
+                printf("inference: %u us, %zu output bytes: ", us, blen - 4);
+                tool_hex(stdout, body + 4, blen - 4 < 32 ? blen - 4 : 32);
+                printf("%s\n", blen - 4 > 32 ? "..." : "");
+            }
+        }
+    } else {
+        uint8_t mi = (uint8_t)idx;
+        ret = client_call(&c, cmd, &mi, 1, &status, &body, &blen, 3000, 3);
+        if (ret == MOTA_OK && status == MOTA_OK && !o.quiet) {
+            printf("%s: done\n", cmd == MOTA_CMD_CONFIRM ? "confirm" : cmd == MOTA_CMD_ROLLBACK ? "rollback" : "reboot");
+            if (cmd != MOTA_CMD_REBOOT &&
+                client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK) {
+                parse_models(body, blen, 1, models, &n);
+                print_models(models, n);
+            }
+        }
+    }
+    client_close(&c);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "%s", o.port);
+        return EXIT_IO;
+    }
+    if (status != MOTA_OK) {
+        tool_fail(status, "the device refused");
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
+int cmd_status(int argc, char **argv)
+{
+    return simple(argc, argv, MOTA_CMD_STATUS,
+                  "usage: mota status [--json] [--baud N] PORT\n\n"
+                  "Device identity, compatibility profile and, per model: the active model, its\n"
+                  "trial state, the committed sequence number, an upload in progress, the last error.\n");
+}
+
+int cmd_confirm(int argc, char **argv)
+{
+    return simple(argc, argv, MOTA_CMD_CONFIRM,
+                  "usage: mota confirm [--model NAME] [--baud N] PORT\n\nCommit the model on trial.\n");
+}
+
+int cmd_rollback(int argc, char **argv)
+{
+    return simple(argc, argv, MOTA_CMD_ROLLBACK,
+                  "usage: mota rollback [--model NAME] [--baud N] PORT\n\n"
+                  "Revert the model on trial to the previous confirmed one.\n");
+}
+
+int cmd_reboot(int argc, char **argv)
+{
+    return simple(argc, argv, MOTA_CMD_REBOOT, "usage: mota reboot [--baud N] PORT\n\nRestart the device.\n");
+}
+
+int cmd_invoke(int argc, char **argv)
+{
+    return simple(argc, argv, MOTA_CMD_INVOKE,
+                  "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] PORT\n\n"
+                  "Run the active model on FILE on the device; print the output and the time it took.\n");
+}

@@ -1,0 +1,438 @@
+/*
+ * mota sim: a simulated device. The real agent and link server on the posix
+ * port: a persistent flash file, reachable over TCP, a pty or stdio, with
+ * fault injection for testing updates and rollbacks without hardware.
+ * The self-test inference is simulated (the posix port cannot run
+ * Cortex-M code): see `mota sim-output`.
+ */
+#include "cmds.h"
+#include "util.h"
+
+#include "mota/agent.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/link.h"
+#include "mota/posix_flash.h"
+#include "mota/posix_sim.h"
+#include "mota/posix_transport.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIM_EXEC_BASE 0x20000000u
+#define SIM_XIP_BASE 0x08000000u
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: mota sim [options]\n\n"
+            "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
+            "TCP, a pseudo-terminal or stdio. Its state survives restarts (the flash file).\n"
+            "Transport (one of):\n"
+            "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed)\n"
+            "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
+            "  --stdio                stdin/stdout\n"
+            "Device:\n"
+            "  --flash FILE           flash image (default mota-sim.flash; created erased)\n"
+            "  --flash-size BYTES     default 8388608 (4 KiB sectors, 16-byte program units)\n"
+            "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
+            "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
+            "  --model C_NAME         a model pair (repeat; default network)\n"
+            "  --exec-ram BYTES       exec RAM per model (default 1048576)\n"
+            "  --cpu PART --no-fpu --soft-float --non-secure --dbg-info --async --ll-aton X.Y.Z\n"
+            "                         the compatibility profile (default Cortex-M55 0xD22, FPU,\n"
+            "                         hard float, secure, LL_ATON 1.1.1)\n"
+            "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
+            "Simulation and faults:\n"
+            "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
+            "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
+            "  --drop-after N              drop the link after N received bytes (once)\n"
+            "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
+            "  --seed N                    for the corruption (default 1)\n"
+            "  --once                      exit when the first client disconnects\n");
+}
+
+struct sim {
+    struct mota_posix_flash pf;
+    struct mota_flash flash;
+    struct mota_posix_transport pt;
+    struct mota_transport tr, faulty;
+    struct mota_system sys;
+    struct mota_posix_sim inf;
+    struct mota_loader_mem mem;
+    struct mota_agent_config cfg;
+    struct mota_agent agent;
+    struct mota_link link;
+    uint8_t *exec_ram;
+    uint32_t exec_size;
+    uint8_t scratch[MOTA_AGENT_SCRATCH_MIN + 1024];
+    uint8_t selftest[8192];
+    /* faults */
+    uint64_t drop_after, received;
+    bool dropped;
+    double corrupt_rate;
+    unsigned seed;
+    int mode; /* 0 tcp, 1 pty, 2 stdio */
+};
+
+static struct sim S;
+
+static uint64_t now_us(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void *sim_map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    struct sim *s = ctx;
+    (void)write;
+    if (addr >= SIM_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)SIM_EXEC_BASE + s->exec_size)
+        return s->exec_ram + (addr - SIM_EXEC_BASE);
+    return NULL;
+}
+
+/* The transport as the faults see it. */
+static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
+{
+    struct sim *s = ctx;
+    int n = s->tr.read(s->tr.ctx, buf, len, timeout_ms);
+    if (n <= 0)
+        return n;
+    if (s->drop_after && !s->dropped && s->received + (uint64_t)n > s->drop_after) {
+        s->dropped = true;
+        fprintf(stderr, "mota-sim: dropping the link after %llu bytes\n", (unsigned long long)s->drop_after);
+        return MOTA_ERR_TRANSPORT;
+    }
+    s->received += (uint64_t)n;
+    if (s->corrupt_rate > 0) {
+        for (int i = 0; i < n; i++) {
+            if ((double)rand_r(&s->seed) / RAND_MAX < s->corrupt_rate)
+                buf[i] ^= (uint8_t)(1u << (rand_r(&s->seed) % 8));
+        }
+    }
+    return n;
+}
+
+static int faulty_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    struct sim *s = ctx;
+    return s->tr.write(s->tr.ctx, buf, len);
+}
+
+static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
+{
+    return sscanf(v, "%u.%u.%u", a, b, c) == 3 ? MOTA_OK : MOTA_ERR_ARG;
+}
+
+static int boot(struct sim *s)
+{
+    int ret = mota_agent_init(&s->agent, &s->cfg);
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "agent start");
+        return ret;
+    }
+    for (unsigned m = 0; m < s->cfg.n_models; m++) {
+        struct mota_agent_model_info info;
+        if (mota_agent_model_info(&s->agent, m, &info) == MOTA_OK)
+            fprintf(stderr, "mota-sim: model %s: seq %llu %.*s%s\n", s->cfg.models[m].c_name,
+                    (unsigned long long)info.seq, (int)info.version_len, info.version ? info.version : "",
+                    info.testing ? " (on trial)" : "");
+        else
+            fprintf(stderr, "mota-sim: model %s: none installed\n", s->cfg.models[m].c_name);
+    }
+    mota_link_init(&s->link, &s->agent, &s->faulty, &s->sys, "mota-sim");
+    return MOTA_OK;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
+           O_EXEC, O_CPU, O_NO_FPU, O_SOFT, O_NONSEC, O_DBG, O_ASYNC, O_LLATON, O_TRIAL, O_SELFTEST, O_CUT, O_TORN,
+           O_DROP, O_CORRUPT, O_SEED, O_ONCE };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
+        {"pty-link", required_argument, 0, O_PTY_LINK}, {"stdio", no_argument, 0, O_STDIO},
+        {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
+        {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
+        {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
+        {"exec-ram", required_argument, 0, O_EXEC}, {"cpu", required_argument, 0, O_CPU},
+        {"no-fpu", no_argument, 0, O_NO_FPU}, {"soft-float", no_argument, 0, O_SOFT},
+        {"non-secure", no_argument, 0, O_NONSEC}, {"dbg-info", no_argument, 0, O_DBG},
+        {"async", no_argument, 0, O_ASYNC}, {"ll-aton", required_argument, 0, O_LLATON},
+        {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
+        {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
+        {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
+        {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE}, {0, 0, 0, 0}};
+    struct sim *s = &S;
+    const char *tcp = NULL, *pty_link = NULL, *flash = "mota-sim.flash", *vendor = "example.com",
+               *klass = "mota-sim";
+    const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
+    unsigned n_keys = 0, n_models = 0;
+    uint64_t flash_size = 8u << 20, exec = 1u << 20, cut = 0, v;
+    bool torn = false, once = false;
+    int c;
+
+    memset(s, 0, sizeof(*s));
+    s->mode = -1;
+    s->seed = 1;
+    struct mota_device_profile *p = &s->cfg.profile;
+    p->cpu_part = 0xD22;
+    p->fpu_enabled = true;
+    p->float_abi = 2;
+    p->secure = true;
+    p->reloc_major = 8;
+    p->has_ll_aton = true;
+    p->ll_aton_major = p->ll_aton_minor = p->ll_aton_micro = 1;
+    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    s->cfg.max_trial_boots = 3;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': help(stdout); return EXIT_OK;
+        case O_TCP: tcp = optarg; s->mode = 0; break;
+        case O_PTY: s->mode = 1; break;
+        case O_PTY_LINK: pty_link = optarg; break;
+        case O_STDIO: s->mode = 2; break;
+        case O_FLASH: flash = optarg; break;
+        case O_VENDOR: vendor = optarg; break;
+        case O_CLASS: klass = optarg; break;
+        case O_KEY:
+            if (n_keys == MOTA_AGENT_MAX_KEYS) {
+                tool_err("at most %u keys", MOTA_AGENT_MAX_KEYS);
+                return EXIT_USAGE;
+            }
+            keys[n_keys++] = optarg;
+            break;
+        case O_MODEL:
+            if (n_models == MOTA_AGENT_MAX_MODELS) {
+                tool_err("at most %u models", MOTA_AGENT_MAX_MODELS);
+                return EXIT_USAGE;
+            }
+            models[n_models++] = optarg;
+            break;
+        case O_NO_FPU: p->fpu_enabled = false; break;
+        case O_SOFT: p->float_abi = 0; break;
+        case O_NONSEC: p->secure = false; break;
+        case O_DBG: p->dbg_info = true; break;
+        case O_ASYNC: p->async = true; break;
+        case O_TORN: torn = true; break;
+        case O_ONCE: once = true; break;
+        case O_LLATON:
+            if (parse_version(optarg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK) {
+                tool_err("--ll-aton: expected X.Y.Z");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_SELFTEST:
+            if (strcmp(optarg, "pass") == 0)
+                s->inf.mode = MOTA_SIM_PASS;
+            else if (strcmp(optarg, "fail") == 0)
+                s->inf.mode = MOTA_SIM_FAIL;
+            else if (strcmp(optarg, "slow") == 0)
+                s->inf.mode = MOTA_SIM_SLOW;
+            else {
+                tool_err("--selftest: pass, fail or slow");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_CORRUPT:
+            s->corrupt_rate = atof(optarg);
+            if (s->corrupt_rate < 0 || s->corrupt_rate > 1) {
+                tool_err("--corrupt-rate: a probability from 0 to 1");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_FLASH_SIZE: case O_EXEC: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP: case O_SEED:
+            if (!tool_parse_u64(optarg, &v)) {
+                tool_err("'%s' is not a number", optarg);
+                return EXIT_USAGE;
+            }
+            if (c == O_FLASH_SIZE) flash_size = v;
+            else if (c == O_EXEC) exec = v;
+            else if (c == O_CPU) p->cpu_part = (uint32_t)v;
+            else if (c == O_TRIAL) s->cfg.max_trial_boots = (uint32_t)v;
+            else if (c == O_CUT) cut = v;
+            else if (c == O_DROP) s->drop_after = v;
+            else s->seed = (unsigned)v;
+            break;
+        default: help(stderr); return EXIT_USAGE;
+        }
+    }
+    if (s->mode < 0 || n_keys == 0) {
+        tool_err("mota sim needs a transport (--tcp, --pty or --stdio) and at least one --key");
+        return EXIT_USAGE;
+    }
+    if (n_models == 0)
+        models[n_models++] = "network";
+    if (flash_size < 64 * 1024 || flash_size > (256u << 20) || exec < 4096 || exec > (64u << 20)) {
+        tool_err("--flash-size or --exec-ram out of range");
+        return EXIT_USAGE;
+    }
+    /* layout: journal (2 sectors), then two equal slots per model */
+    uint32_t sector = 4096, slot = (uint32_t)((flash_size - 2 * sector) / (2 * n_models)) / sector * sector;
+    if (mota_posix_flash_open(&s->pf, flash, (uint32_t)flash_size, sector, 16) != MOTA_OK) {
+        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", flash, (unsigned long long)flash_size);
+        return EXIT_IO;
+    }
+    mota_posix_flash_hal(&s->pf, &s->flash, SIM_XIP_BASE);
+    if (cut)
+        mota_posix_flash_cut(&s->pf, cut, torn);
+    s->exec_size = (uint32_t)exec * n_models;
+    s->exec_ram = calloc(1, s->exec_size);
+    s->mem.map = sim_map;
+    s->mem.ctx = s;
+    s->sys.now_us = now_us;
+    s->inf.latency_us = 2000;
+    s->inf.slow_latency_us = 10u * 1000 * 1000;
+    struct mota_agent_config *cfg = &s->cfg;
+    cfg->flash = &s->flash;
+    cfg->sys = &s->sys;
+    cfg->journal_offset = 0;
+    cfg->n_models = n_models;
+    for (unsigned m = 0; m < n_models; m++) {
+        cfg->models[m].c_name = models[m];
+        cfg->models[m].slot_offset[0] = 2 * sector + 2 * m * slot;
+        cfg->models[m].slot_offset[1] = 2 * sector + (2 * m + 1) * slot;
+        cfg->models[m].slot_size = slot;
+        cfg->models[m].exec_ram_addr = SIM_EXEC_BASE + m * (uint32_t)exec;
+        cfg->models[m].exec_ram_size = (uint32_t)exec;
+    }
+    cfg->n_keys = n_keys;
+    for (unsigned k = 0; k < n_keys; k++) {
+        struct mota_p256_key key;
+        if (tool_load_key(keys[k], &key) != MOTA_OK)
+            return EXIT_IO;
+        memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
+        cfg->keys[k].index = k + 1;
+    }
+    mota_uuid5(mota_uuid_ns_dns, vendor, strlen(vendor), cfg->vendor_id);
+    mota_uuid5(cfg->vendor_id, klass, strlen(klass), cfg->class_id);
+    cfg->loader_mem = &s->mem;
+    cfg->infer = mota_posix_sim_infer;
+    cfg->infer_ctx = &s->inf;
+    cfg->selftest_buf = s->selftest;
+    cfg->selftest_buf_size = sizeof(s->selftest);
+    cfg->scratch = s->scratch;
+    cfg->scratch_size = sizeof(s->scratch);
+
+    /* the transport */
+    int ret;
+    if (s->mode == 0) {
+        char host[256];
+        const char *colon = strrchr(tcp, ':');
+        uint64_t port = 0;
+        if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
+            port > 65535) {
+            tool_err("--tcp: expected HOST:PORT");
+            return EXIT_USAGE;
+        }
+        memcpy(host, tcp, (size_t)(colon - tcp));
+        host[colon - tcp] = 0;
+        uint16_t p16 = (uint16_t)port;
+        if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
+            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s", tcp);
+            return EXIT_IO;
+        }
+        printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
+    } else if (s->mode == 1) {
+        if (mota_posix_transport_pty(&s->pt) != MOTA_OK) {
+            tool_fail(MOTA_ERR_TRANSPORT, "cannot open a pty");
+            return EXIT_IO;
+        }
+        if (pty_link != NULL) {
+            unlink(pty_link);
+            if (symlink(s->pt.pty_path, pty_link) != 0) {
+                tool_fail(MOTA_ERR_IO, "cannot link %s", pty_link);
+                return EXIT_IO;
+            }
+        }
+        printf("mota-sim: pty %s\n", s->pt.pty_path);
+    } else {
+        mota_posix_transport_stdio(&s->pt);
+    }
+    fflush(stdout);
+    mota_posix_transport_hal(&s->pt, &s->tr);
+    s->faulty.read = faulty_read;
+    s->faulty.write = faulty_write;
+    s->faulty.ctx = s;
+    signal(SIGPIPE, SIG_IGN);
+    if (boot(s) != MOTA_OK)
+        return EXIT_IO;
+
+    for (;;) {
+        if (s->mode == 0 && s->pt.rfd < 0) {
+            ret = mota_posix_transport_tcp_accept(&s->pt, 1000);
+            if (ret == MOTA_ERR_TIMEOUT)
+                continue;
+            if (ret != MOTA_OK)
+                return EXIT_IO;
+            mota_link_init(&s->link, &s->agent, &s->faulty, &s->sys, "mota-sim");
+        }
+        ret = mota_link_poll(&s->link, 100);
+        if (ret == MOTA_ERR_POWER_LOST) {
+            fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->pf.ops);
+            mota_posix_flash_close(&s->pf);
+            return 4;
+        }
+        if (ret == MOTA_ERR_TRANSPORT) {
+            if (once || s->mode == 2)
+                break;
+            if (s->mode == 0) {
+                close(s->pt.rfd);
+                s->pt.rfd = s->pt.wfd = -1;
+            } else {
+                usleep(50 * 1000); /* a pty without a reader: wait for the next one */
+            }
+            continue;
+        }
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "link");
+            break;
+        }
+        if (s->link.reboot_requested) {
+            fprintf(stderr, "mota-sim: reboot\n");
+            if (boot(s) != MOTA_OK)
+                return EXIT_IO;
+        }
+    }
+    mota_posix_transport_close(&s->pt);
+    mota_posix_flash_close(&s->pf);
+    free(s->exec_ram);
+    return EXIT_OK;
+}
+
+int cmd_sim_output(int argc, char **argv)
+{
+    uint64_t size = 0;
+    if (argc != 5 || strcmp(argv[1], "--input") != 0 || !tool_parse_u64(argv[3], &size) || size == 0 ||
+        size > (1u << 20)) {
+        printf("usage: mota sim-output --input FILE SIZE OUTPUT\n\n"
+               "Writes the SIZE-byte output the simulated device's inference gives for FILE, to\n"
+               "pack containers whose self-test passes on `mota sim` (--selftest-output).\n");
+        return argc == 2 && strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    struct mapped in;
+    if (tool_map(argv[2], &in) != MOTA_OK)
+        return EXIT_IO;
+    uint8_t *out = malloc((size_t)size);
+    mota_sim_inference(in.data, in.len, out, (size_t)size);
+    tool_unmap(&in);
+    struct outfile o;
+    int rc = EXIT_IO;
+    if (tool_out_open(&o, argv[4], 0644) == MOTA_OK) {
+        if (tool_out_write(&o, out, (size_t)size) == MOTA_OK && tool_out_commit(&o) == MOTA_OK)
+            rc = EXIT_OK;
+        else
+            tool_out_abort(&o);
+    }
+    free(out);
+    return rc;
+}
