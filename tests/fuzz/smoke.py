@@ -18,7 +18,24 @@ work = tempfile.mkdtemp(prefix="mota-fuzz-")
 corpus = os.path.join(work, "corpus")
 os.makedirs(corpus)
 
-if target in ("fuzz_container", "fuzz_agent"):
+if target == "fuzz_link":
+    # seeds: frames a host sends (HELLO, BEGIN, DATA, STATUS), COBS-encoded
+    import struct as _s, zlib as _z
+
+    def fr(cmd, payload, seq=1):
+        body = _s.pack("<BBHBBH", 1, 1, seq, cmd, 0, len(payload)) + payload
+        raw = body + _s.pack("<I", _z.crc32(body))
+        out = bytearray()
+        for blk in raw.split(b"\x00"):
+            while len(blk) >= 254:
+                out += b"\xff" + blk[:254]
+                blk = blk[254:]
+            out += bytes([len(blk) + 1]) + blk
+        return bytes(out) + b"\x00"
+    seed = fr(1, b"\x01\x00\x08") + fr(2, _s.pack("<I", 100) + bytes(32), 2) + fr(3, _s.pack("<I", 0) + b"\xd8\x6b", 3) + fr(4, b"", 4)
+    open(os.path.join(corpus, "session"), "wb").write(seed)
+    max_len = 8192
+elif target in ("fuzz_container", "fuzz_agent"):
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
     subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "vectors", "malformed.py"), mota,
                     os.path.join(work, "k.pem"), os.path.join(work, "k.pub.pem"), corpus],

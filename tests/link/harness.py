@@ -1,0 +1,101 @@
+"""Shared by the link tests and benchmark: build containers, run mota sim and
+the link emulator, run mota push."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+
+
+class Env:
+    def __init__(self, mota, work):
+        self.mota, self.work = mota, work
+        os.makedirs(work, exist_ok=True)
+        self.procs = []
+        self.run("keygen", "--force", self.p("k.pem"))
+
+    def p(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, *args, check=True, **kw):
+        r = subprocess.run([self.mota, *args], capture_output=True, text=True, **kw)
+        if check and r.returncode != 0:
+            raise AssertionError("mota %s: exit %d\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def model(self, name, params_bytes, seed=1):
+        """A synthetic split model (valid NBIN) with a params file of the given size."""
+        rel, params = self.p(name + "_rel.bin"), self.p(name + "_params.bin")
+        subprocess.run([PY, os.path.join(HERE, "..", "tools", "synth_nbin.py"), rel, params, str(params_bytes),
+                        str(seed)], check=True)
+        return rel, params
+
+    def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim"):
+        args = ["pack", "-k", self.p("k.pem"), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
+                "--version", version, "-o", self.p(out)]
+        if params:
+            args += ["--params", params]
+        if selftest:
+            inp = self.p(out + ".in")
+            with open(inp, "wb") as f:
+                f.write(bytes((i * 7 + seq) & 0xFF for i in range(64)))
+            exp = self.p(out + ".out")
+            self.run("sim-output", "--input", inp, "10", exp)
+            if selftest == "fail":
+                with open(exp, "r+b") as f:
+                    b = f.read(1)
+                    f.seek(0)
+                    f.write(bytes([b[0] ^ 0xFF]))
+            args += ["--selftest-input", inp, "--selftest-output", exp, "--selftest-max-latency-us", "100000"]
+        self.run(*args, rel)
+        return self.p(out)
+
+    def start(self, args, pattern):
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.procs.append(proc)
+        line = proc.stdout.readline()
+        m = re.search(pattern, line)
+        if not m:
+            raise AssertionError("%s did not start: %r %s" % (args[0], line, proc.stderr.read() if proc.poll() else ""))
+        return proc, m.group(1)
+
+    def sim(self, *extra, port=0, flash="sim.flash"):
+        args = [self.mota, "sim", "--tcp", "127.0.0.1:%d" % port, "--key", self.p("k.pub.pem"), "--flash",
+                self.p(flash), "--model", "network", "--dbg-info", "--async", *extra]
+        return self.start(args, r"listening on tcp:(\S+)")
+
+    def emu(self, target, *extra):
+        args = [PY, os.path.join(HERE, "linkemu.py"), "--target", target, *extra]
+        proc, addr = self.start(args, r"listening on (\S+)")
+        return proc, addr
+
+    def push(self, port, container, *extra, timeout=120):
+        r = self.run("push", "--json", *extra, "tcp:" + port, container, check=False, timeout=timeout)
+        events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        result = [e for e in events if e.get("event") == "result"]
+        return r.returncode, events, (result[-1] if result else {}), r.stderr
+
+    def status(self, port):
+        r = self.run("status", "--json", "tcp:" + port)
+        return json.loads(r.stdout)["status"]["1"][0]
+
+    def stop(self, proc, sig=signal.SIGTERM):
+        if proc.poll() is None:
+            proc.send_signal(sig)
+            try:
+                out, _ = proc.communicate(timeout=5)
+                return out
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        return ""
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()

@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""End-to-end tests of the update link through `mota sim`, one case per run.
+
+usage: test_link.py MOTA WORKDIR CASE
+"""
+import hashlib
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import sys
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Env  # noqa: E402
+
+MOTA, WORK, CASE = sys.argv[1:4]
+env = Env(MOTA, os.path.join(WORK, CASE))
+
+
+def digest_of(container):
+    """The manifest digest: sha256 of the bstr-wrapped manifest, as the device reports it."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+    import cbor2
+    env_ = cbor2.loads(open(container, "rb").read())
+    return hashlib.sha256(cbor2.dumps(env_.value[3])).hexdigest()
+
+
+def case_pack_push_install_confirm_end_to_end():
+    rel, params = env.model("m", 48 * 1024)
+    v1 = env.pack("v1.mota", rel, params, seq=1, version="1.0.0")
+    v2 = env.pack("v2.mota", rel, params, seq=2, version="2.0.0", selftest="fail")
+    sim, port = env.sim()
+    rc, events, res, err = env.push(port, v1, "--confirm")
+    assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (rc, res, err)
+    st = env.status(port)
+    assert st["6"] and st["7"] == 1 and st["9"] == "1.0.0" and st["10"][2] is False, st
+    assert st["8"] == digest_of(v1)
+    # v2's self-test fails on the device: refused, v1 stays, the reason is kept
+    rc, events, res, err = env.push(port, v2)
+    assert rc == 1 and res["status"] == "MOTA_ERR_SELFTEST_OUTPUT", (rc, res, err)
+    st = env.status(port)
+    assert st["7"] == 1 and st["4"] == -807 and st["8"] == digest_of(v1), st
+    # a model on trial, then a confirm and a reboot
+    v3 = env.pack("v3.mota", rel, params, seq=3, version="3.0.0")
+    rc, events, res, err = env.push(port, v3)
+    assert rc == 0 and env.status(port)["10"][2] is True
+    env.run("confirm", "tcp:" + port)
+    env.run("reboot", "tcp:" + port)
+    time.sleep(0.3)
+    st = env.status(port)
+    assert st["7"] == 3 and st["10"][2] is False and st["3"] == 3, st
+    # invoke runs the (simulated) model
+    inp = env.p("invoke.in")
+    open(inp, "wb").write(b"hello")
+    out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", "tcp:" + port).stdout)
+    want = hashlib.sha256(b"mota-sim" + b"hello" + struct.pack("<I", 0)).hexdigest()[:32]
+    assert out["output"] == want, out
+    print("pushed v1 (confirmed), v2 refused by its self-test, v3 trial then confirmed across a reboot")
+
+
+def case_link_faults_never_corrupt_a_slot():
+    rel, params = env.model("m", 96 * 1024)
+    v1 = env.pack("v1.mota", rel, params, seq=1)
+    sim, port = env.sim()
+    runs = [("flips", ["--flip", "0.05"]), ("drops", ["--drop", "0.05"]), ("duplicates", ["--dup", "0.1"]),
+            ("reordering", ["--reorder", "0.1"]), ("stalls", ["--stall-every", "20", "--stall-ms", "4000"]),
+            ("everything", ["--flip", "0.03", "--drop", "0.03", "--dup", "0.05", "--reorder", "0.05",
+                            "--faults-both-ways"])]
+    seq = 1
+    for name, faults in runs:
+        emu, eport = env.emu(port, *faults, "--seed", str(seq))
+        c = env.pack("c%d.mota" % seq, rel, params, seq=seq, version="%d.0.0" % seq)
+        rc, events, res, err = env.push(eport, c, "--confirm", timeout=180)
+        counters = env.stop(emu)
+        st = env.status(port)
+        if rc == 0:
+            assert st["7"] == seq and st["8"] == digest_of(c) and st["10"][2] is False, (name, st)
+        else:
+            # failed with a reason: the device still runs a verified model
+            assert res.get("status", "").startswith("MOTA_ERR"), (name, rc, res, err)
+            assert st["6"], (name, st)
+        print("%-11s rc %d %s; emulator %s" % (name, rc, res.get("status"), counters.strip()))
+        assert rc == 0, "%s: the transfer did not complete: %s" % (name, err)
+        seq += 1
+    # the device side corrupts bytes itself too
+    env.stop(sim)
+    sim, port = env.sim("--corrupt-rate", "0.0005", "--seed", "7")
+    c = env.pack("dev.mota", rel, params, seq=seq)
+    rc, events, res, err = env.push(port, c, "--confirm", timeout=180)
+    assert rc == 0 and env.status(port)["7"] == seq, (rc, res, err)
+    print("device-side corruption: rc %d" % rc)
+
+
+def case_simulator_restart_resumes_from_the_persisted_offset():
+    rel, params = env.model("m", 1024 * 1024)
+    c = env.pack("big.mota", rel, params, seq=1)
+    size = os.path.getsize(c)
+    sim, port = env.sim()
+    sport = int(port.rsplit(":", 1)[1])
+    emu, eport = env.emu(port, "--baud", "3000000")  # ~300 KB/s: time to pull the plug
+    import subprocess
+    push = subprocess.Popen([MOTA, "push", "--json", "--timeout", "60", "tcp:" + eport, c],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    acked = 0
+    while acked < size * 0.5:
+        line = push.stdout.readline()
+        if not line:
+            break
+        e = json.loads(line)
+        if e.get("event") == "progress":
+            acked = e["offset"]
+    sim.kill()  # power off, mid-transfer
+    sim.wait()
+    cut_at = acked
+    time.sleep(0.5)
+    sim, _ = env.sim(port=sport)
+    out, err = push.communicate(timeout=120)
+    events = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    res = [e for e in events if e.get("event") == "result"][-1]
+    resumes = [e for e in events if e.get("event") == "resume"]
+    assert push.returncode == 0 and res["status"] == "MOTA_OK", (push.returncode, res, err)
+    assert resumes and resumes[-1]["offset"] > size * 0.3, (resumes, cut_at)
+    counters = json.loads(env.stop(emu).strip().splitlines()[-1])
+    assert counters["bytes_to_device"] < size * 1.6, counters
+    st = env.status(port)
+    assert st["7"] == 1 and st["8"] == digest_of(c)
+    print("killed the simulator after %d of %d bytes; it resumed at %d; %d bytes crossed the link in all"
+          % (cut_at, size, resumes[-1]["offset"], counters["bytes_to_device"]))
+
+
+def frame(cmd, payload, seq=1, kind=1, corrupt=False):
+    body = struct.pack("<BBHBBH", 1, kind, seq, cmd, 0, len(payload)) + payload
+    crc = zlib.crc32(body) ^ (1 if corrupt else 0)
+    raw = body + struct.pack("<I", crc)
+    out, i = bytearray(), 0
+    blocks = raw.split(b"\x00")
+    for bi, blk in enumerate(blocks):
+        while len(blk) >= 254:
+            out += b"\xff" + blk[:254]
+            blk = blk[254:]
+        out += bytes([len(blk) + 1]) + blk
+    return bytes(out) + b"\x00"
+
+
+def case_malformed_frames_and_floods_do_not_hurt_the_device():
+    rel, params = env.model("m", 8 * 1024)
+    sim, port = env.sim()
+    host, p = port.rsplit(":", 1)
+    rnd = random.Random(3)
+    s = socket.create_connection((host, int(p)))
+    s.settimeout(5)
+    junk = [bytes(rnd.randrange(256) for _ in range(4096)) for _ in range(64)]  # 256 KiB of noise
+    for j in junk:
+        s.sendall(j)
+    s.sendall(b"\x01" * 300000)                     # one endless frame
+    s.sendall(b"\x00")
+    s.sendall(frame(1, b"\x01\x00\x08", corrupt=True))  # bad CRC
+    s.sendall(frame(3, b"\x00\x00\x00\x00abcd"))    # DATA before BEGIN
+    s.sendall(frame(99, b""))                       # unknown command
+    s.sendall(frame(2, b"short"))                   # BEGIN of the wrong size
+    s.sendall(frame(11, b"\x00"))                   # INVOKE too short
+    s.sendall(frame(1, b"\x07\x00\x08"))            # HELLO, protocol version 7
+    for i in range(2000):                           # a flood of requests
+        s.sendall(frame(4, b"", seq=i))
+    s.sendall(frame(1, b"\x01\x00\x08", seq=4242))  # and finally a proper HELLO
+    data = b""
+    deadline = time.time() + 30
+    while b"" in [b""] and time.time() < deadline:
+        try:
+            chunk = s.recv(1 << 16)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        data += chunk
+        if struct.pack("<H", 4242) in data and data.endswith(b"\x00") and len(data) > 100000:
+            break
+    s.close()
+    assert sim.poll() is None, "the simulator died"
+    st = env.status(port)  # it still answers
+    assert "6" in st
+    c = env.pack("ok.mota", rel, params, seq=1)
+    rc, events, res, err = env.push(port, c)
+    assert rc == 0, (res, err)
+    print("device alive after 256 KiB of noise, a 300 KB frame, bad frames and 2000 requests; push still works")
+
+
+def main():
+    try:
+        globals()["case_" + CASE]()
+    finally:
+        env.close()
+    print("PASS " + CASE)
+
+
+if __name__ == "__main__":
+    main()
