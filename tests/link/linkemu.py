@@ -59,8 +59,11 @@ class Pacer:
             rate = a.baud / 10.0
             for i in range(0, len(data), 64):
                 part = data[i:i + 64]
-                self.t = max(self.t, time.monotonic()) + len(part) / rate
-                delay = self.t - time.monotonic()
+                now = time.monotonic()
+                if self.t < now - 0.005:  # the line was idle: no credit for it
+                    self.t = now
+                self.t += len(part) / rate  # busy: bytes go back to back, late sleeps are caught up
+                delay = self.t - now
                 if delay > 0:
                     time.sleep(delay)
                 sock.sendall(part)
