@@ -343,7 +343,7 @@ int cmd_pack(int argc, char **argv)
     if (tool_out_commit(&out) != MOTA_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), key id ", o.out,
-           info.family == MOTA_NBIN_FAMILY_NPU ? "NPU" : "legacy", (int)info.c_name_len, info.c_name, o.version,
+           info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)info.c_name_len, info.c_name, o.version,
            (unsigned long long)spec.seq, spec.n_components);
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
