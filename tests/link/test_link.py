@@ -189,6 +189,31 @@ def case_malformed_frames_and_floods_do_not_hurt_the_device():
     print("device alive after 256 KiB of noise, a 300 KB frame, bad frames and 2000 requests; push still works")
 
 
+def case_push_over_a_pty_like_a_serial_port():
+    rel, params = env.model("m", 32 * 1024)
+    v1 = env.pack("v1.mota", rel, params, seq=1, version="1.0.0")
+    link = env.p("ttyMOTA")
+    args = [MOTA, "sim", "--pty", "--pty-link", link, "--key", env.p("k.pub.pem"), "--flash", env.p("sim.flash"),
+            "--model", "network", "--dbg-info", "--async"]
+    sim, path = env.start(args, r"pty (\S+)")
+    assert os.path.realpath(link) == path, (link, path)
+    # the pty is opened as a serial device would be: raw mode at the given baud
+    r = env.run("push", "--json", "--baud", "921600", "--confirm", link, v1, check=False, timeout=120)
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    res = [e for e in events if e.get("event") == "result"][-1]
+    assert r.returncode == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (r.returncode, res, r.stderr)
+    assert any(e.get("event") == "progress" for e in events), events
+    st = json.loads(env.run("status", "--json", link).stdout)["status"]["1"][0]
+    assert st["7"] == 1 and st["8"] == digest_of(v1) and st["10"][2] is False, st
+    # a second client on the same pty after the first closed it: the device keeps serving
+    inp = env.p("invoke.in")
+    open(inp, "wb").write(b"pty")
+    out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", link).stdout)
+    want = hashlib.sha256(b"mota-sim" + b"pty" + struct.pack("<I", 0)).hexdigest()[:32]
+    assert out["output"] == want, out
+    print("pushed and confirmed over %s, then status and invoke on the same pty" % path)
+
+
 def main():
     try:
         globals()["case_" + CASE]()
