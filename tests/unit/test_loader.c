@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fixture.h"
+#include "fixture_yolo.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,22 +50,6 @@ static void sim_free(struct sim *s)
     s->n = 0;
 }
 
-static uint8_t *yolo;
-static size_t yolo_len;
-
-static int setup(void **state)
-{
-    (void)state;
-    yolo = fixture_load("st-n6/yolov8n_network_rel.bin", &yolo_len);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(yolo);
-    return 0;
-}
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -128,7 +112,6 @@ static void install_yolo(struct sim *s, const struct placement *p, uint32_t mode
     assert_int_equal(mota_loader_install(&c, m), MOTA_OK);
 }
 
-#define NEED_YOLO() FIXTURE_NEEDED(yolo, "st-n6/yolov8n_network_rel.bin")
 
 static void test_yolo_installs_identically_at_two_addresses_in_xip_and_copy(void **state)
 {
@@ -305,5 +288,5 @@ int main(void)
         cmocka_unit_test(test_split_model_takes_its_params_from_their_own_address),
         cmocka_unit_test(test_code_relocations_need_copy_mode),
     };
-    return cmocka_run_group_tests_name("loader", tests, setup, teardown);
+    return cmocka_run_group_tests_name("loader", tests, yolo_setup, yolo_teardown);
 }

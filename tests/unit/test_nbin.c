@@ -8,29 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fixture.h"
+#include "fixture_yolo.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *yolo;
-static size_t yolo_len;
 
-static int setup(void **state)
-{
-    (void)state;
-    yolo = fixture_load("st-n6/yolov8n_network_rel.bin", &yolo_len);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(yolo);
-    return 0;
-}
-
-#define NEED_YOLO() FIXTURE_NEEDED(yolo, "st-n6/yolov8n_network_rel.bin")
 
 static void wr32(uint8_t *p, uint32_t v)
 {
@@ -370,5 +353,5 @@ int main(void)
         cmocka_unit_test(test_corrupted_models_are_refused_each_with_its_reason),
         cmocka_unit_test(test_crc32_check_value),
     };
-    return cmocka_run_group_tests_name("nbin", tests, setup, teardown);
+    return cmocka_run_group_tests_name("nbin", tests, yolo_setup, yolo_teardown);
 }
