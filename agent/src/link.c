@@ -18,6 +18,15 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
+void mota_link_reconnect(struct mota_link *l)
+{
+    l->max_payload = 256;
+    l->pending_len = l->pending_off = 0;
+    l->session = false;
+    l->total = l->expected = 0;
+    mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
+}
+
 static uint32_t now_ms(const struct mota_link *l)
 {
     return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;

@@ -150,6 +150,45 @@ static void print_models(const struct dev_model *m, unsigned n)
     }
 }
 
+/* The device's ring of recent errors (ERRORS): [[code, model, ms since boot], ...], oldest first. */
+static int print_errors(const uint8_t *p, size_t len, const struct dev_model *m, unsigned n, bool json)
+{
+    struct mota_cbor_dec d;
+    struct json j = {.f = stdout, .depth = 0, .first = {true}};
+    size_t count, three;
+    mota_cbor_dec_init(&d, p, len);
+    if (mota_cbor_get_array(&d, &count) != 0)
+        return MOTA_ERR_PROTO_FRAME;
+    if (json)
+        json_arr(&j, NULL);
+    else if (count > 0)
+        printf("recent errors (oldest first):\n");
+    for (size_t i = 0; i < count; i++) {
+        int64_t code;
+        uint64_t model, at_ms;
+        if (mota_cbor_get_array(&d, &three) != 0 || three != 3 || mota_cbor_get_int(&d, &code) != 0 ||
+            mota_cbor_get_uint(&d, &model) != 0 || mota_cbor_get_uint(&d, &at_ms) != 0)
+            break;
+        int c32 = code < INT32_MIN || code > 0 ? INT32_MIN : (int)code;
+        const char *name = mota_err_name(c32) ? mota_err_name(c32) : "?";
+        const char *msg = mota_err_str(c32) ? mota_err_str(c32) : "a code this host does not know";
+        const char *mname = model < n ? m[model].name : "?";
+        if (json) {
+            json_obj(&j, NULL);
+            json_int(&j, "code", code);
+            json_str(&j, "name", name);
+            json_str(&j, "model", mname);
+            json_uint(&j, "at_ms", at_ms);
+            json_obj_end(&j);
+        } else {
+            printf("  %9.3f s  %s (%lld) model %s: %s\n", (double)at_ms / 1000.0, name, (long long)code, mname, msg);
+        }
+    }
+    if (json)
+        json_arr_end(&j);
+    return d.err ? MOTA_ERR_PROTO_FRAME : MOTA_OK;
+}
+
 /* ---- common options ---- */
 
 struct link_opts {
@@ -542,11 +581,18 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
                 cbor_to_json(stdout, info, info_len);
                 printf(", \"status\": ");
                 cbor_to_json(stdout, body, blen);
-                printf("}\n");
             } else {
                 parse_models(body, blen, 1, models, &n);
                 print_models(models, n);
             }
+            ret = client_call(&c, MOTA_CMD_ERRORS, NULL, 0, &status, &body, &blen, 2000, 3);
+            if (ret == MOTA_OK && status == MOTA_OK) {
+                if (o.json)
+                    printf(", \"errors\": ");
+                ret = print_errors(body, blen, models, n, o.json);
+            }
+            if (o.json)
+                printf("}\n");
         }
     } else if (cmd == MOTA_CMD_INVOKE) {
         struct mapped in;
@@ -618,7 +664,8 @@ int cmd_status(int argc, char **argv)
     return simple(argc, argv, MOTA_CMD_STATUS,
                   "usage: mota status [--json] [--baud N] PORT\n\n"
                   "Device identity, compatibility profile and, per model: the active model, its\n"
-                  "trial state, the committed sequence number, an upload in progress, the last error.\n");
+                  "trial state, the committed sequence number, an upload in progress, the last error;\n"
+                  "then the device's recent errors (kept across reconnects, cleared by a reboot).\n");
 }
 
 int cmd_confirm(int argc, char **argv)

@@ -374,7 +374,7 @@ int cmd_sim(int argc, char **argv)
                 continue;
             if (ret != MOTA_OK)
                 return EXIT_IO;
-            mota_link_init(&s->link, &s->agent, &s->faulty, &s->sys, "mota-sim");
+            mota_link_reconnect(&s->link); /* the errors ring outlives the client */
         }
         ret = mota_link_poll(&s->link, 100);
         if (ret == MOTA_ERR_POWER_LOST) {

@@ -44,6 +44,11 @@ def case_pack_push_install_confirm_end_to_end():
     assert rc == 1 and res["status"] == "MOTA_ERR_SELFTEST_OUTPUT", (rc, res, err)
     st = env.status(port)
     assert st["7"] == 1 and st["4"] == -807 and st["8"] == digest_of(v1), st
+    # a later client still reads why: the device's recent errors outlive the connection
+    errs = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["errors"]
+    assert [(e["name"], e["model"]) for e in errs] == [("MOTA_ERR_SELFTEST_OUTPUT", "network")], errs
+    text = env.run("status", "tcp:" + port).stdout
+    assert "recent errors" in text and "MOTA_ERR_SELFTEST_OUTPUT (-807) model network" in text, text
     # a model on trial, then a confirm and a reboot
     v3 = env.pack("v3.mota", rel, params, seq=3, version="3.0.0")
     rc, events, res, err = env.push(port, v3)
@@ -53,6 +58,7 @@ def case_pack_push_install_confirm_end_to_end():
     time.sleep(0.3)
     st = env.status(port)
     assert st["7"] == 3 and st["10"][2] is False and st["3"] == 3, st
+    assert json.loads(env.run("status", "--json", "tcp:" + port).stdout)["errors"] == []  # a reboot clears them
     # invoke runs the (simulated) model
     inp = env.p("invoke.in")
     open(inp, "wb").write(b"hello")

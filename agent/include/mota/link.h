@@ -48,6 +48,14 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
                     const struct mota_system *sys, const char *name);
 
 /*
+ * A new peer on the same device (a TCP client, a reopened port): forget the
+ * byte stream, the negotiated frame size and any open upload (the host
+ * resumes with BEGIN), keep the recent errors and the request counters, so
+ * that the next client can still read why the last push failed.
+ */
+void mota_link_reconnect(struct mota_link *l);
+
+/*
  * Wait up to timeout_ms for bytes, handle every complete frame. MOTA_OK, or
  * MOTA_ERR_TRANSPORT when the link is gone, or MOTA_ERR_POWER_LOST when the
  * (simulated) device lost power while writing flash.
