@@ -77,16 +77,22 @@ struct sim {
     double corrupt_rate;
     unsigned seed;
     int mode; /* 0 tcp, 1 pty, 2 stdio */
+    uint64_t boot_us; /* the device's clock starts at its (re)boot, as a board's does */
 };
 
 static struct sim S;
 
-static uint64_t now_us(void *ctx)
+static uint64_t mono_us(void)
 {
-    (void)ctx;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint64_t now_us(void *ctx)
+{
+    const struct sim *s = ctx;
+    return mono_us() - s->boot_us;
 }
 
 static void *sim_map(void *ctx, uint32_t addr, uint32_t len, bool write)
@@ -133,6 +139,7 @@ static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
 
 static int boot(struct sim *s)
 {
+    s->boot_us = mono_us();
     int ret = mota_agent_init(&s->agent, &s->cfg);
     if (ret != MOTA_OK) {
         tool_fail(ret, "agent start");
@@ -290,6 +297,7 @@ int cmd_sim(int argc, char **argv)
     s->mem.map = sim_map;
     s->mem.ctx = s;
     s->sys.now_us = now_us;
+    s->sys.ctx = s;
     s->inf.latency_us = 2000;
     s->inf.slow_latency_us = 10u * 1000 * 1000;
     struct mota_agent_config *cfg = &s->cfg;
