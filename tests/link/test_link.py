@@ -220,6 +220,33 @@ def case_push_over_a_pty_like_a_serial_port():
     print("pushed and confirmed over %s, then status and invoke on the same pty" % path)
 
 
+def case_power_cut_over_a_pty_resumes_like_a_usb_device_reset():
+    rel, params = env.model("m", 1024 * 1024)
+    c = env.pack("big.mota", rel, params, seq=1)
+    size = os.path.getsize(c)
+    link = env.p("ttyMOTA")
+    args = [MOTA, "sim", "--pty", "--pty-link", link, "--key", env.p("k.pub.pem"), "--flash", env.p("sim.flash"),
+            "--model", "network", "--dbg-info", "--async"]
+    # the device loses power half way through programming the slot
+    sim, path1 = env.start(args + ["--cut-at-op", "2200"], r"pty (\S+)")
+    import subprocess
+    push = subprocess.Popen([MOTA, "push", "--json", "--timeout", "60", link, c],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert sim.wait(timeout=60) == 4, "the simulator did not lose power"
+    time.sleep(0.5)  # the port is gone for a while, as a re-enumerating USB device's is
+    sim, path2 = env.start(args, r"pty (\S+)")
+    out, err = push.communicate(timeout=120)
+    events = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    res = [e for e in events if e.get("event") == "result"][-1]
+    resumes = [e for e in events if e.get("event") == "resume"]
+    assert push.returncode == 0 and res["status"] == "MOTA_OK", (push.returncode, res, err)
+    assert resumes and resumes[-1]["offset"] > size * 0.3, resumes
+    st = json.loads(env.run("status", "--json", link).stdout)["status"]["1"][0]
+    assert st["7"] == 1 and st["8"] == digest_of(c), st
+    print("power cut at flash op 2200 on %s; the push reopened %s (now %s) and resumed at %d of %d"
+          % (path1, link, path2, resumes[-1]["offset"], size))
+
+
 def main():
     try:
         globals()["case_" + CASE]()
