@@ -3,6 +3,7 @@
 
 #include "mota/cbor.h"
 #include "mota/err.h"
+#include "mota/nbin.h" /* mota_crc32 */
 
 #include <string.h>
 
@@ -24,6 +25,7 @@ void mota_link_reconnect(struct mota_link *l)
     l->pending_len = l->pending_off = 0;
     l->session = false;
     l->total = l->expected = 0;
+    l->replay_ok = false;
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
@@ -62,8 +64,22 @@ static int respond(struct mota_link *l, const struct mota_frame *req, int status
     size_t len = mota_frame_encode(&f, l->tx, sizeof(l->tx));
     if (len == 0)
         return MOTA_ERR_INTERNAL;
+    l->tx_len = len;
+    l->replay_ok = req->cmd != MOTA_CMD_HELLO && req->cmd != MOTA_CMD_DATA;
+    if (l->replay_ok) {
+        l->replay_cmd = req->cmd;
+        l->replay_seq = req->seq;
+        l->replay_crc = mota_crc32(0, req->payload, req->len);
+    }
     l->responses++;
     return l->tr->write(l->tr->ctx, l->tx, len);
+}
+
+/* A retry of the request answered last: the same answer, not a second run. */
+static bool is_retry(const struct mota_link *l, const struct mota_frame *f)
+{
+    return l->replay_ok && f->seq == l->replay_seq && f->cmd == l->replay_cmd &&
+           mota_crc32(0, f->payload, f->len) == l->replay_crc;
 }
 
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m)
@@ -156,12 +172,13 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
         put_ref(&e, l->agent, m);
     mota_cbor_put_uint(&e, 2);
-    mota_cbor_put_array(&e, 5);
+    mota_cbor_put_array(&e, 6);
     mota_cbor_put_uint(&e, l->df.frames);
     mota_cbor_put_uint(&e, l->df.bad_crc);
     mota_cbor_put_uint(&e, l->df.bad_cobs + l->df.runts);
     mota_cbor_put_uint(&e, l->df.oversize);
     mota_cbor_put_uint(&e, l->responses);
+    mota_cbor_put_uint(&e, l->replays);
     mota_cbor_put_uint(&e, 3);
     mota_cbor_put_int(&e, l->last_result);
     return e.err ? 0 : e.len;
@@ -185,6 +202,10 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
     l->requests++;
     if (f->kind != MOTA_KIND_REQUEST)
         return MOTA_OK; /* the device ignores stray responses */
+    if (is_retry(l, f)) {
+        l->replays++;
+        return l->tr->write(l->tr->ctx, l->tx, l->tx_len);
+    }
     switch (f->cmd) {
     case MOTA_CMD_HELLO: {
         if (f->len < 3)

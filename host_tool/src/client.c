@@ -78,9 +78,9 @@ void client_close(struct client *c)
     c->fd = -1;
 }
 
-int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq)
+static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *payload, size_t len)
 {
-    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = ++c->seq, .len = (uint16_t)len,
+    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = seq, .len = (uint16_t)len,
                            .payload = payload};
     size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
     if (n == 0)
@@ -99,9 +99,15 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
         n -= (size_t)w;
         c->bytes_out += (uint64_t)w;
     }
-    if (seq)
-        *seq = f.seq;
     return MOTA_OK;
+}
+
+int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq)
+{
+    uint16_t s = ++c->seq;
+    if (seq)
+        *seq = s;
+    return send_seq(c, cmd, s, payload, len);
 }
 
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
@@ -134,9 +140,11 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
 int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
                 const uint8_t **body, size_t *body_len, int timeout_ms, int tries)
 {
+    /* every try has the same seq: the device answers a retry from its kept answer, so a lost
+     * answer never makes it confirm or roll back twice */
+    uint16_t seq = ++c->seq;
     for (int t = 0; t < tries; t++) {
-        uint16_t seq;
-        int ret = client_send(c, cmd, payload, len, &seq);
+        int ret = send_seq(c, cmd, seq, payload, len);
         if (ret != MOTA_OK)
             return ret;
         struct mota_frame f;

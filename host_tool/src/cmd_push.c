@@ -375,6 +375,9 @@ int cmd_push(int argc, char **argv)
     rc = EXIT_IO;
     ret = connect_device(&c, &o, t0 + o.timeout_s, &info, &info_len);
     if (ret != MOTA_OK) {
+        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
+                  "\"seconds\": %.3f}",
+              mota_err_name(ret) ? mota_err_name(ret) : "?", mota_err_str(ret), now_s() - t0);
         tool_fail(ret, "%s", o.port);
         goto out;
     }
@@ -504,7 +507,7 @@ int cmd_push(int argc, char **argv)
     double el = now_s() - t0;
     if (result == MOTA_OK) {
         rc = EXIT_OK;
-        int status;
+        int status, confirm_err = MOTA_OK;
         const uint8_t *body;
         size_t blen;
         if (o.confirm) {
@@ -515,17 +518,19 @@ int cmd_push(int argc, char **argv)
             uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
             ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, 3);
             if (ret != MOTA_OK || status != MOTA_OK) {
-                tool_fail(ret != MOTA_OK ? ret : status, "confirm");
-                rc = EXIT_INVALID;
+                confirm_err = ret != MOTA_OK ? ret : status;
+                tool_fail(confirm_err, "confirm");
+                rc = ret != MOTA_OK ? EXIT_IO : EXIT_INVALID;
             }
         }
         n_models = 0;
         if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK)
             parse_models(body, blen, 1, models, &n_models);
-        event(&o, "{\"event\": \"result\", \"status\": \"MOTA_OK\", \"bytes\": %llu, \"seconds\": %.3f, "
-                  "\"reconnects\": %u, \"wire_bytes_out\": %llu, \"confirmed\": %s}",
-              (unsigned long long)total, el, reconnects, (unsigned long long)c.bytes_out,
-              o.confirm && rc == EXIT_OK ? "true" : "false");
+        /* installed either way; the status is the confirm's when that failed, so CI sees why */
+        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": true, \"bytes\": %llu, "
+                  "\"seconds\": %.3f, \"reconnects\": %u, \"wire_bytes_out\": %llu, \"confirmed\": %s}",
+              mota_err_name(confirm_err) ? mota_err_name(confirm_err) : "?", (unsigned long long)total, el,
+              reconnects, (unsigned long long)c.bytes_out, o.confirm && rc == EXIT_OK ? "true" : "false");
         if (!o.json && !o.quiet) {
             printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)mname_len, mname,
                    (unsigned long long)vr.manifest.seq, el, (double)total / 1024 / (el > 0 ? el : 1),
@@ -535,7 +540,8 @@ int cmd_push(int argc, char **argv)
         }
     } else {
         rc = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT ? EXIT_IO : EXIT_INVALID;
-        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"message\": \"%s\", \"seconds\": %.3f}",
+        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
+                  "\"seconds\": %.3f}",
               mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result), el);
         tool_fail(result, "the device refused the update; its model is unchanged");
     }

@@ -41,7 +41,7 @@ def case_pack_push_install_confirm_end_to_end():
     assert st["8"] == digest_of(v1)
     # v2's self-test fails on the device: refused, v1 stays, the reason is kept
     rc, events, res, err = env.push(port, v2)
-    assert rc == 1 and res["status"] == "MOTA_ERR_SELFTEST_OUTPUT", (rc, res, err)
+    assert rc == 1 and res["status"] == "MOTA_ERR_SELFTEST_OUTPUT" and res["installed"] is False, (rc, res, err)
     st = env.status(port)
     assert st["7"] == 1 and st["4"] == -807 and st["8"] == digest_of(v1), st
     # a later client still reads why: the device's recent errors outlive the connection
@@ -65,6 +65,13 @@ def case_pack_push_install_confirm_end_to_end():
     out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", "tcp:" + port).stdout)
     want = hashlib.sha256(b"mota-sim" + b"hello" + struct.pack("<I", 0)).hexdigest()[:32]
     assert out["output"] == want, out
+    # no device at all: still a result line for CI, and the link exit code
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    dead_port = dead.getsockname()[1]
+    dead.close()
+    rc, events, res, err = env.push("127.0.0.1:%d" % dead_port, v1, "--timeout", "2")
+    assert rc == 3 and res["status"] == "MOTA_ERR_DEVICE_LOST" and res["installed"] is False, (rc, res, err)
     print("pushed v1 (confirmed), v2 refused by its self-test, v3 trial then confirmed across a reboot")
 
 
@@ -245,6 +252,58 @@ def case_power_cut_over_a_pty_resumes_like_a_usb_device_reset():
     assert st["7"] == 1 and st["8"] == digest_of(c), st
     print("power cut at flash op 2200 on %s; the push reopened %s (now %s) and resumed at %d of %d"
           % (path1, link, path2, resumes[-1]["offset"], size))
+
+
+def unframe(raw):
+    """Responses in a byte stream: [(seq, cmd, status, body)], frames with a bad CRC left out."""
+    out = []
+    for enc in raw.split(b"\x00")[:-1]:
+        dec, i = bytearray(), 0
+        while i < len(enc):
+            code = enc[i]
+            dec += enc[i + 1:i + code]
+            i += code
+            if code < 0xff and i < len(enc):
+                dec += b"\x00"
+        if len(dec) < 14 or zlib.crc32(dec[:-4]) != struct.unpack("<I", dec[-4:])[0]:
+            continue
+        _, kind, seq, cmd, _, n = struct.unpack("<BBHBBH", dec[:8])
+        out.append((seq, cmd, struct.unpack("<h", dec[8:10])[0], bytes(dec[10:8 + n])))
+    return out
+
+
+def case_a_retried_request_is_answered_again_not_run_twice():
+    rel, params = env.model("m", 8 * 1024)
+    sim, port = env.sim()
+    rc, events, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1))
+    assert rc == 0 and env.status(port)["10"][2] is True  # on trial
+    host, p = port.rsplit(":", 1)
+    s = socket.create_connection((host, int(p)))
+    s.settimeout(5)
+
+    def call(cmd, payload, seq):
+        s.sendall(frame(cmd, payload, seq=seq))
+        data = b""
+        while not unframe(data):
+            data += s.recv(1 << 16)
+        return unframe(data)[0]
+
+    call(1, b"\x01\x00\x08", 1)                      # HELLO
+    first = call(7, b"\x00", 2)                        # CONFIRM model 0: its answer "lost"
+    again = call(7, b"\x00", 2)                        # the host's retry, same seq
+    assert first[2] == 0 and again == first, (first, again)
+    other = call(7, b"\x01", 2)                        # same seq, other payload: a new request
+    assert other[2] != 0, other
+    fresh = call(7, b"\x00", 3)                        # a new CONFIRM: nothing on trial any more
+    assert fresh[2] == -811 and b"nothing to confirm" in fresh[3], fresh
+    st = call(4, b"", 4)
+    s.close()
+    import cbor2
+    counters = cbor2.loads(st[3])[2]
+    assert counters[5] == 1, counters                 # one answer replayed
+    st = env.status(port)
+    assert st["7"] == 1 and st["10"][2] is False, st
+    print("a retried CONFIRM got the first answer again; a new one was refused with MOTA_ERR_NOT_TESTING")
 
 
 def main():

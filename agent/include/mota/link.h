@@ -41,7 +41,16 @@ struct mota_link {
     bool reboot_requested;
     struct mota_link_error errors[MOTA_LINK_ERRORS];
     unsigned n_errors, next_error;
-    uint32_t requests, responses;
+    uint32_t requests, responses, replays;
+    /* The last answer (in tx) and the request it answered: a host that lost
+     * the answer retries with the same seq, and gets it again instead of
+     * running CONFIRM, ROLLBACK or ABORT twice. HELLO and DATA are not kept
+     * (HELLO starts a session; DATA is made idempotent by its offset). */
+    size_t tx_len;
+    bool replay_ok;
+    uint8_t replay_cmd;
+    uint16_t replay_seq;
+    uint32_t replay_crc;
 };
 
 void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,
@@ -49,9 +58,9 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
 
 /*
  * A new peer on the same device (a TCP client, a reopened port): forget the
- * byte stream, the negotiated frame size and any open upload (the host
- * resumes with BEGIN), keep the recent errors and the request counters, so
- * that the next client can still read why the last push failed.
+ * byte stream, the negotiated frame size, any open upload (the host resumes
+ * with BEGIN) and the kept answer; keep the recent errors and the request
+ * counters, so that the next client can still read why the last push failed.
  */
 void mota_link_reconnect(struct mota_link *l);
 
