@@ -217,17 +217,7 @@ static void json_of(FILE *f, struct mota_cbor_dec *d, int depth)
         fputc('"', f);
         break;
     case MOTA_CBOR_TSTR:
-        fputc('"', f);
-        for (size_t i = 0; i < it.len; i++) {
-            unsigned char ch = it.ptr[i];
-            if (ch == '"' || ch == '\\')
-                fprintf(f, "\\%c", ch);
-            else if (ch < 0x20)
-                fprintf(f, "\\u%04x", ch);
-            else
-                fputc(ch, f);
-        }
-        fputc('"', f);
+        json_escaped(f, (const char *)it.ptr, it.len);
         break;
     case MOTA_CBOR_ARRAY:
         fputc('[', f);

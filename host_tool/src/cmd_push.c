@@ -382,8 +382,12 @@ int cmd_push(int argc, char **argv)
         goto out;
     }
     parse_models(info, info_len, 7, models, &n_models);
-    event(&o, "{\"event\": \"hello\", \"port\": \"%s\", \"max_payload\": %u, \"window\": %u}", o.port, c.max_payload,
-          c.window);
+    if (o.json) { /* the port is the user's text: escaped */
+        printf("{\"event\": \"hello\", \"port\": ");
+        json_escaped(stdout, o.port, strlen(o.port));
+        printf(", \"max_payload\": %u, \"window\": %u}\n", c.max_payload, c.window);
+        fflush(stdout);
+    }
     if (!o.quiet && !o.json)
         fprintf(stderr, "device on %s: %u model slot(s); frames of %u bytes, window %u\n", o.port, n_models,
                 c.max_payload, c.window);

@@ -192,7 +192,7 @@ static void json_key(struct json *j, const char *key)
     }
 }
 
-static void json_escaped(FILE *f, const char *s, size_t n)
+void json_escaped(FILE *f, const char *s, size_t n)
 {
     fputc('"', f);
     for (size_t i = 0; i < n; i++) {

@@ -70,6 +70,8 @@ void json_int(struct json *j, const char *key, int64_t v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_hex(struct json *j, const char *key, const uint8_t *p, size_t n);
 void json_null(struct json *j, const char *key);
+/* n bytes of s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
+void json_escaped(FILE *f, const char *s, size_t n);
 
 /* Option parsing helpers: strict numbers. */
 bool tool_parse_u64(const char *s, uint64_t *v);
