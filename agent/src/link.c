@@ -23,7 +23,7 @@ void mota_link_reconnect(struct mota_link *l)
 {
     l->max_payload = 256;
     l->pending_len = l->pending_off = 0;
-    l->session = false;
+    l->session = l->ended = false;
     l->total = l->expected = 0;
     l->replay_ok = false;
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
@@ -225,6 +225,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         l->total = mota_get32(p);
         l->expected = 0;
         l->session = true;
+        l->ended = false;
         l->last_result = MOTA_OK;
         {
             /* an interrupted upload of the same container: where it stands (the head is sent again) */
@@ -242,10 +243,16 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         if (f->len < 4)
             return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
         uint32_t off = mota_get32(p);
+        if (!l->session && l->ended) {
+            /* a repeat or a late copy after the end (its answer may have been lost): the same verdict */
+            mota_put32(out, l->expected);
+            return respond(l, f, l->last_result, l->last_result == MOTA_OK ? out : NULL, l->last_result == MOTA_OK ? 4 : 0);
+        }
         if (!l->session)
             return respond(l, f, MOTA_ERR_PROTO_NO_SESSION, NULL, 0);
-        if (off != l->expected && off != 0) {
-            /* a lost, repeated or reordered frame: tell where we are and which offset we got */
+        if (off != l->expected) {
+            /* a lost, repeated or reordered frame (a late copy of offset 0 too: only BEGIN restarts):
+             * tell where we are and which offset we got */
             uint8_t b[8];
             mota_put32(b, l->expected);
             mota_put32(b + 4, off);
@@ -256,6 +263,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             return ret;
         if (ret < 0) {
             l->session = false;
+            l->ended = true;
             l->last_result = ret;
             note_error(l, ret, (unsigned)upload_model(l));
             return respond(l, f, ret, NULL, 0);
@@ -264,6 +272,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         mota_put32(out, (uint32_t)ret);
         if ((uint32_t)ret >= l->total) {
             l->session = false;
+            l->ended = true;
             l->last_result = MOTA_OK;
         }
         return respond(l, f, MOTA_OK, out, 4);
@@ -272,7 +281,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         n = status_info(l, l->body, sizeof(l->body) - 2);
         return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, l->body, n);
     case MOTA_CMD_ABORT:
-        l->session = false;
+        l->session = l->ended = false;
         ret = mota_agent_abort(l->agent);
         return ret == MOTA_ERR_POWER_LOST ? ret : respond(l, f, ret, NULL, 0);
     case MOTA_CMD_RESULT: {

@@ -3,6 +3,7 @@ the link emulator, run mota push."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +16,8 @@ PY = "/usr/bin/python3"
 class Env:
     def __init__(self, mota, work):
         self.mota, self.work = mota, work
-        os.makedirs(work, exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)  # a flash file from an earlier run would hold a newer model
+        os.makedirs(work)
         self.procs = []
         self.run("keygen", "--force", self.p("k.pem"))
 

@@ -36,6 +36,7 @@ struct mota_link {
     size_t pending_len, pending_off;
     uint16_t max_payload; /* negotiated */
     bool session;         /* an upload is open */
+    bool ended;           /* this peer's upload ended, as last_result says: late DATA gets that answer */
     uint32_t total, expected;
     int last_result;
     bool reboot_requested;

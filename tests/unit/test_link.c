@@ -1,0 +1,246 @@
+/*
+ * The device's link server driven frame by frame, as a faulty line would:
+ * answers lost, frames repeated late, frames after the upload ended. Each
+ * case is one that a push through the line emulator can hit by chance.
+ */
+#include "agent_fixture.h"
+#include "mota/link.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+struct wire {
+    uint8_t to_dev[4096];
+    size_t to_dev_len, to_dev_off;
+    uint8_t to_host[64 * 1024];
+    size_t to_host_len;
+};
+
+static int wire_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
+{
+    struct wire *w = ctx;
+    (void)timeout_ms;
+    size_t n = w->to_dev_len - w->to_dev_off;
+    if (n > len)
+        n = len;
+    memcpy(buf, w->to_dev + w->to_dev_off, n);
+    w->to_dev_off += n;
+    return (int)n;
+}
+
+static int wire_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    struct wire *w = ctx;
+    if (len > sizeof(w->to_host) - w->to_host_len)
+        return MOTA_ERR_TRANSPORT;
+    memcpy(w->to_host + w->to_host_len, buf, len);
+    w->to_host_len += len;
+    return MOTA_OK;
+}
+
+struct bench {
+    struct dev *d;
+    struct wire w;
+    struct mota_transport tr;
+    struct mota_link link;
+    uint16_t seq;
+    uint8_t *c;
+    size_t c_len;
+};
+
+struct answer {
+    int status;
+    uint32_t word0, word1; /* the first two body words, when present */
+    size_t body_len;
+};
+
+/* One request in, every frame the device sends back decoded; the last one returned. */
+static int request(struct bench *b, uint8_t cmd, uint16_t seq, const uint8_t *p, size_t n, struct answer *a)
+{
+    static uint8_t enc[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
+    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = seq, .len = (uint16_t)n, .payload = p};
+    size_t len = mota_frame_encode(&f, enc, sizeof(enc));
+    assert_true(len > 0 && len <= sizeof(b->w.to_dev));
+    memcpy(b->w.to_dev, enc, len);
+    b->w.to_dev_len = len;
+    b->w.to_dev_off = 0;
+    b->w.to_host_len = 0;
+    while (b->w.to_dev_off < b->w.to_dev_len || b->link.pending_off < b->link.pending_len)
+        assert_int_equal(mota_link_poll(&b->link, 0), MOTA_OK);
+    static uint8_t dbuf[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
+    struct mota_deframer df;
+    mota_deframer_init(&df, dbuf, sizeof(dbuf));
+    size_t off = 0, answers = 0;
+    while (off < b->w.to_host_len) {
+        size_t used = 0;
+        struct mota_frame r;
+        if (mota_deframer_push(&df, b->w.to_host + off, b->w.to_host_len - off, &used, &r)) {
+            assert_int_equal(r.kind, MOTA_KIND_RESPONSE);
+            assert_int_equal(r.cmd, cmd);
+            assert_int_equal(r.seq, seq);
+            assert_true(r.len >= 2);
+            a->status = (int16_t)mota_get16(r.payload);
+            a->body_len = r.len - 2u;
+            a->word0 = r.len >= 6 ? mota_get32(r.payload + 2) : 0;
+            a->word1 = r.len >= 10 ? mota_get32(r.payload + 6) : 0;
+            answers++;
+        }
+        off += used;
+    }
+    assert_int_equal(answers, 1);
+    return a->status;
+}
+
+static struct bench *bench_new(const struct mota_p256_key *key)
+{
+    struct bench *b = calloc(1, sizeof(*b));
+    b->d = dev_new(1);
+    assert_int_equal(dev_boot(b->d), MOTA_OK);
+    b->tr.read = wire_read;
+    b->tr.write = wire_write;
+    b->tr.ctx = &b->w;
+    mota_link_init(&b->link, &b->d->agent, &b->tr, &b->d->sys, "test");
+    struct container_opts o = {.seq = 5, .key = key, .model = {.code_bytes = 20000, .params_bytes = 3000}};
+    b->c = make_container(&o, &b->c_len);
+    struct answer a;
+    uint8_t hello[3] = {MOTA_PROTO_VERSION, 0x00, 0x04}; /* 1 KiB frames */
+    assert_int_equal(request(b, MOTA_CMD_HELLO, ++b->seq, hello, sizeof(hello), &a), MOTA_OK);
+    return b;
+}
+
+static void bench_free(struct bench *b)
+{
+    free(b->c);
+    dev_free(b->d);
+    free(b);
+}
+
+static int begin(struct bench *b, struct answer *a)
+{
+    uint8_t p[36];
+    mota_put32(p, (uint32_t)b->c_len);
+    manifest_digest(b->c, b->c_len, p + 4);
+    return request(b, MOTA_CMD_BEGIN, ++b->seq, p, sizeof(p), a);
+}
+
+#define CHUNK 1000u
+
+static int data(struct bench *b, uint32_t off, struct answer *a)
+{
+    static uint8_t p[4 + CHUNK];
+    size_t n = b->c_len - off < CHUNK ? b->c_len - off : CHUNK;
+    mota_put32(p, off);
+    memcpy(p + 4, b->c + off, n);
+    return request(b, MOTA_CMD_DATA, ++b->seq, p, 4 + n, a);
+}
+
+/* Sends from off to the end, following the device's offsets; the last answer. */
+static int send_rest(struct bench *b, uint32_t off, struct answer *a)
+{
+    int st = MOTA_OK;
+    while (off < b->c_len) {
+        if ((st = data(b, off, a)) != MOTA_OK)
+            return st;
+        off = a->word0;
+    }
+    return st;
+}
+
+static void active_seq_is(struct bench *b, uint64_t seq)
+{
+    struct mota_agent_model_info info;
+    assert_int_equal(mota_agent_model_info(&b->d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(info.seq, seq);
+}
+
+static void test_a_data_frame_repeated_after_the_upload_ended_gets_the_end_offset(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new(NULL);
+    struct answer a;
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    assert_int_equal(send_rest(b, 0, &a), MOTA_OK);
+    assert_int_equal(a.word0, b->c_len);
+    active_seq_is(b, 5);
+    uint64_t writes = b->d->pf.ops;
+    /* the last answer was lost: the host sends the last frames again */
+    uint32_t last = (uint32_t)((b->c_len - 1) / CHUNK * CHUNK);
+    assert_int_equal(data(b, last, &a), MOTA_OK);
+    assert_int_equal(a.word0, b->c_len);
+    /* and a late copy of an earlier one */
+    assert_int_equal(data(b, last - CHUNK, &a), MOTA_OK);
+    assert_int_equal(a.word0, b->c_len);
+    assert_int_equal(b->d->pf.ops, writes); /* nothing written again */
+    active_seq_is(b, 5);
+    bench_free(b);
+}
+
+static void test_a_late_copy_of_the_first_frame_does_not_restart_the_upload(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new(NULL);
+    struct answer a;
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    uint32_t off = 0;
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(data(b, off, &a), MOTA_OK);
+        off = a.word0;
+    }
+    assert_true(off > 4 * CHUNK);
+    /* a duplicate of frame 0, delayed in the line */
+    assert_int_equal(data(b, 0, &a), MOTA_ERR_UPLOAD_OFFSET);
+    assert_int_equal(a.word0, off); /* where the device stands, unchanged */
+    assert_int_equal(a.word1, 0);
+    assert_int_equal(send_rest(b, off, &a), MOTA_OK);
+    assert_int_equal(a.word0, b->c_len);
+    active_seq_is(b, 5);
+    bench_free(b);
+}
+
+static void test_a_data_frame_after_a_refused_upload_gets_the_refusal_reason(void **state)
+{
+    (void)state;
+    dev_keys();
+    struct mota_p256_key stranger;
+    mota_key_generate(&stranger);
+    struct bench *b = bench_new(&stranger);
+    struct answer a;
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    int refused = send_rest(b, 0, &a);
+    assert_int_equal(refused, MOTA_ERR_KEY_UNKNOWN);
+    /* the refusal was lost on the way back; the next frames still say why */
+    assert_int_equal(data(b, CHUNK, &a), refused);
+    assert_int_equal(data(b, 0, &a), refused);
+    assert_int_equal(mota_agent_model_info(&b->d->agent, 0, &(struct mota_agent_model_info){0}),
+                     MOTA_ERR_NO_MODEL);
+    bench_free(b);
+}
+
+static void test_data_before_any_begin_is_answered_no_session(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new(NULL);
+    struct answer a;
+    assert_int_equal(data(b, 0, &a), MOTA_ERR_PROTO_NO_SESSION);
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    assert_int_equal(data(b, 0, &a), MOTA_OK);
+    /* a new peer starts over: its frames need a BEGIN of their own */
+    mota_link_reconnect(&b->link);
+    uint8_t hello[3] = {MOTA_PROTO_VERSION, 0x00, 0x04};
+    assert_int_equal(request(b, MOTA_CMD_HELLO, ++b->seq, hello, sizeof(hello), &a), MOTA_OK);
+    assert_int_equal(data(b, CHUNK, &a), MOTA_ERR_PROTO_NO_SESSION);
+    bench_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_data_frame_repeated_after_the_upload_ended_gets_the_end_offset),
+        cmocka_unit_test(test_a_late_copy_of_the_first_frame_does_not_restart_the_upload),
+        cmocka_unit_test(test_a_data_frame_after_a_refused_upload_gets_the_refusal_reason),
+        cmocka_unit_test(test_data_before_any_begin_is_answered_no_session),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
