@@ -402,15 +402,15 @@ int cmd_push(int argc, char **argv)
         uint8_t begin[36];
         mota_put32(begin, (uint32_t)total);
         memcpy(begin + 4, env->digest, 32);
-        ret = client_call(&c, MOTA_CMD_BEGIN, begin, sizeof(begin), &status, &body, &blen, 2000, 3);
-        if (ret == MOTA_OK && status == MOTA_OK && blen >= 7) {
+        int link_err = client_call(&c, MOTA_CMD_BEGIN, begin, sizeof(begin), &status, &body, &blen, 2000, 3);
+        if (link_err == MOTA_OK && status == MOTA_OK && blen >= 7) {
             uint32_t resume = mota_get32(body);
             if (resume > 0) {
                 event(&o, "{\"event\": \"resume\", \"offset\": %u}", resume);
                 if (!o.quiet && !o.json)
                     fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", resume);
             }
-        } else if (ret == MOTA_OK) {
+        } else if (link_err == MOTA_OK) {
             result = status;
             break;
         }
@@ -419,8 +419,7 @@ int cmd_push(int argc, char **argv)
         unsigned inflight = 0;
         double last_answer = now_s();
         uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
-        int link_err = 0;
-        while (ret == MOTA_OK) {
+        while (link_err == MOTA_OK) {
             while (inflight < c.window && send_ptr < total) {
                 uint8_t frame[MOTA_PROTO_MAX_PAYLOAD];
                 uint32_t n = total - send_ptr < chunk ? (uint32_t)(total - send_ptr) : chunk;
@@ -431,7 +430,7 @@ int cmd_push(int argc, char **argv)
                 send_ptr += n;
                 inflight++;
             }
-            if (link_err)
+            if (link_err != MOTA_OK)
                 break;
             struct mota_frame f;
             int r = client_recv(&c, &f, 500);
@@ -488,9 +487,11 @@ int cmd_push(int argc, char **argv)
                 break;
             }
         }
-        if (result != MOTA_ERR_DEVICE_LOST || ret != MOTA_OK)
+        if (result != MOTA_ERR_DEVICE_LOST)
             break;
-        /* the link broke: reconnect and resume */
+        /* the link broke (or BEGIN went unanswered): reconnect and resume, while there is progress */
+        if (now_s() - last_progress > o.timeout_s)
+            break;
         client_close(&c);
         reconnects++;
         event(&o, "{\"event\": \"reconnect\", \"count\": %u, \"acked\": %llu}", reconnects, (unsigned long long)acked);
@@ -514,13 +515,16 @@ int cmd_push(int argc, char **argv)
         int status, confirm_err = MOTA_OK;
         const uint8_t *body;
         size_t blen;
+        /* the model is in: a lossy line must not turn that into a failure, so the calls that follow
+         * retry (same seq, answered once) for up to the timeout */
+        int tries = o.timeout_s / 2 < 3 ? 3 : o.timeout_s / 2 > 15 ? 15 : (int)(o.timeout_s / 2);
         if (o.confirm) {
             n_models = 0;
-            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK)
+            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK)
                 parse_models(body, blen, 1, models, &n_models);
             int idx = mname ? model_index(models, n_models, mname, mname_len) : 0;
             uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
-            ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, 3);
+            ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
             if (ret != MOTA_OK || status != MOTA_OK) {
                 confirm_err = ret != MOTA_OK ? ret : status;
                 tool_fail(confirm_err, "confirm");
@@ -528,7 +532,7 @@ int cmd_push(int argc, char **argv)
             }
         }
         n_models = 0;
-        if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK)
+        if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK)
             parse_models(body, blen, 1, models, &n_models);
         /* installed either way; the status is the confirm's when that failed, so CI sees why */
         event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": true, \"bytes\": %llu, "

@@ -3,13 +3,15 @@
 
 usage: linkemu.py --target HOST:PORT [--listen HOST:PORT] [--baud N]
                   [--flip R] [--drop R] [--dup R] [--reorder R] [--stall-every N --stall-ms MS]
-                  [--seed S] [--faults-both-ways]
+                  [--seed S] [--faults-both-ways] [--drop-answers N,M,...]
 
 Rate-limits both directions to a serial line's 8N1 byte rate (baud / 10 bytes
 per second) and, on the host-to-device direction (both with
 --faults-both-ways), treats every 0x00-delimited frame with the given
 probabilities: flip one bit, drop it, send it twice, swap it with the next
-one; every N frames it stalls for MS milliseconds. Prints
+one; every N frames it stalls for MS milliseconds. --drop-answers drops the
+listed device-to-host frames (numbered from 1 over the emulator's life), for
+losses at a chosen point. Prints
 "linkemu: listening on HOST:PORT" and, on SIGTERM, a JSON line of counters.
 """
 import argparse
@@ -33,9 +35,11 @@ ap.add_argument("--stall-every", type=int, default=0)
 ap.add_argument("--stall-ms", type=int, default=0)
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--faults-both-ways", action="store_true")
+ap.add_argument("--drop-answers", default="")
 a = ap.parse_args()
 
-stats = {"frames": 0, "flipped": 0, "dropped": 0, "duplicated": 0, "reordered": 0, "stalls": 0,
+drop_answers = {int(x) for x in a.drop_answers.split(",") if x}
+stats = {"frames": 0, "answers": 0, "flipped": 0, "dropped": 0, "duplicated": 0, "reordered": 0, "stalls": 0,
          "bytes_to_device": 0, "bytes_to_host": 0}
 lock = threading.Lock()
 rng = random.Random(a.seed)
@@ -73,7 +77,7 @@ class Pacer:
             stats[key] += len(data)
 
 
-def faulty_frames(buf, frames_out):
+def faulty_frames(buf, frames_out, random_faults, to_host):
     """Split into frames; apply the faults; return the bytes to send and the leftover."""
     out = bytearray()
     held = None
@@ -83,6 +87,14 @@ def faulty_frames(buf, frames_out):
             break
         frame, buf = bytearray(buf[:i + 1]), buf[i + 1:]
         with lock:
+            if to_host:
+                stats["answers"] += 1
+                if stats["answers"] in drop_answers:
+                    stats["dropped"] += 1
+                    continue
+            if not random_faults:
+                out += frame
+                continue
             stats["frames"] += 1
             r = rng.random
             if a.stall_every and stats["frames"] % a.stall_every == 0:
@@ -122,10 +134,10 @@ def pump(src, dst, faults, key):
             data = src.recv(65536)
             if not data:
                 break
-            if faults:
+            if faults or (key == "bytes_to_host" and drop_answers):
                 pending += data
                 events = []
-                pending = faulty_frames(pending, events)
+                pending = faulty_frames(pending, events, faults, key == "bytes_to_host")
                 for kind, payload in events:
                     if kind == "stall":
                         time.sleep(a.stall_ms / 1000.0)

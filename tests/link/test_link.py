@@ -108,6 +108,31 @@ def case_link_faults_never_corrupt_a_slot():
     print("device-side corruption: rc %d" % rc)
 
 
+def case_lost_answers_to_begin_and_confirm_are_retried_not_fatal():
+    """Answers lost at chosen points: every answer to BEGIN on the first connection (the push
+    reconnects), then the first four answers to CONFIRM (the model is in: the push retries)."""
+    rel, params = env.model("m", 64 * 1024)
+    sim, port = env.sim()
+    c1 = env.pack("c1.mota", rel, params, seq=1)
+    rc, events, res, err = env.push(port, c1, "--confirm")
+    assert rc == 0, (rc, res, err)
+    max_payload = [e for e in events if e["event"] == "hello"][0]["max_payload"]
+    c2 = env.pack("c2.mota", rel, params, seq=2, version="2.0.0")
+    n_data = -(-os.path.getsize(c2) // (max_payload - 4))
+    # answers: 1 HELLO, 2-4 BEGIN and its two retries (lost); after the reconnect 5 HELLO, 6 BEGIN,
+    # n_data DATA, 1 STATUS, then CONFIRM and its retries
+    confirm = 7 + n_data + 1
+    drops = [2, 3, 4] + list(range(confirm, confirm + 4))
+    emu, eport = env.emu(port, "--drop-answers", ",".join(map(str, drops)))
+    rc, events, res, err = env.push(eport, c2, "--confirm", "--timeout", "30")
+    counters = json.loads(env.stop(emu))
+    assert counters["dropped"] == 7, counters
+    assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"] and res["reconnects"] == 1, (rc, res, err)
+    st = env.status(port)
+    assert st["7"] == 2 and st["8"] == digest_of(c2) and st["10"][2] is False, st
+    print("7 answers lost (3 BEGIN, 4 CONFIRM): reconnected once, confirmed; %s" % json.dumps(counters))
+
+
 def case_simulator_restart_resumes_from_the_persisted_offset():
     rel, params = env.model("m", 1024 * 1024)
     c = env.pack("big.mota", rel, params, seq=1)
