@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long fuzzing runs: scripts/fuzz.sh [fuzz_container|fuzz_nbin] [seconds]
+# Long fuzzing runs: scripts/fuzz.sh [fuzz_container|fuzz_nbin|fuzz_agent|fuzz_link] [seconds]
 # Builds the clang/libFuzzer tree in build/fuzz, seeds a persistent corpus in
 # build/fuzz/corpus/TARGET (kept between runs) and fuzzes for the given time
 # (default 600 s). Crashes are written to build/fuzz/artifacts/.
