@@ -245,8 +245,10 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         uint32_t off = mota_get32(p);
         if (!l->session && l->ended) {
             /* a repeat or a late copy after the end (its answer may have been lost): the same verdict */
+            if (l->last_result != MOTA_OK)
+                return respond(l, f, l->last_result, NULL, 0);
             mota_put32(out, l->expected);
-            return respond(l, f, l->last_result, l->last_result == MOTA_OK ? out : NULL, l->last_result == MOTA_OK ? 4 : 0);
+            return respond(l, f, MOTA_OK, out, 4);
         }
         if (!l->session)
             return respond(l, f, MOTA_ERR_PROTO_NO_SESSION, NULL, 0);
