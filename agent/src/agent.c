@@ -31,6 +31,14 @@ static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
     return mcfg(a, m)->slot_offset[slot];
 }
 
+/* Long work (hashing a slot, erasing, a self-test) keeps the watchdog fed. */
+static void kick(const struct mota_agent *a)
+{
+    const struct mota_system *sys = a->cfg->sys;
+    if (sys->watchdog_kick != NULL)
+        sys->watchdog_kick(sys->ctx);
+}
+
 static int journal(struct mota_agent *a, enum jrec_type type, unsigned m, int reason)
 {
     struct jrec r;
@@ -48,6 +56,7 @@ struct head_check {
     uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];
     uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];
     uint32_t container_len, slot_used;
+    struct mota_compat_result compat; /* the failing rule, when compatibility refused it */
 };
 
 /* Revoked keys are refused for new uploads; a stored model signed before the
@@ -107,8 +116,10 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
     bool split = false;
     for (size_t c = 0; c < man->n_components; c++)
         split |= man->comp[c].role == MOTA_COMPONENT_PARAMS;
-    if ((ret = mota_compat_check(&p, &man->compat, split, &cr)) != MOTA_OK)
+    if ((ret = mota_compat_check(&p, &man->compat, split, &cr)) != MOTA_OK) {
+        hc->compat = cr;
         return ret;
+    }
     hc->install_mode = cr.install_mode;
     if (man->compat.selftest.present) {
         const struct mota_component *in = NULL;
@@ -164,6 +175,8 @@ static int hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, st
         mota_sha256_update(ctx, buf, n);
         off += n;
         len -= n;
+        if ((off & 0xFFFu) < n)
+            kick(a);
     }
     return MOTA_OK;
 }
@@ -285,10 +298,12 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (input == NULL || t->output_size > a->cfg->selftest_buf_size)
         return MOTA_ERR_SELFTEST_RUN;
     memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
+    kick(a); /* the model gets a whole watchdog period */
     int ret = a->cfg->infer(a->cfg->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
                             (size_t)t->output_size, &latency);
+    kick(a);
     if (ret != MOTA_OK)
-        return MOTA_ERR_SELFTEST_RUN;
+        return ret < 0 && ret != MOTA_ERR_ARG ? ret : MOTA_ERR_SELFTEST_RUN;
     mota_sha256(a->cfg->selftest_buf, (size_t)t->output_size, md);
     if (mota_ct_memcmp(md, t->output_digest, 32) != 0)
         return MOTA_ERR_SELFTEST_OUTPUT;
@@ -316,10 +331,21 @@ static int activate(struct mota_agent *a, unsigned m)
 
 /* ---- boot ---- */
 
+/* The port contract (mota/hal.h): every required callback present. */
+static int port_ok(const struct mota_agent_config *c)
+{
+    const struct mota_flash *f = c->flash;
+    const struct mota_system *s = c->sys;
+    if (f == NULL || f->read == NULL || f->prog == NULL || f->erase == NULL || f->map == NULL || s == NULL ||
+        s->now_us == NULL || s->reset == NULL || s->reset_cause == NULL)
+        return MOTA_ERR_PORT;
+    return MOTA_OK;
+}
+
 static int config_ok(const struct mota_agent_config *c)
 {
     const struct mota_flash *f = c->flash;
-    if (f == NULL || f->read == NULL || f->prog == NULL || f->erase == NULL || f->sector_size < 2048 ||
+    if (f->sector_size < 2048 ||
         f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 || c->n_models == 0 ||
         c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS || c->scratch == NULL ||
         c->scratch_size < MOTA_AGENT_SCRATCH_MIN || c->journal_offset % f->sector_size != 0 ||
@@ -350,13 +376,13 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
     for (unsigned m = 0; m < MOTA_AGENT_MAX_MODELS; m++) {
         a->st[m].active.slot = a->st[m].previous.slot = a->st[m].upload.slot = MOTA_AGENT_NO_SLOT;
     }
-    if ((ret = config_ok(cfg)) != MOTA_OK)
+    if ((ret = port_ok(cfg)) != MOTA_OK || (ret = config_ok(cfg)) != MOTA_OK)
         return ret;
     if ((ret = mota_journal_load(a)) != MOTA_OK)
         return ret;
 
-    enum mota_reset_cause cause =
-        cfg->sys != NULL && cfg->sys->reset_cause != NULL ? cfg->sys->reset_cause(cfg->sys->ctx) : MOTA_RESET_POWER_ON;
+    enum mota_reset_cause cause = cfg->sys->reset_cause(cfg->sys->ctx);
+    a->reset_cause = cause;
     uint32_t max_boots = cfg->max_trial_boots ? cfg->max_trial_boots : 3;
     for (unsigned m = 0; m < cfg->n_models; m++) {
         struct mota_agent_model_state *s = &a->st[m];
@@ -364,6 +390,8 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
             /* a trial model gets a bounded number of boots, and none after a watchdog reset */
             if (cause == MOTA_RESET_WATCHDOG) {
                 ret = journal(a, J_ROLLBACK, m, MOTA_ERR_WATCHDOG);
+            } else if (cause == MOTA_RESET_FAULT) {
+                ret = journal(a, J_ROLLBACK, m, MOTA_ERR_DEVICE_FAULT);
             } else if (s->trial_boots + 1 > max_boots) {
                 ret = journal(a, J_ROLLBACK, m, MOTA_ERR_TRIAL_EXPIRED);
             } else {
@@ -578,8 +606,7 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     const struct mota_flash *fl = a->cfg->flash;
     uint32_t base = slot_base(a, m, slot);
     for (uint32_t off = 0; off < a->up_slot_used; off += fl->sector_size) {
-        if (a->cfg->sys != NULL && a->cfg->sys->watchdog_kick != NULL)
-            a->cfg->sys->watchdog_kick(a->cfg->sys->ctx);
+        kick(a);
         if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
             return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
     }
@@ -615,6 +642,7 @@ static int head_complete(struct mota_agent *a)
     }
     if (ret != MOTA_OK) {
         a->last_error = ret;
+        a->refusal = hc.compat;
         a->up_model = NOT_RECEIVING;
         if (hc.model >= 0)
             a->st[hc.model].last_error = ret;
@@ -752,6 +780,11 @@ int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data,
         return MOTA_ERR_ARG;
     if (offset == 0) {
         /* a (re)start: the head is collected again and decides what follows */
+        memset(&a->refusal, 0, sizeof(a->refusal));
+        if (a->cfg->n_keys == 0) {
+            a->last_error = MOTA_ERR_NOT_PROVISIONED;
+            return MOTA_ERR_NOT_PROVISIONED; /* nothing can be authenticated */
+        }
         a->up_ready = false;
         a->up_model = NOT_RECEIVING;
         a->up_expected = 0;

@@ -12,26 +12,26 @@
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/link.h"
-#include "mota/posix_flash.h"
-#include "mota/posix_sim.h"
+#include "mota/posix_device.h"
 #include "mota/posix_transport.h"
 
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define SIM_EXEC_BASE 0x20000000u
-#define SIM_XIP_BASE 0x08000000u
 
 static void help(FILE *f)
 {
     fprintf(f,
-            "usage: mota sim [options]\n\n"
+            "usage: mota sim [--target posix] [options]\n"
+            "       mota sim --target an547 [options]   (a QEMU board: see its --help)\n\n"
             "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
             "TCP, a pseudo-terminal or stdio. Its state survives restarts (the flash file).\n"
+            "Its self-test inference is simulated, not executed (this host cannot run the\n"
+            "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
+            "an547 target runs the model for real.\n"
             "Transport (one of):\n"
             "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed)\n"
             "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
@@ -57,52 +57,18 @@ static void help(FILE *f)
 }
 
 struct sim {
-    struct mota_posix_flash pf;
-    struct mota_flash flash;
+    struct mota_posix_device d;
     struct mota_posix_transport pt;
     struct mota_transport tr, faulty;
-    struct mota_system sys;
-    struct mota_posix_sim inf;
-    struct mota_loader_mem mem;
-    struct mota_agent_config cfg;
-    struct mota_agent agent;
-    struct mota_link link;
-    uint8_t *exec_ram;
-    uint32_t exec_size;
-    uint8_t scratch[MOTA_AGENT_SCRATCH_MIN + 1024];
-    uint8_t selftest[8192];
     /* faults */
     uint64_t drop_after, received;
     bool dropped;
     double corrupt_rate;
     unsigned seed;
     int mode; /* 0 tcp, 1 pty, 2 stdio */
-    uint64_t boot_us; /* the device's clock starts at its (re)boot, as a board's does */
 };
 
 static struct sim S;
-
-static uint64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint64_t now_us(void *ctx)
-{
-    const struct sim *s = ctx;
-    return mono_us() - s->boot_us;
-}
-
-static void *sim_map(void *ctx, uint32_t addr, uint32_t len, bool write)
-{
-    struct sim *s = ctx;
-    (void)write;
-    if (addr >= SIM_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)SIM_EXEC_BASE + s->exec_size)
-        return s->exec_ram + (addr - SIM_EXEC_BASE);
-    return NULL;
-}
 
 /* The transport as the faults see it. */
 static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
@@ -137,34 +103,36 @@ static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
     return sscanf(v, "%u.%u.%u", a, b, c) == 3 ? MOTA_OK : MOTA_ERR_ARG;
 }
 
-static int boot(struct sim *s)
+static void report_models(const struct sim *s)
 {
-    s->boot_us = mono_us();
-    int ret = mota_agent_init(&s->agent, &s->cfg);
-    if (ret != MOTA_OK) {
-        tool_fail(ret, "agent start");
-        return ret;
-    }
-    for (unsigned m = 0; m < s->cfg.n_models; m++) {
+    const struct mota_agent_config *cfg = &s->d.cfg;
+    for (unsigned m = 0; m < cfg->n_models; m++) {
         struct mota_agent_model_info info;
-        if (mota_agent_model_info(&s->agent, m, &info) == MOTA_OK)
-            fprintf(stderr, "mota-sim: model %s: seq %llu %.*s%s\n", s->cfg.models[m].c_name,
+        if (mota_agent_model_info(&s->d.device.agent, m, &info) == MOTA_OK)
+            fprintf(stderr, "mota-sim: model %s: seq %llu %.*s%s\n", cfg->models[m].c_name,
                     (unsigned long long)info.seq, (int)info.version_len, info.version ? info.version : "",
                     info.testing ? " (on trial)" : "");
         else
-            fprintf(stderr, "mota-sim: model %s: none installed\n", s->cfg.models[m].c_name);
+            fprintf(stderr, "mota-sim: model %s: none installed\n", cfg->models[m].c_name);
     }
-    mota_link_init(&s->link, &s->agent, &s->faulty, &s->sys, "mota-sim");
-    return MOTA_OK;
 }
 
 int cmd_sim(int argc, char **argv)
 {
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "an547") == 0)
+            return cmd_sim_board(argc, argv);
+        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
+            tool_err("--target: posix (the default) or an547");
+            return EXIT_USAGE;
+        }
+    }
     enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
            O_EXEC, O_CPU, O_NO_FPU, O_SOFT, O_NONSEC, O_DBG, O_ASYNC, O_LLATON, O_TRIAL, O_SELFTEST, O_CUT, O_TORN,
-           O_DROP, O_CORRUPT, O_SEED, O_ONCE };
+           O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET };
     static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'}, {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
+        {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
+        {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
         {"pty-link", required_argument, 0, O_PTY_LINK}, {"stdio", no_argument, 0, O_STDIO},
         {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
         {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
@@ -189,21 +157,20 @@ int cmd_sim(int argc, char **argv)
     memset(s, 0, sizeof(*s));
     s->mode = -1;
     s->seed = 1;
-    struct mota_device_profile *p = &s->cfg.profile;
-    p->cpu_part = 0xD22;
-    p->fpu_enabled = true;
-    p->float_abi = 2;
-    p->secure = true;
-    p->reloc_major = 8;
-    p->has_ll_aton = true;
-    p->ll_aton_major = p->ll_aton_minor = p->ll_aton_micro = 1;
-    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
-    s->cfg.max_trial_boots = 3;
+    /* the posix device's defaults, as the options change them */
+    struct mota_device_profile prof = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
+                                       .reloc_major = 8, .has_ll_aton = true, .ll_aton_major = 1,
+                                       .ll_aton_minor = 1, .ll_aton_micro = 1,
+                                       .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)};
+    struct mota_device_profile *p = &prof;
+    uint32_t trial_boots = 3;
+    enum mota_sim_mode sim_mode = MOTA_SIM_PASS;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'h': help(stdout); return EXIT_OK;
+        case O_TARGET: break; /* posix: checked above */
         case O_TCP: tcp = optarg; s->mode = 0; break;
         case O_PTY: s->mode = 1; break;
         case O_PTY_LINK: pty_link = optarg; break;
@@ -240,11 +207,11 @@ int cmd_sim(int argc, char **argv)
             break;
         case O_SELFTEST:
             if (strcmp(optarg, "pass") == 0)
-                s->inf.mode = MOTA_SIM_PASS;
+                sim_mode = MOTA_SIM_PASS;
             else if (strcmp(optarg, "fail") == 0)
-                s->inf.mode = MOTA_SIM_FAIL;
+                sim_mode = MOTA_SIM_FAIL;
             else if (strcmp(optarg, "slow") == 0)
-                s->inf.mode = MOTA_SIM_SLOW;
+                sim_mode = MOTA_SIM_SLOW;
             else {
                 tool_err("--selftest: pass, fail or slow");
                 return EXIT_USAGE;
@@ -265,7 +232,7 @@ int cmd_sim(int argc, char **argv)
             if (c == O_FLASH_SIZE) flash_size = v;
             else if (c == O_EXEC) exec = v;
             else if (c == O_CPU) p->cpu_part = (uint32_t)v;
-            else if (c == O_TRIAL) s->cfg.max_trial_boots = (uint32_t)v;
+            else if (c == O_TRIAL) trial_boots = (uint32_t)v;
             else if (c == O_CUT) cut = v;
             else if (c == O_DROP) s->drop_after = v;
             else s->seed = (unsigned)v;
@@ -284,35 +251,19 @@ int cmd_sim(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* layout: journal (2 sectors), then two equal slots per model */
-    uint32_t sector = 4096, slot = (uint32_t)((flash_size - 2 * sector) / (2 * n_models)) / sector * sector;
-    if (mota_posix_flash_open(&s->pf, flash, (uint32_t)flash_size, sector, 16) != MOTA_OK) {
+    struct mota_posix_device_options o = {.flash_path = flash, .flash_size = (uint32_t)flash_size,
+                                          .n_models = n_models, .exec_ram_size = (uint32_t)exec};
+    memcpy(o.models, models, sizeof(models[0]) * n_models);
+    if (mota_posix_device_open(&s->d, &o) != MOTA_OK) {
         tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", flash, (unsigned long long)flash_size);
         return EXIT_IO;
     }
-    mota_posix_flash_hal(&s->pf, &s->flash, SIM_XIP_BASE);
     if (cut)
-        mota_posix_flash_cut(&s->pf, cut, torn);
-    s->exec_size = (uint32_t)exec * n_models;
-    s->exec_ram = calloc(1, s->exec_size);
-    s->mem.map = sim_map;
-    s->mem.ctx = s;
-    s->sys.now_us = now_us;
-    s->sys.ctx = s;
-    s->inf.latency_us = 2000;
-    s->inf.slow_latency_us = 10u * 1000 * 1000;
-    struct mota_agent_config *cfg = &s->cfg;
-    cfg->flash = &s->flash;
-    cfg->sys = &s->sys;
-    cfg->journal_offset = 0;
-    cfg->n_models = n_models;
-    for (unsigned m = 0; m < n_models; m++) {
-        cfg->models[m].c_name = models[m];
-        cfg->models[m].slot_offset[0] = 2 * sector + 2 * m * slot;
-        cfg->models[m].slot_offset[1] = 2 * sector + (2 * m + 1) * slot;
-        cfg->models[m].slot_size = slot;
-        cfg->models[m].exec_ram_addr = SIM_EXEC_BASE + m * (uint32_t)exec;
-        cfg->models[m].exec_ram_size = (uint32_t)exec;
-    }
+        mota_posix_flash_cut(&s->d.pf, cut, torn);
+    struct mota_agent_config *cfg = &s->d.cfg;
+    cfg->profile = prof;
+    cfg->max_trial_boots = trial_boots;
+    s->d.sim.mode = sim_mode;
     cfg->n_keys = n_keys;
     for (unsigned k = 0; k < n_keys; k++) {
         struct mota_p256_key key;
@@ -321,15 +272,7 @@ int cmd_sim(int argc, char **argv)
         memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
         cfg->keys[k].index = k + 1;
     }
-    mota_uuid5(mota_uuid_ns_dns, vendor, strlen(vendor), cfg->vendor_id);
-    mota_uuid5(cfg->vendor_id, klass, strlen(klass), cfg->class_id);
-    cfg->loader_mem = &s->mem;
-    cfg->infer = mota_posix_sim_infer;
-    cfg->infer_ctx = &s->inf;
-    cfg->selftest_buf = s->selftest;
-    cfg->selftest_buf_size = sizeof(s->selftest);
-    cfg->scratch = s->scratch;
-    cfg->scratch_size = sizeof(s->scratch);
+    mota_posix_device_identity(&s->d, vendor, klass);
 
     /* the transport */
     int ret;
@@ -372,8 +315,11 @@ int cmd_sim(int argc, char **argv)
     s->faulty.write = faulty_write;
     s->faulty.ctx = s;
     signal(SIGPIPE, SIG_IGN);
-    if (boot(s) != MOTA_OK)
+    if ((ret = mota_posix_device_boot(&s->d, &s->faulty, "mota-sim")) != MOTA_OK) {
+        tool_fail(ret, "agent start");
         return EXIT_IO;
+    }
+    report_models(s);
 
     for (;;) {
         if (s->mode == 0 && s->pt.rfd < 0) {
@@ -382,13 +328,22 @@ int cmd_sim(int argc, char **argv)
                 continue;
             if (ret != MOTA_OK)
                 return EXIT_IO;
-            mota_link_reconnect(&s->link); /* the errors ring outlives the client */
+            mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
         }
-        ret = mota_link_poll(&s->link, 100);
+        unsigned resets = s->d.resets;
+        ret = mota_device_step(&s->d.device, 100);
         if (ret == MOTA_ERR_POWER_LOST) {
-            fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->pf.ops);
-            mota_posix_flash_close(&s->pf);
+            fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->d.pf.ops);
+            mota_posix_device_close(&s->d);
             return 4;
+        }
+        if (s->d.resets != resets) {
+            fprintf(stderr, "mota-sim: reboot\n");
+            if (ret != MOTA_OK) {
+                tool_fail(ret, "agent start");
+                return EXIT_IO;
+            }
+            report_models(s);
         }
         if (ret == MOTA_ERR_TRANSPORT) {
             if (once || s->mode == 2)
@@ -405,15 +360,9 @@ int cmd_sim(int argc, char **argv)
             tool_fail(ret, "link");
             break;
         }
-        if (s->link.reboot_requested) {
-            fprintf(stderr, "mota-sim: reboot\n");
-            if (boot(s) != MOTA_OK)
-                return EXIT_IO;
-        }
     }
     mota_posix_transport_close(&s->pt);
-    mota_posix_flash_close(&s->pf);
-    free(s->exec_ram);
+    mota_posix_device_close(&s->d);
     return EXIT_OK;
 }
 

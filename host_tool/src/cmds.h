@@ -16,5 +16,7 @@ int cmd_reboot(int argc, char **argv);
 int cmd_invoke(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_output(int argc, char **argv);
+int cmd_sim_board(int argc, char **argv);
+int cmd_provision(int argc, char **argv);
 
 #endif

@@ -49,7 +49,13 @@ int mota_compat_check(const struct mota_device_profile *d, const struct mota_com
     /* a non-secure model may run in a secure context (ST warns), not the reverse */
     if (m->secure && !d->secure)
         return fail(r, MOTA_ERR_COMPAT_SECURE, "secure", d->secure, m->secure);
-    if (m->reloc_major == MOTA_NBIN_FAMILY_NPU) {
+    /* CPU-executable models (mota build-model) borrow the NPU family's
+     * layout but need no NPU; every other model of that family does */
+    bool cpu_model = m->rt_desc_len >= sizeof(MOTA_CPU_ABI_PREFIX) - 1 &&
+                     memcmp(m->rt_desc, MOTA_CPU_ABI_PREFIX, sizeof(MOTA_CPU_ABI_PREFIX) - 1) == 0;
+    if (m->reloc_major == MOTA_NBIN_FAMILY_NPU && !cpu_model && !d->has_ll_aton)
+        return fail(r, MOTA_ERR_COMPAT_NPU, "npu", 0, 1);
+    if (m->reloc_major == MOTA_NBIN_FAMILY_NPU && (d->has_ll_aton || !cpu_model)) {
         if (m->dbg_info != d->dbg_info)
             return fail(r, MOTA_ERR_COMPAT_DBG_INFO, "dbg_info", d->dbg_info, m->dbg_info);
         if (m->async != d->async)

@@ -13,7 +13,7 @@
 
 #define MIB (1024u * 1024u)
 
-static struct dev *dev;
+static struct mota_posix_device *dev;
 static uint8_t *c1, *c2;
 static size_t l1, l2;
 static int result;
@@ -21,28 +21,22 @@ static int result;
 static void *update(void *arg)
 {
     (void)arg;
-    result = send_container(&dev->agent, c2, l2, 4096);
+    result = send_container(&dev->device.agent, c2, l2, 4096);
     if (result == MOTA_OK)
-        result = mota_agent_confirm(&dev->agent, 0);
+        result = mota_agent_confirm(&dev->device.agent, 0);
     return NULL;
 }
 
 int main(void)
 {
     /* a bigger device than the unit tests: two 1.25 MiB slots */
-    dev = dev_new(1);
-    mota_posix_flash_close(&dev->pf);
-    mota_posix_flash_init(&dev->pf, 3 * MIB, DEV_SECTOR, DEV_PROG);
-    mota_posix_flash_hal(&dev->pf, &dev->flash, DEV_XIP_BASE);
-    dev->cfg.models[0].slot_offset[0] = 2 * DEV_SECTOR;
-    dev->cfg.models[0].slot_offset[1] = 2 * DEV_SECTOR + 1280u * 1024u;
-    dev->cfg.models[0].slot_size = 1280u * 1024u;
+    dev = dev_new_sized(1, 3 * MIB, 1280u * 1024u);
     struct container_opts o1 = {.seq = 1, .selftest = true, .model = {.code_bytes = MIB - 4096, .fill = 1}};
     struct container_opts o2 = {.seq = 2, .selftest = true, .model = {.code_bytes = MIB - 4096, .fill = 2}};
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
-    if (dev_boot(dev) != MOTA_OK || send_container(&dev->agent, c1, l1, 4096) != MOTA_OK ||
-        mota_agent_confirm(&dev->agent, 0) != MOTA_OK) {
+    if (dev_boot(dev) != MOTA_OK || send_container(&dev->device.agent, c1, l1, 4096) != MOTA_OK ||
+        mota_agent_confirm(&dev->device.agent, 0) != MOTA_OK) {
         fprintf(stderr, "setup failed\n");
         return 1;
     }

@@ -8,9 +8,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct fuzz_device d;
+    static struct mota_posix_device d;
     fuzz_device_setup(&d);
-    struct mota_agent *agent = &d.agent;
+    struct mota_agent *agent = &d.device.agent;
     size_t jlen = size / 2 < FUZZ_JOURNAL ? size / 2 : FUZZ_JOURNAL;
     memset(d.pf.mem, 0xFF, d.pf.size);
     memcpy(d.pf.mem, data, jlen);

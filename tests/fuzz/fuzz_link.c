@@ -38,15 +38,15 @@ static int sink_write(void *ctx, const uint8_t *buf, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct fuzz_device d;
+    static struct mota_posix_device d;
     static struct mota_link link;
     fuzz_device_setup(&d);
     memset(d.pf.mem, 0xFF, d.pf.size);
-    if (mota_agent_init(&d.agent, &d.cfg) != MOTA_OK)
+    if (mota_agent_init(&d.device.agent, &d.cfg) != MOTA_OK)
         abort(); /* a blank flash always boots */
     struct feed f = {data, size, 0};
     struct mota_transport tr = {.read = feed_read, .write = sink_write, .ctx = &f};
-    mota_link_init(&link, &d.agent, &tr, NULL, "fuzz");
+    mota_link_init(&link, &d.device.agent, &tr, NULL, "fuzz");
     for (int i = 0; i < 100000; i++) {
         int ret = mota_link_poll(&link, 0);
         if (ret == MOTA_ERR_TRANSPORT)

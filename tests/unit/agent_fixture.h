@@ -10,8 +10,7 @@
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
-#include "mota/posix_flash.h"
-#include "mota/posix_sim.h"
+#include "mota/posix_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,46 +19,14 @@
 #define DEV_SECTOR 4096u
 #define DEV_PROG 16u
 #define DEV_SLOT_SIZE (192u * 1024u)
-#define DEV_XIP_BASE 0x08000000u
-#define DEV_EXEC_ADDR 0x20000000u
+#define DEV_XIP_BASE MOTA_POSIX_XIP_BASE
+#define DEV_EXEC_ADDR MOTA_POSIX_EXEC_BASE
 #define DEV_EXEC_SIZE (128u * 1024u)
 
-struct dev {
-    struct mota_posix_flash pf;
-    struct mota_flash flash;
-    struct mota_agent_config cfg;
-    struct mota_agent agent;
-    struct mota_posix_sim sim;
-    struct mota_loader_mem mem;
-    struct mota_system sys;
-    enum mota_reset_cause cause;
-    uint8_t exec_ram[DEV_EXEC_SIZE];
-    uint8_t scratch[MOTA_AGENT_SCRATCH_MIN + 1024];
-    uint8_t selftest[4096];
-};
+
 
 static struct mota_p256_key dev_key, dev_key2;
 static int dev_keys_ready;
-
-static void *dev_map(void *ctx, uint32_t addr, uint32_t len, bool write)
-{
-    struct dev *d = ctx;
-    (void)write;
-    if (addr >= DEV_EXEC_ADDR && (uint64_t)addr + len <= (uint64_t)DEV_EXEC_ADDR + DEV_EXEC_SIZE)
-        return d->exec_ram + (addr - DEV_EXEC_ADDR);
-    return NULL;
-}
-
-static enum mota_reset_cause dev_cause(void *ctx)
-{
-    return ((struct dev *)ctx)->cause;
-}
-
-static uint64_t dev_now(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
 
 static inline void dev_keys(void)
 {
@@ -70,73 +37,45 @@ static inline void dev_keys(void)
     }
 }
 
-/* A blank device with one model "network" (and optionally a second, "kws"). */
-static inline struct dev *dev_new(int n_models)
+/* A blank device of the given flash and slot sizes with one model "network"
+ * (and optionally a second, "kws"), two trusted keys, a fixed clock. */
+static inline struct mota_posix_device *dev_new_sized(int n_models, uint32_t flash_size, uint32_t slot_size)
 {
-    struct dev *d = calloc(1, sizeof(*d));
+    struct mota_posix_device *d = calloc(1, sizeof(*d));
+    struct mota_posix_device_options o = {.flash_size = flash_size, .sector_size = DEV_SECTOR,
+                                          .prog_size = DEV_PROG, .n_models = (unsigned)n_models,
+                                          .models = {"network", "kws"}, .slot_size = slot_size,
+                                          .exec_ram_size = DEV_EXEC_SIZE / 2, .clock_at_zero = true};
     dev_keys();
-    mota_posix_flash_init(&d->pf, DEV_FLASH_SIZE, DEV_SECTOR, DEV_PROG);
-    mota_posix_flash_hal(&d->pf, &d->flash, DEV_XIP_BASE);
-    d->mem.map = dev_map;
-    d->mem.ctx = d;
-    d->sys.now_us = dev_now;
-    d->sys.reset_cause = dev_cause;
-    d->sys.ctx = d;
+    if (mota_posix_device_open(d, &o) != MOTA_OK)
+        abort();
     d->sim.latency_us = 1000;
     d->sim.slow_latency_us = 1000000;
     struct mota_agent_config *c = &d->cfg;
-    c->flash = &d->flash;
-    c->sys = &d->sys;
-    c->journal_offset = 0;
-    c->n_models = (unsigned)n_models;
-    const char *names[2] = {"network", "kws"};
-    for (int m = 0; m < n_models; m++) {
-        c->models[m].c_name = names[m];
-        c->models[m].slot_offset[0] = 2 * DEV_SECTOR + (uint32_t)(2 * m) * DEV_SLOT_SIZE;
-        c->models[m].slot_offset[1] = 2 * DEV_SECTOR + (uint32_t)(2 * m + 1) * DEV_SLOT_SIZE;
-        c->models[m].slot_size = DEV_SLOT_SIZE;
-        c->models[m].exec_ram_addr = DEV_EXEC_ADDR + (uint32_t)m * (DEV_EXEC_SIZE / 2);
-        c->models[m].exec_ram_size = DEV_EXEC_SIZE / 2;
-    }
     c->n_keys = 2;
     memcpy(c->keys[0].pub, dev_key.pub, 65);
     c->keys[0].index = 1;
     memcpy(c->keys[1].pub, dev_key2.pub, 65);
     c->keys[1].index = 2;
-    mota_uuid5(mota_uuid_ns_dns, "example.com", 11, c->vendor_id);
-    mota_uuid5(c->vendor_id, "board", 5, c->class_id);
-    struct mota_device_profile *p = &c->profile;
-    p->cpu_part = 0xD22;
-    p->fpu_enabled = true;
-    p->float_abi = 2;
-    p->secure = true;
-    p->reloc_major = 8;
-    p->has_ll_aton = true;
-    p->ll_aton_major = 1;
-    p->ll_aton_minor = 1;
-    p->ll_aton_micro = 1;
-    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
-    c->loader_mem = &d->mem;
-    c->max_trial_boots = 3;
-    c->infer = mota_posix_sim_infer;
-    c->infer_ctx = &d->sim;
-    c->selftest_buf = d->selftest;
-    c->selftest_buf_size = sizeof(d->selftest);
-    c->scratch = d->scratch;
-    c->scratch_size = sizeof(d->scratch);
+    mota_posix_device_identity(d, "example.com", "board");
     return d;
 }
 
-static inline void dev_free(struct dev *d)
+static inline struct mota_posix_device *dev_new(int n_models)
 {
-    mota_posix_flash_close(&d->pf);
+    return dev_new_sized(n_models, DEV_FLASH_SIZE, DEV_SLOT_SIZE);
+}
+
+static inline void dev_free(struct mota_posix_device *d)
+{
+    mota_posix_device_close(d);
     free(d);
 }
 
 /* Boot (or reboot) the device's agent from its flash. */
-static inline int dev_boot(struct dev *d)
+static inline int dev_boot(struct mota_posix_device *d)
 {
-    return mota_agent_init(&d->agent, &d->cfg);
+    return mota_agent_init(&d->device.agent, &d->cfg);
 }
 
 static inline void wr32le(uint8_t *p, uint32_t v)

@@ -7,12 +7,12 @@
 
 #include "agent_fixture.h"
 
-static void expect_active(struct dev *d, unsigned m, const uint8_t *c, size_t len, bool testing)
+static void expect_active(struct mota_posix_device *d, unsigned m, const uint8_t *c, size_t len, bool testing)
 {
     struct mota_agent_model_info info;
     uint8_t md[32];
     manifest_digest(c, len, md);
-    assert_int_equal(mota_agent_model_info(&d->agent, m, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, m, &info), MOTA_OK);
     assert_memory_equal(info.digest, md, 32);
     assert_int_equal(info.testing, testing);
     assert_non_null(info.instance);
@@ -22,7 +22,7 @@ static void expect_active(struct dev *d, unsigned m, const uint8_t *c, size_t le
 static void test_update_flow_install_trial_confirm_across_reboots(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     struct mota_agent_model_info info;
     size_t l1, l2;
     struct container_opts o1 = {.seq = 1, .version = "1.0.0", .selftest = true};
@@ -30,16 +30,16 @@ static void test_update_flow_install_trial_confirm_across_reboots(void **state)
     uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2);
 
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_ERR_NO_MODEL);
-    assert_int_equal(send_container(&d->agent, c1, l1, 4096), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_ERR_NO_MODEL);
+    assert_int_equal(send_container(&d->device.agent, c1, l1, 4096), MOTA_OK);
     expect_active(d, 0, c1, l1, true);
     assert_int_equal(d->sim.runs, 1); /* the self-test ran */
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_ERR_NOT_TESTING);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_ERR_NOT_TESTING);
 
     assert_int_equal(dev_boot(d), MOTA_OK); /* reboot */
     expect_active(d, 0, c1, l1, false);
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_OK);
     assert_int_equal(info.seq, 1);
     assert_int_equal(info.version_len, 5);
     assert_memory_equal(info.version, "1.0.0", 5);
@@ -51,14 +51,14 @@ static void test_update_flow_install_trial_confirm_across_reboots(void **state)
     uint32_t slot_start = DEV_XIP_BASE + d->cfg.models[0].slot_offset[info.slot];
     assert_true(info.instance->rom_addr > slot_start && info.instance->rom_addr < slot_start + DEV_SLOT_SIZE);
 
-    assert_int_equal(send_container(&d->agent, c2, l2, 1000), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 1000), MOTA_OK);
     expect_active(d, 0, c2, l2, true);
     assert_int_equal(dev_boot(d), MOTA_OK); /* trial boot 1 */
     expect_active(d, 0, c2, l2, true);
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     assert_int_equal(dev_boot(d), MOTA_OK);
     expect_active(d, 0, c2, l2, false);
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_OK);
     assert_int_equal(info.seq, 2);
     free(c1);
     free(c2);
@@ -68,33 +68,33 @@ static void test_update_flow_install_trial_confirm_across_reboots(void **state)
 static void test_unconfirmed_model_is_reverted_after_the_trial_boots(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     size_t l1, l2;
     struct container_opts o1 = {.seq = 1}, o2 = {.seq = 2, .model = {.fill = 3}};
     uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2);
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_int_equal(send_container(&d->agent, c1, l1, 777), MOTA_OK);
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
-    assert_int_equal(send_container(&d->agent, c2, l2, 777), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c1, l1, 777), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 777), MOTA_OK);
     for (int boot = 1; boot <= 3; boot++) {
         assert_int_equal(dev_boot(d), MOTA_OK);
         expect_active(d, 0, c2, l2, true);
     }
     assert_int_equal(dev_boot(d), MOTA_OK); /* the fourth boot without a confirm */
     expect_active(d, 0, c1, l1, false);
-    assert_int_equal(mota_agent_last_error(&d->agent, 0), MOTA_ERR_TRIAL_EXPIRED);
+    assert_int_equal(mota_agent_last_error(&d->device.agent, 0), MOTA_ERR_TRIAL_EXPIRED);
     /* a watchdog reset during a trial reverts at once */
-    assert_int_equal(send_container(&d->agent, c2, l2, 777), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 777), MOTA_OK);
     d->cause = MOTA_RESET_WATCHDOG;
     assert_int_equal(dev_boot(d), MOTA_OK);
     expect_active(d, 0, c1, l1, false);
-    assert_int_equal(mota_agent_last_error(&d->agent, 0), MOTA_ERR_WATCHDOG);
+    assert_int_equal(mota_agent_last_error(&d->device.agent, 0), MOTA_ERR_WATCHDOG);
     /* and the application can ask for it */
     d->cause = MOTA_RESET_POWER_ON;
-    assert_int_equal(send_container(&d->agent, c2, l2, 777), MOTA_OK);
-    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 777), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
     expect_active(d, 0, c1, l1, false);
-    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_ERR_NOT_TESTING);
+    assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_ERR_NOT_TESTING);
     free(c1);
     free(c2);
     dev_free(d);
@@ -103,7 +103,7 @@ static void test_unconfirmed_model_is_reverted_after_the_trial_boots(void **stat
 static void test_interrupted_upload_resumes_from_the_persisted_offset(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     size_t len;
     struct container_opts o = {.seq = 5, .model = {.code_bytes = 60000, .params_bytes = 20000}, .split = true};
     uint8_t *c = make_container(&o, &len);
@@ -111,24 +111,24 @@ static void test_interrupted_upload_resumes_from_the_persisted_offset(void **sta
     /* 50 KB, then the device resets */
     uint32_t off = 0;
     while (off < 50000) {
-        int r = mota_agent_write(&d->agent, off, c + off, 1000);
+        int r = mota_agent_write(&d->device.agent, off, c + off, 1000);
         if (r <= 0)
             fail_msg("write at %u: %s", off, mota_err_name(r));
         off = (uint32_t)r;
     }
     assert_int_equal(dev_boot(d), MOTA_OK);
-    uint32_t resume = mota_agent_upload_offset(&d->agent);
+    uint32_t resume = mota_agent_upload_offset(&d->device.agent);
     assert_true(resume > 40000 && resume <= 50000);
     /* the sender starts over; after the head the agent jumps ahead */
     struct mota_envelope env;
     assert_int_equal(mota_envelope_decode(c, len, &env), MOTA_OK);
-    int r = mota_agent_write(&d->agent, 0, c, env.head_len + 100);
+    int r = mota_agent_write(&d->device.agent, 0, c, env.head_len + 100);
     assert_int_equal(r, (int)resume);
     mota_posix_flash_reset_counters(&d->pf);
     off = resume;
     while (off < len) {
         size_t n = len - off < 3000 ? len - off : 3000;
-        r = mota_agent_write(&d->agent, off, c + off, n);
+        r = mota_agent_write(&d->device.agent, off, c + off, n);
         if (r <= 0)
             fail_msg("write at %u: %s", off, mota_err_name(r));
         off = (uint32_t)r;
@@ -140,7 +140,7 @@ static void test_interrupted_upload_resumes_from_the_persisted_offset(void **sta
     print_message("resumed at %u of %zu bytes; %llu bytes programmed after the reset\n", resume, len,
                   (unsigned long long)d->pf.bytes_programmed);
     /* an offset the agent does not expect is refused */
-    assert_int_equal(mota_agent_write(&d->agent, 12345, c, 10), MOTA_ERR_UPLOAD_OFFSET);
+    assert_int_equal(mota_agent_write(&d->device.agent, 12345, c, 10), MOTA_ERR_UPLOAD_OFFSET);
     free(c);
     dev_free(d);
 }
@@ -148,28 +148,28 @@ static void test_interrupted_upload_resumes_from_the_persisted_offset(void **sta
 static void test_two_models_each_have_their_own_pair(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(2);
+    struct mota_posix_device *d = dev_new(2);
     size_t la, lb, la2;
     struct container_opts a1 = {.seq = 1}, b1 = {.seq = 7, .model = {.c_name = "kws", .fill = 9}};
     struct container_opts a2 = {.seq = 2, .model = {.fill = 4}};
     uint8_t *ca = make_container(&a1, &la), *cb = make_container(&b1, &lb), *ca2 = make_container(&a2, &la2);
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_int_equal(send_container(&d->agent, ca, la, 3000), MOTA_OK);
-    assert_int_equal(send_container(&d->agent, cb, lb, 3000), MOTA_OK);
-    assert_int_equal(mota_agent_find_model(&d->agent, "kws", 3), 1);
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
-    assert_int_equal(mota_agent_confirm(&d->agent, 1), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, ca, la, 3000), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, cb, lb, 3000), MOTA_OK);
+    assert_int_equal(mota_agent_find_model(&d->device.agent, "kws", 3), 1);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 1), MOTA_OK);
     assert_int_equal(dev_boot(d), MOTA_OK);
     expect_active(d, 0, ca, la, false);
     expect_active(d, 1, cb, lb, false);
     /* updating one leaves the other alone; the kws sequence floor is its own */
-    assert_int_equal(send_container(&d->agent, ca2, la2, 3000), MOTA_OK);
-    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, ca2, la2, 3000), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
     assert_int_equal(dev_boot(d), MOTA_OK);
     expect_active(d, 0, ca, la, false);
     expect_active(d, 1, cb, lb, false);
     struct mota_agent_model_info info;
-    assert_int_equal(mota_agent_model_info(&d->agent, 1, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 1, &info), MOTA_OK);
     assert_int_equal(info.seq, 7);
     assert_int_equal(info.c_name_len, 3);
     free(ca);

@@ -17,34 +17,34 @@ static size_t v1_len;
 static uint8_t v1_digest[32];
 
 /* A device running v1 (seq 10, confirmed). */
-static struct dev *device(void)
+static struct mota_posix_device *device(void)
 {
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_int_equal(send_container(&d->agent, v1, v1_len, 4096), MOTA_OK);
-    assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, v1, v1_len, 4096), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     return d;
 }
 
-static void still_v1(struct dev *d)
+static void still_v1(struct mota_posix_device *d)
 {
     struct mota_agent_model_info info;
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_OK);
     assert_memory_equal(info.digest, v1_digest, 32);
     assert_false(info.testing);
     /* and after a reboot too */
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_OK);
     assert_memory_equal(info.digest, v1_digest, 32);
 }
 
 enum { BEFORE_ERASE = 1, AFTER_ERASE = 0 };
 
 /* Send c; expect `want` and, if before_erase, no erase at all. */
-static void attempt(struct dev *d, const uint8_t *c, size_t len, int want, int before_erase, const char *what)
+static void attempt(struct mota_posix_device *d, const uint8_t *c, size_t len, int want, int before_erase, const char *what)
 {
     uint64_t erases = d->pf.erases;
-    int ret = send_container(&d->agent, c, len, 1500);
+    int ret = send_container(&d->device.agent, c, len, 1500);
     if (ret != want)
         fail_msg("%s: got %s, want %s", what, mota_err_name(ret), mota_err_name(want));
     if (before_erase && d->pf.erases != erases)
@@ -54,7 +54,7 @@ static void attempt(struct dev *d, const uint8_t *c, size_t len, int want, int b
 
 static void hostile(const struct container_opts *o, int want, int before_erase, const char *what)
 {
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     uint8_t *c = make_container(o, &len);
     attempt(d, c, len, want, before_erase, what);
@@ -94,17 +94,17 @@ static void test_wrong_key(void **s)
 static void test_revoked_key(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2(.seq = 12);
     uint8_t *c = make_container(&o, &len);
-    assert_int_equal(mota_agent_revoke_keys(&d->agent, 2), MOTA_OK); /* key index 1 revoked */
+    assert_int_equal(mota_agent_revoke_keys(&d->device.agent, 2), MOTA_OK); /* key index 1 revoked */
     attempt(d, c, len, MOTA_ERR_KEY_REVOKED, BEFORE_ERASE, "revoked key");
     /* the stored v1, signed before the revocation, still boots (still_v1 rebooted) */
     struct container_opts o2 = V2(.seq = 12, .key = &dev_key2);
     size_t len2;
     uint8_t *c2 = make_container(&o2, &len2);
-    assert_int_equal(send_container(&d->agent, c2, len2, 1500), MOTA_OK); /* the new key works */
+    assert_int_equal(send_container(&d->device.agent, c2, len2, 1500), MOTA_OK); /* the new key works */
     free(c);
     free(c2);
     dev_free(d);
@@ -162,13 +162,13 @@ static void test_wrong_ll_aton(void **s)
 static void test_secure_model_on_non_secure_device(void **s)
 {
     (void)s;
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     d->cfg.profile.secure = false;
     assert_int_equal(dev_boot(d), MOTA_OK);
     size_t len;
     struct container_opts o = V2(.model = {.flags = 0x80185D22u, .code_bytes = 3000, .params_bytes = 1000});
     uint8_t *c = make_container(&o, &len);
-    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_ERR_COMPAT_SECURE);
+    assert_int_equal(send_container(&d->device.agent, c, len, 1500), MOTA_ERR_COMPAT_SECURE);
     assert_int_equal(d->pf.erases, 0 + 1); /* only the journal's first format */
     free(c);
     dev_free(d);
@@ -177,16 +177,16 @@ static void test_secure_model_on_non_secure_device(void **s)
 static void test_fpu_model_without_fpu(void **s)
 {
     (void)s;
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     d->cfg.profile.fpu_enabled = false;
     assert_int_equal(dev_boot(d), MOTA_OK);
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
-    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_ERR_COMPAT_FPU);
+    assert_int_equal(send_container(&d->device.agent, c, len, 1500), MOTA_ERR_COMPAT_FPU);
     assert_int_equal(d->pf.erases, 1);
     struct mota_agent_model_info info;
-    assert_int_equal(mota_agent_model_info(&d->agent, 0, &info), MOTA_ERR_NO_MODEL);
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_ERR_NO_MODEL);
     free(c);
     dev_free(d);
 }
@@ -215,7 +215,7 @@ static void test_unknown_model_name(void **s)
 static void test_bad_signature_and_tampered_manifest(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
@@ -234,7 +234,7 @@ static void test_bad_signature_and_tampered_manifest(void **s)
 static void test_garbage_stream(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     uint8_t junk[3000];
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = (uint8_t)(i * 31 + 7);
@@ -245,7 +245,7 @@ static void test_garbage_stream(void **s)
 static void test_digest_mismatch_in_second_payload(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
@@ -264,21 +264,21 @@ static void test_digest_mismatch_in_second_payload(void **s)
 static void test_truncated_stream(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
     uint32_t off = 0;
     while (off < len / 2) {
-        int r = mota_agent_write(&d->agent, off, c + off, 700);
+        int r = mota_agent_write(&d->device.agent, off, c + off, 700);
         assert_true(r > 0);
         off = (uint32_t)r;
     }
     /* the sender goes away; a reboot and an abort later, nothing changed */
     assert_int_equal(dev_boot(d), MOTA_OK);
-    assert_true(mota_agent_upload_offset(&d->agent) > 0);
-    assert_int_equal(mota_agent_abort(&d->agent), MOTA_OK);
-    assert_int_equal(mota_agent_upload_offset(&d->agent), 0);
+    assert_true(mota_agent_upload_offset(&d->device.agent) > 0);
+    assert_int_equal(mota_agent_abort(&d->device.agent), MOTA_OK);
+    assert_int_equal(mota_agent_upload_offset(&d->device.agent), 0);
     still_v1(d);
     free(c);
     dev_free(d);
@@ -287,17 +287,17 @@ static void test_truncated_stream(void **s)
 static void test_selftest_failure_and_slowness(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
     d->sim.mode = MOTA_SIM_FAIL;
     attempt(d, c, len, MOTA_ERR_SELFTEST_OUTPUT, AFTER_ERASE, "self-test output wrong");
-    assert_int_equal(mota_agent_last_error(&d->agent, 0), MOTA_ERR_SELFTEST_OUTPUT);
+    assert_int_equal(mota_agent_last_error(&d->device.agent, 0), MOTA_ERR_SELFTEST_OUTPUT);
     d->sim.mode = MOTA_SIM_SLOW;
     attempt(d, c, len, MOTA_ERR_SELFTEST_SLOW, AFTER_ERASE, "self-test too slow");
     d->sim.mode = MOTA_SIM_PASS;
-    assert_int_equal(send_container(&d->agent, c, len, 1500), MOTA_OK); /* the same container, healthy device */
+    assert_int_equal(send_container(&d->device.agent, c, len, 1500), MOTA_OK); /* the same container, healthy device */
     free(c);
     dev_free(d);
 }
@@ -313,15 +313,15 @@ static void test_model_that_does_not_load(void **s)
 static void test_upload_while_on_trial(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t l2, l3;
     struct container_opts o2 = V2(), o3 = V2(.seq = 12, .model = {.code_bytes = 3000, .fill = 3});
     uint8_t *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
-    assert_int_equal(send_container(&d->agent, c2, l2, 1500), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 1500), MOTA_OK);
     uint64_t erases = d->pf.erases;
-    assert_int_equal(send_container(&d->agent, c3, l3, 1500), MOTA_ERR_UPLOAD_STATE);
+    assert_int_equal(send_container(&d->device.agent, c3, l3, 1500), MOTA_ERR_UPLOAD_STATE);
     assert_int_equal(d->pf.erases, erases);
-    assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
     still_v1(d);
     free(c2);
     free(c3);
@@ -331,17 +331,17 @@ static void test_upload_while_on_trial(void **s)
 static void test_bytes_past_the_end_and_wrong_offsets(void **s)
 {
     (void)s;
-    struct dev *d = device();
+    struct mota_posix_device *d = device();
     size_t len;
     struct container_opts o = V2();
     uint8_t *c = make_container(&o, &len);
     uint8_t *longer = malloc(len + 16);
     memcpy(longer, c, len);
     memset(longer + len, 0xAB, 16);
-    assert_int_equal(mota_agent_write(&d->agent, 0, longer, len + 16), MOTA_ERR_UPLOAD_TOO_LONG);
+    assert_int_equal(mota_agent_write(&d->device.agent, 0, longer, len + 16), MOTA_ERR_UPLOAD_TOO_LONG);
     still_v1(d);
-    assert_int_equal(mota_agent_write(&d->agent, 0, c, 100), 100);
-    assert_int_equal(mota_agent_write(&d->agent, 200, c + 200, 100), MOTA_ERR_UPLOAD_OFFSET);
+    assert_int_equal(mota_agent_write(&d->device.agent, 0, c, 100), 100);
+    assert_int_equal(mota_agent_write(&d->device.agent, 200, c + 200, 100), MOTA_ERR_UPLOAD_OFFSET);
     still_v1(d);
     free(longer);
     free(c);

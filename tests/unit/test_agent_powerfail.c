@@ -27,13 +27,13 @@ static char cut_kind;
 static uint32_t cut_off, cut_len;
 
 /* Send the container from offset 0, as a host does after any failure. */
-static int upload(struct dev *d, const uint8_t *c, size_t len)
+static int upload(struct mota_posix_device *d, const uint8_t *c, size_t len)
 {
-    return send_container(&d->agent, c, len, 2048);
+    return send_container(&d->device.agent, c, len, 2048);
 }
 
 /* The action under test, from boot on. MOTA_ERR_POWER_LOST stops it. */
-static int run(struct dev *d, enum scenario s)
+static int run(struct mota_posix_device *d, enum scenario s)
 {
     int ret = dev_boot(d);
     if (ret != MOTA_OK)
@@ -44,9 +44,9 @@ static int run(struct dev *d, enum scenario s)
     case COMPACTION:
         return upload(d, c2, l2);
     case CONFIRM:
-        return mota_agent_confirm(&d->agent, 0);
+        return mota_agent_confirm(&d->device.agent, 0);
     case ROLLBACK:
-        return mota_agent_rollback(&d->agent, 0);
+        return mota_agent_rollback(&d->device.agent, 0);
     default:
         return MOTA_OK; /* the boot itself reverts the expired trial */
     }
@@ -58,12 +58,12 @@ struct outcome {
     uint64_t committed;
 };
 
-static void observe(struct dev *d, struct outcome *o)
+static void observe(struct mota_posix_device *d, struct outcome *o)
 {
     struct mota_agent_model_info info;
     memset(o, 0, sizeof(*o));
-    o->committed = d->agent.st[0].has_committed ? d->agent.st[0].committed_seq : 0;
-    if (mota_agent_model_info(&d->agent, 0, &info) != MOTA_OK)
+    o->committed = d->device.agent.st[0].has_committed ? d->device.agent.st[0].committed_seq : 0;
+    if (mota_agent_model_info(&d->device.agent, 0, &info) != MOTA_OK)
         return;
     o->has_model = true;
     if (memcmp(info.digest, d2, 32) == 0)
@@ -76,11 +76,11 @@ static void observe(struct dev *d, struct outcome *o)
 /* The state each scenario starts from, as a flash image. */
 static uint8_t *prepare(enum scenario s)
 {
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     assert_int_equal(dev_boot(d), MOTA_OK);
     if (s != FIRST_INSTALL) {
         assert_int_equal(upload(d, c1, l1), MOTA_OK);
-        assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+        assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     }
     if (s == CONFIRM || s == ROLLBACK || s == EXPIRY)
         assert_int_equal(upload(d, c2, l2), MOTA_OK);
@@ -91,9 +91,9 @@ static uint8_t *prepare(enum scenario s)
         /* fill the journal sector with aborted uploads, so the update compacts it */
         struct mota_envelope env;
         assert_int_equal(mota_envelope_decode(c2, l2, &env), MOTA_OK);
-        while (d->agent.jnext < 4096 / 64 - 6) {
-            assert_true(mota_agent_write(&d->agent, 0, c2, env.head_len + 64) > 0);
-            assert_int_equal(mota_agent_abort(&d->agent), MOTA_OK);
+        while (d->device.agent.jnext < 4096 / 64 - 6) {
+            assert_true(mota_agent_write(&d->device.agent, 0, c2, env.head_len + 64) > 0);
+            assert_int_equal(mota_agent_abort(&d->device.agent), MOTA_OK);
         }
     }
     uint8_t *img = malloc(DEV_FLASH_SIZE);
@@ -103,7 +103,7 @@ static uint8_t *prepare(enum scenario s)
 }
 
 /* After the cut and a reboot: the invariants, then a retry to the end state. */
-static void check(struct dev *d, enum scenario s, uint64_t op, bool completed)
+static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, bool completed)
 {
     struct outcome o;
     int ret = dev_boot(d);
@@ -137,12 +137,12 @@ static void check(struct dev *d, enum scenario s, uint64_t op, bool completed)
             fail_msg("%s, cut at op %llu: the retry did not install the new model (model %d new %d testing %d, "
                      "upload state %d offset %u, last error %s)",
                      names[s], (unsigned long long)op, o.has_model, o.is_new, o.testing,
-                     d->agent.st[0].upload_state, d->agent.st[0].upload_offset,
-                     mota_err_name(mota_agent_last_error(&d->agent, 0)));
+                     d->device.agent.st[0].upload_state, d->device.agent.st[0].upload_offset,
+                     mota_err_name(mota_agent_last_error(&d->device.agent, 0)));
         break;
     case CONFIRM:
         if (o.testing && o.is_new)
-            assert_int_equal(mota_agent_confirm(&d->agent, 0), MOTA_OK);
+            assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
         observe(d, &o);
         if (!(o.is_new && !o.testing && o.committed == 2))
             fail_msg("confirm, cut at op %llu: not confirmed after the retry (new %d testing %d)",
@@ -150,7 +150,7 @@ static void check(struct dev *d, enum scenario s, uint64_t op, bool completed)
         break;
     default: /* rollback, trial expiry */
         if (o.testing)
-            assert_int_equal(mota_agent_rollback(&d->agent, 0), MOTA_OK);
+            assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
         observe(d, &o);
         if (o.is_new || o.testing)
             fail_msg("rollback, cut at op %llu: still on the new model after the retry", (unsigned long long)op);
@@ -166,7 +166,7 @@ static void check(struct dev *d, enum scenario s, uint64_t op, bool completed)
 static uint64_t sweep(enum scenario s, bool torn)
 {
     uint8_t *img = prepare(s);
-    struct dev *d = dev_new(1);
+    struct mota_posix_device *d = dev_new(1);
     /* dry run: how many program/erase operations the action takes */
     memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
     uint64_t before = d->pf.ops;

@@ -41,7 +41,7 @@ static int wire_write(void *ctx, const uint8_t *buf, size_t len)
 }
 
 struct bench {
-    struct dev *d;
+    struct mota_posix_device *d;
     struct wire w;
     struct mota_transport tr;
     struct mota_link link;
@@ -101,7 +101,7 @@ static struct bench *bench_new(const struct mota_p256_key *key)
     b->tr.read = wire_read;
     b->tr.write = wire_write;
     b->tr.ctx = &b->w;
-    mota_link_init(&b->link, &b->d->agent, &b->tr, &b->d->sys, "test");
+    mota_link_init(&b->link, &b->d->device.agent, &b->tr, &b->d->sys, "test");
     struct container_opts o = {.seq = 5, .key = key, .model = {.code_bytes = 20000, .params_bytes = 3000}};
     b->c = make_container(&o, &b->c_len);
     struct answer a;
@@ -151,7 +151,7 @@ static int send_rest(struct bench *b, uint32_t off, struct answer *a)
 static void active_seq_is(struct bench *b, uint64_t seq)
 {
     struct mota_agent_model_info info;
-    assert_int_equal(mota_agent_model_info(&b->d->agent, 0, &info), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(&b->d->device.agent, 0, &info), MOTA_OK);
     assert_int_equal(info.seq, seq);
 }
 
@@ -213,7 +213,7 @@ static void test_a_data_frame_after_a_refused_upload_gets_the_refusal_reason(voi
     /* the refusal was lost on the way back; the next frames still say why */
     assert_int_equal(data(b, CHUNK, &a), refused);
     assert_int_equal(data(b, 0, &a), refused);
-    assert_int_equal(mota_agent_model_info(&b->d->agent, 0, &(struct mota_agent_model_info){0}),
+    assert_int_equal(mota_agent_model_info(&b->d->device.agent, 0, &(struct mota_agent_model_info){0}),
                      MOTA_ERR_NO_MODEL);
     bench_free(b);
 }

@@ -55,6 +55,13 @@ struct mota_agent_key {
 typedef int (*mota_agent_infer_cb)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
                                    uint8_t *out, size_t out_len, uint64_t *latency_us);
 
+/*
+ * What the device brings. The port contract (mota/hal.h) is checked by
+ * mota_agent_init: flash read/prog/erase/map and system now_us/reset/
+ * reset_cause are required (MOTA_ERR_PORT without them); the watchdog is
+ * optional. n_keys == 0 is an unprovisioned device: it boots and reports,
+ * and refuses every upload with MOTA_ERR_NOT_PROVISIONED.
+ */
 struct mota_agent_config {
     const struct mota_flash *flash;
     const struct mota_system *sys;
@@ -150,6 +157,8 @@ struct mota_agent {
     uint32_t last_persist;
     bool up_resumed;         /* units past the resume point may already be on flash */
     int last_error;
+    struct mota_compat_result refusal; /* the compatibility rule that refused the last upload, if one did */
+    enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
 };
 
 /*

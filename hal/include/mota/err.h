@@ -127,6 +127,7 @@
     X(MOTA_ERR_COMPAT_INSTALL_MODE, -511, "no install mode the device supports")          \
     X(MOTA_ERR_COMPAT_EXEC_RAM, -512, "model needs more exec RAM than the device has")    \
     X(MOTA_ERR_COMPAT_EXT_RAM, -513, "model needs more external RAM than the device has") \
+    X(MOTA_ERR_COMPAT_NPU, -514, "model needs a Neural-ART NPU this device does not have") \
     /* installer: -600 .. -699 */                                                        \
     X(MOTA_ERR_INSTALL_ARG, -600, "install configuration invalid")                        \
     X(MOTA_ERR_INSTALL_ALIGN, -601, "install address not aligned")                        \
@@ -144,6 +145,8 @@
     X(MOTA_ERR_POWER_LOST, -704, "power lost (simulated): the device stops here")          \
     X(MOTA_ERR_TRANSPORT, -705, "transport error")                                         \
     X(MOTA_ERR_TIMEOUT, -706, "timed out")                                                 \
+    X(MOTA_ERR_DEVICE_FAULT, -707, "CPU fault: the device reset")                          \
+    X(MOTA_ERR_PORT, -708, "platform port incomplete: a required callback is missing")     \
     /* agent: -800 .. -899 */                                                              \
     X(MOTA_ERR_ROLLBACK, -800, "sequence number lower than the committed one")             \
     X(MOTA_ERR_ROLLBACK_SAME_SEQ, -801, "same sequence number as committed, other content") \
@@ -163,6 +166,8 @@
     X(MOTA_ERR_TRIAL_EXPIRED, -815, "model not confirmed in time: rolled back")            \
     X(MOTA_ERR_WATCHDOG, -816, "watchdog reset during trial: rolled back")                 \
     X(MOTA_ERR_CONFIG, -817, "agent configuration invalid")                              \
+    X(MOTA_ERR_NOT_PROVISIONED, -818, "device not provisioned: no identity or trusted key") \
+    X(MOTA_ERR_PROVISION, -819, "provisioning record malformed or unreadable")            \
     /* update link protocol: -900 .. -999 */                                               \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \

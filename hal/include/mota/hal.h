@@ -19,8 +19,9 @@
  *   the port splits it at page boundaries); every byte programmed must be
  *   erased (erased_value) before: NOR bits only go from 1 to 0.
  * - erase: one sector; off a multiple of sector_size.
- * - map (optional): a pointer to memory-mapped (XIP-able) flash contents, and
- *   xip_base its CPU address; without it models install in COPY mode only.
+ * - map: a pointer to the memory-mapped contents of [off, off+len), and
+ *   xip_base its CPU address. Required: stored manifests are decoded in
+ *   place and models execute in place (XIP) or are copied from there.
  */
 struct mota_flash {
     int (*read)(void *ctx, uint32_t off, void *buf, size_t len);
@@ -47,14 +48,29 @@ struct mota_transport {
     void *ctx;
 };
 
-enum mota_reset_cause { MOTA_RESET_POWER_ON = 0, MOTA_RESET_SOFTWARE = 1, MOTA_RESET_WATCHDOG = 2 };
+enum mota_reset_cause {
+    MOTA_RESET_POWER_ON = 0,
+    MOTA_RESET_SOFTWARE = 1, /* the firmware asked (a REBOOT request, the application) */
+    MOTA_RESET_WATCHDOG = 2, /* the main loop stopped kicking */
+    MOTA_RESET_FAULT = 3,    /* a CPU fault handler reset the device */
+};
 
-/* Time, reset and watchdog. */
+/*
+ * Time, reset and watchdog. now_us, reset and reset_cause are required: a
+ * model on trial is reverted after a watchdog or fault reset, which only a
+ * port that reports the cause makes possible.
+ * - now_us: monotonic microseconds since boot.
+ * - reset: a system reset; does not return on a device (a host port may
+ *   return, and the caller then boots again).
+ * - reset_cause: why this boot happened (read once, at agent start).
+ * - watchdog_kick (optional): the agent kicks between flash sectors, every
+ *   4 KiB hashed and around a self-test; the main loop kicks every step.
+ */
 struct mota_system {
-    uint64_t (*now_us)(void *ctx);                 /* monotonic microseconds */
-    void (*reset)(void *ctx);                      /* does not return on a device */
-    enum mota_reset_cause (*reset_cause)(void *ctx); /* optional: why we booted */
-    void (*watchdog_kick)(void *ctx);              /* optional */
+    uint64_t (*now_us)(void *ctx);
+    void (*reset)(void *ctx);
+    enum mota_reset_cause (*reset_cause)(void *ctx);
+    void (*watchdog_kick)(void *ctx);
     void *ctx;
 };
 

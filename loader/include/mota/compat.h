@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Runtime description of CPU-executable models (loader/model/mota_model.h):
+ * the NPU family's layout, no NPU needed. */
+#define MOTA_CPU_ABI_PREFIX "mota-cpu-abi-"
+
 enum mota_install_mode { MOTA_INSTALL_XIP = 1, MOTA_INSTALL_COPY = 2 };
 
 struct mota_selftest {
@@ -58,7 +62,7 @@ struct mota_device_profile {
     bool dbg_info, async;    /* LL_ATON_EB_DBG_INFO, LL_ATON_RT_ASYNC of the runtime */
     uint32_t reloc_major;    /* runtime family the firmware has: 8 or 2 */
     uint32_t reloc_minor_max;
-    bool has_ll_aton;        /* NPU runtime present; version below */
+    bool has_ll_aton;        /* Neural-ART NPU and its LL_ATON runtime present; version below */
     uint32_t ll_aton_major, ll_aton_minor, ll_aton_micro;
     uint32_t struct_sizes;   /* rt_c_struct_sizes of the runtime; 0: not checked */
     uint64_t exec_ram_size;  /* bytes available for the RW (and, in COPY, RO) image */
@@ -77,7 +81,9 @@ struct mota_compat_result {
 
 /*
  * Rules, in order: family, reloc minor, CPU, FPU, float ABI, secure state,
- * debug info, async mode, LL_ATON version, runtime struct sizes, split
+ * NPU (an NPU-family model other than a CPU-ABI one needs a device with the
+ * LL_ATON runtime), then, where the device has that runtime: debug info,
+ * async mode, LL_ATON version, runtime struct sizes; then split
  * policy, install mode and exec RAM, external RAM. The preferred install
  * mode is used when the device supports it and it fits, else the other one.
  * `split` says whether the params come as a separate component.

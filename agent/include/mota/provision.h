@@ -1,0 +1,67 @@
+/*
+ * The provisioning record: a device's identity and trust anchors, written
+ * once into a flash sector of its own by the factory (`mota provision`)
+ * before the first boot, read by the firmware at every boot. Not compiled
+ * into the image, so one firmware serves every customer and board class.
+ *
+ * On flash (little-endian, struct mota_provision_rec, 480 bytes, CRC-32 of
+ * everything before the crc field): magic "MPRV", version 1, vendor and
+ * class ids (the UUID5s containers are checked against), a device name,
+ * up to 4 trusted P-256 keys with their key-slot indices, up to 4 model
+ * names (one A/B slot pair each), the trial boot limit. docs/agent.md.
+ */
+#ifndef MOTA_PROVISION_H
+#define MOTA_PROVISION_H
+
+#include "mota/agent.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MOTA_PROVISION_MAGIC 0x5652504Du /* "MPRV" */
+#define MOTA_PROVISION_VERSION 1u
+#define MOTA_PROVISION_KEYS 4u
+#define MOTA_PROVISION_MODELS 4u
+#define MOTA_PROVISION_NAME_MAX 31u
+
+struct __attribute__((packed)) mota_provision_rec {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t size; /* sizeof(struct mota_provision_rec) */
+    uint8_t vendor_id[16];
+    uint8_t class_id[16];
+    char name[MOTA_PROVISION_NAME_MAX + 1];  /* NUL-terminated */
+    uint8_t n_keys, n_models, max_trial_boots, reserved;
+    struct __attribute__((packed)) {
+        uint32_t index;
+        uint8_t pub[MOTA_P256_PUB_LEN]; /* uncompressed point, 0x04 first */
+        uint8_t pad[3];
+    } keys[MOTA_PROVISION_KEYS];
+    char models[MOTA_PROVISION_MODELS][24]; /* c_names, NUL-terminated */
+    uint8_t reserved2[16];
+    uint32_t crc;
+};
+_Static_assert(sizeof(struct mota_provision_rec) == 480, "provisioning record is 480 bytes on flash");
+
+/* Decoded view. */
+struct mota_provision {
+    uint8_t vendor_id[16], class_id[16];
+    char name[MOTA_PROVISION_NAME_MAX + 1];
+    unsigned n_keys;
+    struct mota_agent_key keys[MOTA_PROVISION_KEYS];
+    unsigned n_models;
+    char models[MOTA_PROVISION_MODELS][24];
+    uint32_t max_trial_boots;
+};
+
+/* Check and decode a record read from flash: MOTA_OK, MOTA_ERR_NOT_PROVISIONED
+ * for an erased sector, MOTA_ERR_PROVISION for anything malformed. */
+int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision *p);
+
+/* Encode p as a record (out must hold sizeof(struct mota_provision_rec)). */
+int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t cap);
+
+/* Put the identity, keys and trial limit into an agent configuration. */
+void mota_provision_apply(const struct mota_provision *p, struct mota_agent_config *cfg);
+
+#endif /* MOTA_PROVISION_H */

@@ -1,0 +1,90 @@
+/* The provisioning record (see mota/provision.h). */
+#include "mota/provision.h"
+
+#include "mota/err.h"
+#include "mota/nbin.h" /* mota_crc32 */
+
+#include <string.h>
+
+static bool terminated(const char *s, size_t cap)
+{
+    return memchr(s, 0, cap) != NULL;
+}
+
+int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision *p)
+{
+    struct mota_provision_rec r;
+    if (buf == NULL || p == NULL || len < sizeof(r))
+        return MOTA_ERR_ARG;
+    memcpy(&r, buf, sizeof(r));
+    memset(p, 0, sizeof(*p));
+    bool erased = true;
+    for (size_t i = 0; i < sizeof(r) && erased; i++)
+        erased = buf[i] == 0xFF;
+    if (erased)
+        return MOTA_ERR_NOT_PROVISIONED;
+    if (r.magic != MOTA_PROVISION_MAGIC || r.version != MOTA_PROVISION_VERSION || r.size != sizeof(r) ||
+        r.crc != mota_crc32(0, buf, offsetof(struct mota_provision_rec, crc)) || r.n_keys > MOTA_PROVISION_KEYS ||
+        r.n_models == 0 || r.n_models > MOTA_PROVISION_MODELS || !terminated(r.name, sizeof(r.name)))
+        return MOTA_ERR_PROVISION;
+    memcpy(p->vendor_id, r.vendor_id, 16);
+    memcpy(p->class_id, r.class_id, 16);
+    memcpy(p->name, r.name, sizeof(p->name));
+    p->n_keys = r.n_keys;
+    for (unsigned k = 0; k < r.n_keys; k++) {
+        if (r.keys[k].pub[0] != 0x04)
+            return MOTA_ERR_PROVISION;
+        p->keys[k].index = r.keys[k].index;
+        memcpy(p->keys[k].pub, r.keys[k].pub, MOTA_P256_PUB_LEN);
+    }
+    p->n_models = r.n_models;
+    for (unsigned m = 0; m < r.n_models; m++) {
+        if (!terminated(r.models[m], sizeof(r.models[m])) || r.models[m][0] == 0)
+            return MOTA_ERR_PROVISION;
+        memcpy(p->models[m], r.models[m], sizeof(p->models[m]));
+    }
+    p->max_trial_boots = r.max_trial_boots;
+    return MOTA_OK;
+}
+
+int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t cap)
+{
+    struct mota_provision_rec r;
+    if (p == NULL || out == NULL || cap < sizeof(r) || p->n_keys > MOTA_PROVISION_KEYS || p->n_models == 0 ||
+        p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 ||
+        !terminated(p->name, sizeof(p->name)))
+        return MOTA_ERR_ARG;
+    memset(&r, 0, sizeof(r));
+    r.magic = MOTA_PROVISION_MAGIC;
+    r.version = MOTA_PROVISION_VERSION;
+    r.size = sizeof(r);
+    memcpy(r.vendor_id, p->vendor_id, 16);
+    memcpy(r.class_id, p->class_id, 16);
+    memcpy(r.name, p->name, sizeof(r.name));
+    r.n_keys = (uint8_t)p->n_keys;
+    r.n_models = (uint8_t)p->n_models;
+    r.max_trial_boots = (uint8_t)p->max_trial_boots;
+    for (unsigned k = 0; k < p->n_keys; k++) {
+        r.keys[k].index = p->keys[k].index;
+        memcpy(r.keys[k].pub, p->keys[k].pub, MOTA_P256_PUB_LEN);
+    }
+    for (unsigned m = 0; m < p->n_models; m++) {
+        if (!terminated(p->models[m], sizeof(p->models[m])) || p->models[m][0] == 0)
+            return MOTA_ERR_ARG;
+        memcpy(r.models[m], p->models[m], sizeof(r.models[m]));
+    }
+    memcpy(out, &r, sizeof(r));
+    r.crc = mota_crc32(0, out, offsetof(struct mota_provision_rec, crc));
+    memcpy(out, &r, sizeof(r));
+    return (int)sizeof(r);
+}
+
+void mota_provision_apply(const struct mota_provision *p, struct mota_agent_config *cfg)
+{
+    memcpy(cfg->vendor_id, p->vendor_id, 16);
+    memcpy(cfg->class_id, p->class_id, 16);
+    cfg->n_keys = p->n_keys < MOTA_AGENT_MAX_KEYS ? p->n_keys : MOTA_AGENT_MAX_KEYS;
+    memcpy(cfg->keys, p->keys, sizeof(cfg->keys[0]) * cfg->n_keys);
+    if (p->max_trial_boots != 0)
+        cfg->max_trial_boots = p->max_trial_boots;
+}

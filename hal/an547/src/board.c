@@ -1,0 +1,228 @@
+/* an547: board bring-up, the launcher's arguments, provisioning, the
+ * hardware profile and model inference. */
+#include "board_private.h"
+
+#include "mota/err.h"
+#include "mota/loader.h"
+#include "mota/provision.h"
+#include "semihost.h"
+
+#include <string.h>
+
+struct an547_args an547_args;
+static char cmdline[512];
+static int32_t log_fd = -1;
+
+/* ---- the launcher's arguments: "mota-an547 flash=F log=L reset=CAUSE [cut=N] [torn] [fault=PC,ADDR,CFSR]" ---- */
+
+static uint32_t parse_num(const char *p, const char *end, int base)
+{
+    uint32_t v = 0;
+    for (; p < end; p++) {
+        uint32_t d = *p >= '0' && *p <= '9' ? (uint32_t)(*p - '0')
+                   : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (uint32_t)((*p | 0x20) - 'a' + 10) : 99u;
+        if (d >= (uint32_t)base)
+            break;
+        v = v * (uint32_t)base + d;
+    }
+    return v;
+}
+
+static bool word_is(const char *w, size_t n, const char *key, const char **val)
+{
+    size_t k = strlen(key);
+    if (n < k || memcmp(w, key, k) != 0)
+        return false;
+    *val = w + k;
+    return true;
+}
+
+int an547_args_parse(void)
+{
+    int32_t len = sh_cmdline(cmdline, sizeof(cmdline) - 1);
+    if (len < 0)
+        return MOTA_ERR_IO;
+    cmdline[len] = 0;
+    for (char *w = cmdline; *w;) {
+        char *e = w;
+        while (*e && *e != ' ')
+            e++;
+        size_t n = (size_t)(e - w);
+        const char *v;
+        if (word_is(w, n, "flash=", &v)) {
+            an547_args.flash = v;
+            an547_args.flash_len = (uint32_t)(e - v);
+        } else if (word_is(w, n, "log=", &v)) {
+            an547_args.log = v;
+            an547_args.log_len = (uint32_t)(e - v);
+        } else if (word_is(w, n, "reset=", &v)) {
+            an547_args.cause = memcmp(v, "software", 8) == 0 ? MOTA_RESET_SOFTWARE
+                             : memcmp(v, "watchdog", 8) == 0 ? MOTA_RESET_WATCHDOG
+                             : memcmp(v, "fault", 5) == 0    ? MOTA_RESET_FAULT
+                                                             : MOTA_RESET_POWER_ON;
+        } else if (word_is(w, n, "cut=", &v)) {
+            an547_args.cut_at_op = parse_num(v, e, 10);
+        } else if (n == 4 && memcmp(w, "torn", 4) == 0) {
+            an547_args.torn = 1;
+        } else if (n == 13 && memcmp(w, "hang-on-trial", 13) == 0) {
+            an547_args.hang_on_trial = 1;
+        } else if (word_is(w, n, "fault=", &v)) {
+            const char *c1 = memchr(v, ',', (size_t)(e - v));
+            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(e - c1 - 1)) : NULL;
+            an547_args.fault_pc = parse_num(v, e, 16);
+            an547_args.fault_addr = c1 ? parse_num(c1 + 1, e, 16) : 0;
+            an547_args.fault_cfsr = c2 ? parse_num(c2 + 1, e, 16) : 0;
+        }
+        w = *e ? e + 1 : e;
+        *e = 0; /* terminate the value in place */
+    }
+    return MOTA_OK;
+}
+
+/* ---- the log ---- */
+
+void an547_log_open(void)
+{
+    if (an547_args.log != NULL)
+        log_fd = sh_open(an547_args.log, an547_args.log_len, SH_MODE_AB);
+}
+
+void mota_an547_log(const char *s)
+{
+    if (log_fd >= 0)
+        (void)sh_write(log_fd, s, strlen(s));
+}
+
+void mota_an547_log_hex(const char *label, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char b[11] = "0x";
+    for (int i = 0; i < 8; i++)
+        b[2 + i] = hex[(v >> (28 - 4 * i)) & 0xF];
+    b[10] = 0;
+    mota_an547_log(label);
+    mota_an547_log(b);
+    mota_an547_log("\n");
+}
+
+/* ---- the device profile, from the hardware ---- */
+
+#define SCB_CPUID REG(0xE000ED00u)
+#define SCB_ID_PFR1 REG(0xE000ED44u)
+#define SCB_CPUID_NS REG(0xE002ED00u)
+#define FPU_MVFR0 REG(0xE000EF40u)
+
+void mota_an547_profile(struct mota_device_profile *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->cpu_part = (SCB_CPUID >> 4) & 0xFFFu;
+    /* an FPU exists (MVFR0 single precision field) and CP10/CP11 are on */
+    p->fpu_enabled = (FPU_MVFR0 & 0xF0u) != 0 && ((SCB_CPACR >> 20) & 0xFu) == 0xFu;
+#if defined(__ARM_PCS_VFP)
+    p->float_abi = 2;
+#elif defined(__ARM_FP)
+    p->float_abi = 1;
+#endif
+    /* Secure state: the Security Extension is present, TT says this code is
+     * Secure, and the Non-secure CPUID alias (RAZ from Non-secure) answers */
+    if (((SCB_ID_PFR1 >> 4) & 0xFu) != 0) {
+        uint32_t tt, addr = (uint32_t)(uintptr_t)&mota_an547_profile;
+        __asm__ volatile("tt %0, %1" : "=r"(tt) : "r"(addr));
+        p->secure = ((tt >> 22) & 1u) && SCB_CPUID_NS != 0;
+    }
+    p->reloc_major = 8;     /* the mota runtime: NBIN v8 layout */
+    p->has_ll_aton = false; /* no Neural-ART NPU on this board: CPU models only */
+    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    p->split_policy = MOTA_SPLIT_ALLOWED;
+}
+
+/* ---- inference: a CPU model (mota build-model ABI: init, run, sizes) ---- */
+
+int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
+                     size_t out_len, uint64_t *latency_us)
+{
+    (void)ctx;
+    if (model == NULL || model->n_entries < 4)
+        return MOTA_ERR_SELFTEST_RUN;
+    uint32_t in_size = mota_model_call(model, 2, 0, 0, 0), out_size = mota_model_call(model, 3, 0, 0, 0);
+    if (in_len != in_size || out_len != out_size)
+        return MOTA_ERR_SELFTEST_RUN; /* the container's self-test does not fit this model */
+    if ((int32_t)mota_model_call(model, 0, 0, 0, 0) != 0)
+        return MOTA_ERR_SELFTEST_RUN;
+    uint64_t t0 = an547_now_us(NULL);
+    int32_t r = (int32_t)mota_model_call(model, 1, (uint32_t)(uintptr_t)in, (uint32_t)(uintptr_t)out, 0);
+    *latency_us = an547_now_us(NULL) - t0;
+    return r == 0 ? MOTA_OK : MOTA_ERR_SELFTEST_RUN;
+}
+
+/* ---- bring-up ---- */
+
+static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    (void)ctx;
+    (void)write;
+    if (addr >= MOTA_AN547_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)MOTA_AN547_EXEC_BASE + MOTA_AN547_EXEC_SIZE)
+        return (void *)(uintptr_t)addr;
+    return NULL;
+}
+
+static void barriers(void *ctx, uint32_t addr, uint32_t len)
+{
+    (void)ctx;
+    (void)addr;
+    (void)len;
+    __asm__ volatile("dsb\n\tisb" ::: "memory"); /* no caches modelled; a real M55 cleans D and invalidates I here */
+}
+
+static struct mota_provision prov;
+
+int mota_an547_init(struct mota_an547 *b, struct mota_agent_config *cfg)
+{
+    int ret;
+    memset(b, 0, sizeof(*b));
+    an547_clock_init();
+    if ((ret = an547_args_parse()) != MOTA_OK)
+        return ret;
+    an547_log_open();
+    b->boot.cause = an547_args.cause;
+    b->boot.fault_pc = an547_args.fault_pc;
+    b->boot.fault_addr = an547_args.fault_addr;
+    b->boot.fault_cfsr = an547_args.fault_cfsr;
+    b->hang_on_trial = an547_args.hang_on_trial != 0;
+    if ((ret = an547_flash_init(&b->flash)) != MOTA_OK)
+        return ret;
+    an547_system_init(&b->sys);
+    an547_uart_init(&b->uart);
+    b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
+
+    cfg->flash = &b->flash;
+    cfg->sys = &b->sys;
+    cfg->loader_mem = &b->mem;
+    mota_an547_profile(&cfg->profile);
+    cfg->journal_offset = MOTA_AN547_JOURNAL;
+
+    /* identity, keys and model names from the provisioning sector */
+    b->provision_status = mota_provision_decode(b->flash.map(NULL, MOTA_AN547_PROVISION, MOTA_AN547_SECTOR),
+                                                MOTA_AN547_SECTOR, &prov);
+    unsigned n = 1;
+    if (b->provision_status == MOTA_OK) {
+        mota_provision_apply(&prov, cfg);
+        n = prov.n_models < MOTA_AGENT_MAX_MODELS ? prov.n_models : MOTA_AGENT_MAX_MODELS;
+        memcpy(b->name, prov.name, sizeof(b->name));
+    } else {
+        cfg->n_keys = 0; /* every upload is refused: MOTA_ERR_NOT_PROVISIONED */
+        strcpy(b->name, "mota-an547 (not provisioned)");
+    }
+    uint32_t slot = (MOTA_AN547_PROVISION - MOTA_AN547_SLOTS) / (2u * n) / MOTA_AN547_SECTOR * MOTA_AN547_SECTOR;
+    uint32_t exec = MOTA_AN547_EXEC_SIZE / n / 8u * 8u;
+    cfg->n_models = n;
+    for (unsigned m = 0; m < n; m++) {
+        cfg->models[m].c_name = b->provision_status == MOTA_OK ? prov.models[m] : "network";
+        cfg->models[m].slot_offset[0] = MOTA_AN547_SLOTS + 2u * m * slot;
+        cfg->models[m].slot_offset[1] = MOTA_AN547_SLOTS + (2u * m + 1u) * slot;
+        cfg->models[m].slot_size = slot;
+        cfg->models[m].exec_ram_addr = MOTA_AN547_EXEC_BASE + m * exec;
+        cfg->models[m].exec_ram_size = exec;
+    }
+    return MOTA_OK;
+}

@@ -1,0 +1,42 @@
+/* Shared between the an547 port's files; not part of its API. */
+#ifndef MOTA_AN547_PRIVATE_H
+#define MOTA_AN547_PRIVATE_H
+
+#include "mota/an547.h"
+#include "semihost.h"
+
+#include <stdint.h>
+
+#define REG(a) (*(volatile uint32_t *)(a))
+#define SCB_ICSR REG(0xE000ED04u)
+#define SCB_AIRCR REG(0xE000ED0Cu)
+#define SCB_CPACR REG(0xE000ED88u)
+#define NVIC_ISER(n) REG(0xE000E100u + 4u * (n))
+
+/* arguments from the launcher (semihosting command line) */
+struct an547_args {
+    const char *flash, *log;
+    uint32_t flash_len, log_len;
+    enum mota_reset_cause cause;
+    uint32_t fault_pc, fault_addr, fault_cfsr;
+    uint64_t cut_at_op;
+    int torn;
+    int hang_on_trial;
+};
+extern struct an547_args an547_args;
+
+int an547_args_parse(void);
+int an547_flash_init(struct mota_flash *f);
+int an547_uart_init(struct mota_transport *t);
+void an547_clock_init(void);
+uint64_t an547_now_us(void *ctx);
+void an547_system_init(struct mota_system *s);
+/* the last words before a reset: the launcher reads them as the reset cause */
+void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr);
+void an547_log_open(void);
+/* exception handlers (startup.c's vector table) */
+void an547_systick_handler(void);
+void an547_nmi_handler(void);
+void an547_uart0_rx_handler(void);
+
+#endif

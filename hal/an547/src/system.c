@@ -1,0 +1,141 @@
+/* an547: SysTick clock, reset, reset cause, watchdog. */
+#include "board_private.h"
+
+#include "mota/err.h"
+
+#include <string.h>
+
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CVR REG(0xE000E018u)
+#define TICKS_PER_MS (MOTA_AN547_SYSCLK_HZ / 1000u)
+
+static volatile uint32_t ms_count;
+
+void an547_systick_handler(void)
+{
+    ms_count++;
+}
+
+/* A 1 ms SysTick: the clock, and a periodic wake-up for timed waits. */
+void an547_clock_init(void)
+{
+    SYST_CSR = 0;
+    SYST_RVR = TICKS_PER_MS - 1u;
+    SYST_CVR = 0;
+    ms_count = 0;
+    SYST_CSR = 7; /* processor clock, interrupt, enable */
+}
+
+uint64_t an547_now_us(void *ctx)
+{
+    (void)ctx;
+    uint32_t ms1, v, ms2;
+    do {
+        ms1 = ms_count;
+        v = SYST_CVR;
+        ms2 = ms_count;
+    } while (ms1 != ms2);
+    /* a wrap not yet counted (interrupts masked) */
+    if ((SCB_ICSR & (1u << 26)) && v > TICKS_PER_MS / 2u)
+        ms1++;
+    return (uint64_t)ms1 * 1000u + (TICKS_PER_MS - 1u - v) / (TICKS_PER_MS / 1000u);
+}
+
+static void system_reset(void *ctx)
+{
+    (void)ctx;
+    an547_reset_announce("software", 0, 0, 0);
+}
+
+static enum mota_reset_cause reset_cause(void *ctx)
+{
+    (void)ctx;
+    return an547_args.cause;
+}
+
+static void watchdog_kick(void *ctx);
+
+void an547_system_init(struct mota_system *s)
+{
+    s->now_us = an547_now_us;
+    s->reset = system_reset;
+    s->reset_cause = reset_cause;
+    s->watchdog_kick = watchdog_kick;
+    s->ctx = NULL;
+}
+
+/* ---- watchdog: the CMSDK APB watchdog ---- */
+#define WDOG_BASE MOTA_AN547_WDOG_BASE
+#define WDOG_LOAD REG(WDOG_BASE + 0x000u)
+#define WDOG_CTRL REG(WDOG_BASE + 0x008u)
+#define WDOG_INTCLR REG(WDOG_BASE + 0x00Cu)
+#define WDOG_LOCK REG(WDOG_BASE + 0xC00u)
+#define WDOG_UNLOCK_KEY 0x1ACCE551u
+
+static bool wdog_running;
+
+void mota_an547_watchdog_start(uint32_t timeout_ms)
+{
+    /* it interrupts at the first expiry and resets at the second: half the timeout each */
+    uint64_t ticks = (uint64_t)MOTA_AN547_WDOG_HZ * timeout_ms / 2000u;
+    WDOG_LOCK = WDOG_UNLOCK_KEY;
+    WDOG_LOAD = ticks > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)ticks;
+    WDOG_CTRL = 3u; /* INTEN | RESEN */
+    WDOG_LOCK = 0;
+    wdog_running = true;
+}
+
+static void watchdog_kick(void *ctx)
+{
+    (void)ctx;
+    if (!wdog_running)
+        return;
+    WDOG_LOCK = WDOG_UNLOCK_KEY;
+    WDOG_INTCLR = 1u; /* clears the interrupt and reloads the counter */
+    WDOG_LOCK = 0;
+}
+
+/* The watchdog's first expiry: the main loop stopped kicking. Say so, and
+ * let the second expiry reset the board, as the hardware intends. */
+void an547_nmi_handler(void)
+{
+    static bool said;
+    if (!said) {
+        said = true;
+        mota_an547_log("mota-an547: watchdog expired: the board resets at the next expiry\n");
+    }
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+/* ---- the last words before a reset ---- */
+static void put_hex(char *p, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 8; i++)
+        p[i] = hex[(v >> (28 - 4 * i)) & 0xF];
+}
+
+void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
+{
+    /* "mota-an547: reset CAUSE pc=XXXXXXXX addr=XXXXXXXX cfsr=XXXXXXXX" */
+    char line[96] = "mota-an547: reset ";
+    size_t n = strlen(line), c = strlen(cause);
+    memcpy(line + n, cause, c);
+    n += c;
+    memcpy(line + n, " pc=", 4);
+    put_hex(line + n + 4, pc);
+    memcpy(line + n + 12, " addr=", 6);
+    put_hex(line + n + 18, addr);
+    memcpy(line + n + 26, " cfsr=", 6);
+    put_hex(line + n + 32, cfsr);
+    line[n + 40] = '\n';
+    line[n + 41] = 0;
+    mota_an547_log(line);
+    __asm__ volatile("dsb");
+    SCB_AIRCR = 0x05FA0004u; /* SYSRESETREQ */
+    __asm__ volatile("dsb");
+    for (;;)
+        __asm__ volatile("wfi");
+}

@@ -1,0 +1,137 @@
+/* posix port: the simulated device, assembled once (see mota/posix_device.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "mota/posix_device.h"
+
+#include "mota/container.h"
+#include "mota/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The clock starts at boot, as a board's does. */
+static uint64_t dev_now(void *ctx)
+{
+    const struct mota_posix_device *d = ctx;
+    return d->clock_at_zero ? 0 : mono_us() - d->boot_us;
+}
+
+/* A host cannot reset itself: the next boot says why, and the caller boots again. */
+static void dev_reset(void *ctx)
+{
+    struct mota_posix_device *d = ctx;
+    d->resets++;
+    d->cause = MOTA_RESET_SOFTWARE;
+    d->boot_us = mono_us();
+}
+
+static enum mota_reset_cause dev_cause(void *ctx)
+{
+    return ((const struct mota_posix_device *)ctx)->cause;
+}
+
+static void dev_kick(void *ctx)
+{
+    ((struct mota_posix_device *)ctx)->kicks++;
+}
+
+static void *dev_map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    struct mota_posix_device *d = ctx;
+    (void)write;
+    if (addr >= MOTA_POSIX_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)MOTA_POSIX_EXEC_BASE + d->exec_size)
+        return d->exec_ram + (addr - MOTA_POSIX_EXEC_BASE);
+    return NULL;
+}
+
+int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_device_options *o)
+{
+    int ret = MOTA_ERR_ARG;
+    if (d == NULL || o == NULL || o->n_models > MOTA_AGENT_MAX_MODELS)
+        return ret;
+    memset(d, 0, sizeof(*d));
+    uint32_t size = o->flash_size ? o->flash_size : 8u << 20, sector = o->sector_size ? o->sector_size : 4096,
+             prog = o->prog_size ? o->prog_size : 16, exec = o->exec_ram_size ? o->exec_ram_size : 1u << 20;
+    unsigned n = o->n_models ? o->n_models : 1;
+    uint32_t slot = o->slot_size ? o->slot_size : (size - 2 * sector) / (2 * n) / sector * sector;
+    if (slot == 0 || 2ull * sector + 2ull * n * slot > size || (uint64_t)exec * n > 0x10000000u)
+        return MOTA_ERR_CONFIG;
+    ret = o->flash_path ? mota_posix_flash_open(&d->pf, o->flash_path, size, sector, prog)
+                        : mota_posix_flash_init(&d->pf, size, sector, prog);
+    if (ret != MOTA_OK)
+        return ret;
+    mota_posix_flash_hal(&d->pf, &d->flash, MOTA_POSIX_XIP_BASE);
+    d->exec_size = exec * n;
+    d->exec_ram = calloc(1, d->exec_size);
+    if (d->exec_ram == NULL) {
+        mota_posix_flash_close(&d->pf);
+        return MOTA_ERR_NOSPC;
+    }
+    d->clock_at_zero = o->clock_at_zero;
+    d->boot_us = mono_us();
+    d->mem.map = dev_map;
+    d->mem.ctx = d;
+    d->sys = (struct mota_system){
+        .now_us = dev_now, .reset = dev_reset, .reset_cause = dev_cause, .watchdog_kick = dev_kick, .ctx = d};
+    d->sim.latency_us = 2000;
+    d->sim.slow_latency_us = 10u * 1000 * 1000;
+
+    struct mota_agent_config *c = &d->cfg;
+    c->flash = &d->flash;
+    c->sys = &d->sys;
+    c->journal_offset = 0;
+    c->n_models = n;
+    for (unsigned m = 0; m < n; m++) {
+        c->models[m].c_name = o->models[m] ? o->models[m] : "network";
+        c->models[m].slot_offset[0] = 2 * sector + 2 * m * slot;
+        c->models[m].slot_offset[1] = 2 * sector + (2 * m + 1) * slot;
+        c->models[m].slot_size = slot;
+        c->models[m].exec_ram_addr = MOTA_POSIX_EXEC_BASE + m * exec;
+        c->models[m].exec_ram_size = exec;
+    }
+    struct mota_device_profile *p = &c->profile;
+    p->cpu_part = 0xD22;
+    p->fpu_enabled = true;
+    p->float_abi = 2;
+    p->secure = true;
+    p->reloc_major = 8;
+    p->has_ll_aton = true;
+    p->ll_aton_major = p->ll_aton_minor = p->ll_aton_micro = 1;
+    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    c->max_trial_boots = 3;
+    c->loader_mem = &d->mem;
+    c->infer = mota_posix_sim_infer;
+    c->infer_ctx = &d->sim;
+    c->selftest_buf = d->selftest;
+    c->selftest_buf_size = sizeof(d->selftest);
+    c->scratch = d->scratch;
+    c->scratch_size = sizeof(d->scratch);
+    mota_posix_device_identity(d, "example.com", "mota-sim");
+    return MOTA_OK;
+}
+
+void mota_posix_device_identity(struct mota_posix_device *d, const char *vendor, const char *klass)
+{
+    mota_uuid5(mota_uuid_ns_dns, vendor, strlen(vendor), d->cfg.vendor_id);
+    mota_uuid5(d->cfg.vendor_id, klass, strlen(klass), d->cfg.class_id);
+}
+
+int mota_posix_device_boot(struct mota_posix_device *d, const struct mota_transport *tr, const char *name)
+{
+    d->boot_us = mono_us();
+    return mota_device_start(&d->device, &d->cfg, tr, name);
+}
+
+void mota_posix_device_close(struct mota_posix_device *d)
+{
+    mota_posix_flash_close(&d->pf);
+    free(d->exec_ram);
+    d->exec_ram = NULL;
+}

@@ -1,0 +1,674 @@
+/*
+ * The QEMU board launcher (`mota sim --target an547`) and the factory step
+ * (`mota provision`).
+ *
+ * The launcher is the board's surroundings: its power supply, its reset
+ * line and reset-cause register, and the cable to its UART. It owns the
+ * TCP endpoint the host tools use and proxies it to the guest's UART0 (a
+ * unix socket QEMU connects to), so the endpoint survives every reboot and
+ * power cut, as a serial cable does. QEMU runs with -no-reboot: a guest
+ * reset ends the process, and the launcher starts the board again, telling
+ * it why through its semihosting arguments (reset=...): the reason the
+ * firmware announced on its log ("reset software", "reset fault ..."), a
+ * watchdog for a reset nobody announced, power-on after a power cut. Bytes
+ * the host sends while the board is off or booting are dropped, as a UART
+ * would drop them.
+ */
+#include "cmds.h"
+#include "util.h"
+
+#include "mota/an547.h"
+#include "mota/container.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/provision.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MOTA_FIRMWARE_DIR
+#define MOTA_FIRMWARE_DIR ""
+#endif
+
+struct identity {
+    const char *keys[MOTA_PROVISION_KEYS];
+    unsigned n_keys;
+    const char *models[MOTA_PROVISION_MODELS];
+    unsigned n_models;
+    const char *vendor, *klass, *name;
+    uint32_t trial_boots;
+};
+
+/* ---- provisioning ---- */
+
+static int build_record(const struct identity *id, uint8_t rec[sizeof(struct mota_provision_rec)])
+{
+    struct mota_provision p;
+    memset(&p, 0, sizeof(p));
+    mota_uuid5(mota_uuid_ns_dns, id->vendor, strlen(id->vendor), p.vendor_id);
+    mota_uuid5(p.vendor_id, id->klass, strlen(id->klass), p.class_id);
+    if (strlen(id->name) > MOTA_PROVISION_NAME_MAX)
+        return tool_fail(MOTA_ERR_ARG, "--name: at most %u characters", MOTA_PROVISION_NAME_MAX);
+    strcpy(p.name, id->name);
+    p.n_keys = id->n_keys;
+    for (unsigned k = 0; k < id->n_keys; k++) {
+        struct mota_p256_key key;
+        if (tool_load_key(id->keys[k], &key) != MOTA_OK)
+            return MOTA_ERR_KEY_INVALID;
+        memcpy(p.keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
+        p.keys[k].index = k + 1;
+    }
+    p.n_models = id->n_models ? id->n_models : 1;
+    for (unsigned m = 0; m < p.n_models; m++) {
+        const char *n = id->n_models ? id->models[m] : "network";
+        if (strlen(n) == 0 || strlen(n) >= sizeof(p.models[m]))
+            return tool_fail(MOTA_ERR_ARG, "--model '%s': 1 to %zu characters", n, sizeof(p.models[m]) - 1);
+        strcpy(p.models[m], n);
+    }
+    p.max_trial_boots = id->trial_boots;
+    int ret = mota_provision_encode(&p, rec, sizeof(struct mota_provision_rec));
+    return ret < 0 ? tool_fail(ret, "provisioning record") : MOTA_OK;
+}
+
+/* A new board's flash: erased (all 0xFF), MOTA_AN547_FLASH_SIZE bytes. */
+static int create_flash(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return errno == EEXIST ? MOTA_OK : tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(errno));
+    static uint8_t ff[64 * 1024];
+    memset(ff, 0xFF, sizeof(ff));
+    for (uint32_t off = 0; off < MOTA_AN547_FLASH_SIZE; off += sizeof(ff)) {
+        if (write(fd, ff, sizeof(ff)) != (ssize_t)sizeof(ff)) {
+            close(fd);
+            unlink(path);
+            return tool_fail(MOTA_ERR_IO, "%s: cannot write", path);
+        }
+    }
+    close(fd);
+    return MOTA_OK;
+}
+
+/* Write the record into the board's provisioning sector, once. */
+static int provision(const char *flash, const struct identity *id, bool *done)
+{
+    uint8_t rec[sizeof(struct mota_provision_rec)], cur[sizeof(rec)];
+    struct mota_provision p;
+    int ret = build_record(id, rec);
+    if (ret != MOTA_OK)
+        return ret;
+    if ((ret = create_flash(flash)) != MOTA_OK)
+        return ret;
+    int fd = open(flash, O_RDWR);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != MOTA_AN547_FLASH_SIZE) {
+        if (fd >= 0)
+            close(fd);
+        return tool_fail(MOTA_ERR_IO, "%s: not a %u-byte board flash", flash, MOTA_AN547_FLASH_SIZE);
+    }
+    if (pread(fd, cur, sizeof(cur), MOTA_AN547_PROVISION) != (ssize_t)sizeof(cur)) {
+        close(fd);
+        return tool_fail(MOTA_ERR_IO, "%s: cannot read", flash);
+    }
+    ret = mota_provision_decode(cur, sizeof(cur), &p);
+    *done = false;
+    if (ret == MOTA_OK || ret == MOTA_ERR_PROVISION) {
+        close(fd);
+        if (ret == MOTA_OK && memcmp(cur, rec, sizeof(rec)) == 0)
+            return MOTA_OK; /* the same identity: nothing to do */
+        return tool_fail(MOTA_ERR_PROVISION, "%s: already provisioned (%s); a board is provisioned once",
+                         flash, ret == MOTA_OK ? p.name : "a damaged record");
+    }
+    if (pwrite(fd, rec, sizeof(rec), MOTA_AN547_PROVISION) != (ssize_t)sizeof(rec) || fsync(fd) != 0) {
+        close(fd);
+        return tool_fail(MOTA_ERR_IO, "%s: cannot write", flash);
+    }
+    close(fd);
+    *done = true;
+    return MOTA_OK;
+}
+
+/* Options both commands share; returns 1 when consumed, 0 if not ours, <0 on error. */
+static int identity_opt(struct identity *id, int c, const char *arg)
+{
+    uint64_t v;
+    switch (c) {
+    case 'k':
+        if (id->n_keys == MOTA_PROVISION_KEYS)
+            return tool_err("at most %u keys", MOTA_PROVISION_KEYS), -1;
+        id->keys[id->n_keys++] = arg;
+        return 1;
+    case 'm':
+        if (id->n_models == MOTA_PROVISION_MODELS)
+            return tool_err("at most %u models", MOTA_PROVISION_MODELS), -1;
+        id->models[id->n_models++] = arg;
+        return 1;
+    case 'V': id->vendor = arg; return 1;
+    case 'C': id->klass = arg; return 1;
+    case 'N': id->name = arg; return 1;
+    case 'T':
+        if (!tool_parse_u64(arg, &v) || v == 0 || v > 255)
+            return tool_err("--trial-boots: 1 to 255"), -1;
+        id->trial_boots = (uint32_t)v;
+        return 1;
+    default: return 0;
+    }
+}
+
+static void identity_defaults(struct identity *id)
+{
+    memset(id, 0, sizeof(*id));
+    id->vendor = "example.com";
+    id->klass = "mota-an547";
+    id->name = "mota-an547";
+    id->trial_boots = 3;
+}
+
+int cmd_provision(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"flash", required_argument, 0, 'f'}, {"key", required_argument, 0, 'k'},
+        {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
+        {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
+        {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+    struct identity id;
+    const char *flash = NULL;
+    int c;
+    identity_defaults(&id);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hf:k:", opts, NULL)) != -1) {
+        int r = identity_opt(&id, c, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r)
+            continue;
+        if (c == 'f') {
+            flash = optarg;
+        } else {
+            FILE *f = c == 'h' ? stdout : stderr;
+            fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [--vendor DOMAIN]\n"
+                       "                      [--class NAME] [--name DEVICE] [--model C_NAME ...] [--trial-boots N]\n\n"
+                       "The factory step for an an547 board: writes the device's identity (vendor and\n"
+                       "class, checked against every container), its trusted keys (key slots 1, 2, ...),\n"
+                       "its name and model slots into the provisioning sector of its flash file\n"
+                       "(created erased if absent). A board is provisioned once: a different record\n"
+                       "over an existing one is refused. Defaults: example.com / mota-an547, model network.\n");
+            return c == 'h' ? EXIT_OK : EXIT_USAGE;
+        }
+    }
+    if (flash == NULL || id.n_keys == 0 || optind != argc) {
+        tool_err("mota provision needs --flash and at least one --key");
+        return EXIT_USAGE;
+    }
+    bool done = false;
+    int ret = provision(flash, &id, &done);
+    if (ret != MOTA_OK)
+        return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
+    printf("%s: %s (%u key%s, class %s)\n", flash, done ? "provisioned" : "already provisioned with this identity",
+           id.n_keys, id.n_keys == 1 ? "" : "s", id.klass);
+    return EXIT_OK;
+}
+
+/* ---- the launcher ---- */
+
+struct board {
+    const char *qemu, *firmware, *flash;
+    char log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
+    bool icount, hang_on_trial, torn;
+    uint64_t cut_at_op;
+    pid_t pid;
+    int qlisten, qconn, hlisten, hconn;
+    int logfd;
+    char logbuf[1024];
+    size_t loglen;
+    bool ready, killed;
+    char next_cause[16];
+    char fault[64];
+    unsigned starts, quick_fails;
+    time_t last_start;
+};
+
+static volatile sig_atomic_t stop_requested, cut_requested;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGUSR1)
+        cut_requested = 1;
+    else
+        stop_requested = 1;
+}
+
+/* The firmware: --firmware, $MOTA_FIRMWARE, the build tree this mota comes from, or beside the binary. */
+static const char *find_firmware(const char *given)
+{
+    static char path[PATH_MAX + 64];
+    if (given != NULL)
+        return given;
+    const char *env = getenv("MOTA_FIRMWARE");
+    if (env != NULL && *env)
+        return env;
+    snprintf(path, sizeof(path), "%s/mota-an547.elf", MOTA_FIRMWARE_DIR);
+    if (access(path, R_OK) == 0)
+        return path;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = 0;
+            snprintf(path, sizeof(path), "%s/../share/mota/mota-an547.elf", self);
+            if (access(path, R_OK) == 0)
+                return path;
+        }
+    }
+    return NULL;
+}
+
+static int listen_unix(struct board *b)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (fd < 0 || strlen(b->sock) >= sizeof(a.sun_path))
+        return -1;
+    strcpy(a.sun_path, b->sock);
+    unlink(b->sock);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int listen_tcp(const char *spec, char *printed, size_t cap)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    uint64_t port = 0;
+    if (colon == NULL || (size_t)(colon - spec) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) || port > 65535)
+        return -2;
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+        return -2;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    socklen_t len = sizeof(a);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    snprintf(printed, cap, "tcp:%s:%u", host, ntohs(a.sin_port));
+    return fd;
+}
+
+static int start_qemu(struct board *b)
+{
+    char semi[3 * PATH_MAX + 256];
+    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-an547,arg=flash=%s,arg=log=%s,arg=reset=%s",
+                     b->flash, b->log, b->next_cause);
+    if (b->fault[0])
+        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=fault=%s", b->fault);
+    if (b->cut_at_op)
+        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=cut=%llu%s", (unsigned long long)b->cut_at_op,
+                      b->torn ? ",arg=torn" : "");
+    if (b->hang_on_trial)
+        snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=hang-on-trial");
+    char chardev[PATH_MAX + 64];
+    snprintf(chardev, sizeof(chardev), "socket,id=uart0,path=%s", b->sock);
+    const char *argv[32];
+    int a = 0;
+    argv[a++] = b->qemu;
+    argv[a++] = "-M";
+    argv[a++] = "mps3-an547";
+    argv[a++] = "-display";
+    argv[a++] = "none";
+    argv[a++] = "-monitor";
+    argv[a++] = "none";
+    argv[a++] = "-no-reboot";
+    argv[a++] = "-kernel";
+    argv[a++] = b->firmware;
+    argv[a++] = "-semihosting-config";
+    argv[a++] = semi;
+    argv[a++] = "-chardev";
+    argv[a++] = chardev;
+    argv[a++] = "-serial";
+    argv[a++] = "chardev:uart0";
+    if (b->icount) {
+        argv[a++] = "-icount";
+        argv[a++] = "shift=0";
+    }
+    argv[a] = NULL;
+    b->ready = b->killed = false;
+    b->fault[0] = 0;
+    strcpy(b->next_cause, "watchdog"); /* unless the board announces otherwise */
+    b->last_start = time(NULL);
+    b->starts++;
+    pid_t pid = fork();
+    if (pid < 0)
+        return tool_fail(MOTA_ERR_IO, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    b->pid = pid;
+    return MOTA_OK;
+}
+
+/* A line from the board's log: echoed, and read for the reset cause. */
+static void log_line(struct board *b, const char *line)
+{
+    fprintf(stderr, "%s\n", line);
+    const char *p;
+    if (strstr(line, "mota-an547: ready") != NULL) {
+        b->ready = true;
+        b->quick_fails = 0;
+    } else if ((p = strstr(line, "mota-an547: reset ")) != NULL) {
+        char cause[16] = "";
+        unsigned pc = 0, addr = 0, cfsr = 0;
+        if (sscanf(p + 18, "%15s pc=%x addr=%x cfsr=%x", cause, &pc, &addr, &cfsr) >= 1) {
+            snprintf(b->next_cause, sizeof(b->next_cause), "%s", cause);
+            if (strcmp(cause, "fault") == 0)
+                snprintf(b->fault, sizeof(b->fault), "%x,%x,%x", pc, addr, cfsr);
+        }
+    } else if (strstr(line, "mota-an547: power cut at flash operation") != NULL && b->pid > 0) {
+        kill(b->pid, SIGKILL);
+        b->killed = true;
+        b->cut_at_op = 0; /* once */
+    }
+}
+
+static void read_log(struct board *b)
+{
+    for (;;) {
+        ssize_t n = read(b->logfd, b->logbuf + b->loglen, sizeof(b->logbuf) - 1 - b->loglen);
+        if (n <= 0)
+            return;
+        b->loglen += (size_t)n;
+        b->logbuf[b->loglen] = 0;
+        char *nl;
+        while ((nl = strchr(b->logbuf, '\n')) != NULL) {
+            *nl = 0;
+            log_line(b, b->logbuf);
+            size_t rest = b->loglen - (size_t)(nl + 1 - b->logbuf);
+            memmove(b->logbuf, nl + 1, rest);
+            b->loglen = rest;
+            b->logbuf[rest] = 0;
+        }
+        if (b->loglen == sizeof(b->logbuf) - 1)
+            b->loglen = 0; /* a line longer than the buffer: drop it */
+    }
+}
+
+static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
+{
+    ssize_t n = read(from, buf, cap);
+    if (n <= 0) {
+        close(from);
+        *from_slot = -1;
+        return;
+    }
+    if (*to >= 0) {
+        ssize_t off = 0;
+        while (off < n) {
+            ssize_t w = write(*to, buf + off, (size_t)(n - off));
+            if (w <= 0) {
+                if (w < 0 && errno == EINTR)
+                    continue;
+                break;
+            }
+            off += w;
+        }
+    }
+}
+
+static void help_board(FILE *f)
+{
+    fprintf(f,
+            "usage: mota sim --target an547 [options]\n\n"
+            "A device on QEMU mps3-an547 (Cortex-M55): the mota firmware with the agent on\n"
+            "UART0, a persistent emulated NOR flash (a host file), a real watchdog. Models run\n"
+            "for real: the self-test and `mota invoke` execute them. The UART is reachable on a\n"
+            "TCP endpoint that stays the same across reboots and power cuts (printed as\n"
+            "'listening on tcp:HOST:PORT', as the simulated device does).\n"
+            "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port)\n"
+            "  --flash FILE           the board's flash (default mota-an547.flash); a new one is\n"
+            "                         created erased and provisioned from the options below\n"
+            "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
+            "  --trial-boots N        provisioning (see `mota provision`); a new flash without\n"
+            "                         --key stays unprovisioned: it refuses every update\n"
+            "  --log FILE             the board's log (default FLASH.log)\n"
+            "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
+            "  --icount               deterministic time: one instruction per nanosecond\n"
+            "Faults:\n"
+            "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
+            "                         of the first boot: the launcher kills QEMU, then powers on\n"
+            "  --hang-on-trial        the application hangs while a model is on trial: the\n"
+            "                         watchdog resets the board and the agent reverts the model\n"
+            "  SIGUSR1                power cut now (QEMU killed at any instant, then powered on)\n");
+}
+
+int cmd_sim_board(int argc, char **argv)
+{
+    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
+        {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
+        {"log", required_argument, 0, O_LOG}, {"firmware", required_argument, 0, O_FIRMWARE},
+        {"qemu", required_argument, 0, O_QEMU}, {"icount", no_argument, 0, O_ICOUNT},
+        {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
+        {"hang-on-trial", no_argument, 0, O_HANG}, {"key", required_argument, 0, 'k'},
+        {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
+        {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
+        {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+    static struct board B;
+    struct board *b = &B;
+    struct identity id;
+    const char *tcp = "127.0.0.1:0", *firmware = NULL, *log = NULL;
+    uint64_t v;
+    int c;
+    memset(b, 0, sizeof(*b));
+    identity_defaults(&id);
+    b->flash = "mota-an547.flash";
+    b->qemu = "qemu-system-arm";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = identity_opt(&id, c, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r)
+            continue;
+        switch (c) {
+        case 'h': help_board(stdout); return EXIT_OK;
+        case O_TARGET: break;
+        case O_TCP: tcp = optarg; break;
+        case O_FLASH: b->flash = optarg; break;
+        case O_LOG: log = optarg; break;
+        case O_FIRMWARE: firmware = optarg; break;
+        case O_QEMU: b->qemu = optarg; break;
+        case O_ICOUNT: b->icount = true; break;
+        case O_TORN: b->torn = true; break;
+        case O_HANG: b->hang_on_trial = true; break;
+        case O_CUT:
+            if (!tool_parse_u64(optarg, &v) || v == 0) {
+                tool_err("--cut-at-op: a flash operation number from 1");
+                return EXIT_USAGE;
+            }
+            b->cut_at_op = v;
+            break;
+        default: help_board(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        help_board(stderr);
+        return EXIT_USAGE;
+    }
+    b->firmware = find_firmware(firmware);
+    if (b->firmware == NULL || access(b->firmware, R_OK) != 0)
+    {
+        tool_fail(MOTA_ERR_IO, "the an547 firmware was not found: build it (the default build does, with "
+                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE");
+        return EXIT_IO;
+    }
+    /* the flash: the board's persistent state; a new one is provisioned (or left blank) */
+    if (access(b->flash, F_OK) != 0) {
+        bool done = false;
+        int ret = id.n_keys ? provision(b->flash, &id, &done) : create_flash(b->flash);
+        if (ret != MOTA_OK)
+            return EXIT_IO;
+        fprintf(stderr, "mota-sim: new board flash %s (%s)\n", b->flash, done ? "provisioned" : "not provisioned");
+    } else if (id.n_keys) {
+        bool done = false;
+        if (provision(b->flash, &id, &done) != MOTA_OK)
+            return EXIT_INVALID;
+    }
+    /* semihosting arguments are split at spaces: the paths must not hold any */
+    char abs_flash[PATH_MAX];
+    if (realpath(b->flash, abs_flash) == NULL || strchr(abs_flash, ' ') != NULL ||
+        strlen(abs_flash) + 8 > sizeof(b->log)) {
+        tool_fail(MOTA_ERR_IO, "%s: needs a path without spaces", b->flash);
+        return EXIT_IO;
+    }
+    b->flash = abs_flash;
+    if (log == NULL) {
+        memcpy(b->log, abs_flash, strlen(abs_flash));
+        strcpy(b->log + strlen(abs_flash), ".log");
+    } else if (strlen(log) >= sizeof(b->log) || strchr(log, ' ') != NULL) {
+        tool_fail(MOTA_ERR_IO, "%s: needs a path without spaces", log);
+        return EXIT_IO;
+    } else {
+        strcpy(b->log, log);
+    }
+    int lfd = open(b->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (lfd < 0) {
+        tool_fail(MOTA_ERR_IO, "%s: %s", b->log, strerror(errno));
+        return EXIT_IO;
+    }
+    close(lfd);
+    b->logfd = open(b->log, O_RDONLY | O_CLOEXEC);
+    lseek(b->logfd, 0, SEEK_END);
+
+    snprintf(b->dir, sizeof(b->dir), "/tmp/mota-an547-XXXXXX");
+    if (mkdtemp(b->dir) == NULL) {
+        tool_fail(MOTA_ERR_IO, "mkdtemp: %s", strerror(errno));
+        return EXIT_IO;
+    }
+    strcpy(b->sock, b->dir);
+    strcat(b->sock, "/uart0");
+    b->qlisten = listen_unix(b);
+    char where[300];
+    b->hlisten = listen_tcp(tcp, where, sizeof(where));
+    if (b->hlisten == -2) {
+        tool_err("--tcp: expected IPv4-HOST:PORT");
+        return EXIT_USAGE;
+    }
+    if (b->qlisten < 0 || b->hlisten < 0) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s", tcp);
+        return EXIT_IO;
+    }
+    b->qconn = b->hconn = -1;
+    printf("mota-sim: listening on %s\n", where);
+    fflush(stdout);
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    strcpy(b->next_cause, "power-on");
+    int rc = EXIT_OK;
+    if (start_qemu(b) != MOTA_OK)
+        rc = EXIT_IO;
+    static char buf[16384];
+    while (rc == EXIT_OK && !stop_requested) {
+        struct pollfd p[4];
+        int n = 0, ih = -1, ic = -1, iq = -1, il = -1;
+        p[n] = (struct pollfd){.fd = b->hlisten, .events = POLLIN}, ih = n++;
+        if (b->hconn >= 0)
+            p[n] = (struct pollfd){.fd = b->hconn, .events = POLLIN}, ic = n++;
+        if (b->qconn >= 0)
+            p[n] = (struct pollfd){.fd = b->qconn, .events = POLLIN}, iq = n++;
+        else
+            p[n] = (struct pollfd){.fd = b->qlisten, .events = POLLIN}, il = n++;
+        if (poll(p, (nfds_t)n, 10) < 0 && errno != EINTR)
+            break;
+        read_log(b);
+        if (cut_requested && b->pid > 0) {
+            cut_requested = 0;
+            kill(b->pid, SIGKILL);
+            b->killed = true;
+        }
+        if (ih >= 0 && (p[ih].revents & POLLIN)) {
+            int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC);
+            if (fd >= 0) {
+                if (b->hconn >= 0)
+                    close(b->hconn); /* a new client takes the cable */
+                b->hconn = fd;
+            }
+        }
+        if (ic >= 0 && (p[ic].revents & (POLLIN | POLLHUP | POLLERR))) {
+            /* the host's bytes reach the UART only while the board listens */
+            int to = b->ready ? b->qconn : -1;
+            forward(b->hconn, &to, buf, sizeof(buf), &b->hconn);
+        }
+        if (iq >= 0 && (p[iq].revents & (POLLIN | POLLHUP | POLLERR)))
+            forward(b->qconn, &b->hconn, buf, sizeof(buf), &b->qconn);
+        if (il >= 0 && (p[il].revents & POLLIN))
+            b->qconn = accept4(b->qlisten, NULL, NULL, SOCK_CLOEXEC);
+        int status;
+        if (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == b->pid) {
+            b->pid = 0;
+            read_log(b);
+            if (b->qconn >= 0) {
+                close(b->qconn);
+                b->qconn = -1;
+            }
+            if (b->killed) {
+                strcpy(b->next_cause, "power-on");
+                b->fault[0] = 0;
+                fprintf(stderr, "mota-sim: power cut; powering on again\n");
+            } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                tool_fail(MOTA_ERR_IO, "qemu exited with status %d", status);
+                rc = EXIT_IO;
+                break;
+            } else {
+                fprintf(stderr, "mota-sim: board reset (%s); starting again\n", b->next_cause);
+            }
+            /* a board that never reaches "ready" is not restarted forever */
+            if (!b->ready && time(NULL) - b->last_start < 2 && ++b->quick_fails > 5) {
+                tool_fail(MOTA_ERR_IO, "the board keeps resetting before it is ready (see %s)", b->log);
+                rc = EXIT_IO;
+                break;
+            }
+            if (start_qemu(b) != MOTA_OK)
+                rc = EXIT_IO;
+        }
+    }
+    if (b->pid > 0) {
+        kill(b->pid, SIGKILL);
+        waitpid(b->pid, NULL, 0);
+    }
+    unlink(b->sock);
+    rmdir(b->dir);
+    return rc;
+}
