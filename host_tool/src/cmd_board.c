@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -232,7 +233,7 @@ struct board {
     uint64_t cut_at_op;
     pid_t pid;
     int qlisten, qconn, hlisten, hconn;
-    int logfd;
+    int console, logfd; /* the board's console (a pipe from QEMU's stderr); the log file */
     char logbuf[1024];
     size_t loglen;
     bool ready, killed;
@@ -322,8 +323,8 @@ static int listen_tcp(const char *spec, char *printed, size_t cap)
 static int start_qemu(struct board *b)
 {
     char semi[3 * PATH_MAX + 256];
-    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-an547,arg=flash=%s,arg=log=%s,arg=reset=%s",
-                     b->flash, b->log, b->next_cause);
+    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-an547,arg=flash=%s,arg=reset=%s",
+                     b->flash, b->next_cause);
     if (b->fault[0])
         n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=fault=%s", b->fault);
     if (b->cut_at_op)
@@ -361,6 +362,10 @@ static int start_qemu(struct board *b)
     strcpy(b->next_cause, "watchdog"); /* unless the board announces otherwise */
     b->last_start = time(NULL);
     b->starts++;
+    /* the board's console (semihosting) is QEMU's stderr: a pipe the launcher reads */
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return tool_fail(MOTA_ERR_IO, "pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
         return tool_fail(MOTA_ERR_IO, "fork: %s", strerror(errno));
@@ -368,17 +373,25 @@ static int start_qemu(struct board *b)
         int nul = open("/dev/null", O_RDWR);
         dup2(nul, 0);
         dup2(nul, 1);
+        dup2(pfd[1], 2);
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
+    close(pfd[1]);
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    if (b->console >= 0)
+        close(b->console);
+    b->console = pfd[0];
+    b->loglen = 0;
     b->pid = pid;
     return MOTA_OK;
 }
 
-/* A line from the board's log: echoed, and read for the reset cause. */
+/* A line from the board's console: echoed, logged, and read for the reset cause. */
 static void log_line(struct board *b, const char *line)
 {
     fprintf(stderr, "%s\n", line);
+    dprintf(b->logfd, "%s\n", line);
     const char *p;
     if (strstr(line, "mota-an547: ready") != NULL) {
         b->ready = true;
@@ -401,7 +414,9 @@ static void log_line(struct board *b, const char *line)
 static void read_log(struct board *b)
 {
     for (;;) {
-        ssize_t n = read(b->logfd, b->logbuf + b->loglen, sizeof(b->logbuf) - 1 - b->loglen);
+        if (b->console < 0)
+            return;
+        ssize_t n = read(b->console, b->logbuf + b->loglen, sizeof(b->logbuf) - 1 - b->loglen);
         if (n <= 0)
             return;
         b->loglen += (size_t)n;
@@ -429,14 +444,14 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
         return;
     }
     if (*to >= 0) {
+        /* never block the launcher: what the other side cannot take now is lost, as on a wire */
         ssize_t off = 0;
-        while (off < n) {
-            ssize_t w = write(*to, buf + off, (size_t)(n - off));
-            if (w <= 0) {
-                if (w < 0 && errno == EINTR)
-                    continue;
+        while (off < n && !stop_requested) {
+            ssize_t w = send(*to, buf + off, (size_t)(n - off), MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
                 break;
-            }
             off += w;
         }
     }
@@ -543,6 +558,12 @@ int cmd_sim_board(int argc, char **argv)
             return EXIT_INVALID;
     }
     /* semihosting arguments are split at spaces: the paths must not hold any */
+    /* one board per flash file */
+    int lock = open(b->flash, O_RDONLY | O_CLOEXEC);
+    if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        tool_fail(MOTA_ERR_IO, "%s: %s", b->flash, lock < 0 ? strerror(errno) : "in use by another running board");
+        return EXIT_IO;
+    }
     char abs_flash[PATH_MAX];
     if (realpath(b->flash, abs_flash) == NULL || strchr(abs_flash, ' ') != NULL ||
         strlen(abs_flash) + 8 > sizeof(b->log)) {
@@ -559,14 +580,12 @@ int cmd_sim_board(int argc, char **argv)
     } else {
         strcpy(b->log, log);
     }
-    int lfd = open(b->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (lfd < 0) {
+    b->logfd = open(b->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (b->logfd < 0) {
         tool_fail(MOTA_ERR_IO, "%s: %s", b->log, strerror(errno));
         return EXIT_IO;
     }
-    close(lfd);
-    b->logfd = open(b->log, O_RDONLY | O_CLOEXEC);
-    lseek(b->logfd, 0, SEEK_END);
+    b->console = -1;
 
     snprintf(b->dir, sizeof(b->dir), "/tmp/mota-an547-XXXXXX");
     if (mkdtemp(b->dir) == NULL) {
@@ -601,7 +620,7 @@ int cmd_sim_board(int argc, char **argv)
         rc = EXIT_IO;
     static char buf[16384];
     while (rc == EXIT_OK && !stop_requested) {
-        struct pollfd p[4];
+        struct pollfd p[5];
         int n = 0, ih = -1, ic = -1, iq = -1, il = -1;
         p[n] = (struct pollfd){.fd = b->hlisten, .events = POLLIN}, ih = n++;
         if (b->hconn >= 0)
@@ -610,6 +629,8 @@ int cmd_sim_board(int argc, char **argv)
             p[n] = (struct pollfd){.fd = b->qconn, .events = POLLIN}, iq = n++;
         else
             p[n] = (struct pollfd){.fd = b->qlisten, .events = POLLIN}, il = n++;
+        if (b->console >= 0)
+            p[n++] = (struct pollfd){.fd = b->console, .events = POLLIN};
         if (poll(p, (nfds_t)n, 10) < 0 && errno != EINTR)
             break;
         read_log(b);

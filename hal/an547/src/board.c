@@ -11,9 +11,8 @@
 
 struct an547_args an547_args;
 static char cmdline[512];
-static int32_t log_fd = -1;
 
-/* ---- the launcher's arguments: "mota-an547 flash=F log=L reset=CAUSE [cut=N] [torn] [fault=PC,ADDR,CFSR]" ---- */
+/* ---- the launcher's arguments: "mota-an547 flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [fault=PC,ADDR,CFSR]" ---- */
 
 static uint32_t parse_num(const char *p, const char *end, int base)
 {
@@ -52,9 +51,6 @@ int an547_args_parse(void)
         if (word_is(w, n, "flash=", &v)) {
             an547_args.flash = v;
             an547_args.flash_len = (uint32_t)(e - v);
-        } else if (word_is(w, n, "log=", &v)) {
-            an547_args.log = v;
-            an547_args.log_len = (uint32_t)(e - v);
         } else if (word_is(w, n, "reset=", &v)) {
             an547_args.cause = memcmp(v, "software", 8) == 0 ? MOTA_RESET_SOFTWARE
                              : memcmp(v, "watchdog", 8) == 0 ? MOTA_RESET_WATCHDOG
@@ -79,18 +75,11 @@ int an547_args_parse(void)
     return MOTA_OK;
 }
 
-/* ---- the log ---- */
-
-void an547_log_open(void)
-{
-    if (an547_args.log != NULL)
-        log_fd = sh_open(an547_args.log, an547_args.log_len, SH_MODE_AB);
-}
+/* ---- the log: the semihosting console (QEMU's stderr, which the launcher reads) ---- */
 
 void mota_an547_log(const char *s)
 {
-    if (log_fd >= 0)
-        (void)sh_write(log_fd, s, strlen(s));
+    semihost(SH_WRITE0, s);
 }
 
 void mota_an547_log_hex(const char *label, uint32_t v)
@@ -183,7 +172,6 @@ int mota_an547_init(struct mota_an547 *b, struct mota_agent_config *cfg)
     an547_clock_init();
     if ((ret = an547_args_parse()) != MOTA_OK)
         return ret;
-    an547_log_open();
     b->boot.cause = an547_args.cause;
     b->boot.fault_pc = an547_args.fault_pc;
     b->boot.fault_addr = an547_args.fault_addr;

@@ -15,8 +15,8 @@
 
 /* arguments from the launcher (semihosting command line) */
 struct an547_args {
-    const char *flash, *log;
-    uint32_t flash_len, log_len;
+    const char *flash;
+    uint32_t flash_len;
     enum mota_reset_cause cause;
     uint32_t fault_pc, fault_addr, fault_cfsr;
     uint64_t cut_at_op;
@@ -33,7 +33,6 @@ uint64_t an547_now_us(void *ctx);
 void an547_system_init(struct mota_system *s);
 /* the last words before a reset: the launcher reads them as the reset cause */
 void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr);
-void an547_log_open(void);
 /* exception handlers (startup.c's vector table) */
 void an547_systick_handler(void);
 void an547_nmi_handler(void);
