@@ -583,6 +583,7 @@ static int finish_upload(struct mota_agent *a)
     }
     a->up_model = NOT_RECEIVING;
     a->up_ready = false;
+    a->up_active = false;
     return (int)s->upload_len;
 }
 
@@ -774,10 +775,22 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
     return (int)a->up_expected;
 }
 
+static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len);
+
 int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len)
 {
     if (a == NULL || a->cfg == NULL || (data == NULL && len > 0))
         return MOTA_ERR_ARG;
+    if (offset == 0)
+        a->up_active = true;
+    int ret = write_stream(a, offset, data, len);
+    if (ret < 0 && ret != MOTA_ERR_UPLOAD_OFFSET)
+        a->up_active = false; /* refused: the container is over */
+    return ret;
+}
+
+static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len)
+{
     if (offset == 0) {
         /* a (re)start: the head is collected again and decides what follows */
         memset(&a->refusal, 0, sizeof(a->refusal));
@@ -832,6 +845,11 @@ int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data,
     return stream_bytes(a, data, len);
 }
 
+bool mota_agent_receiving(const struct mota_agent *a)
+{
+    return a->up_active;
+}
+
 uint32_t mota_agent_upload_offset(const struct mota_agent *a)
 {
     for (unsigned m = 0; m < a->cfg->n_models; m++) {
@@ -850,6 +868,7 @@ int mota_agent_abort(struct mota_agent *a)
     }
     a->up_model = NOT_RECEIVING;
     a->up_ready = false;
+    a->up_active = false;
     a->up_expected = 0;
     return MOTA_OK;
 }

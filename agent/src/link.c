@@ -82,6 +82,27 @@ static bool is_retry(const struct mota_link *l, const struct mota_frame *f)
            mota_crc32(0, f->payload, f->len) == l->replay_crc;
 }
 
+/* "FIELD: device 0xEXPECTED, model 0xFOUND": the compatibility rule that refused an upload. */
+static size_t refusal_detail(const struct mota_compat_result *r, uint8_t *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    const char *parts[2] = {": device 0x", ", model 0x"};
+    uint64_t vals[2] = {r->expected, r->found};
+    for (const char *s = r->field; *s && n + 1 < cap; s++)
+        out[n++] = (uint8_t)*s;
+    for (int i = 0; i < 2; i++) {
+        for (const char *s = parts[i]; *s && n + 1 < cap; s++)
+            out[n++] = (uint8_t)*s;
+        int d = 60;
+        while (d > 0 && ((vals[i] >> d) & 0xF) == 0)
+            d -= 4;
+        for (; d >= 0 && n + 1 < cap; d -= 4)
+            out[n++] = (uint8_t)hex[(vals[i] >> d) & 0xF];
+    }
+    return n;
+}
+
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m)
 {
     struct mota_agent_model_info info;
@@ -128,7 +149,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 7);
+    mota_cbor_put_map(&e, 9);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, 2);
@@ -159,6 +180,10 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_array(&e, c->n_models);
     for (unsigned m = 0; m < c->n_models; m++)
         put_ref(&e, l->agent, m);
+    mota_cbor_put_uint(&e, 8); /* provisioned: any trusted key */
+    mota_cbor_put_bool(&e, c->n_keys > 0);
+    mota_cbor_put_uint(&e, 9); /* why this boot happened */
+    mota_cbor_put_uint(&e, l->agent->reset_cause);
     return e.err ? 0 : e.len;
 }
 
@@ -268,10 +293,23 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             l->ended = true;
             l->last_result = ret;
             note_error(l, ret, (unsigned)upload_model(l));
+            if (l->agent->refusal.reason == ret && l->agent->refusal.field != NULL)
+                return respond(l, f, ret, l->body, refusal_detail(&l->agent->refusal, l->body, 128));
             return respond(l, f, ret, NULL, 0);
         }
         l->expected = (uint32_t)ret;
         mota_put32(out, (uint32_t)ret);
+        if ((uint32_t)ret >= l->total && mota_agent_receiving(l->agent)) {
+            /* every byte the host has, and the container wants more: a truncated file */
+            ret = mota_agent_abort(l->agent);
+            if (ret == MOTA_ERR_POWER_LOST)
+                return ret;
+            l->session = false;
+            l->ended = true;
+            l->last_result = MOTA_ERR_UPLOAD_TRUNCATED;
+            note_error(l, l->last_result, (unsigned)upload_model(l));
+            return respond(l, f, l->last_result, NULL, 0);
+        }
         if ((uint32_t)ret >= l->total) {
             l->session = false;
             l->ended = true;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -370,6 +371,7 @@ static int start_qemu(struct board *b)
     if (pid < 0)
         return tool_fail(MOTA_ERR_IO, "fork: %s", strerror(errno));
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the board loses power with its launcher */
         int nul = open("/dev/null", O_RDWR);
         dup2(nul, 0);
         dup2(nul, 1);

@@ -124,6 +124,40 @@ static int parse_models(const uint8_t *p, size_t len, int64_t want_key, struct d
     return d.err;
 }
 
+/* The device line of `status`: name, provisioning, why it last booted (HELLO keys 1, 8, 9). */
+static void print_device(const uint8_t *p, size_t len)
+{
+    static const char *const causes[] = {"power-on", "software reset", "watchdog reset", "fault reset"};
+    struct mota_cbor_dec d;
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    char name[64] = "?";
+    bool provisioned = true, has_cause = false;
+    uint64_t cause = 0;
+    mota_cbor_dec_init(&d, p, len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return;
+    for (size_t i = 0; i < n && d.err == 0; i++) {
+        const char *s;
+        size_t sl;
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return;
+        if (key == 1 && mota_cbor_get_tstr(&d, &s, &sl) == 0)
+            copy_str(name, sizeof(name), s, sl);
+        else if (key == 8)
+            mota_cbor_get_bool(&d, &provisioned);
+        else if (key == 9)
+            has_cause = mota_cbor_get_uint(&d, &cause) == 0;
+        else
+            mota_cbor_skip(&d);
+    }
+    printf("device %s: %s", name,
+           provisioned ? "provisioned" : "NOT PROVISIONED: no identity or trusted key, every update is refused");
+    if (has_cause)
+        printf("; booted after %s", cause < 4 ? causes[cause] : "an unknown reset");
+    printf("\n");
+}
+
 static const char *mode_name(unsigned m)
 {
     return m == MOTA_INSTALL_XIP ? "XIP" : m == MOTA_INSTALL_COPY ? "COPY" : "?";
@@ -365,6 +399,7 @@ int cmd_push(int argc, char **argv)
     size_t info_len;
     struct dev_model models[4];
     unsigned n_models = 0;
+    char detail[160] = "";
     double t0 = now_s(), last_progress = t0;
     uint64_t total = m.len, acked = 0, send_ptr = 0;
     unsigned reconnects = 0;
@@ -482,8 +517,19 @@ int cmd_push(int argc, char **argv)
                     inflight = 0;
                     stale_below = (uint16_t)(c.seq + 1);
                 }
+            } else if (status == MOTA_ERR_PROTO_TOO_LARGE || status == MOTA_ERR_PROTO_NO_SESSION) {
+                /* the device forgot the session: it was reset behind a line that stayed up (a UART):
+                 * negotiate again and resume from what it kept */
+                link_err = MOTA_ERR_DEVICE_LOST;
+                break;
             } else if (status != MOTA_OK) {
                 result = status;
+                /* the device may say more than the code: which rule, with its values */
+                size_t dl = f.len - 2u < sizeof(detail) - 1 ? f.len - 2u : sizeof(detail) - 1;
+                memcpy(detail, b, dl);
+                detail[dl] = 0;
+                if (strcmp(detail, mota_err_str(status)) == 0)
+                    detail[0] = 0;
                 break;
             }
         }
@@ -548,10 +594,17 @@ int cmd_push(int argc, char **argv)
         }
     } else {
         rc = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT ? EXIT_IO : EXIT_INVALID;
-        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
-                  "\"seconds\": %.3f}",
-              mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result), el);
-        tool_fail(result, "the device refused the update; its model is unchanged");
+        if (o.json) {
+            printf("{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
+                   "\"detail\": ", mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result));
+            json_escaped(stdout, detail, strlen(detail));
+            printf(", \"seconds\": %.3f}\n", el);
+            fflush(stdout);
+        }
+        if (detail[0])
+            tool_fail(result, "the device refused the update (%s); its model is unchanged", detail);
+        else
+            tool_fail(result, "the device refused the update; its model is unchanged");
     }
 out:
     client_close(&c);
@@ -596,6 +649,7 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
                 printf(", \"status\": ");
                 cbor_to_json(stdout, body, blen);
             } else {
+                print_device(info, info_len);
                 parse_models(body, blen, 1, models, &n);
                 print_models(models, n);
             }

@@ -156,6 +156,7 @@ struct mota_agent {
     uint32_t unit_fill, unit_slot_off;
     uint32_t last_persist;
     bool up_resumed;         /* units past the resume point may already be on flash */
+    bool up_active;          /* a container has started and has neither ended nor been refused */
     int last_error;
     struct mota_compat_result refusal; /* the compatibility rule that refused the last upload, if one did */
     enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
@@ -183,6 +184,9 @@ int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data,
 
 /* Offset the sender should continue from (0 when no upload is in progress). */
 uint32_t mota_agent_upload_offset(const struct mota_agent *a);
+
+/* An upload is under way: the container has started and not yet ended (or been refused). */
+bool mota_agent_receiving(const struct mota_agent *a);
 
 /* Drop an upload in progress. */
 int mota_agent_abort(struct mota_agent *a);

@@ -168,6 +168,7 @@
     X(MOTA_ERR_CONFIG, -817, "agent configuration invalid")                              \
     X(MOTA_ERR_NOT_PROVISIONED, -818, "device not provisioned: no identity or trusted key") \
     X(MOTA_ERR_PROVISION, -819, "provisioning record malformed or unreadable")            \
+    X(MOTA_ERR_UPLOAD_TRUNCATED, -820, "the container ended before its declared length")   \
     /* update link protocol: -900 .. -999 */                                               \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \
