@@ -389,6 +389,13 @@ static int start_qemu(struct board *b)
     return MOTA_OK;
 }
 
+/* The launcher's own events go to the board's log too: one timeline of what happened to the board. */
+static void note(struct board *b, const char *what)
+{
+    fprintf(stderr, "mota-sim: %s\n", what);
+    dprintf(b->logfd, "mota-sim: %s\n", what);
+}
+
 /* A line from the board's console: echoed, logged, and read for the reset cause. */
 static void log_line(struct board *b, const char *line)
 {
@@ -669,13 +676,15 @@ int cmd_sim_board(int argc, char **argv)
             if (b->killed) {
                 strcpy(b->next_cause, "power-on");
                 b->fault[0] = 0;
-                fprintf(stderr, "mota-sim: power cut; powering on again\n");
+                note(b, "power cut; powering on again");
             } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 tool_fail(MOTA_ERR_IO, "qemu exited with status %d", status);
                 rc = EXIT_IO;
                 break;
             } else {
-                fprintf(stderr, "mota-sim: board reset (%s); starting again\n", b->next_cause);
+                char what[64];
+                snprintf(what, sizeof(what), "board reset (%s); starting again", b->next_cause);
+                note(b, what);
             }
             /* a board that never reaches "ready" is not restarted forever */
             if (!b->ready && time(NULL) - b->last_start < 2 && ++b->quick_fails > 5) {
