@@ -14,7 +14,6 @@
 #define MBEDTLS_PLATFORM_EXIT_MACRO(x) ((void)(x))
 
 #define MBEDTLS_SHA256_C
-#define MBEDTLS_SHA256_SMALLER
 #define MBEDTLS_BIGNUM_C
 #define MBEDTLS_ECP_C
 #define MBEDTLS_ECP_DP_SECP256R1_ENABLED
@@ -24,8 +23,8 @@
 #define MBEDTLS_ASN1_PARSE_C
 #define MBEDTLS_ASN1_WRITE_C
 
-#define MBEDTLS_ECP_WINDOW_SIZE 2
-#define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
+#define MBEDTLS_ECP_WINDOW_SIZE 4
+#define MBEDTLS_ECP_FIXED_POINT_OPTIM 1 /* the base point's table, kept in the cached group (crypto.c) */
 #define MBEDTLS_MPI_MAX_SIZE 32
 
 #include "mbedtls/check_config.h"

@@ -22,5 +22,5 @@ arm-none-eabi-size -t build/m55/agent/libmota_agent.a build/m55/container/libmot
   build/m55/loader/libmota_loader.a build/m55/crypto/libmota_crypto.a build/m55/hal/libmota_base.a \
   build/m55/libmota_dep_mbedtls_lib.a build/m55/libmota_dep_cbor_lib.a | tail -1 |
   awk '{print "  all device libraries: text " $1 " bytes, data " $2 ", bss " $3 " (before the linker drops unused code)"}'
-arm-none-eabi-size build/m55/tests/qemu/mota_agent_link.elf | tail -1 |
-  awk '{print "  firmware image with the agent, the link server and all they use (tests/qemu/agent_link.c): text " $1 " bytes, data " $2 ", bss " $3}'
+arm-none-eabi-size build/m55/hal/an547/mota-an547.elf | tail -1 |
+  awk '{print "  the an547 firmware (hal/an547, by module: scripts/bench-board.sh): text " $1 " bytes, data " $2 ", bss " $3}'

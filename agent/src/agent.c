@@ -32,6 +32,11 @@ static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
 }
 
 /* Long work (hashing a slot, erasing, a self-test) keeps the watchdog fed. */
+static uint32_t now_us(const struct mota_agent *a)
+{
+    return (uint32_t)a->cfg->sys->now_us(a->cfg->sys->ctx);
+}
+
 static void kick(const struct mota_agent *a)
 {
     const struct mota_system *sys = a->cfg->sys;
@@ -85,14 +90,26 @@ static uint32_t payload_head_len(const struct mota_component *c)
  * profile, which model, vendor and class, compatibility, the layout of the
  * stream and of the slot, and whether it fits.
  */
+enum head_auth {
+    AUTH_NEW_UPLOAD, /* signature by a trusted, unrevoked key */
+    AUTH_STORED,     /* signature by a trusted key (revoked after it was installed is fine) */
+    AUTH_DIGEST,     /* its signature was verified in this run: the manifest must hash to that digest */
+};
+
 static int check_head(const struct mota_agent *a, const struct mota_envelope *env, struct mota_manifest *man,
-                      struct head_check *hc, bool new_upload)
+                      struct head_check *hc, enum head_auth auth)
 {
     int ret;
+    uint8_t md[MOTA_SHA256_LEN];
     memset(hc, 0, sizeof(*hc));
     hc->model = -1;
-    if ((ret = authenticate(a, env, new_upload)) != MOTA_OK)
+    if (auth == AUTH_DIGEST) {
+        mota_sha256(env->manifest_wrapped, env->manifest_wrapped_len, md);
+        if (mota_ct_memcmp(md, env->digest, MOTA_SHA256_LEN) != 0)
+            return MOTA_ERR_MANIFEST_DIGEST;
+    } else if ((ret = authenticate(a, env, auth == AUTH_NEW_UPLOAD)) != MOTA_OK) {
         return ret;
+    }
     if ((ret = mota_manifest_decode(env, man)) != MOTA_OK)
         return ret;
     if ((ret = mota_manifest_check_profile(man)) != MOTA_OK)
@@ -166,17 +183,23 @@ static int check_sequence(const struct mota_agent *a, unsigned m, uint64_t seq, 
 /* Hash [off, off+len) of the flash. */
 static int hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, struct mota_sha256 *ctx)
 {
+    const struct mota_flash *fl = a->cfg->flash;
     uint8_t buf[256];
     while (len > 0) {
-        uint32_t n = len < sizeof(buf) ? len : (uint32_t)sizeof(buf);
-        int ret = a->cfg->flash->read(a->cfg->flash->ctx, off, buf, n);
-        if (ret != MOTA_OK)
-            return ret;
-        mota_sha256_update(ctx, buf, n);
+        /* straight from the mapped flash, a sector at a time (no copy); read() where it is not mapped */
+        uint32_t n = len < 4096u ? len : 4096u;
+        const uint8_t *p = fl->map(fl->ctx, off, n);
+        if (p == NULL) {
+            n = n < sizeof(buf) ? n : (uint32_t)sizeof(buf);
+            int ret = fl->read(fl->ctx, off, buf, n);
+            if (ret != MOTA_OK)
+                return ret;
+            p = buf;
+        }
+        mota_sha256_update(ctx, p, n);
         off += n;
         len -= n;
-        if ((off & 0xFFFu) < n)
-            kick(a);
+        kick(a);
     }
     return MOTA_OK;
 }
@@ -205,7 +228,8 @@ static int verify_components(const struct mota_agent *a, unsigned m, unsigned sl
  * signature, manifest digest as journaled, the same rules as at upload.
  */
 static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_agent_slot_ref *ref,
-                          struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc)
+                          struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc,
+                          enum head_auth auth)
 {
     const struct mota_flash *fl = a->cfg->flash;
     if (ref->slot > 1 || fl->map == NULL)
@@ -218,7 +242,7 @@ static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_ag
         return ret;
     if (memcmp(env->digest, ref->digest, 32) != 0)
         return MOTA_ERR_SLOT_INVALID;
-    if ((ret = check_head(a, env, man, hc, false)) != MOTA_OK)
+    if ((ret = check_head(a, env, man, hc, auth)) != MOTA_OK)
         return ret;
     if (hc->model != (int)m || man->seq != ref->seq)
         return MOTA_ERR_SLOT_INVALID;
@@ -229,7 +253,7 @@ static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_ag
 static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_agent_slot_ref *ref,
                          struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc)
 {
-    int ret = load_slot_head(a, m, ref, env, man, hc);
+    int ret = load_slot_head(a, m, ref, env, man, hc, AUTH_STORED);
     if (ret != MOTA_OK)
         return ret;
     return verify_components(a, m, ref->slot, man, hc);
@@ -302,6 +326,7 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     int ret = a->cfg->infer(a->cfg->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
                             (size_t)t->output_size, &latency);
     kick(a);
+    a->timing.selftest_us = latency > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)latency;
     if (ret != MOTA_OK)
         return ret < 0 && ret != MOTA_ERR_ARG ? ret : MOTA_ERR_SELFTEST_RUN;
     mota_sha256(a->cfg->selftest_buf, (size_t)t->output_size, md);
@@ -357,7 +382,7 @@ static int config_ok(const struct mota_agent_config *c)
             return MOTA_ERR_CONFIG;
         for (unsigned s = 0; s < 2; s++) {
             uint64_t lo = mc->slot_offset[s], hi = lo + mc->slot_size;
-            if (lo % f->sector_size != 0 || hi > f->size ||
+            if (mc->slot_offset[s] % f->sector_size != 0 || hi > f->size || /* 32-bit: no 64-bit division linked */
                 (lo < c->journal_offset + 2ull * f->sector_size && hi > c->journal_offset))
                 return MOTA_ERR_CONFIG;
         }
@@ -523,7 +548,18 @@ static int resume_at(struct mota_agent *a, uint32_t o)
 }
 
 /* All payloads received: verify from flash, install, self-test, trial. */
+static int finish_upload_(struct mota_agent *a);
+
+/* Every byte is in: digests, install, self-test, verdict (timed from here). */
 static int finish_upload(struct mota_agent *a)
+{
+    uint32_t t0 = now_us(a);
+    int ret = finish_upload_(a);
+    a->timing.verdict_us = now_us(a) - t0;
+    return ret;
+}
+
+static int finish_upload_(struct mota_agent *a)
 {
     unsigned m = (unsigned)a->up_model;
     struct mota_agent_model_state *s = &a->st[m];
@@ -549,7 +585,13 @@ static int finish_upload(struct mota_agent *a)
         hc.install_mode = cr.install_mode;
     }
     if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
-        if ((ret = verify_components(a, m, s->upload.slot, &a->up_man, &hc)) != MOTA_OK)
+        uint32_t t0 = now_us(a);
+        ret = verify_components(a, m, s->upload.slot, &a->up_man, &hc);
+        a->timing.digest_us = now_us(a) - t0;
+        a->timing.digest_bytes = 0;
+        for (size_t c = 0; c < a->up_man.n_components; c++)
+            a->timing.digest_bytes += (uint32_t)a->up_man.comp[c].size;
+        if (ret != MOTA_OK)
             return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
         if ((ret = journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
             return ret;
@@ -557,7 +599,9 @@ static int finish_upload(struct mota_agent *a)
     /* the new model takes the exec RAM for its self-test; the old one is
      * installed again if the new one does not make it */
     a->installed[m] = false;
+    uint32_t t0 = now_us(a);
     ret = install_slot(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+    a->timing.install_us = now_us(a) - t0;
     if (ret == MOTA_OK)
         ret = run_selftest(a, m, s->upload.slot, &a->up_man, &hc, &inst);
     if (ret != MOTA_OK) {
@@ -578,7 +622,8 @@ static int finish_upload(struct mota_agent *a)
     {
         struct mota_envelope env;
         struct head_check hc2;
-        if (load_slot_head(a, m, &s->active, &env, &a->active_manifest[m], &hc2) != MOTA_OK)
+        /* the head just verified and written: its digest is enough (a second ECDSA verify is 20 M instructions) */
+        if (load_slot_head(a, m, &s->active, &env, &a->active_manifest[m], &hc2, AUTH_DIGEST) != MOTA_OK)
             memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m]));
     }
     a->up_model = NOT_RECEIVING;
@@ -605,12 +650,13 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
         return ret;
     const struct mota_flash *fl = a->cfg->flash;
-    uint32_t base = slot_base(a, m, slot);
+    uint32_t base = slot_base(a, m, slot), t0 = now_us(a);
     for (uint32_t off = 0; off < a->up_slot_used; off += fl->sector_size) {
         kick(a);
         if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
             return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
     }
+    a->timing.erase_us = now_us(a) - t0;
     if ((ret = journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
         return ret;
     /* the head goes to the slot too: the stored model carries its manifest */
@@ -633,7 +679,9 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
 static int head_complete(struct mota_agent *a)
 {
     struct head_check hc;
-    int ret = check_head(a, &a->up_env, &a->up_man, &hc, true);
+    uint32_t t0 = now_us(a);
+    memset(&a->timing, 0, sizeof(a->timing)); /* a new update */
+    int ret = check_head(a, &a->up_env, &a->up_man, &hc, AUTH_NEW_UPLOAD);
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
         if (a->st[m].testing)
@@ -641,6 +689,7 @@ static int head_complete(struct mota_agent *a)
         else
             ret = check_sequence(a, m, a->up_man.seq, a->up_env.digest);
     }
+    a->timing.check_us = now_us(a) - t0;
     if (ret != MOTA_OK) {
         a->last_error = ret;
         a->refusal = hc.compat;

@@ -45,34 +45,48 @@ static void note_error(struct mota_link *l, int code, unsigned model)
         l->n_errors++;
 }
 
-/* Send a response: status, then body (or the status message on failure). */
+#define BODY(l) ((l)->out + 2)
+#define BODY_CAP(l) (sizeof((l)->out) - 2)
+
+static bool keeps_answer(uint8_t cmd)
+{
+    return cmd == MOTA_CMD_BEGIN || cmd == MOTA_CMD_CONFIRM || cmd == MOTA_CMD_ROLLBACK || cmd == MOTA_CMD_ABORT ||
+           cmd == MOTA_CMD_REBOOT;
+}
+
+/*
+ * Send a response: status, then the body (built at BODY(l), or copied there),
+ * or the status message on failure when the build has messages. The request
+ * is dead once this runs: its frame buffer holds the encoded answer.
+ */
 static int respond(struct mota_link *l, const struct mota_frame *req, int status, const uint8_t *body, size_t n)
 {
-    uint8_t payload[MOTA_LINK_MAX_PAYLOAD];
     if (status != MOTA_OK && n == 0) {
         const char *msg = mota_err_str(status);
         body = (const uint8_t *)msg;
         n = strlen(msg);
     }
-    if (n + 2 > sizeof(payload))
-        n = sizeof(payload) - 2;
-    mota_put16(payload, (uint16_t)(int16_t)status);
-    if (n > 0)
-        memcpy(payload + 2, body, n);
-    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq, .len = (uint16_t)(n + 2),
-                           .payload = payload};
-    size_t len = mota_frame_encode(&f, l->tx, sizeof(l->tx));
-    if (len == 0)
-        return MOTA_ERR_INTERNAL;
-    l->tx_len = len;
-    l->replay_ok = req->cmd != MOTA_CMD_HELLO && req->cmd != MOTA_CMD_DATA;
+    if (n > BODY_CAP(l))
+        n = BODY_CAP(l);
+    if (n > 0 && body != BODY(l))
+        memmove(BODY(l), body, n);
+    mota_put16(l->out, (uint16_t)(int16_t)status);
+    l->replay_ok = keeps_answer(req->cmd) && (n <= MOTA_LINK_REPLAY_MAX || status != MOTA_OK);
     if (l->replay_ok) {
         l->replay_cmd = req->cmd;
         l->replay_seq = req->seq;
         l->replay_crc = mota_crc32(0, req->payload, req->len);
+        l->replay_status = status;
+        l->replay_len = n <= MOTA_LINK_REPLAY_MAX ? (uint8_t)n : 0; /* a long one is the message: made again */
+        memcpy(l->replay_body, BODY(l), l->replay_len);
     }
+    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq, .len = (uint16_t)(n + 2),
+                           .payload = l->out};
+    size_t len = mota_frame_encode(&f, l->rx, sizeof(l->rx));
+    if (len == 0)
+        return MOTA_ERR_INTERNAL;
     l->responses++;
-    return l->tr->write(l->tr->ctx, l->tx, len);
+    return l->tr->write(l->tr->ctx, l->rx, len);
 }
 
 /* A retry of the request answered last: the same answer, not a second run. */
@@ -191,7 +205,8 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
 {
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 3);
+    const struct mota_agent_timing *t = &l->agent->timing;
+    mota_cbor_put_map(&e, 4);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_array(&e, l->agent->cfg->n_models);
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
@@ -206,6 +221,15 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_uint(&e, l->replays);
     mota_cbor_put_uint(&e, 3);
     mota_cbor_put_int(&e, l->last_result);
+    mota_cbor_put_uint(&e, 4); /* where the last update's time went */
+    mota_cbor_put_array(&e, 7);
+    mota_cbor_put_uint(&e, t->check_us);
+    mota_cbor_put_uint(&e, t->erase_us);
+    mota_cbor_put_uint(&e, t->digest_us);
+    mota_cbor_put_uint(&e, t->install_us);
+    mota_cbor_put_uint(&e, t->selftest_us);
+    mota_cbor_put_uint(&e, t->verdict_us);
+    mota_cbor_put_uint(&e, t->digest_bytes);
     return e.err ? 0 : e.len;
 }
 
@@ -225,11 +249,13 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
     int ret;
 
     l->requests++;
+    l->last_cmd = f->cmd;
     if (f->kind != MOTA_KIND_REQUEST)
         return MOTA_OK; /* the device ignores stray responses */
     if (is_retry(l, f)) {
         l->replays++;
-        return l->tr->write(l->tr->ctx, l->tx, l->tx_len);
+        l->responses--; /* counted once */
+        return respond(l, f, l->replay_status, l->replay_body, l->replay_len);
     }
     switch (f->cmd) {
     case MOTA_CMD_HELLO: {
@@ -241,8 +267,8 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
         if (l->max_payload < 64)
             l->max_payload = 64;
-        n = device_info(l, l->body, sizeof(l->body) - 2);
-        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, l->body, n);
+        n = device_info(l, BODY(l), BODY_CAP(l));
+        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
     }
     case MOTA_CMD_BEGIN:
         if (f->len != 36)
@@ -294,7 +320,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             l->last_result = ret;
             note_error(l, ret, (unsigned)upload_model(l));
             if (l->agent->refusal.reason == ret && l->agent->refusal.field != NULL)
-                return respond(l, f, ret, l->body, refusal_detail(&l->agent->refusal, l->body, 128));
+                return respond(l, f, ret, BODY(l), refusal_detail(&l->agent->refusal, BODY(l), 128));
             return respond(l, f, ret, NULL, 0);
         }
         l->expected = (uint32_t)ret;
@@ -318,8 +344,8 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         return respond(l, f, MOTA_OK, out, 4);
     }
     case MOTA_CMD_STATUS:
-        n = status_info(l, l->body, sizeof(l->body) - 2);
-        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, l->body, n);
+        n = status_info(l, BODY(l), BODY_CAP(l));
+        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
     case MOTA_CMD_ABORT:
         l->session = l->ended = false;
         ret = mota_agent_abort(l->agent);
@@ -343,7 +369,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         return respond(l, f, MOTA_OK, NULL, 0);
     case MOTA_CMD_ERRORS: {
         struct mota_cbor_enc e;
-        mota_cbor_enc_init(&e, l->body, sizeof(l->body) - 2);
+        mota_cbor_enc_init(&e, BODY(l), BODY_CAP(l));
         mota_cbor_put_array(&e, l->n_errors);
         for (unsigned i = 0; i < l->n_errors; i++) {
             const struct mota_link_error *er =
@@ -353,7 +379,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             mota_cbor_put_uint(&e, er->model);
             mota_cbor_put_uint(&e, er->at_ms);
         }
-        return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, l->body, e.len);
+        return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, BODY(l), e.len);
     }
     case MOTA_CMD_INVOKE: {
         struct mota_agent_model_info info;
@@ -362,18 +388,18 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
         unsigned m = p[0];
         uint16_t out_len = mota_get16(p + 1);
-        if (out_len > sizeof(l->body) - 6 || out_len + 6u > l->max_payload)
+        if (out_len + 4u > BODY_CAP(l) || out_len + 6u > l->max_payload)
             return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
         if ((ret = mota_agent_model_info(l->agent, m, &info)) != MOTA_OK)
             return respond(l, f, ret, NULL, 0);
         const struct mota_agent_config *c = l->agent->cfg;
         if (c->infer == NULL)
             return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0);
-        ret = c->infer(c->infer_ctx, info.instance, p + 3, f->len - 3u, l->body + 4, out_len, &us);
+        ret = c->infer(c->infer_ctx, info.instance, p + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
         if (ret != MOTA_OK)
             return respond(l, f, MOTA_ERR_SELFTEST_RUN, NULL, 0);
-        mota_put32(l->body, us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
-        return respond(l, f, MOTA_OK, l->body, 4u + out_len);
+        mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
+        return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);
     }
     default:
         return respond(l, f, MOTA_ERR_PROTO_COMMAND, NULL, 0);

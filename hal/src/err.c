@@ -2,18 +2,24 @@
 
 #include <stddef.h>
 
+#if MOTA_ERR_STRINGS
 struct err_row {
     int code;
     const char *name;
     const char *msg;
 };
-
-static const struct err_row rows[] = {
 #define MOTA_ERR_ROW_(name, value, msg) {(value), #name, (msg)},
-    MOTA_ERR_TABLE(MOTA_ERR_ROW_)
-#undef MOTA_ERR_ROW_
+#else
+struct err_row {
+    int code;
 };
+#define MOTA_ERR_ROW_(name, value, msg) {(value)},
+#endif
 
+static const struct err_row rows[] = {MOTA_ERR_TABLE(MOTA_ERR_ROW_)};
+#undef MOTA_ERR_ROW_
+
+#if MOTA_ERR_STRINGS
 static const struct err_row *find(int err)
 {
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -22,21 +28,30 @@ static const struct err_row *find(int err)
     }
     return NULL;
 }
+#endif
 
 const char *mota_err_name(int err)
 {
     if (err == MOTA_OK)
         return "MOTA_OK";
+#if MOTA_ERR_STRINGS
     const struct err_row *r = find(err);
     return r ? r->name : NULL;
+#else
+    return NULL;
+#endif
 }
 
 const char *mota_err_str(int err)
 {
     if (err == MOTA_OK)
         return "success";
+#if MOTA_ERR_STRINGS
     const struct err_row *r = find(err);
     return r ? r->msg : "unknown reason code";
+#else
+    return "";
+#endif
 }
 
 int mota_err_count(void)

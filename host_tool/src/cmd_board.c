@@ -230,7 +230,7 @@ int cmd_provision(int argc, char **argv)
 struct board {
     const char *qemu, *firmware, *flash;
     char log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
-    bool icount, hang_on_trial, torn;
+    bool icount, hang_on_trial, torn, measure_stack;
     uint64_t cut_at_op;
     pid_t pid;
     int qlisten, qconn, hlisten, hconn;
@@ -332,7 +332,9 @@ static int start_qemu(struct board *b)
         n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=cut=%llu%s", (unsigned long long)b->cut_at_op,
                       b->torn ? ",arg=torn" : "");
     if (b->hang_on_trial)
-        snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=hang-on-trial");
+        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=hang-on-trial");
+    if (b->measure_stack)
+        snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=measure-stack");
     char chardev[PATH_MAX + 64];
     snprintf(chardev, sizeof(chardev), "socket,id=uart0,path=%s", b->sock);
     const char *argv[32];
@@ -399,9 +401,16 @@ static void note(struct board *b, const char *what)
 /* A line from the board's console: echoed, logged, and read for the reset cause. */
 static void log_line(struct board *b, const char *line)
 {
-    fprintf(stderr, "%s\n", line);
-    dprintf(b->logfd, "%s\n", line);
-    const char *p;
+    /* the firmware reports bare codes ("error -707"): named here, from the same table */
+    const char *p = strstr(line, "error -");
+    int code = 0;
+    if (p != NULL && sscanf(p + 6, "%d", &code) == 1 && mota_err_name(code) != NULL) {
+        fprintf(stderr, "%s (%s: %s)\n", line, mota_err_name(code), mota_err_str(code));
+        dprintf(b->logfd, "%s (%s: %s)\n", line, mota_err_name(code), mota_err_str(code));
+    } else {
+        fprintf(stderr, "%s\n", line);
+        dprintf(b->logfd, "%s\n", line);
+    }
     if (strstr(line, "mota-an547: ready") != NULL) {
         b->ready = true;
         b->quick_fails = 0;
@@ -484,6 +493,7 @@ static void help_board(FILE *f)
             "  --log FILE             the board's log (default FLASH.log)\n"
             "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
             "  --icount               deterministic time: one instruction per nanosecond\n"
+            "  --measure-stack        the firmware logs its stack high-water mark per phase\n"
             "Faults:\n"
             "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
             "                         of the first boot: the launcher kills QEMU, then powers on\n"
@@ -494,14 +504,15 @@ static void help_board(FILE *f)
 
 int cmd_sim_board(int argc, char **argv)
 {
-    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG };
+    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
         {"log", required_argument, 0, O_LOG}, {"firmware", required_argument, 0, O_FIRMWARE},
         {"qemu", required_argument, 0, O_QEMU}, {"icount", no_argument, 0, O_ICOUNT},
         {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
-        {"hang-on-trial", no_argument, 0, O_HANG}, {"key", required_argument, 0, 'k'},
+        {"hang-on-trial", no_argument, 0, O_HANG}, {"measure-stack", no_argument, 0, O_STACK},
+        {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
@@ -533,6 +544,7 @@ int cmd_sim_board(int argc, char **argv)
         case O_ICOUNT: b->icount = true; break;
         case O_TORN: b->torn = true; break;
         case O_HANG: b->hang_on_trial = true; break;
+        case O_STACK: b->measure_stack = true; break;
         case O_CUT:
             if (!tool_parse_u64(optarg, &v) || v == 0) {
                 tool_err("--cut-at-op: a flash operation number from 1");

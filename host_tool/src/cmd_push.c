@@ -158,6 +158,42 @@ static void print_device(const uint8_t *p, size_t len)
     printf("\n");
 }
 
+/* STATUS key 4: where the device's last update spent its time. */
+static void print_timing(const uint8_t *p, size_t len)
+{
+    static const char *const what[] = {"head check (signature, manifest, compatibility)", "erase", "digests",
+                                       "install", "self-test run"};
+    struct mota_cbor_dec d;
+    size_t n, k;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    uint64_t t[7] = {0};
+    mota_cbor_dec_init(&d, p, len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return;
+    for (size_t i = 0; i < n && d.err == 0; i++) {
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return;
+        if (key != 4) {
+            mota_cbor_skip(&d);
+            continue;
+        }
+        if (mota_cbor_get_array(&d, &k) != 0 || k < 7)
+            return;
+        for (size_t j = 0; j < k; j++)
+            if (j >= 7 ? mota_cbor_skip(&d) != 0 : mota_cbor_get_uint(&d, &t[j]) != 0)
+                return;
+    }
+    if (t[0] == 0)
+        return; /* no update since boot */
+    printf("last update:");
+    for (unsigned j = 0; j < 5; j++)
+        if (t[j])
+            printf("%s %s %.1f ms", j ? "," : "", what[j], (double)t[j] / 1000);
+    if (t[5])
+        printf("; verdict %.1f ms after the last byte", (double)t[5] / 1000);
+    printf("\n");
+}
+
 static const char *mode_name(unsigned m)
 {
     return m == MOTA_INSTALL_XIP ? "XIP" : m == MOTA_INSTALL_COPY ? "COPY" : "?";
@@ -179,7 +215,8 @@ static void print_models(const struct dev_model *m, unsigned n)
             printf("; upload in progress at %llu of %llu", (unsigned long long)m[i].up_off,
                    (unsigned long long)m[i].up_len);
         if (m[i].last_error)
-            printf("; last error %s", mota_err_name(m[i].last_error) ? mota_err_name(m[i].last_error) : "?");
+            printf("; last error %s (%s)", mota_err_name(m[i].last_error) ? mota_err_name(m[i].last_error) : "?",
+                   mota_err_str(m[i].last_error));
         printf("\n");
     }
 }
@@ -652,6 +689,7 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
                 print_device(info, info_len);
                 parse_models(body, blen, 1, models, &n);
                 print_models(models, n);
+                print_timing(body, blen);
             }
             ret = client_call(&c, MOTA_CMD_ERRORS, NULL, 0, &status, &body, &blen, 2000, 3);
             if (ret == MOTA_OK && status == MOTA_OK) {

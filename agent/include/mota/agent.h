@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MOTA_AGENT_MAX_MODELS 4u
+#ifndef MOTA_AGENT_MAX_MODELS
+#define MOTA_AGENT_MAX_MODELS 4u /* a board may set fewer for its build: each costs about 0.9 KiB of RAM */
+#endif
 #define MOTA_AGENT_MAX_KEYS 4u
 #define MOTA_AGENT_SCRATCH_MIN (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
 #define MOTA_AGENT_NO_SLOT 0xFFu
@@ -125,6 +127,21 @@ struct mota_agent_model_info {
 };
 
 
+/*
+ * Where the last update's time went, from the port's clock (us; 0 = did not
+ * run). Reported by STATUS; under QEMU -icount shift=0 one microsecond is
+ * exactly 1000 instructions (scripts/bench-board.sh).
+ */
+struct mota_agent_timing {
+    uint32_t check_us;    /* the complete head: signature, manifest, compatibility, sequence */
+    uint32_t erase_us;    /* erasing the inactive slot */
+    uint32_t digest_us;   /* every component's digest, read back from flash */
+    uint32_t install_us;  /* the loader: copy, GOT and REL patching, clearing */
+    uint32_t selftest_us; /* the self-test run, as the port's inference measured it */
+    uint32_t verdict_us;  /* from the last byte received to the verdict */
+    uint32_t digest_bytes; /* bytes hashed by digest_us */
+};
+
 /* The agent's state: caller-allocated, opaque in use. */
 struct mota_agent {
     const struct mota_agent_config *cfg;
@@ -160,6 +177,7 @@ struct mota_agent {
     int last_error;
     struct mota_compat_result refusal; /* the compatibility rule that refused the last upload, if one did */
     enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
+    struct mota_agent_timing timing;   /* of the last update */
 };
 
 /*

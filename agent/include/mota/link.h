@@ -13,9 +13,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * Build-time sizes (a board sets them for its whole build, e.g. hal/an547/board.cmake).
+ * The device announces both in HELLO and BEGIN; the host never exceeds them.
+ * WINDOW frames of MAX_PAYLOAD must fit what the transport can buffer while the
+ * agent erases or hashes (an interrupt-fed RX ring: docs/porting.md).
+ */
+#ifndef MOTA_LINK_MAX_PAYLOAD
 #define MOTA_LINK_MAX_PAYLOAD 2048u /* this device's frame payload limit */
-#define MOTA_LINK_WINDOW 8u         /* frames the host may have in flight */
-#define MOTA_LINK_ERRORS 8u         /* recent errors kept */
+#endif
+#ifndef MOTA_LINK_WINDOW
+#define MOTA_LINK_WINDOW 8u /* frames the host may have in flight */
+#endif
+#define MOTA_LINK_ERRORS 8u /* recent errors kept */
+#define MOTA_LINK_REPLAY_MAX 8u /* bytes of a kept answer (BEGIN, CONFIRM, ROLLBACK, ABORT, REBOOT) */
 
 struct mota_link_error {
     int16_t code;
@@ -29,10 +40,10 @@ struct mota_link {
     const struct mota_system *sys;
     const char *name; /* device identity, reported by HELLO */
     struct mota_deframer df;
+    /* the frame being received; once handled, the encoded answer (one buffer for both) */
     uint8_t rx[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
-    uint8_t tx[MOTA_PROTO_ENCODED_MAX(MOTA_LINK_MAX_PAYLOAD)];
-    uint8_t body[MOTA_LINK_MAX_PAYLOAD];
-    uint8_t pending[256]; /* received bytes not yet framed */
+    uint8_t out[MOTA_LINK_MAX_PAYLOAD]; /* the answer's payload: status, then body, built in place */
+    uint8_t pending[128];               /* received bytes not yet framed */
     size_t pending_len, pending_off;
     uint16_t max_payload; /* negotiated */
     bool session;         /* an upload is open */
@@ -43,15 +54,18 @@ struct mota_link {
     struct mota_link_error errors[MOTA_LINK_ERRORS];
     unsigned n_errors, next_error;
     uint32_t requests, responses, replays;
-    /* The last answer (in tx) and the request it answered: a host that lost
-     * the answer retries with the same seq, and gets it again instead of
-     * running CONFIRM, ROLLBACK or ABORT twice. HELLO and DATA are not kept
-     * (HELLO starts a session; DATA is made idempotent by its offset). */
-    size_t tx_len;
+    uint8_t last_cmd; /* the last request handled (for a port's per-phase measurements) */
+    /* The last state-changing request and its answer: a host that lost the
+     * answer retries with the same seq, and gets it again instead of running
+     * BEGIN, CONFIRM, ROLLBACK, ABORT or REBOOT twice. Reads (HELLO, STATUS,
+     * ERRORS, RESULT, INVOKE) simply run again; DATA is idempotent by its offset. */
     bool replay_ok;
     uint8_t replay_cmd;
     uint16_t replay_seq;
     uint32_t replay_crc;
+    int replay_status;
+    uint8_t replay_len;
+    uint8_t replay_body[MOTA_LINK_REPLAY_MAX];
 };
 
 void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,

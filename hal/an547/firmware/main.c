@@ -9,6 +9,7 @@
 #include "mota/crypto.h"
 #include "mota/device.h"
 #include "mota/err.h"
+#include "mota/proto.h"
 
 #include <string.h>
 
@@ -19,13 +20,76 @@ static struct mota_agent_config cfg;
 static struct mota_device dev;
 static uint8_t scratch[MOTA_AGENT_SCRATCH_MIN];
 static uint8_t selftest_out[4096];
-static uint8_t crypto_arena[6144] __attribute__((aligned(8))); /* mbed TLS bignums: 3.6 KiB peak for P-256 */
+static uint8_t crypto_arena[7168] __attribute__((aligned(8))); /* mbed TLS bignums: 3.6 KiB peak for P-256 */
 
+static const char *decimal(char buf[12], int v)
+{
+    char *p = buf + 11;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    *p = 0;
+    do
+        *--p = (char)('0' + u % 10u);
+    while ((u /= 10u) != 0);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
+/* "ok" or "error -NNN": the firmware carries no reason-code strings; the launcher names the code in its log. */
 static void log_result(const char *what, int ret)
 {
+    char num[12];
     mota_an547_log(what);
-    mota_an547_log(ret == MOTA_OK ? "ok" : mota_err_name(ret));
+    if (ret != MOTA_OK) {
+        mota_an547_log("error ");
+        mota_an547_log(decimal(num, ret));
+    } else {
+        mota_an547_log("ok");
+    }
     mota_an547_log("\n");
+}
+
+/* ---- stack high-water mark per phase (measure-stack): the stack is painted
+ * again before each step of the main loop; what the step touched is charged
+ * to the phase it ran (interrupts included, as in the field) ---- */
+enum phase { PH_BOOT, PH_LINK, PH_RECEIVE, PH_CHECK, PH_VERDICT, PH_INVOKE, PH_COMMIT, PH_N };
+static const char *const phase_name[PH_N] = {
+    "boot (journal, re-validation, install)", "link (HELLO, STATUS)", "upload: receive, hash, program",
+    "upload: head check (signature)", "upload: digests, install, self-test", "invoke (model run)",
+    "confirm, rollback, reboot"};
+static uint32_t phase_max[PH_N];
+
+static void charge(enum phase ph)
+{
+    uint32_t used = mota_an547_stack_size() - mota_an547_stack_unused();
+    if (used > phase_max[ph]) {
+        phase_max[ph] = used;
+        char num[12];
+        mota_an547_log("mota-an547: stack high-water ");
+        mota_an547_log(decimal(num, (int)used));
+        mota_an547_log(" bytes in ");
+        mota_an547_log(phase_name[ph]);
+        mota_an547_log("\n");
+    }
+}
+
+static enum phase phase_of(const struct mota_agent_timing *before)
+{
+    const struct mota_agent_timing *t = &dev.agent.timing;
+    if (t->verdict_us != before->verdict_us || t->install_us != before->install_us)
+        return PH_VERDICT;
+    if (t->check_us != before->check_us)
+        return PH_CHECK;
+    switch (dev.link.last_cmd) {
+    case MOTA_CMD_BEGIN:
+    case MOTA_CMD_DATA: return PH_RECEIVE;
+    case MOTA_CMD_INVOKE: return PH_INVOKE;
+    case MOTA_CMD_CONFIRM:
+    case MOTA_CMD_ROLLBACK:
+    case MOTA_CMD_REBOOT:
+    case MOTA_CMD_ABORT: return PH_COMMIT;
+    default: return PH_LINK;
+    }
 }
 
 /* A fault in the last run: the agent already reverted a model on trial;
@@ -61,6 +125,8 @@ int main(void)
     mota_an547_watchdog_start(WATCHDOG_MS);
     ret = mota_device_start(&dev, &cfg, &board.uart, board.name);
     log_result("mota-an547: agent start: ", ret);
+    if (board.measure_stack)
+        charge(PH_BOOT); /* painted at reset */
     if (ret != MOTA_OK)
         return ret;
     if (board.provision_status != MOTA_OK)
@@ -73,7 +139,12 @@ int main(void)
             for (;;)
                 __asm__ volatile("wfi");
         }
+        struct mota_agent_timing before = dev.agent.timing;
+        if (board.measure_stack)
+            mota_an547_stack_repaint();
         ret = mota_device_step(&dev, 20);
+        if (board.measure_stack)
+            charge(phase_of(&before));
         if (ret != MOTA_OK && ret != MOTA_ERR_TRANSPORT)
             log_result("mota-an547: link: ", ret);
     }

@@ -12,7 +12,7 @@
 struct an547_args an547_args;
 static char cmdline[512];
 
-/* ---- the launcher's arguments: "mota-an547 flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [fault=PC,ADDR,CFSR]" ---- */
+/* ---- the launcher's arguments: "mota-an547 flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC,ADDR,CFSR]" ---- */
 
 static uint32_t parse_num(const char *p, const char *end, int base)
 {
@@ -62,6 +62,8 @@ int an547_args_parse(void)
             an547_args.torn = 1;
         } else if (n == 13 && memcmp(w, "hang-on-trial", 13) == 0) {
             an547_args.hang_on_trial = 1;
+        } else if (n == 13 && memcmp(w, "measure-stack", 13) == 0) {
+            an547_args.measure_stack = 1;
         } else if (word_is(w, n, "fault=", &v)) {
             const char *c1 = memchr(v, ',', (size_t)(e - v));
             const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(e - c1 - 1)) : NULL;
@@ -177,6 +179,7 @@ int mota_an547_init(struct mota_an547 *b, struct mota_agent_config *cfg)
     b->boot.fault_addr = an547_args.fault_addr;
     b->boot.fault_cfsr = an547_args.fault_cfsr;
     b->hang_on_trial = an547_args.hang_on_trial != 0;
+    b->measure_stack = an547_args.measure_stack != 0;
     if ((ret = an547_flash_init(&b->flash)) != MOTA_OK)
         return ret;
     an547_system_init(&b->sys);
@@ -193,9 +196,11 @@ int mota_an547_init(struct mota_an547 *b, struct mota_agent_config *cfg)
     b->provision_status = mota_provision_decode(b->flash.map(NULL, MOTA_AN547_PROVISION, MOTA_AN547_SECTOR),
                                                 MOTA_AN547_SECTOR, &prov);
     unsigned n = 1;
+    if (b->provision_status == MOTA_OK && (prov.n_models > MOTA_AGENT_MAX_MODELS || prov.n_keys > MOTA_AGENT_MAX_KEYS))
+        b->provision_status = MOTA_ERR_PROVISION; /* more than this firmware serves: not half-applied */
     if (b->provision_status == MOTA_OK) {
         mota_provision_apply(&prov, cfg);
-        n = prov.n_models < MOTA_AGENT_MAX_MODELS ? prov.n_models : MOTA_AGENT_MAX_MODELS;
+        n = prov.n_models ? prov.n_models : 1;
         memcpy(b->name, prov.name, sizeof(b->name));
     } else {
         cfg->n_keys = 0; /* every upload is refused: MOTA_ERR_NOT_PROVISIONED */

@@ -22,6 +22,7 @@ struct an547_args {
     uint64_t cut_at_op;
     int torn;
     int hang_on_trial;
+    int measure_stack;
 };
 extern struct an547_args an547_args;
 

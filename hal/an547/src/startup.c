@@ -34,6 +34,16 @@ __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + N
     [16 + 33] = (uintptr_t)an547_uart0_rx_handler,
 };
 
+/* newlib's __errno reaches errno through its 1 KiB reentrancy structure
+ * (_impure_ptr); a single-threaded firmware needs one int. libcbor's ldexp
+ * is what sets it. */
+int *__errno(void);
+int *__errno(void)
+{
+    static int err;
+    return &err;
+}
+
 void an547_default_handler(void)
 {
     an547_reset_announce("fault", 0, SCB_ICSR & 0x1FFu, 0);
@@ -54,6 +64,19 @@ void an547_reset_handler(void)
     SCB_SHCSR |= (1u << 16) | (1u << 17) | (1u << 18) | (1u << 19); /* MemManage, Bus, Usage, Secure faults */
     main();
     an547_reset_announce("software", 0, 0, 0);
+}
+
+void mota_an547_stack_repaint(void)
+{
+    uint32_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    for (uint32_t *p = &__stack_limit; (uintptr_t)p < sp - 64u; p++)
+        *p = STACK_PAINT;
+}
+
+uint32_t mota_an547_stack_size(void)
+{
+    return (uint32_t)((uintptr_t)&__stack_top - (uintptr_t)&__stack_limit);
 }
 
 uint32_t mota_an547_stack_unused(void)

@@ -78,9 +78,10 @@ static bool wdog_running;
 void mota_an547_watchdog_start(uint32_t timeout_ms)
 {
     /* it interrupts at the first expiry and resets at the second: half the timeout each */
-    uint64_t ticks = (uint64_t)MOTA_AN547_WDOG_HZ * timeout_ms / 2000u;
+    _Static_assert(MOTA_AN547_WDOG_HZ % 2000u == 0, "whole watchdog ticks per half millisecond");
+    const uint32_t per_ms = MOTA_AN547_WDOG_HZ / 2000u; /* 32-bit arithmetic: no 64-bit division linked */
     WDOG_LOCK = WDOG_UNLOCK_KEY;
-    WDOG_LOAD = ticks > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)ticks;
+    WDOG_LOAD = timeout_ms > 0xFFFFFFFFu / per_ms ? 0xFFFFFFFFu : timeout_ms * per_ms;
     WDOG_CTRL = 3u; /* INTEN | RESEN */
     WDOG_LOCK = 0;
     wdog_running = true;

@@ -185,10 +185,21 @@ enum mota_err {
 #undef MOTA_ERR_ENUM_
 };
 
-/* Stable name of a code ("MOTA_ERR_SIGNATURE"), "MOTA_OK" for 0, NULL if unknown. */
+/*
+ * Names and messages are about 11 KiB of text. A device build may leave them
+ * out (MOTA_ERR_STRINGS=0, as hal/an547/board.cmake does): the device then
+ * reports bare codes, and the host, which has the table, names them.
+ */
+#ifndef MOTA_ERR_STRINGS
+#define MOTA_ERR_STRINGS 1
+#endif
+
+/* Stable name of a code ("MOTA_ERR_SIGNATURE"), "MOTA_OK" for 0, NULL if
+ * unknown (or, without MOTA_ERR_STRINGS, for every code but 0). */
 const char *mota_err_name(int err);
 
-/* One-line message for a code; a fixed text for unknown codes. Never NULL. */
+/* One-line message for a code; a fixed text for unknown codes. Never NULL;
+ * "" for every code without MOTA_ERR_STRINGS. */
 const char *mota_err_str(int err);
 
 /* Iteration over the table (for docs and tests): index 0..count-1. */

@@ -58,6 +58,7 @@ struct mota_an547 {
     struct mota_an547_boot boot;
     int provision_status; /* MOTA_OK, MOTA_ERR_NOT_PROVISIONED or MOTA_ERR_PROVISION */
     bool hang_on_trial;   /* fault injection: the application hangs while a model is on trial */
+    bool measure_stack;   /* the application reports its stack high-water mark per phase */
     char name[32];
 };
 
@@ -83,7 +84,10 @@ int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_
 void mota_an547_log(const char *s);
 void mota_an547_log_hex(const char *label, uint32_t v);
 
-/* The stack painted at reset: bytes never touched since (high-water mark). */
+/* The stack painted at reset: bytes never touched since (high-water mark).
+ * repaint paints again below the caller's frame: the next mark is per phase. */
 uint32_t mota_an547_stack_unused(void);
+uint32_t mota_an547_stack_size(void);
+void mota_an547_stack_repaint(void);
 
 #endif /* MOTA_AN547_H */

@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Benchmarks of the firmware on QEMU mps3-an547, driven through mota commands.
+
+usage: bench_board.py MOTA SOURCE_DIR FIRMWARE_MAP WORKDIR
+
+Instruction counts come from a board run under `-icount shift=0` (`mota sim
+--target an547 --icount`): the guest clock then advances exactly 1 ns per
+instruction, so the agent's own timings (STATUS key 4, microseconds of the
+board's SysTick clock) are thousands of instructions. QEMU has no timing
+model: these are instructions, not cycles.
+UART goodput is wall time on a board without -icount: container bytes per
+second of `mota push` against the raw byte rate QEMU delivers to the UART in
+the same run (bytes the board only reads and discards, timed to the answer
+of a request queued behind them).
+"""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "link"))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+from harness import Env  # noqa: E402
+import footprint  # noqa: E402
+
+MOTA, SRC, MAP, WORK = sys.argv[1:5]
+env = Env(MOTA, WORK)
+GEN = env.p("gen")
+results = []
+
+
+def report(name, value, goal=None):
+    ok = "" if goal is None else ("  (goal %s: %s)" % (goal[0], "met" if goal[1] else "NOT MET"))
+    results.append((name, value, ok))
+    print("  %-58s %s%s" % (name, value, ok), flush=True)
+
+
+def dense_model():
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", GEN],
+                   check=True, stdout=subprocess.DEVNULL)
+    rel = env.p("dense_rel.bin")
+    env.run("build-model", "-o", rel, os.path.join(SRC, "tests", "models", "dense.c"),
+            os.path.join(GEN, "dense_weights.c"))
+    return rel
+
+
+def blob_model(kib):
+    """A CPU model with a KIB KiB constant table: a container to hash and to time on the UART."""
+    src = env.p("blob.c")
+    with open(src, "w") as f:
+        f.write('#include "mota_model.h"\n'
+                "const uint8_t blob[%d] = {1, 2, 3};\n"
+                "static int32_t init(void) { return 0; }\n"
+                "static int32_t run(const int8_t *in, int8_t *out) { out[0] = (int8_t)blob[in[0] & 1023]; return 0; }\n"
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (kib * 1024))
+    rel = env.p("blob_rel.bin")
+    env.run("build-model", "-o", rel, src)
+    return rel
+
+
+def pack(out, rel, seq, selftest=True):
+    args = ["pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", str(seq),
+            "--version", "%d.0.0" % seq, "-o", env.p(out)]
+    if selftest:
+        args += ["--selftest-input", os.path.join(GEN, "dense_in_0.bin"), "--selftest-output",
+                 os.path.join(GEN, "dense_out_0.bin"), "--selftest-max-latency-us", "1000000"]
+    env.run(*args, rel)
+    return env.p(out)
+
+
+class Board:
+    def __init__(self, flash, *extra):
+        self.flash = env.p(flash)
+        args = [MOTA, "sim", "--target", "an547", "--flash", self.flash, "--key", env.p("k.pub.pem"),
+                "--model", "dense", *extra]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, stderr=open(env.p("launcher.err"), "a"))
+        env.procs.append(self.proc)
+        m = re.search(r"listening on tcp:(\S+)", self.proc.stdout.readline())
+        assert m, open(env.p("launcher.err")).read()[-2000:]
+        self.port = m.group(1)
+        self.status()
+
+    def status(self, timeout=60):
+        end = time.time() + timeout
+        while time.time() < end:
+            r = env.run("status", "--json", "--timeout", "5", "tcp:" + self.port, check=False)
+            if r.returncode == 0:
+                return json.loads(r.stdout)
+            time.sleep(0.2)
+        raise AssertionError("the board did not answer")
+
+    def push(self, container):
+        rc, ev, res, err = env.push(self.port, container, "--confirm", timeout=600)
+        assert rc == 0 and res["status"] == "MOTA_OK", (res, err)
+        return res
+
+    def timing(self):
+        t = self.status()["status"]["4"]
+        keys = ["check", "erase", "digest", "install", "selftest", "verdict", "digest_bytes"]
+        return dict(zip(keys, t))
+
+    def log(self):
+        return open(self.flash + ".log").read()
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=20)
+
+
+def raw_rate(board, n=48 * 1024):
+    """Bytes per second QEMU delivers to the UART: n bytes the board discards, timed to an answer behind them."""
+    host, port = board.port.rsplit(":", 1)
+    t_status = []
+    for _ in range(3):  # what a status costs on its own
+        t0 = time.time()
+        board.status()
+        t_status.append(time.time() - t0)
+    with socket.create_connection((host, int(port))) as s:
+        t0 = time.time()
+        # no 0x00: the device's deframer drops the lot as one oversized frame, then the delimiter
+        s.sendall(b"\x55" * n + b"\x00")
+        time.sleep(0.05)  # the launcher has it queued for the UART before the next client takes the cable
+    board.status(timeout=120)
+    return n / (time.time() - t0 - min(t_status))
+
+
+def main():
+    dense = dense_model()
+    blob = blob_model(96)
+    v1, v2 = pack("v1.mota", dense, 1), pack("v2.mota", blob, 2, selftest=False)
+    v3 = pack("v3.mota", dense, 3)
+
+    print("Cortex-M55 on QEMU mps3-an547, -icount shift=0 (1 instruction = 1 ns of guest time):", flush=True)
+    b = Board("icount.flash", "--icount", "--measure-stack")
+    b.push(v1)
+    t = b.timing()
+    report("head check, first after boot (builds the base point's table)", "%.2f M instructions" % (t["check"] / 1e3))
+    report("self-test run of the dense model (its init + run)", "%.1f k instructions" % t["selftest"])
+    report("install of the dense model (XIP)", "%.1f k instructions" % t["install"])
+    report("last byte received -> verdict (digests, install, self-test)", "%.2f M instructions" % (t["verdict"] / 1e3))
+    b.push(v2)
+    t2 = b.timing()
+    report("head check: ECDSA-P256 verify + manifest + compatibility", "%.2f M instructions" % (t2["check"] / 1e3),
+           ("<= 14.5 M for the ECDSA verify", t2["check"] <= 14500))
+    per_byte = t2["digest"] * 1000.0 / t2["digest_bytes"]
+    report("SHA-256 of components read back from flash (%d KiB)" % (t2["digest_bytes"] // 1024),
+           "%.1f instructions/byte" % per_byte, ("<= 45", per_byte <= 45))
+    report("erase of the slot (%d KiB container)" % (os.path.getsize(v2) // 1024),
+           "%.2f M instructions" % (t2["erase"] / 1e3))
+    report("last byte received -> verdict, %d KiB container without self-test" % (os.path.getsize(v2) // 1024),
+           "%.2f M instructions" % (t2["verdict"] / 1e3))
+    b.push(v3)
+    r = env.run("invoke", "--json", "--input", os.path.join(GEN, "dense_in_1.bin"), "--output-size", "10",
+                "tcp:" + b.port)
+    report("invoke: one inference of the dense model", "%.1f k instructions" % json.loads(r.stdout)["duration_us"])
+    b.stop()
+    stack = {}
+    for used, phase in re.findall(r"stack high-water (\d+) bytes in (.+)", b.log()):
+        stack[phase] = max(stack.get(phase, 0), int(used))
+    print("Stack high-water mark by phase (painted; interrupts included):")
+    for phase, used in stack.items():
+        report("  " + phase, "%d bytes" % used)
+
+    print("UART through QEMU (wall time, no -icount):", flush=True)
+    # host load makes wall-time rates noisy: the best of three of each, interleaved
+    b = Board("wall.flash")
+    raws, goods, wires = [], [], []
+    for i in range(3):
+        raws.append(raw_rate(b))
+        res = b.push(pack("w%d.mota" % i, blob, 10 + i, selftest=False))
+        goods.append(os.path.getsize(v2) / res["seconds"])
+        wires.append(res.get("wire_bytes_out", 0) / res["seconds"])
+    b.stop()
+    raw, good, wire = max(raws), max(goods), max(wires)
+    report("raw byte rate QEMU delivers to UART0 (best of 3)", "%.1f KiB/s" % (raw / 1024))
+    report("mota push goodput, %d KiB container, confirmed (best of 3)" % (os.path.getsize(v2) // 1024),
+           "%.1f KiB/s = %.0f%% of the raw rate" % (good / 1024, 100 * good / raw))
+    report("  bytes on the wire during that push (frames, retries)", "%.1f KiB/s" % (wire / 1024))
+
+    print("Footprint (linker map of %s):" % os.path.basename(MAP))
+    sizes, syms = footprint.parse(MAP)
+    for mod, _ in footprint.MODULES:
+        if mod in sizes:
+            report("  " + mod, "flash %6d B, RAM %6d B" % (sizes[mod]["flash"], sizes[mod]["data"] + sizes[mod]["bss"]))
+    flash = sum(s["flash"] for s in sizes.values())
+    big = {n: z for n, z, _ in syms}
+    ram = sum(s["data"] + s["bss"] for s in sizes.values())
+    buffers = big.get("ring", 0) + big.get("selftest_out", 0)
+    peak = max(stack.values()) if stack else 0
+    report("flash, whole image", "%d B (%.1f KiB)" % (flash, flash / 1024), ("<= 32 KiB", flash <= 32 * 1024))
+    agent_ram = ram - buffers + peak
+    report("RAM: static %d B - RX ring %d - self-test output buffer %d + stack %d" %
+           (ram, big.get("ring", 0), big.get("selftest_out", 0), peak),
+           "%d B (%.1f KiB)" % (agent_ram, agent_ram / 1024), ("<= 8 KiB", agent_ram <= 8 * 1024))
+    report("  of which: container head buffer (scratch)", "%d B" % big.get("scratch", 0))
+    report("  of which: mbed TLS arena (P-256 peak about 3.6 KiB)", "%d B" % big.get("crypto_arena", 0))
+    report("  of which: agent + link state (dev)", "%d B" % big.get("dev", 0))
+    with open(env.p("bench-board.json"), "w") as f:
+        json.dump([{"name": n, "value": v, "goal": g} for n, v, g in results], f, indent=1)
+
+
+try:
+    main()
+finally:
+    env.close()

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Footprint of a firmware image by module, from its GNU ld map file.
+
+usage: footprint.py FIRMWARE.map [--json]
+
+Flash is what the image stores (.text, .rodata, vectors, .data's load image);
+RAM is .data and .bss. Every input section is charged to the archive (or
+object) it came from, grouped into modules; the application's large buffers
+(main.c) are listed by symbol, since they are sized by the product, not by
+the libraries.
+"""
+import json
+import re
+import sys
+
+MODULES = [
+    ("agent", ("libmota_agent.a", "libmota_proto.a")),
+    ("container", ("libmota_container.a",)),
+    ("loader", ("libmota_loader.a",)),
+    ("crypto + mbed TLS", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
+    ("libcbor", ("libmota_dep_cbor_lib.a",)),
+    ("reason codes", ("libmota_base.a",)),
+    ("port (hal/an547)", ("libmota_hal_an547.a",)),
+    ("application (main.c)", ("main.c.obj",)),
+    ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),
+]
+
+SECTION = re.compile(r"^ (\.[\w.$]+|COMMON)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$")
+
+
+def kind(name):
+    if name.startswith((".text", ".rodata", ".vectors")):
+        return "flash"
+    if name.startswith(".data"):
+        return "data"
+    if name.startswith((".bss", "COMMON")):
+        return "bss"
+    return None
+
+
+def module_of(src):
+    base = re.sub(r"\(.*", "", src).rsplit("/", 1)[-1]
+    for mod, libs in MODULES:
+        if base in libs:
+            return mod
+    return "other (" + base + ")"
+
+
+def parse(path):
+    text = open(path).read().split("Linker script and memory map", 1)[1]
+    sizes = {}
+    bss_symbols = []  # (name, size, module): the large zero-initialised objects
+    current = None
+    for line in text.splitlines():
+        m = SECTION.match(line)
+        if m is None and re.match(r"^ (\.[\w.$]+|COMMON)$", line):
+            current = line.strip()
+            continue
+        if m is not None:
+            name = m.group(1) or current
+            current = None
+            addr, size, src = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
+            k = kind(name or "")
+            if k is None or size == 0:
+                continue
+            mod = module_of(src)
+            sizes.setdefault(mod, {"flash": 0, "data": 0, "bss": 0})
+            sizes[mod][k] += size
+            if k == "data":
+                sizes[mod]["flash"] += size  # its load image
+            if k == "bss" and size >= 256:  # statics are not in the map's symbols: the section names them
+                bss_symbols.append((name.rsplit(".", 1)[-1], size, mod))
+    return sizes, bss_symbols
+
+
+def main():
+    sizes, syms = parse(sys.argv[1])
+    if "--json" in sys.argv:
+        print(json.dumps({"modules": sizes, "bss_symbols": syms}))
+        return
+    order = [m for m, _ in MODULES] + sorted(m for m in sizes if m.startswith("other"))
+    print("  %-24s %8s %8s" % ("module", "flash", "RAM"))
+    for mod in order:
+        if mod in sizes:
+            s = sizes[mod]
+            print("  %-24s %8d %8d" % (mod, s["flash"], s["data"] + s["bss"]))
+    print("  %-24s %8d %8d" % ("total", sum(s["flash"] for s in sizes.values()),
+                               sum(s["data"] + s["bss"] for s in sizes.values())))
+    print("  largest RAM objects: " + ", ".join("%s %d" % (n, z) for n, z, _ in sorted(syms, key=lambda x: -x[1])[:8]))
+
+
+if __name__ == "__main__":
+    main()
