@@ -850,8 +850,8 @@ static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *da
         a->up_ready = false;
         a->up_model = NOT_RECEIVING;
         a->up_expected = 0;
-    } else if (offset != a->up_expected || (!a->up_ready && offset != 0)) {
-        return MOTA_ERR_UPLOAD_OFFSET;
+    } else if (offset != a->up_expected || (!a->up_ready && !a->up_active)) {
+        return MOTA_ERR_UPLOAD_OFFSET; /* a head is collected from offset 0 on, over as many writes as it takes */
     }
     if (len > 0xFFFFFFFFu - offset)
         return MOTA_ERR_UPLOAD_TOO_LONG;

@@ -163,7 +163,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 9);
+    mota_cbor_put_map(&e, 10);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, 2);
@@ -198,6 +198,8 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_bool(&e, c->n_keys > 0);
     mota_cbor_put_uint(&e, 9); /* why this boot happened */
     mota_cbor_put_uint(&e, l->agent->reset_cause);
+    mota_cbor_put_uint(&e, 10); /* the largest container head it takes */
+    mota_cbor_put_uint(&e, c->scratch_size);
     return e.err ? 0 : e.len;
 }
 

@@ -3,6 +3,6 @@
 # application). Chosen for a microcontroller; docs/porting.md explains each.
 add_compile_definitions(
   MOTA_AGENT_MAX_MODELS=2u   # models this product serves (provisioning may name up to 2)
-  MOTA_LINK_MAX_PAYLOAD=1024u  # frame payload: RAM for one frame in, one answer out
-  MOTA_LINK_WINDOW=6u        # 6 frames in flight (about 6.2 KiB) fit the 8 KiB UART RX ring
+  MOTA_LINK_MAX_PAYLOAD=512u # frame payload: RAM for one frame in, one answer out
+  MOTA_LINK_WINDOW=12u       # 12 frames in flight (about 6.3 KiB) fit the 8 KiB UART RX ring
   MOTA_ERR_STRINGS=0)        # bare reason codes on the device: the host names them

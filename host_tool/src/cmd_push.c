@@ -124,6 +124,26 @@ static int parse_models(const uint8_t *p, size_t len, int64_t want_key, struct d
     return d.err;
 }
 
+/* An unsigned field of the device info (HELLO); false when the device does not report it. */
+static bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v)
+{
+    struct mota_cbor_dec d;
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_dec_init(&d, p, len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return false;
+        if (key == want)
+            return mota_cbor_get_uint(&d, v) == 0;
+        if (mota_cbor_skip(&d) != 0)
+            return false;
+    }
+    return false;
+}
+
 /* The device line of `status`: name, provisioning, why it last booted (HELLO keys 1, 8, 9). */
 static void print_device(const uint8_t *p, size_t len)
 {
@@ -466,8 +486,17 @@ int cmd_push(int argc, char **argv)
     if (mname && model_index(models, n_models, mname, mname_len) < 0 && n_models > 0 && !o.json)
         fprintf(stderr, "note: the device lists no model named %.*s\n", (int)mname_len, mname);
 
+    /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
+    uint64_t head_cap = 0;
+    bool head_fits = !info_uint(info, info_len, 10, &head_cap) || env->head_len <= head_cap;
+    if (!head_fits) {
+        result = MOTA_ERR_ENV_TOO_LARGE;
+        snprintf(detail, sizeof(detail), "container head of %zu bytes; the device takes at most %llu",
+                 env->head_len, (unsigned long long)head_cap);
+    }
+
     /* windowed transfer, go-back-N on loss, reconnect on link failure */
-    for (;;) {
+    while (head_fits) {
         int status;
         const uint8_t *body;
         size_t blen;

@@ -43,6 +43,8 @@ static void help(FILE *f)
             "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
             "  --model C_NAME         a model pair (repeat; default network)\n"
             "  --exec-ram BYTES       exec RAM per model (default 1048576)\n"
+            "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
+            "                         (default: any head the format allows)\n"
             "  --cpu PART --no-fpu --soft-float --non-secure --dbg-info --async --ll-aton X.Y.Z\n"
             "                         the compatibility profile (default Cortex-M55 0xD22, FPU,\n"
             "                         hard float, secure, LL_ATON 1.1.1)\n"
@@ -129,7 +131,7 @@ int cmd_sim(int argc, char **argv)
     }
     enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
            O_EXEC, O_CPU, O_NO_FPU, O_SOFT, O_NONSEC, O_DBG, O_ASYNC, O_LLATON, O_TRIAL, O_SELFTEST, O_CUT, O_TORN,
-           O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET };
+           O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
@@ -138,6 +140,7 @@ int cmd_sim(int argc, char **argv)
         {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
         {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
         {"exec-ram", required_argument, 0, O_EXEC}, {"cpu", required_argument, 0, O_CPU},
+        {"head-buffer", required_argument, 0, O_HEAD},
         {"no-fpu", no_argument, 0, O_NO_FPU}, {"soft-float", no_argument, 0, O_SOFT},
         {"non-secure", no_argument, 0, O_NONSEC}, {"dbg-info", no_argument, 0, O_DBG},
         {"async", no_argument, 0, O_ASYNC}, {"ll-aton", required_argument, 0, O_LLATON},
@@ -150,7 +153,7 @@ int cmd_sim(int argc, char **argv)
                *klass = "mota-sim";
     const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys = 0, n_models = 0;
-    uint64_t flash_size = 8u << 20, exec = 1u << 20, cut = 0, v;
+    uint64_t flash_size = 8u << 20, exec = 1u << 20, cut = 0, head = 0, v;
     bool torn = false, once = false;
     int c;
 
@@ -224,13 +227,14 @@ int cmd_sim(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case O_FLASH_SIZE: case O_EXEC: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP: case O_SEED:
+        case O_FLASH_SIZE: case O_EXEC: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP: case O_SEED: case O_HEAD:
             if (!tool_parse_u64(optarg, &v)) {
                 tool_err("'%s' is not a number", optarg);
                 return EXIT_USAGE;
             }
             if (c == O_FLASH_SIZE) flash_size = v;
             else if (c == O_EXEC) exec = v;
+            else if (c == O_HEAD) head = v;
             else if (c == O_CPU) p->cpu_part = (uint32_t)v;
             else if (c == O_TRIAL) trial_boots = (uint32_t)v;
             else if (c == O_CUT) cut = v;
@@ -250,6 +254,10 @@ int cmd_sim(int argc, char **argv)
         tool_err("--flash-size or --exec-ram out of range");
         return EXIT_USAGE;
     }
+    if (head != 0 && (head < MOTA_AGENT_SCRATCH_MIN || head > MOTA_AGENT_SCRATCH_ANY)) {
+        tool_err("--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
+        return EXIT_USAGE;
+    }
     /* layout: journal (2 sectors), then two equal slots per model */
     struct mota_posix_device_options o = {.flash_path = flash, .flash_size = (uint32_t)flash_size,
                                           .n_models = n_models, .exec_ram_size = (uint32_t)exec};
@@ -261,6 +269,8 @@ int cmd_sim(int argc, char **argv)
     if (cut)
         mota_posix_flash_cut(&s->d.pf, cut, torn);
     struct mota_agent_config *cfg = &s->d.cfg;
+    if (head)
+        cfg->scratch_size = (size_t)head;
     cfg->profile = prof;
     cfg->max_trial_boots = trial_boots;
     s->d.sim.mode = sim_mode;

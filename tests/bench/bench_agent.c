@@ -74,7 +74,7 @@ int main(void)
     printf("  bytes read back    %llu (verification from flash, journal)\n", (unsigned long long)f->bytes_read);
     printf("RAM (no heap):\n");
     printf("  struct mota_agent  %zu bytes (for %u models)\n", sizeof(struct mota_agent), MOTA_AGENT_MAX_MODELS);
-    printf("  scratch (head)     %u bytes minimum\n", (unsigned)MOTA_AGENT_SCRATCH_MIN);
+    printf("  scratch (head)     %u bytes for any head the format allows\n", (unsigned)MOTA_AGENT_SCRATCH_ANY);
     printf("  self-test buffer   the largest self-test output (here %u bytes)\n", 10u);
     printf("  stack peak         %zu bytes during the update (x86-64 host build; see docs/agent.md for Cortex-M)\n",
            sizeof(stack) - untouched);

@@ -331,6 +331,56 @@ def case_a_retried_request_is_answered_again_not_run_twice():
     print("a retried CONFIRM got the first answer again; a new one was refused with MOTA_ERR_NOT_TESTING")
 
 
+def case_a_head_larger_than_the_device_takes_is_refused_before_anything_is_sent():
+    rel, params = env.model("m", 8 * 1024)
+    v1 = env.pack("v1.mota", rel, params, seq=1, version="1.0.0")
+    head = len(cbor2_head(v1))
+    sim, port = env.sim("--head-buffer", str(head - 1))
+    # mota push reads the device's head buffer in HELLO and sends nothing
+    rc, events, res, err = env.push(port, v1)
+    assert rc == 1 and res["status"] == "MOTA_ERR_ENV_TOO_LARGE", (res, err)
+    assert "container head of %d bytes; the device takes at most %d" % (head, head - 1) in res["detail"], res
+    st = env.status(port)
+    assert st["6"] is False and st["5"][0] == 0, st   # no model, no upload begun
+    # a host that sends it anyway: the device refuses it at its head, before any erase
+    host, p = port.rsplit(":", 1)
+    s = socket.create_connection((host, int(p)))
+    s.settimeout(5)
+    data = open(v1, "rb").read()
+
+    def call(cmd, payload, seq):
+        s.sendall(frame(cmd, payload, seq=seq))
+        got = b""
+        while not unframe(got):
+            got += s.recv(1 << 16)
+        return unframe(got)[0]
+
+    call(1, b"\x01\x00\x04", 1)
+    digest = bytes.fromhex(digest_of(v1))
+    assert call(2, struct.pack("<I", len(data)) + digest, 2)[2] == 0
+    answers = [call(3, struct.pack("<I", off) + data[off:off + 512], 3 + i)
+               for i, off in enumerate(range(0, head + 512, 512))]
+    assert answers[-1][2] == -204, answers            # MOTA_ERR_ENV_TOO_LARGE
+    s.close()
+    st = env.status(port)
+    assert st["6"] is False and st["4"] == 0 and st["5"][0] == 0, st
+    sim_log = env.stop(sim)
+    # and the same device with one byte more takes it
+    sim, port = env.sim("--head-buffer", str(head), flash="sim2.flash")
+    rc, events, res, err = env.push(port, v1)
+    assert rc == 0 and res["status"] == "MOTA_OK", (res, err, sim_log)
+    print("a %d-byte head was refused by a device with a %d-byte head buffer (by push, and by the device "
+          "when sent anyway); one byte more and it installs" % (head, head - 1))
+
+
+def cbor2_head(container):
+    """The container's head: everything up to the end of the manifest."""
+    import cbor2
+    data = open(container, "rb").read()
+    env_ = cbor2.loads(data).value
+    return data[:data.index(env_[3]) + len(env_[3])]
+
+
 def main():
     try:
         globals()["case_" + CASE]()

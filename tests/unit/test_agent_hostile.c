@@ -191,6 +191,53 @@ static void test_fpu_model_without_fpu(void **s)
     dev_free(d);
 }
 
+static void test_head_larger_than_the_device_head_buffer_is_refused_before_any_erase(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = dev_new(1);
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    struct mota_envelope env;
+    assert_int_equal(mota_envelope_decode(c, len, &env), MOTA_OK);
+    /* a device that gives the head buffer less than this head */
+    d->cfg.scratch_size = env.head_len - 1;
+    assert_true(d->cfg.scratch_size >= MOTA_AGENT_SCRATCH_MIN);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c, len, 1500), MOTA_ERR_ENV_TOO_LARGE);
+    assert_int_equal(d->pf.erases, 1); /* only the journal's first format */
+    /* the same device takes it with one byte more */
+    d->cfg.scratch_size = env.head_len;
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c, len, 1500), MOTA_OK);
+    free(c);
+    dev_free(d);
+}
+
+static void test_head_split_over_many_small_writes_is_collected(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = dev_new(1);
+    size_t len;
+    struct container_opts o = V2();
+    uint8_t *c = make_container(&o, &len);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(&d->device.agent, c, len, 100), MOTA_OK); /* a 100-byte link */
+    struct mota_agent_model_info info;
+    assert_int_equal(mota_agent_model_info(&d->device.agent, 0, &info), MOTA_OK);
+    free(c);
+    dev_free(d);
+}
+
+static void test_head_buffer_below_the_minimum_is_a_config_error(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = dev_new(1);
+    d->cfg.scratch_size = MOTA_AGENT_SCRATCH_MIN - 1;
+    assert_int_equal(dev_boot(d), MOTA_ERR_CONFIG);
+    dev_free(d);
+}
+
 static void test_too_big_for_the_slot(void **s)
 {
     (void)s;
@@ -362,6 +409,9 @@ int main(void)
         cmocka_unit_test(test_wrong_ll_aton),
         cmocka_unit_test(test_secure_model_on_non_secure_device),
         cmocka_unit_test(test_fpu_model_without_fpu),
+        cmocka_unit_test(test_head_larger_than_the_device_head_buffer_is_refused_before_any_erase),
+        cmocka_unit_test(test_head_split_over_many_small_writes_is_collected),
+        cmocka_unit_test(test_head_buffer_below_the_minimum_is_a_config_error),
         cmocka_unit_test(test_too_big_for_the_slot),
         cmocka_unit_test(test_not_enough_exec_ram),
         cmocka_unit_test(test_unknown_model_name),

@@ -25,7 +25,17 @@
 #define MOTA_AGENT_MAX_MODELS 4u /* a board may set fewer for its build: each costs about 0.9 KiB of RAM */
 #endif
 #define MOTA_AGENT_MAX_KEYS 4u
-#define MOTA_AGENT_SCRATCH_MIN (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
+/*
+ * The container head (authentication wrapper and manifest) is held whole in
+ * the scratch buffer while it is checked, before anything is erased.
+ * SCRATCH_ANY takes every head the format allows; a device may give less
+ * (at least SCRATCH_MIN): a head that does not fit is refused with
+ * MOTA_ERR_ENV_TOO_LARGE, and HELLO tells the host the size, so `mota push`
+ * refuses such a container before sending it. Heads `mota pack` writes are
+ * about 0.6 KiB, at most about 1.7 KiB with every text field at its limit.
+ */
+#define MOTA_AGENT_SCRATCH_ANY (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
+#define MOTA_AGENT_SCRATCH_MIN 512u
 #define MOTA_AGENT_NO_SLOT 0xFFu
 /* Upload progress is journaled every this many bytes: an interrupted
  * transfer resends at most this much (plus the head). */
@@ -80,7 +90,7 @@ struct mota_agent_config {
     void *infer_ctx;
     uint8_t *selftest_buf;          /* for the self-test input and output */
     size_t selftest_buf_size;
-    uint8_t *scratch;               /* at least MOTA_AGENT_SCRATCH_MIN bytes: the container head */
+    uint8_t *scratch;               /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */
     size_t scratch_size;
 };
 

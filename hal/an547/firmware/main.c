@@ -18,7 +18,7 @@
 static struct mota_an547 board;
 static struct mota_agent_config cfg;
 static struct mota_device dev;
-static uint8_t scratch[MOTA_AGENT_SCRATCH_MIN];
+static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
 static uint8_t selftest_out[4096];
 static uint8_t crypto_arena[7168] __attribute__((aligned(8))); /* mbed TLS bignums: 3.6 KiB peak for P-256 */
 

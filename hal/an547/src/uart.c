@@ -19,7 +19,7 @@
 #define UART0_RX_IRQ 33u
 
 #ifndef MOTA_AN547_RX_RING
-#define MOTA_AN547_RX_RING 8192u /* a power of two, > the link window (4 x 1 KiB frames) */
+#define MOTA_AN547_RX_RING 8192u /* a power of two, > the link window (12 frames of 512 bytes: board.cmake) */
 #endif
 
 static uint8_t ring[MOTA_AN547_RX_RING];

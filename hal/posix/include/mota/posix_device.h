@@ -47,7 +47,7 @@ struct mota_posix_device {
     uint64_t boot_us;
     uint8_t *exec_ram;
     uint32_t exec_size;
-    uint8_t scratch[MOTA_AGENT_SCRATCH_MIN + 1024];
+    uint8_t scratch[MOTA_AGENT_SCRATCH_ANY + 1024];
     uint8_t selftest[8192];
 };
 
