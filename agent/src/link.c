@@ -5,6 +5,7 @@
 #include "mota/err.h"
 #include "mota/nbin.h" /* mota_crc32 */
 
+#include <stdint.h>
 #include <string.h>
 
 void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,
@@ -117,7 +118,7 @@ static size_t refusal_detail(const struct mota_compat_result *r, uint8_t *out, s
     return n;
 }
 
-static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m)
+static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap)
 {
     struct mota_agent_model_info info;
     const struct mota_agent_model_config *mc = &a->cfg->models[m];
@@ -146,7 +147,8 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, 8);
     mota_cbor_put_bstr(e, info.digest, 32);
     mota_cbor_put_uint(e, 9);
-    mota_cbor_put_tstr_n(e, info.version ? info.version : "", info.version ? info.version_len : 0);
+    size_t vl = info.version ? info.version_len : 0;
+    mota_cbor_put_tstr_n(e, info.version ? info.version : "", vl < vcap ? vl : vcap);
     mota_cbor_put_uint(e, 10);
     mota_cbor_put_array(e, 4);
     mota_cbor_put_uint(e, info.slot);
@@ -157,7 +159,7 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, info.exec_ram_used);
 }
 
-static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
+static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
 {
     const struct mota_agent_config *c = l->agent->cfg;
     const struct mota_device_profile *p = &c->profile;
@@ -193,7 +195,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_uint(&e, 7);
     mota_cbor_put_array(&e, c->n_models);
     for (unsigned m = 0; m < c->n_models; m++)
-        put_ref(&e, l->agent, m);
+        put_ref(&e, l->agent, m, vcap);
     mota_cbor_put_uint(&e, 8); /* provisioned: any trusted key */
     mota_cbor_put_bool(&e, c->n_keys > 0);
     mota_cbor_put_uint(&e, 9); /* why this boot happened */
@@ -203,7 +205,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap)
     return e.err ? 0 : e.len;
 }
 
-static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
+static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
 {
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
@@ -212,7 +214,7 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_array(&e, l->agent->cfg->n_models);
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
-        put_ref(&e, l->agent, m);
+        put_ref(&e, l->agent, m, vcap);
     mota_cbor_put_uint(&e, 2);
     mota_cbor_put_array(&e, 6);
     mota_cbor_put_uint(&e, l->df.frames);
@@ -233,6 +235,21 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap)
     mota_cbor_put_uint(&e, t->verdict_us);
     mota_cbor_put_uint(&e, t->digest_bytes);
     return e.err ? 0 : e.len;
+}
+
+/*
+ * HELLO and STATUS must always fit one answer, whatever text the installed
+ * manifests carry (version texts may be 256 bytes each): when they do not,
+ * the versions are cut short, then left out. A device that cannot say HELLO
+ * could never be updated again.
+ */
+static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link *, uint8_t *, size_t, size_t))
+{
+    static const size_t vcaps[] = {SIZE_MAX, 32, 0};
+    size_t n = 0;
+    for (unsigned i = 0; i < sizeof(vcaps) / sizeof(vcaps[0]) && n == 0; i++)
+        n = build(l, BODY(l), BODY_CAP(l), vcaps[i]);
+    return n;
 }
 
 static int upload_model(const struct mota_link *l)
@@ -269,7 +286,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
         if (l->max_payload < 64)
             l->max_payload = 64;
-        n = device_info(l, BODY(l), BODY_CAP(l));
+        n = info_fitted(l, device_info);
         return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
     }
     case MOTA_CMD_BEGIN:
@@ -346,7 +363,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         return respond(l, f, MOTA_OK, out, 4);
     }
     case MOTA_CMD_STATUS:
-        n = status_info(l, BODY(l), BODY_CAP(l));
+        n = info_fitted(l, status_info);
         return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
     case MOTA_CMD_ABORT:
         l->session = l->ended = false;

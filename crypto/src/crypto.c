@@ -87,12 +87,15 @@ int mota_ecdsa_p256_verify(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t h
         ret = MOTA_ERR_CRYPTO;
         goto out;
     }
-    if (mbedtls_ecp_point_read_binary(grp, &q, pub, MOTA_P256_PUB_LEN) != 0 ||
-        mbedtls_ecp_check_pubkey(grp, &q) != 0) {
-        ret = MOTA_ERR_KEY_INVALID;
+    int k = mbedtls_ecp_point_read_binary(grp, &q, pub, MOTA_P256_PUB_LEN);
+    if (k == 0)
+        k = mbedtls_ecp_check_pubkey(grp, &q);
+    if (k != 0) { /* out of arena memory is not a bad key */
+        ret = k == MBEDTLS_ERR_MPI_ALLOC_FAILED ? MOTA_ERR_CRYPTO : MOTA_ERR_KEY_INVALID;
         goto out;
     }
     if (mbedtls_mpi_read_binary(&r, sig, 32) != 0 || mbedtls_mpi_read_binary(&s, sig + 32, 32) != 0) {
+        /* only an allocation can fail here */
         ret = MOTA_ERR_CRYPTO;
         goto out;
     }

@@ -631,12 +631,22 @@ int cmd_push(int argc, char **argv)
          * retry (same seq, answered once) for up to the timeout */
         int tries = o.timeout_s / 2 < 3 ? 3 : o.timeout_s / 2 > 15 ? 15 : (int)(o.timeout_s / 2);
         if (o.confirm) {
-            n_models = 0;
-            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK)
-                parse_models(body, blen, 1, models, &n_models);
+            /* the model's index: from a fresh STATUS, else from HELLO's list; never a guess */
+            struct dev_model fresh[4];
+            unsigned n_fresh = 0;
+            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+                status == MOTA_OK && parse_models(body, blen, 1, fresh, &n_fresh) == 0 && n_fresh > 0) {
+                memcpy(models, fresh, sizeof(fresh[0]) * n_fresh);
+                n_models = n_fresh;
+            }
             int idx = mname ? model_index(models, n_models, mname, mname_len) : 0;
             uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
-            ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
+            if (idx < 0) {
+                ret = MOTA_OK;
+                status = MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
+            } else {
+                ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
+            }
             if (ret != MOTA_OK || status != MOTA_OK) {
                 confirm_err = ret != MOTA_OK ? ret : status;
                 tool_fail(confirm_err, "confirm");
@@ -667,7 +677,9 @@ int cmd_push(int argc, char **argv)
             printf(", \"seconds\": %.3f}\n", el);
             fflush(stdout);
         }
-        if (detail[0])
+        if (!head_fits)
+            tool_fail(result, "not sent: the device would refuse it (%s); its model is unchanged", detail);
+        else if (detail[0])
             tool_fail(result, "the device refused the update (%s); its model is unchanged", detail);
         else
             tool_fail(result, "the device refused the update; its model is unchanged");

@@ -306,6 +306,35 @@ def case_random_power_cuts_during_upload_install_confirm_and_rollback():
           "model with a consistent journal, and every repeated push completed; final seq %d" % (cuts, seq))
 
 
+def case_long_version_texts_never_lock_the_host_out():
+    """HELLO and STATUS fit one 512-byte answer whatever the manifests' text: two models with
+    256-byte versions are more than that, so the device cuts the versions short."""
+    long_version = "1.0.0+" + "b" * 250
+    containers = []
+    for name in ("dense", "conv"):
+        rel = model(name)
+        out = env.p(name + "-long.mota")
+        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", "1",
+                "--version", long_version, "--selftest-input", vec("in", 0, name), "--selftest-output",
+                vec("out", 0, name), "--selftest-max-latency-us", "200000", "-o", out, rel)
+        containers.append(out)
+    b = Board("--key", env.p("k.pub.pem"), "--model", "dense", "--model", "conv", provision=False)
+    for c in containers:
+        rc, _, res, err = b.push(c, "--confirm")
+        assert rc == 0 and res["confirmed"], (res, err)
+    st = b.status()                                    # HELLO and STATUS still answer
+    ms = st["status"]["1"]
+    assert [m["7"] for m in ms] == [1, 1], ms
+    assert all(long_version.startswith(m["9"]) and len(m["9"]) < len(long_version) for m in ms), ms
+    rel = model("dense")
+    assert b.push(pack("v2.mota", rel, 2), "--confirm")[0] == 0
+    m, _ = b.dense()
+    assert m["7"] == 2 and m["9"] == "2.0.0", m
+    b.stop()
+    print("two models with 256-byte version texts installed and confirmed; HELLO and STATUS cut the texts to "
+          "%d bytes to fit a 512-byte answer, and the next update went through" % len(ms[0]["9"]))
+
+
 def case_blank_flash_and_unprovisioned_board_say_so():
     rel = model()
     b = Board(flash="blank.flash", provision=False)

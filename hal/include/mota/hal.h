@@ -40,7 +40,9 @@ struct mota_flash {
  * Byte stream (UART, USB CDC, pty, TCP, stdio).
  * - read: up to len bytes, waiting at most timeout_ms; returns the count
  *   (0 on timeout) or a negative code (MOTA_ERR_TRANSPORT when closed).
- * - write: all len bytes; MOTA_OK or a negative code.
+ * - write: all len bytes; MOTA_OK or a negative code. The buffer is the
+ *   caller's again when write returns (the link reuses it for the next
+ *   frame): a DMA or interrupt-driven port copies it or waits.
  */
 struct mota_transport {
     int (*read)(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms);
