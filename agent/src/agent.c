@@ -322,6 +322,7 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (input == NULL || t->output_size > a->cfg->selftest_buf_size)
         return MOTA_ERR_SELFTEST_RUN;
     memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
+    latency = t->max_latency_us; /* its budget: a guarding port stops it there */
     kick(a); /* the model gets a whole watchdog period */
     int ret = a->cfg->infer(a->cfg->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
                             (size_t)t->output_size, &latency);

@@ -420,7 +420,7 @@ static void log_line(struct board *b, const char *line)
         if (sscanf(p + 18, "%15s pc=%x addr=%x cfsr=%x", cause, &pc, &addr, &cfsr) >= 1) {
             snprintf(b->next_cause, sizeof(b->next_cause), "%s", cause);
             if (strcmp(cause, "fault") == 0)
-                snprintf(b->fault, sizeof(b->fault), "%x,%x,%x", pc, addr, cfsr);
+                snprintf(b->fault, sizeof(b->fault), "%x:%x:%x", pc, addr, cfsr);
         }
     } else if (strstr(line, "mota-an547: power cut at flash operation") != NULL && b->pid > 0) {
         kill(b->pid, SIGKILL);

@@ -62,7 +62,11 @@ struct mota_agent_key {
  * Self-test inference, supplied by the application: run the installed model
  * on `in` and write out_len bytes to `out`; report the inference time in
  * microseconds. MOTA_OK or a negative code. The agent compares the output
- * digest and the latency with the manifest.
+ * digest and the latency with the manifest. On entry *latency_us holds the
+ * call's time budget (the manifest's latency limit; 0: the device's own
+ * limit): a port that runs models under guard stops them there
+ * (MOTA_ERR_SELFTEST_TIMEOUT), as it stops a faulting one
+ * (MOTA_ERR_SELFTEST_FAULT). Those codes reach the host as the verdict.
  */
 typedef int (*mota_agent_infer_cb)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
                                    uint8_t *out, size_t out_len, uint64_t *latency_us);

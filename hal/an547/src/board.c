@@ -12,7 +12,7 @@
 struct an547_args an547_args;
 static char cmdline[512];
 
-/* ---- the launcher's arguments: "mota-an547 flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC,ADDR,CFSR]" ---- */
+/* ---- the launcher's arguments: "mota-an547 flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC:ADDR:CFSR]" ---- */
 
 static uint32_t parse_num(const char *p, const char *end, int base)
 {
@@ -65,8 +65,9 @@ int an547_args_parse(void)
         } else if (n == 13 && memcmp(w, "measure-stack", 13) == 0) {
             an547_args.measure_stack = 1;
         } else if (word_is(w, n, "fault=", &v)) {
-            const char *c1 = memchr(v, ',', (size_t)(e - v));
-            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(e - c1 - 1)) : NULL;
+            /* ':' separated: QEMU's -semihosting-config splits its arguments at commas */
+            const char *c1 = memchr(v, ':', (size_t)(e - v));
+            const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
             an547_args.fault_pc = parse_num(v, e, 16);
             an547_args.fault_addr = c1 ? parse_num(c1 + 1, e, 16) : 0;
             an547_args.fault_cfsr = c2 ? parse_num(c2 + 1, e, 16) : 0;
@@ -129,20 +130,94 @@ void mota_an547_profile(struct mota_device_profile *p)
 
 /* ---- inference: a CPU model (mota build-model ABI: init, run, sizes) ---- */
 
+/* ---- models run under guard (guard.c) ---- */
+
+/* The I/O the model may touch: its input, then its output, each 32-byte aligned (MPU granule). */
+#define GUARD_IO 4096u
+static uint8_t guard_io[GUARD_IO] __attribute__((aligned(32)));
+#define ROUND32(n) (((n) + 31u) & ~(size_t)31u)
+
+/* The device-wide budget of a call without one of its own (init, sizes, invoke). */
+#define GUARD_DEFAULT_BUDGET_US 1000000u
+
+static int guarded(struct mota_an547 *b, const struct mota_installed *m, unsigned entry, uint32_t a0, uint32_t a1,
+                   uint64_t budget_us, uint32_t *ret)
+{
+    const struct mota_agent_config *cfg = b->cfg;
+    struct an547_guard_call c = {.r9 = m->ram_addr, .a0 = a0, .a1 = a1, .budget_us = budget_us,
+                                 .io_base = (uint32_t)(uintptr_t)guard_io,
+                                 .io_end = (uint32_t)(uintptr_t)guard_io + GUARD_IO};
+    if (entry >= m->n_entries)
+        return MOTA_ERR_SELFTEST_RUN;
+    c.fn = m->entries[entry];
+    /* its exec RAM, and the flash slot its code runs from (XIP) or was copied from */
+    for (unsigned i = 0; i < cfg->n_models; i++) {
+        const struct mota_agent_model_config *mc = &cfg->models[i];
+        if (m->ram_addr >= mc->exec_ram_addr && m->ram_addr < mc->exec_ram_addr + mc->exec_ram_size) {
+            c.ram_base = mc->exec_ram_addr;
+            c.ram_end = mc->exec_ram_addr + mc->exec_ram_size;
+            for (unsigned s = 0; s < 2; s++) {
+                uint32_t base = MOTA_AN547_FLASH_BASE + mc->slot_offset[s];
+                if (m->rom_addr >= base && m->rom_addr < base + mc->slot_size) {
+                    c.code_base = base;
+                    c.code_end = base + mc->slot_size;
+                }
+            }
+        }
+    }
+    if (c.ram_base == 0)
+        return MOTA_ERR_SELFTEST_RUN;
+    if (c.code_base == 0) { /* COPY: the code is in its exec RAM */
+        c.code_base = c.ram_base;
+        c.code_end = c.ram_end;
+        c.ram_exec = true;
+    }
+    struct an547_guard_fault f;
+    int r = an547_guard_call(&c, ret, &f);
+    if (r != MOTA_OK) {
+        b->model_faults++;
+        b->last_fault = (struct mota_an547_model_fault){.reason = r, .kind = f.kind, .pc = f.pc, .addr = f.addr,
+                                                        .cfsr = f.cfsr};
+        mota_an547_log_hex(r == MOTA_ERR_SELFTEST_TIMEOUT ? "mota-an547: model stopped at its time budget, entry "
+                                                          : "mota-an547: model fault, exception ",
+                           r == MOTA_ERR_SELFTEST_TIMEOUT ? entry : f.kind);
+        if (r != MOTA_ERR_SELFTEST_TIMEOUT) {
+            mota_an547_log_hex("mota-an547: model fault pc ", f.pc);
+            mota_an547_log_hex("mota-an547: model fault address ", f.addr);
+            mota_an547_log_hex("mota-an547: model fault cfsr ", f.cfsr);
+        }
+    }
+    return r;
+}
+
 int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                      size_t out_len, uint64_t *latency_us)
 {
-    (void)ctx;
-    if (model == NULL || model->n_entries < 4)
+    struct mota_an547 *b = ctx;
+    uint64_t budget = *latency_us ? *latency_us : GUARD_DEFAULT_BUDGET_US;
+    uint32_t in_size = 0, out_size = 0, r = 0;
+    int ret;
+    *latency_us = 0;
+    if (b == NULL || model == NULL || model->n_entries < 4)
         return MOTA_ERR_SELFTEST_RUN;
-    uint32_t in_size = mota_model_call(model, 2, 0, 0, 0), out_size = mota_model_call(model, 3, 0, 0, 0);
-    if (in_len != in_size || out_len != out_size)
-        return MOTA_ERR_SELFTEST_RUN; /* the container's self-test does not fit this model */
-    if ((int32_t)mota_model_call(model, 0, 0, 0, 0) != 0)
+    if ((ret = guarded(b, model, 2, 0, 0, GUARD_DEFAULT_BUDGET_US, &in_size)) != MOTA_OK ||
+        (ret = guarded(b, model, 3, 0, 0, GUARD_DEFAULT_BUDGET_US, &out_size)) != MOTA_OK)
+        return ret;
+    if (in_len != in_size || out_len != out_size || ROUND32(in_len) + ROUND32(out_len) > GUARD_IO)
+        return MOTA_ERR_SELFTEST_RUN; /* the container's self-test does not fit this model, or the I/O buffer */
+    if ((ret = guarded(b, model, 0, 0, 0, GUARD_DEFAULT_BUDGET_US, &r)) != MOTA_OK)
+        return ret;
+    if (r != 0)
         return MOTA_ERR_SELFTEST_RUN;
+    uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);
+    memcpy(gin, in, in_len);
+    memset(gout, 0, out_len);
     uint64_t t0 = an547_now_us(NULL);
-    int32_t r = (int32_t)mota_model_call(model, 1, (uint32_t)(uintptr_t)in, (uint32_t)(uintptr_t)out, 0);
+    ret = guarded(b, model, 1, (uint32_t)(uintptr_t)gin, (uint32_t)(uintptr_t)gout, budget, &r);
     *latency_us = an547_now_us(NULL) - t0;
+    if (ret != MOTA_OK)
+        return ret;
+    memcpy(out, gout, out_len);
     return r == 0 ? MOTA_OK : MOTA_ERR_SELFTEST_RUN;
 }
 
@@ -186,6 +261,8 @@ int mota_an547_init(struct mota_an547 *b, struct mota_agent_config *cfg)
     an547_uart_init(&b->uart);
     b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
 
+    b->cfg = cfg;
+    cfg->infer_ctx = b;
     cfg->flash = &b->flash;
     cfg->sys = &b->sys;
     cfg->loader_mem = &b->mem;

@@ -1,5 +1,6 @@
 /* an547: vector table, reset, fault handlers. No heap, no stdio. */
 #include "board_private.h"
+#include "mota/err.h"
 
 #include <string.h>
 
@@ -27,7 +28,7 @@ __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + N
     [5] = (uintptr_t)an547_fault_entry,  /* BusFault */
     [6] = (uintptr_t)an547_fault_entry,  /* UsageFault */
     [7] = (uintptr_t)an547_fault_entry,  /* SecureFault */
-    [11] = (uintptr_t)an547_default_handler, /* SVC */
+    [11] = (uintptr_t)an547_svc_handler, /* guarded model calls (guard.c) */
     [12] = (uintptr_t)an547_default_handler, /* DebugMonitor */
     [14] = (uintptr_t)an547_default_handler, /* PendSV */
     [15] = (uintptr_t)an547_systick_handler,
@@ -87,15 +88,32 @@ uint32_t mota_an547_stack_unused(void)
     return (uint32_t)((uintptr_t)p - (uintptr_t)&__stack_limit);
 }
 
-/* Which stack holds the exception frame, then the report in C. */
+/* A fault taken from a guarded model (thread mode on PSP) ends that call
+ * (guard.c); any other is reported and resets the board. Only a model runs
+ * on PSP: its lazily stacked FP state is dropped before any C runs. */
 __attribute__((naked)) void an547_fault_entry(void)
 {
     __asm__ volatile("tst lr, #4\n\t"
+                     "beq 2f\n\t"
+                     "ldr r1, =0xE000EF34\n\t" /* FPCCR.LSPACT */
+                     "ldr r2, [r1]\n\t"
+                     "bic r2, r2, #1\n\t"
+                     "str r2, [r1]\n\t"
+                     "mov r4, lr\n\t" /* r4-r11 are the model's: the unwind restores the caller's */
+                     "mov r0, lr\n\t"
+                     "mrs r1, ipsr\n\t"
+                     "bl an547_guard_fault\n\t"
+                     "mov lr, r4\n\t"
+                     "cbz r0, 2f\n\t"
+                     "ldr r0, =%c0\n\t"
+                     "b an547_guard_unwind\n\t"
+                     "2:\n\t"
+                     "tst lr, #4\n\t"
                      "ite eq\n\t"
                      "mrseq r0, msp\n\t"
                      "mrsne r0, psp\n\t"
                      "mov r1, lr\n\t"
-                     "b an547_fault_report\n\t");
+                     "b an547_fault_report\n\t" ::"i"(MOTA_ERR_SELFTEST_FAULT));
 }
 
 /* A fault is reported (stacked PC, fault address, CFSR) on the launcher's

@@ -12,9 +12,32 @@
 
 static volatile uint32_t ms_count;
 
-void an547_systick_handler(void)
+static void systick_tick(void) __attribute__((used));
+static void systick_tick(void)
 {
     ms_count++;
+}
+
+bool an547_guard_overdue(uint32_t exc_return);
+void an547_guard_unwind(void);
+
+/* The clock; and a guarded model past its deadline is stopped here (guard.c). */
+__attribute__((naked)) void an547_systick_handler(void)
+{
+    __asm__ volatile("push {r0, lr}\n\t"
+                     "bl systick_tick\n\t"
+                     "pop {r0, lr}\n\t"
+                     "tst lr, #4\n\t" /* only a model runs on PSP */
+                     "beq 1f\n\t"
+                     "push {r0, lr}\n\t"
+                     "mov r0, lr\n\t"
+                     "bl an547_guard_overdue\n\t"
+                     "pop {r1, lr}\n\t"
+                     "cbz r0, 1f\n\t"
+                     "ldr r0, =%c0\n\t"
+                     "b an547_guard_unwind\n\t"
+                     "1:\n\t"
+                     "bx lr\n\t" ::"i"(MOTA_ERR_SELFTEST_TIMEOUT));
 }
 
 /* A 1 ms SysTick: the clock, and a periodic wake-up for timed waits. */

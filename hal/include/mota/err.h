@@ -169,6 +169,8 @@
     X(MOTA_ERR_NOT_PROVISIONED, -818, "device not provisioned: no identity or trusted key") \
     X(MOTA_ERR_PROVISION, -819, "provisioning record malformed or unreadable")            \
     X(MOTA_ERR_UPLOAD_TRUNCATED, -820, "the container ended before its declared length")   \
+    X(MOTA_ERR_SELFTEST_FAULT, -821, "the model faulted (access outside its memory, bad instruction, division by zero): stopped") \
+    X(MOTA_ERR_SELFTEST_TIMEOUT, -822, "the model did not return within its time budget: stopped") \
     /* update link protocol: -900 .. -999 */                                               \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \

@@ -50,6 +50,14 @@ struct mota_an547_boot {
 };
 
 /* Everything the port provides to the agent. */
+/* The last model call stopped by the guard (a fault or its time budget). */
+struct mota_an547_model_fault {
+    int reason;        /* MOTA_ERR_SELFTEST_FAULT or MOTA_ERR_SELFTEST_TIMEOUT */
+    uint32_t kind;     /* exception number (3 HardFault, 4 MemManage, 5 BusFault, 6 UsageFault), 1 SVC, 2 time */
+    uint32_t pc, addr; /* where, and the faulting address when the CPU knows it */
+    uint32_t cfsr;
+};
+
 struct mota_an547 {
     struct mota_flash flash;
     struct mota_transport uart;
@@ -60,6 +68,9 @@ struct mota_an547 {
     bool hang_on_trial;   /* fault injection: the application hangs while a model is on trial */
     bool measure_stack;   /* the application reports its stack high-water mark per phase */
     char name[32];
+    const struct mota_agent_config *cfg;
+    uint32_t model_faults;                    /* model calls stopped by the guard since boot */
+    struct mota_an547_model_fault last_fault;
 };
 
 /*

@@ -1,0 +1,238 @@
+/*
+ * Guarded model calls: a model is third-party code. It runs unprivileged,
+ * on its own stack, with the MPU granting it only its flash slot (code and
+ * params), its exec RAM (RW data, activations), one I/O buffer and its
+ * stack; everything else (the agent, the journal, the provisioning record,
+ * the peripherals) faults. A fault or an overrun of the time budget ends the
+ * call, not the device: the handler unwinds to the caller with a reason code.
+ *
+ * Mechanism: the caller enters with SVC #0, whose handler saves the caller's
+ * callee-saved registers and returns into the model in unprivileged thread
+ * mode on the guard stack (PSP, with PSPLIM). The model returns to a stub in
+ * its own executable region that issues SVC #1. SVC #1, a fault taken from
+ * the model, or SysTick past the deadline all leave through guard_unwind():
+ * MSP back to the SVC #0 frame, the result in its r0, the caller's registers
+ * restored, and an exception return that resumes the caller after its SVC.
+ */
+#include "board_private.h"
+#include "mota/err.h"
+
+#include <string.h>
+
+#define MPU_TYPE REG(0xE000ED90u)
+#define MPU_CTRL REG(0xE000ED94u)
+#define MPU_RNR REG(0xE000ED98u)
+#define MPU_RBAR REG(0xE000ED9Cu)
+#define MPU_RLAR REG(0xE000EDA0u)
+#define MPU_MAIR0 REG(0xE000EDC0u)
+#define SCB_CCR REG(0xE000ED14u)
+#define SCB_CFSR REG(0xE000ED28u)
+#define SCB_HFSR REG(0xE000ED2Cu)
+#define SCB_MMFAR REG(0xE000ED34u)
+#define SCB_BFAR REG(0xE000ED38u)
+#define CCR_DIV_0_TRP (1u << 4)
+
+#define AP_RW 0x2u /* AP=01: read-write at any privilege */
+#define AP_RO 0x6u /* AP=11: read-only at any privilege */
+#define XN 0x1u
+
+/* Saved at SVC #0, restored by the unwind: r4-r11, s16-s31, EXC_RETURN, MSP. */
+struct guard_ctx {
+    uint32_t r[8];
+    uint32_t s[16];
+    uint32_t exc_return;
+    uint32_t msp;
+};
+
+struct guard_ctx an547_guard_ctx;
+volatile uint32_t an547_guard_active;
+uint32_t an547_guard_r9;
+static volatile uint64_t guard_deadline_us;
+static uint32_t guard_ret;
+static struct an547_guard_fault guard_fault;
+
+/* The model's stack: its own MPU region, with PSPLIM at its base. */
+#define GUARD_STACK 4096u
+static uint8_t guard_stack[GUARD_STACK] __attribute__((aligned(32)));
+
+void an547_guard_exit_stub(void);
+void an547_guard_unwind(void);
+
+/* Where the model returns to: executable by unprivileged code, nothing else in it. */
+__attribute__((naked, section(".guard_exit"), aligned(32))) void an547_guard_exit_stub(void)
+{
+    __asm__ volatile("svc #1\n\t"
+                     "b .\n\t");
+}
+extern uint32_t __guard_exit_start, __guard_exit_end;
+
+static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags)
+{
+    MPU_RNR = n;
+    MPU_RBAR = (base & ~31u) | flags;
+    MPU_RLAR = ((end - 1u) & ~31u) | 1u; /* AttrIndx 0, enabled */
+}
+
+static void regions_set(const struct an547_guard_call *c)
+{
+    MPU_CTRL = 0;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    MPU_MAIR0 = 0x44u; /* attribute 0: normal memory, non-cacheable */
+    for (unsigned n = 0; n < 8; n++) {
+        MPU_RNR = n;
+        MPU_RLAR = 0;
+    }
+    region(0, c->code_base, c->code_end, AP_RO);                      /* slot: code, params */
+    region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN)); /* exec RAM */
+    region(2, c->io_base, c->io_end, AP_RW | XN);                     /* input, then output */
+    region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN);
+    region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO);
+    MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+
+/* Called from the SVC #0 handler: the model's first frame on its stack. Returns EXC_RETURN. */
+uint32_t an547_guard_enter(const uint32_t *caller_frame);
+uint32_t an547_guard_enter(const uint32_t *caller_frame)
+{
+    const struct an547_guard_call *c = (const struct an547_guard_call *)(uintptr_t)caller_frame[0];
+    uint32_t *sp = (uint32_t *)(uintptr_t)((uintptr_t)guard_stack + GUARD_STACK - 32u);
+    sp[0] = c->a0;
+    sp[1] = c->a1;
+    sp[2] = c->a2;
+    sp[3] = 0;
+    sp[4] = 0;
+    sp[5] = (uint32_t)(uintptr_t)&__guard_exit_start | 1u; /* lr: the exit stub */
+    sp[6] = c->fn & ~1u;                                   /* pc */
+    sp[7] = 1u << 24;                                      /* xPSR: Thumb */
+    an547_guard_r9 = c->r9;
+    __asm__ volatile("msr psplim, %0\n\t"
+                     "msr psp, %1\n\t"
+                     "msr control, %2\n\t" /* nPRIV: the model runs unprivileged */
+                     "isb" ::"r"((uint32_t)(uintptr_t)guard_stack),
+                     "r"(sp), "r"(1u)
+                     : "memory");
+    an547_guard_active = 1;
+    return 0xFFFFFFFDu; /* thread mode, PSP, Secure, basic frame */
+}
+
+/* SVC: #0 from the caller enters the model; #1 from the model's exit stub ends the call. */
+__attribute__((naked)) void an547_svc_handler(void)
+{
+    __asm__ volatile(
+        "tst lr, #4\n\t"
+        "bne 1f\n\t"
+        /* SVC #0 on MSP: save the caller, enter the model */
+        "ldr r12, =an547_guard_ctx\n\t"
+        "stmia r12!, {r4-r11}\n\t"
+        "vstmia r12!, {s16-s31}\n\t"
+        "str lr, [r12], #4\n\t"
+        "mrs r0, msp\n\t"
+        "str r0, [r12]\n\t"
+        "bl an547_guard_enter\n\t"
+        "ldr r1, =an547_guard_r9\n\t"
+        "ldr r9, [r1]\n\t"
+        "bx r0\n\t"
+        /* SVC from the model: its return value, then unwind with MOTA_OK */
+        "1:\n\t"
+        "mrs r0, psp\n\t"
+        "bl an547_guard_returned\n\t"
+        "b an547_guard_unwind\n\t" ::
+            : "memory");
+}
+
+/* The model returned to the stub (anything else issuing SVC is a fault). */
+int an547_guard_returned(const uint32_t *model_frame);
+int an547_guard_returned(const uint32_t *model_frame)
+{
+    uint32_t pc = model_frame[6];
+    uint32_t stub = (uint32_t)(uintptr_t)&__guard_exit_start;
+    if (pc < stub || pc >= (uint32_t)(uintptr_t)&__guard_exit_end) {
+        guard_fault = (struct an547_guard_fault){.kind = AN547_FAULT_SVC, .pc = pc};
+        return MOTA_ERR_SELFTEST_FAULT;
+    }
+    guard_ret = model_frame[0];
+    return MOTA_OK;
+}
+
+/* Leave the model with r0 as the call's result: never returns to the interrupted code. */
+__attribute__((naked)) void an547_guard_unwind(void)
+{
+    __asm__ volatile(
+        /* the model's lazily stacked FP state is abandoned, not saved */
+        "ldr r1, =0xE000EF34\n\t"
+        "ldr r2, [r1]\n\t"
+        "bic r2, r2, #1\n\t"
+        "str r2, [r1]\n\t"
+        "movs r1, #0\n\t"
+        "msr control, r1\n\t" /* privileged again, no FP context */
+        "isb\n\t"
+        "ldr r1, =an547_guard_active\n\t"
+        "movs r2, #0\n\t"
+        "str r2, [r1]\n\t"
+        "ldr r12, =an547_guard_ctx\n\t"
+        "ldr r1, [r12, #100]\n\t" /* the SVC #0 frame on MSP: the result goes in its r0 */
+        "msr msp, r1\n\t"
+        "str r0, [r1]\n\t"
+        "ldmia r12!, {r4-r11}\n\t"
+        "vldmia r12!, {s16-s31}\n\t"
+        "ldr lr, [r12]\n\t"
+        "bx lr\n\t" ::
+            : "memory");
+}
+
+/* A fault: from the model, the call ends with its reason; from anything else, false. */
+bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr);
+bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr)
+{
+    if (!an547_guard_active || (exc_return & 0xCu) != 0xCu) /* not thread mode on PSP: not the model */
+        return false;
+    uint32_t cfsr = SCB_CFSR, psp, pc = 0;
+    __asm__ volatile("mrs %0, psp" : "=r"(psp));
+    /* the stacked PC, when the frame is inside the guard stack (it may not have been stacked) */
+    if (psp >= (uint32_t)(uintptr_t)guard_stack && psp + 32u <= (uint32_t)(uintptr_t)guard_stack + GUARD_STACK &&
+        (cfsr & ((1u << 4) | (1u << 12) | (1u << 20))) == 0) /* MSTKERR, STKERR, STKOF */
+        pc = ((const uint32_t *)(uintptr_t)psp)[6];
+    guard_fault = (struct an547_guard_fault){.kind = ipsr, .pc = pc, .cfsr = cfsr};
+    if (cfsr & (1u << 7))
+        guard_fault.addr = SCB_MMFAR;
+    else if (cfsr & (1u << 15))
+        guard_fault.addr = SCB_BFAR;
+    SCB_CFSR = cfsr; /* write one to clear */
+    SCB_HFSR = SCB_HFSR;
+    return true;
+}
+
+/* SysTick: a model past its deadline is stopped where it is. */
+bool an547_guard_overdue(uint32_t exc_return);
+bool an547_guard_overdue(uint32_t exc_return)
+{
+    if (!an547_guard_active || (exc_return & 0xCu) != 0xCu || an547_now_us(NULL) < guard_deadline_us)
+        return false;
+    guard_fault = (struct an547_guard_fault){.kind = AN547_FAULT_TIMEOUT};
+    return true;
+}
+
+int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an547_guard_fault *fault)
+{
+    regions_set(c);
+    guard_fault = (struct an547_guard_fault){0};
+    guard_ret = 0;
+    guard_deadline_us = an547_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
+    uint32_t ccr = SCB_CCR;
+    SCB_CCR = ccr | CCR_DIV_0_TRP; /* a division by zero in the model traps */
+    register uint32_t r0 __asm__("r0") = (uint32_t)(uintptr_t)c; /* set here: no call may come between */
+    __asm__ volatile("dsb\n\tisb\n\tsvc #0" : "+r"(r0)::"r1", "r2", "r3", "r12", "lr", "memory", "cc");
+    SCB_CCR = ccr;
+    MPU_CTRL = 0; /* nothing else runs unprivileged */
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    *ret = guard_ret;
+    if (fault != NULL)
+        *fault = guard_fault;
+    return (int)r0;
+}
+
+uint32_t an547_guard_stack_size(void)
+{
+    return GUARD_STACK;
+}
