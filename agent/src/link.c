@@ -415,8 +415,11 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         if (c->infer == NULL)
             return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0);
         ret = c->infer(c->infer_ctx, info.instance, p + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
-        if (ret != MOTA_OK)
-            return respond(l, f, MOTA_ERR_SELFTEST_RUN, NULL, 0);
+        if (ret != MOTA_OK) { /* a guarding port's fault or time-budget verdict is the answer, and is kept */
+            ret = ret == MOTA_ERR_SELFTEST_FAULT || ret == MOTA_ERR_SELFTEST_TIMEOUT ? ret : MOTA_ERR_SELFTEST_RUN;
+            note_error(l, ret, m);
+            return respond(l, f, ret, NULL, 0);
+        }
         mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
         return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);
     }

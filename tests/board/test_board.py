@@ -335,6 +335,62 @@ def case_long_version_texts_never_lock_the_host_out():
           "%d bytes to fit a 512-byte answer, and the next update went through" % len(ms[0]["9"]))
 
 
+HOSTILE = {
+    # name: (body of run(), expected reason, expected fault address or None)
+    "write_agent_ram": ("*(volatile uint32_t *)0x20000100u = 0xdeadbeefu;", "MOTA_ERR_SELFTEST_FAULT", 0x20000100),
+    "read_provisioning": ("out[0] = *(volatile int8_t *)0x60FFF000u;", "MOTA_ERR_SELFTEST_FAULT", 0x60FFF000),
+    "write_watchdog": ("*(volatile uint32_t *)0x5802EC00u = 0x1ACCE551u;", "MOTA_ERR_SELFTEST_FAULT", 0x5802EC00),
+    "divide_by_zero": ("volatile int32_t z = 0; out[0] = (int8_t)(in[0] / z);", "MOTA_ERR_SELFTEST_FAULT", None),
+    "jump_to_0": ("void (*volatile f)(void) = 0; f();", "MOTA_ERR_SELFTEST_FAULT", None),
+    "infinite_loop": ("for (;;) __asm__ volatile(\"\");", "MOTA_ERR_SELFTEST_TIMEOUT", None),
+    "runaway_recursion": ("out[0] = (int8_t)deep(in, 100000);", "MOTA_ERR_SELFTEST_FAULT", None),
+}
+
+
+def hostile_model(name):
+    body = HOSTILE[name][0]
+    src = env.p("hostile_%s.c" % name)
+    with open(src, "w") as f:
+        f.write('#include "mota_model.h"\n'
+                "static int32_t deep(const int8_t *p, int32_t n)\n"
+                "{\n    volatile int8_t frame[256];\n    frame[0] = p[0];\n"
+                "    return n ? deep((const int8_t *)frame, n - 1) + frame[1] : frame[0];\n}\n"
+                "static int32_t init(void) { return 0; }\n"
+                "static int32_t run(const int8_t *in, int8_t *out)\n{\n    (void)in;\n    (void)deep;\n"
+                "    %s\n    out[1] = 1;\n    return 0;\n}\n"
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % body)
+    rel = env.p("hostile_%s_rel.bin" % name)
+    env.run("build-model", "-o", rel, src)
+    return rel
+
+
+def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
+    """Each hostile model gets its reason code from the guarded self-test; the board does not reset,
+    answers status right after, and v1 still runs."""
+    rel = model()
+    b = Board()
+    assert b.push(pack("v1.mota", rel, 1), "--confirm")[0] == 0
+    boots = b.log().count("mota-an547: boot")
+    for name, (_, reason, addr) in HOSTILE.items():
+        before = len(b.log())
+        c = pack("%s.mota" % name, hostile_model(name), 2, expect=vec("out", 0))
+        rc, _, res, err = b.push(c, "--timeout", "30")
+        assert rc == 1 and res["status"] == reason and not res["installed"], (name, res, err, b.log()[before:])
+        log = b.log()[before:]
+        assert "model fault" in log or "model stopped" in log, (name, log)
+        if addr is not None:
+            assert "model fault address 0x%08x" % addr in log, (name, log)
+        m, st = b.dense()                       # it answers right after
+        assert m["7"] == 1 and m["10"][2] is False and m["4"] == {"MOTA_ERR_SELFTEST_FAULT": -821,
+                                                                  "MOTA_ERR_SELFTEST_TIMEOUT": -822}[reason], m
+        assert b.invoke(vec("in", 0)) == open(vec("out", 0), "rb").read()
+    assert b.log().count("mota-an547: boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
+    b.stop()
+    print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "
+          "runaway recursion) each stopped with its reason; no reset; v1 still answers like the reference"
+          % len(HOSTILE))
+
+
 def case_blank_flash_and_unprovisioned_board_say_so():
     rel = model()
     b = Board(flash="blank.flash", provision=False)

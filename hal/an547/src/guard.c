@@ -223,13 +223,14 @@ int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an5
     SCB_CCR = ccr | CCR_DIV_0_TRP; /* a division by zero in the model traps */
     register uint32_t r0 __asm__("r0") = (uint32_t)(uintptr_t)c; /* set here: no call may come between */
     __asm__ volatile("dsb\n\tisb\n\tsvc #0" : "+r"(r0)::"r1", "r2", "r3", "r12", "lr", "memory", "cc");
+    int result = (int)r0; /* the register variable is r0 only at the asm */
     SCB_CCR = ccr;
     MPU_CTRL = 0; /* nothing else runs unprivileged */
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     *ret = guard_ret;
     if (fault != NULL)
         *fault = guard_fault;
-    return (int)r0;
+    return result;
 }
 
 uint32_t an547_guard_stack_size(void)
