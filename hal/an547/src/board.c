@@ -173,7 +173,13 @@ static int guarded(struct mota_an547 *b, const struct mota_installed *m, unsigne
         c.ram_exec = true;
     }
     struct an547_guard_fault f;
+    uint64_t t0 = an547_ticks();
     int r = an547_guard_call(&c, ret, &f);
+    b->guard_ticks = (uint32_t)(an547_ticks() - t0);
+    if (entry == 2 && !b->guard_reported) { /* a size query: the guard's round trip around almost nothing */
+        b->guard_reported = true;
+        mota_an547_log_hex("mota-an547: guarded call round trip (SysTick ticks) ", b->guard_ticks);
+    }
     if (r != MOTA_OK) {
         b->model_faults++;
         b->last_fault = (struct mota_an547_model_fault){.reason = r, .kind = f.kind, .pc = f.pc, .addr = f.addr,

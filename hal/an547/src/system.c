@@ -50,6 +50,20 @@ void an547_clock_init(void)
     SYST_CSR = 7; /* processor clock, interrupt, enable */
 }
 
+/* Processor clock ticks since boot (32 MHz; under -icount shift=0, 31.25 instructions each). */
+uint64_t an547_ticks(void)
+{
+    uint32_t ms1, v, ms2;
+    do {
+        ms1 = ms_count;
+        v = SYST_CVR;
+        ms2 = ms_count;
+    } while (ms1 != ms2);
+    if ((SCB_ICSR & (1u << 26)) && v > TICKS_PER_MS / 2u)
+        ms1++;
+    return (uint64_t)ms1 * TICKS_PER_MS + (TICKS_PER_MS - 1u - v);
+}
+
 uint64_t an547_now_us(void *ctx)
 {
     (void)ctx;

@@ -70,6 +70,8 @@ struct mota_an547 {
     char name[32];
     const struct mota_agent_config *cfg;
     uint32_t model_faults;                    /* model calls stopped by the guard since boot */
+    uint32_t guard_ticks;                     /* the last guarded call, in processor clock ticks */
+    bool guard_reported;
     struct mota_an547_model_fault last_fault;
 };
 
