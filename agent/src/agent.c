@@ -1001,6 +1001,15 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_ag
     return MOTA_OK;
 }
 
+int mota_agent_model_fault(struct mota_agent *a, unsigned m, int reason)
+{
+    if (a == NULL || a->cfg == NULL || m >= a->cfg->n_models || reason >= 0)
+        return MOTA_ERR_ARG;
+    a->model_faults[m]++;
+    a->st[m].last_error = reason;
+    return MOTA_OK;
+}
+
 int mota_agent_last_error(const struct mota_agent *a, unsigned m)
 {
     if (a == NULL || m >= a->cfg->n_models)

@@ -124,7 +124,7 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     const struct mota_agent_model_config *mc = &a->cfg->models[m];
     bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
     const struct mota_agent_model_state *s = &a->st[m];
-    mota_cbor_put_map(e, has ? 11 : 6);
+    mota_cbor_put_map(e, has ? 12 : 6);
     mota_cbor_put_uint(e, 1);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, 2);
@@ -157,6 +157,8 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, info.trial_boots);
     mota_cbor_put_uint(e, 11);
     mota_cbor_put_uint(e, info.exec_ram_used);
+    mota_cbor_put_uint(e, 12); /* faults and overruns since boot (a guarding port) */
+    mota_cbor_put_uint(e, a->model_faults[m]);
 }
 
 static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
@@ -418,6 +420,8 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         if (ret != MOTA_OK) { /* a guarding port's fault or time-budget verdict is the answer, and is kept */
             ret = ret == MOTA_ERR_SELFTEST_FAULT || ret == MOTA_ERR_SELFTEST_TIMEOUT ? ret : MOTA_ERR_SELFTEST_RUN;
             note_error(l, ret, m);
+            if (ret != MOTA_ERR_SELFTEST_RUN)
+                (void)mota_agent_model_fault(l->agent, m, ret);
             return respond(l, f, ret, NULL, 0);
         }
         mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);

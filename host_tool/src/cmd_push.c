@@ -26,7 +26,7 @@ struct dev_model {
     uint8_t digest[32];
     unsigned slot, mode, boots;
     bool testing;
-    uint64_t exec_used;
+    uint64_t exec_used, faults;
 };
 
 static double now_s(void)
@@ -88,6 +88,7 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
             }
             break;
         case 11: mota_cbor_get_uint(d, &m->exec_used); break;
+        case 12: mota_cbor_get_uint(d, &m->faults); break;
         default: mota_cbor_skip(d); break;
         }
     }
@@ -237,6 +238,8 @@ static void print_models(const struct dev_model *m, unsigned n)
         if (m[i].last_error)
             printf("; last error %s (%s)", mota_err_name(m[i].last_error) ? mota_err_name(m[i].last_error) : "?",
                    mota_err_str(m[i].last_error));
+        if (m[i].faults)
+            printf("; %llu fault(s) or overrun(s) since boot", (unsigned long long)m[i].faults);
         printf("\n");
     }
 }

@@ -384,6 +384,30 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
         assert m["7"] == 1 and m["10"][2] is False and m["4"] == {"MOTA_ERR_SELFTEST_FAULT": -821,
                                                                   "MOTA_ERR_SELFTEST_TIMEOUT": -822}[reason], m
         assert b.invoke(vec("in", 0)) == open(vec("out", 0), "rb").read()
+    # a confirmed model that faults only on some input: invoke says so, the device counts it and keeps going
+    src = env.p("trap.c")
+    with open(src, "w") as f:
+        f.write('#include "mota_model.h"\n'
+                "static int32_t init(void) { return 0; }\n"
+                "static int32_t run(const int8_t *in, int8_t *out)\n{\n"
+                "    if (in[0] == 0x55)\n        *(volatile uint32_t *)0x20000200u = 1;\n"
+                "    for (int i = 0; i < 10; i++)\n        out[i] = in[i];\n    return 0;\n}\n"
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n')
+    trap = env.p("trap_rel.bin")
+    env.run("build-model", "-o", trap, src)
+    expect = env.p("trap.out")
+    with open(vec("in", 0), "rb") as fi, open(expect, "wb") as fo:
+        fo.write(fi.read()[:10])
+    assert b.push(pack("trap.mota", trap, 3, expect=expect), "--confirm")[0] == 0
+    trigger = env.p("trigger.in")
+    with open(trigger, "wb") as f:
+        f.write(b"\x55" * 64)
+    r = env.run("invoke", "--input", trigger, "--output-size", "10", "tcp:" + b.port, check=False)
+    assert r.returncode != 0 and "MOTA_ERR_SELFTEST_FAULT" in r.stderr, (r.stdout, r.stderr)
+    m, _ = b.dense()
+    assert m["7"] == 3 and m["12"] == 1 and m["4"] == -821, m
+    assert "1 fault(s) or overrun(s) since boot" in b.cmd("status").stdout
+    assert b.invoke(vec("in", 0)) == open(expect, "rb").read()
     assert b.log().count("mota-an547: boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
     b.stop()
     print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "

@@ -192,6 +192,7 @@ struct mota_agent {
     struct mota_compat_result refusal; /* the compatibility rule that refused the last upload, if one did */
     enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
     struct mota_agent_timing timing;   /* of the last update */
+    uint32_t model_faults[MOTA_AGENT_MAX_MODELS]; /* faults and overruns of each model since boot */
 };
 
 /*
@@ -236,6 +237,15 @@ int mota_agent_revoke_keys(struct mota_agent *a, uint32_t floor);
 int mota_agent_selftest(struct mota_agent *a, unsigned model);
 
 int mota_agent_model_info(const struct mota_agent *a, unsigned model, struct mota_agent_model_info *info);
+
+/*
+ * The application's own inference of a model faulted or ran over its time
+ * (a guarding port's MOTA_ERR_SELFTEST_FAULT or _TIMEOUT, from `mota invoke`
+ * or from the product's inference loop): counted per model since boot and
+ * shown by STATUS with the reason as the model's last error. On trial, the
+ * application may then roll the model back (mota_agent_rollback).
+ */
+int mota_agent_model_fault(struct mota_agent *a, unsigned model, int reason);
 
 /* Last error (reason code) for a model, kept across reboots. */
 int mota_agent_last_error(const struct mota_agent *a, unsigned model);
