@@ -33,6 +33,7 @@ int an547_uart_init(struct mota_transport *t);
 void an547_clock_init(void);
 uint64_t an547_now_us(void *ctx);
 uint64_t an547_ticks(void);
+uint32_t an547_watchdog_period_ms(void); /* 0: not running */
 void an547_system_init(struct mota_system *s);
 /* the last words before a reset: the launcher reads them as the reset cause */
 void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr);

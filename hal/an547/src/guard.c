@@ -36,13 +36,17 @@
 #define AP_RO 0x6u /* AP=11: read-only at any privilege */
 #define XN 0x1u
 
-/* Saved at SVC #0, restored by the unwind: r4-r11, s16-s31, EXC_RETURN, MSP. */
+/* Saved at SVC #0, restored by the unwind: r4-r11, s16-s31, EXC_RETURN, MSP,
+ * FPSCR (the model may change rounding or flush-to-zero: not for the agent). */
 struct guard_ctx {
     uint32_t r[8];
     uint32_t s[16];
     uint32_t exc_return;
     uint32_t msp;
+    uint32_t fpscr;
 };
+_Static_assert(__builtin_offsetof(struct guard_ctx, msp) == 100 && __builtin_offsetof(struct guard_ctx, fpscr) == 104,
+               "the offsets the handlers use");
 
 struct guard_ctx an547_guard_ctx;
 volatile uint32_t an547_guard_active;
@@ -128,7 +132,9 @@ __attribute__((naked)) void an547_svc_handler(void)
         "vstmia r12!, {s16-s31}\n\t"
         "str lr, [r12], #4\n\t"
         "mrs r0, msp\n\t"
-        "str r0, [r12]\n\t"
+        "str r0, [r12], #4\n\t"
+        "vmrs r1, fpscr\n\t"
+        "str r1, [r12]\n\t"
         "bl an547_guard_enter\n\t"
         "ldr r1, =an547_guard_r9\n\t"
         "ldr r9, [r1]\n\t"
@@ -171,6 +177,8 @@ __attribute__((naked)) void an547_guard_unwind(void)
         "movs r2, #0\n\t"
         "str r2, [r1]\n\t"
         "ldr r12, =an547_guard_ctx\n\t"
+        "ldr r1, [r12, #104]\n\t"
+        "vmsr fpscr, r1\n\t"
         "ldr r1, [r12, #100]\n\t" /* the SVC #0 frame on MSP: the result goes in its r0 */
         "msr msp, r1\n\t"
         "str r0, [r1]\n\t"

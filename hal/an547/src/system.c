@@ -111,6 +111,12 @@ void an547_system_init(struct mota_system *s)
 #define WDOG_UNLOCK_KEY 0x1ACCE551u
 
 static bool wdog_running;
+static uint32_t wdog_period_ms; /* to the first expiry (NMI), after a kick */
+
+uint32_t an547_watchdog_period_ms(void)
+{
+    return wdog_running ? wdog_period_ms : 0;
+}
 
 void mota_an547_watchdog_start(uint32_t timeout_ms)
 {
@@ -122,6 +128,7 @@ void mota_an547_watchdog_start(uint32_t timeout_ms)
     WDOG_CTRL = 3u; /* INTEN | RESEN */
     WDOG_LOCK = 0;
     wdog_running = true;
+    wdog_period_ms = timeout_ms / 2u;
 }
 
 static void watchdog_kick(void *ctx)
