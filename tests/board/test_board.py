@@ -346,6 +346,10 @@ HOSTILE = {
     # a budget beyond the watchdog's first expiry: stopped short of it, a verdict and not a reset
     "infinite_loop_10s_budget": ("for (;;) __asm__ volatile(\"\");", "MOTA_ERR_SELFTEST_TIMEOUT", None),
     "runaway_recursion": ("out[0] = (int8_t)deep(in, 100000);", "MOTA_ERR_SELFTEST_FAULT", None),
+    # into the Non-secure state (all memory is Secure): a SecureFault, not a board reset
+    "bxns_to_nonsecure": ("__asm__ volatile(\"movs r0, #0\\n\\tbxns r0\" ::: \"r0\");", "MOTA_ERR_SELFTEST_FAULT", None),
+    # a stack outside its region, then SVC: the SVC stays pending behind the fault and must die with the model
+    "svc_on_a_stolen_stack": ("__asm__ volatile(\"ldr r0, =0x20070000\\n\\tmov sp, r0\\n\\tsvc #0\" ::: \"r0\");", "MOTA_ERR_SELFTEST_FAULT", None),
 }
 
 
@@ -411,6 +415,16 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     assert m["7"] == 3 and m["12"] == 1 and m["4"] == -821, m
     assert "1 fault(s) or overrun(s) since boot" in b.cmd("status").stdout
     assert b.invoke(vec("in", 0)) == open(expect, "rb").read()
+    # COPY mode: its code runs from its exec RAM, under the same guard
+    copy = env.p("copy.mota")
+    env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", "4",
+            "--version", "4.0.0", "--install-mode", "copy", "--selftest-input", vec("in", 0), "--selftest-output",
+            vec("out", 0), "--selftest-max-latency-us", "200000", "-o", copy, rel)
+    rc, _, res, err = b.push(copy, "--confirm")
+    assert rc == 0 and res["confirmed"], (res, err, b.log()[-1500:])
+    m, _ = b.dense()
+    assert m["7"] == 4 and m["10"][1] == 2, m  # install mode COPY
+    assert b.invoke(vec("in", 1)) == open(vec("out", 1), "rb").read()
     assert b.log().count("mota-an547: boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
     b.stop()
     print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "

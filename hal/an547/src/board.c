@@ -158,7 +158,9 @@ static int guarded(struct mota_an547 *b, const struct mota_installed *m, unsigne
             c.ram_end = mc->exec_ram_addr + mc->exec_ram_size;
             for (unsigned s = 0; s < 2; s++) {
                 uint32_t base = MOTA_AN547_FLASH_BASE + mc->slot_offset[s];
-                if (m->rom_addr >= base && m->rom_addr < base + mc->slot_size) {
+                /* its code runs from the slot (XIP), or its params are read from it (COPY) */
+                if ((m->rom_addr >= base && m->rom_addr < base + mc->slot_size) ||
+                    (m->param0_addr >= base && m->param0_addr < base + mc->slot_size)) {
                     c.code_base = base;
                     c.code_end = base + mc->slot_size;
                 }
@@ -167,11 +169,8 @@ static int guarded(struct mota_an547 *b, const struct mota_installed *m, unsigne
     }
     if (c.ram_base == 0)
         return MOTA_ERR_SELFTEST_RUN;
-    if (c.code_base == 0) { /* COPY: the code is in its exec RAM */
-        c.code_base = c.ram_base;
-        c.code_end = c.ram_end;
-        c.ram_exec = true;
-    }
+    if (m->rom_addr >= c.ram_base && m->rom_addr < c.ram_end)
+        c.ram_exec = true; /* COPY: its code runs from its exec RAM */
     struct an547_guard_fault f;
     uint64_t t0 = an547_ticks();
     int r = an547_guard_call(&c, ret, &f);
@@ -196,35 +195,42 @@ static int guarded(struct mota_an547 *b, const struct mota_installed *m, unsigne
     return r;
 }
 
+/* A call's budget: its own, within what is left of the whole inference's. */
+static uint64_t within(uint64_t own, uint64_t end_us)
+{
+    uint64_t now = an547_now_us(NULL);
+    uint64_t left = end_us > now ? end_us - now : 1u; /* nothing left: stopped at once */
+    return own < left ? own : left;
+}
+
 int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                      size_t out_len, uint64_t *latency_us)
 {
     struct mota_an547 *b = ctx;
     uint64_t budget = *latency_us ? *latency_us : GUARD_DEFAULT_BUDGET_US;
-    /* the agent kicked the watchdog just before: a model stopped short of its first expiry gets a
-     * verdict (MOTA_ERR_SELFTEST_TIMEOUT), not a board reset */
-    uint32_t wd = an547_watchdog_period_ms();
-    if (wd > 200u && budget > (uint64_t)(wd - 200u) * 1000u)
-        budget = (uint64_t)(wd - 200u) * 1000u;
     uint32_t in_size = 0, out_size = 0, r = 0;
     int ret;
     *latency_us = 0;
     if (b == NULL || model == NULL || model->n_entries < 4)
         return MOTA_ERR_SELFTEST_RUN;
-    if ((ret = guarded(b, model, 2, 0, 0, GUARD_DEFAULT_BUDGET_US, &in_size)) != MOTA_OK ||
-        (ret = guarded(b, model, 3, 0, 0, GUARD_DEFAULT_BUDGET_US, &out_size)) != MOTA_OK)
+    /* the agent kicked the watchdog just before: the model's four calls together stop short of its first
+     * expiry, so a slow model gets a verdict (MOTA_ERR_SELFTEST_TIMEOUT), not a board reset */
+    uint32_t wd = an547_watchdog_period_ms();
+    uint64_t end = an547_now_us(NULL) + (wd > 200u ? (uint64_t)(wd - 200u) * 1000u : budget + 3u * GUARD_DEFAULT_BUDGET_US);
+    memset(guard_io, 0, sizeof(guard_io)); /* nothing of an earlier call's input or output */
+    if ((ret = guarded(b, model, 2, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
+        (ret = guarded(b, model, 3, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
         return ret;
     if (in_len != in_size || out_len != out_size || ROUND32(in_len) + ROUND32(out_len) > GUARD_IO)
         return MOTA_ERR_SELFTEST_RUN; /* the container's self-test does not fit this model, or the I/O buffer */
-    if ((ret = guarded(b, model, 0, 0, 0, GUARD_DEFAULT_BUDGET_US, &r)) != MOTA_OK)
+    if ((ret = guarded(b, model, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &r)) != MOTA_OK)
         return ret;
     if (r != 0)
         return MOTA_ERR_SELFTEST_RUN;
     uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);
     memcpy(gin, in, in_len);
-    memset(gout, 0, out_len);
     uint64_t t0 = an547_now_us(NULL);
-    ret = guarded(b, model, 1, (uint32_t)(uintptr_t)gin, (uint32_t)(uintptr_t)gout, budget, &r);
+    ret = guarded(b, model, 1, (uint32_t)(uintptr_t)gin, (uint32_t)(uintptr_t)gout, within(budget, end), &r);
     *latency_us = an547_now_us(NULL) - t0;
     if (ret != MOTA_OK)
         return ret;

@@ -31,6 +31,12 @@
 #define SCB_MMFAR REG(0xE000ED34u)
 #define SCB_BFAR REG(0xE000ED38u)
 #define CCR_DIV_0_TRP (1u << 4)
+#define SCB_SHCSR REG(0xE000ED24u)
+#define SCB_SFSR REG(0xE000EDE4u)
+#define FPCCR REG(0xE000EF34u)
+#define FPCCR_LSPEN (1u << 30)
+/* SHCSR pending bits: UsageFault, MemManage, BusFault, SVCall, SecureFault */
+#define SHCSR_PENDED ((1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 20))
 
 #define AP_RW 0x2u /* AP=01: read-write at any privilege */
 #define AP_RO 0x6u /* AP=11: read-only at any privilege */
@@ -53,6 +59,8 @@ volatile uint32_t an547_guard_active;
 uint32_t an547_guard_r9;
 static volatile uint64_t guard_deadline_us;
 static uint32_t guard_ret;
+static const struct an547_guard_call *guard_pending; /* the call SVC #0 may enter, once */
+__attribute__((used)) static const uint32_t guard_zeros[32];
 static struct an547_guard_fault guard_fault;
 
 /* The model's stack: its own MPU region, with PSPLIM at its base. */
@@ -86,7 +94,9 @@ static void regions_set(const struct an547_guard_call *c)
         MPU_RNR = n;
         MPU_RLAR = 0;
     }
-    region(0, c->code_base, c->code_end, AP_RO);                      /* slot: code, params */
+    /* the slot: code and params (XIP), params only (COPY: the code runs from its exec RAM) */
+    if (c->code_base != 0)
+        region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0));
     region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN)); /* exec RAM */
     region(2, c->io_base, c->io_end, AP_RW | XN);                     /* input, then output */
     region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN);
@@ -100,6 +110,9 @@ uint32_t an547_guard_enter(const uint32_t *caller_frame);
 uint32_t an547_guard_enter(const uint32_t *caller_frame)
 {
     const struct an547_guard_call *c = (const struct an547_guard_call *)(uintptr_t)caller_frame[0];
+    if (c == NULL || c != guard_pending) /* an SVC #0 left pending by a model, or from anywhere else */
+        an547_reset_announce("fault", caller_frame[6], caller_frame[0], 0);
+    guard_pending = NULL;
     uint32_t *sp = (uint32_t *)(uintptr_t)((uintptr_t)guard_stack + GUARD_STACK - 32u);
     sp[0] = c->a0;
     sp[1] = c->a1;
@@ -136,6 +149,21 @@ __attribute__((naked)) void an547_svc_handler(void)
         "vmrs r1, fpscr\n\t"
         "str r1, [r12]\n\t"
         "bl an547_guard_enter\n\t"
+        /* nothing of the agent's in the model's registers */
+        "ldr r1, =guard_zeros\n\t"
+        "vldmia r1, {s0-s31}\n\t"
+        "movs r1, #0\n\t"
+        "vmsr fpscr, r1\n\t"
+        "mov r2, r1\n\t"
+        "mov r3, r1\n\t"
+        "mov r4, r1\n\t"
+        "mov r5, r1\n\t"
+        "mov r6, r1\n\t"
+        "mov r7, r1\n\t"
+        "mov r8, r1\n\t"
+        "mov r10, r1\n\t"
+        "mov r11, r1\n\t"
+        "mov r12, r1\n\t"
         "ldr r1, =an547_guard_r9\n\t"
         "ldr r9, [r1]\n\t"
         "bx r0\n\t"
@@ -176,6 +204,12 @@ __attribute__((naked)) void an547_guard_unwind(void)
         "ldr r1, =an547_guard_active\n\t"
         "movs r2, #0\n\t"
         "str r2, [r1]\n\t"
+        /* exceptions the model left pending (one raised while another was being stacked) die with it */
+        "ldr r1, =0xE000ED24\n\t"
+        "ldr r2, [r1]\n\t"
+        "bic r2, r2, #0xF000\n\t"
+        "bic r2, r2, #0x100000\n\t"
+        "str r2, [r1]\n\t"
         "ldr r12, =an547_guard_ctx\n\t"
         "ldr r1, [r12, #104]\n\t"
         "vmsr fpscr, r1\n\t"
@@ -193,8 +227,10 @@ __attribute__((naked)) void an547_guard_unwind(void)
 bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr);
 bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr)
 {
-    if (!an547_guard_active || (exc_return & 0xCu) != 0xCu) /* not thread mode on PSP: not the model */
+    /* thread mode (or the Non-secure state a BXNS reaches) while a model runs: the model's */
+    if (!an547_guard_active || ((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0))
         return false;
+    SCB_SFSR = SCB_SFSR;
     uint32_t cfsr = SCB_CFSR, psp, pc = 0;
     __asm__ volatile("mrs %0, psp" : "=r"(psp));
     /* the stacked PC, when the frame is inside the guard stack (it may not have been stacked) */
@@ -215,7 +251,8 @@ bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr)
 bool an547_guard_overdue(uint32_t exc_return);
 bool an547_guard_overdue(uint32_t exc_return)
 {
-    if (!an547_guard_active || (exc_return & 0xCu) != 0xCu || an547_now_us(NULL) < guard_deadline_us)
+    if (!an547_guard_active || ((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0) ||
+        an547_now_us(NULL) < guard_deadline_us)
         return false;
     guard_fault = (struct an547_guard_fault){.kind = AN547_FAULT_TIMEOUT};
     return true;
@@ -229,9 +266,14 @@ int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an5
     guard_deadline_us = an547_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
     uint32_t ccr = SCB_CCR;
     SCB_CCR = ccr | CCR_DIV_0_TRP; /* a division by zero in the model traps */
+    guard_pending = c;
+    uint32_t fpccr = FPCCR;
+    FPCCR = fpccr & ~FPCCR_LSPEN; /* a model's FP state is stacked at once, never lazily from a handler */
     register uint32_t r0 __asm__("r0") = (uint32_t)(uintptr_t)c; /* set here: no call may come between */
     __asm__ volatile("dsb\n\tisb\n\tsvc #0" : "+r"(r0)::"r1", "r2", "r3", "r12", "lr", "memory", "cc");
     int result = (int)r0; /* the register variable is r0 only at the asm */
+    guard_pending = NULL;
+    FPCCR = fpccr;
     SCB_CCR = ccr;
     MPU_CTRL = 0; /* nothing else runs unprivileged */
     __asm__ volatile("dsb\n\tisb" ::: "memory");

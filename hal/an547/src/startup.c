@@ -88,13 +88,14 @@ uint32_t mota_an547_stack_unused(void)
     return (uint32_t)((uintptr_t)p - (uintptr_t)&__stack_limit);
 }
 
-/* A fault taken from a guarded model (thread mode on PSP) ends that call
- * (guard.c); any other is reported and resets the board. Only a model runs
- * on PSP: its lazily stacked FP state is dropped before any C runs. */
+/* A fault taken from a guarded model (thread mode, or the Non-secure state
+ * a BXNS reaches, while a model runs) ends that call (guard.c); any other is
+ * reported and resets the board. The model's FP state is dropped first. */
 __attribute__((naked)) void an547_fault_entry(void)
 {
-    __asm__ volatile("tst lr, #4\n\t"
-                     "beq 2f\n\t"
+    __asm__ volatile("ldr r0, =an547_guard_active\n\t"
+                     "ldr r0, [r0]\n\t"
+                     "cbz r0, 2f\n\t"
                      "ldr r1, =0xE000EF34\n\t" /* FPCCR.LSPACT */
                      "ldr r2, [r1]\n\t"
                      "bic r2, r2, #1\n\t"

@@ -27,8 +27,9 @@ __attribute__((naked)) void an547_systick_handler(void)
     __asm__ volatile("push {r0, lr}\n\t"
                      "bl systick_tick\n\t"
                      "pop {r0, lr}\n\t"
-                     "tst lr, #4\n\t" /* only a model runs on PSP */
-                     "beq 1f\n\t"
+                     "ldr r0, =an547_guard_active\n\t" /* a model runs: is it overdue? */
+                     "ldr r0, [r0]\n\t"
+                     "cbz r0, 1f\n\t"
                      "push {r0, lr}\n\t"
                      "mov r0, lr\n\t"
                      "bl an547_guard_overdue\n\t"
