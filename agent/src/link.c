@@ -254,6 +254,15 @@ static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link 
     return n;
 }
 
+/* Where a guarded model call stopped, from the port: the body of a fault or time verdict. */
+static size_t fault_detail(struct mota_link *l, int status)
+{
+    const struct mota_agent_config *c = l->agent->cfg;
+    if ((status != MOTA_ERR_SELFTEST_FAULT && status != MOTA_ERR_SELFTEST_TIMEOUT) || c->infer_detail == NULL)
+        return 0;
+    return c->infer_detail(c->infer_ctx, (char *)BODY(l), BODY_CAP(l) < 128 ? BODY_CAP(l) : 128);
+}
+
 static int upload_model(const struct mota_link *l)
 {
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
@@ -342,7 +351,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             note_error(l, ret, (unsigned)upload_model(l));
             if (l->agent->refusal.reason == ret && l->agent->refusal.field != NULL)
                 return respond(l, f, ret, BODY(l), refusal_detail(&l->agent->refusal, BODY(l), 128));
-            return respond(l, f, ret, NULL, 0);
+            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
         }
         l->expected = (uint32_t)ret;
         mota_put32(out, (uint32_t)ret);
@@ -422,7 +431,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             note_error(l, ret, m);
             if (ret != MOTA_ERR_SELFTEST_RUN)
                 (void)mota_agent_model_fault(l->agent, m, ret);
-            return respond(l, f, ret, NULL, 0);
+            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
         }
         mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
         return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);

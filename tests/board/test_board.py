@@ -387,6 +387,10 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
         assert "model fault" in log or "model stopped" in log, (name, log)
         if addr is not None:
             assert "model fault address 0x%08x" % addr in log, (name, log)
+            # and the host is told where: the verdict's detail
+            assert "address 0x%08x" % addr in res["detail"] and "MemManage at pc 0x" in res["detail"], (name, res)
+        if reason == "MOTA_ERR_SELFTEST_TIMEOUT":
+            assert "time budget" in res["detail"], (name, res)
         m, st = b.dense()                       # it answers right after
         assert m["7"] == 1 and m["10"][2] is False and m["4"] == {"MOTA_ERR_SELFTEST_FAULT": -821,
                                                                   "MOTA_ERR_SELFTEST_TIMEOUT": -822}[reason], m

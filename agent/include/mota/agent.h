@@ -91,6 +91,9 @@ struct mota_agent_config {
     const struct mota_loader_mem *loader_mem; /* writable memory for installs */
     uint32_t max_trial_boots;       /* boots allowed before an unconfirmed model is reverted (default 3) */
     mota_agent_infer_cb infer;      /* NULL: self-tests cannot run (containers with one are refused) */
+    /* optional: a guarding port says where its last stopped call faulted ("MemManage at pc 0x.., address
+     * 0x.."): the detail of a MOTA_ERR_SELFTEST_FAULT / _TIMEOUT verdict. Returns the text's length. */
+    size_t (*infer_detail)(void *ctx, char *out, size_t cap);
     void *infer_ctx;
     uint8_t *selftest_buf;          /* for the self-test input and output */
     size_t selftest_buf_size;

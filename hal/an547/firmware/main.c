@@ -116,6 +116,7 @@ int main(void)
     cfg.selftest_buf = selftest_out;
     cfg.selftest_buf_size = sizeof(selftest_out);
     cfg.infer = mota_an547_infer;
+    cfg.infer_detail = mota_an547_infer_detail;
     cfg.max_trial_boots = 3;
     if (ret == MOTA_OK)
         ret = mota_an547_init(&board, &cfg);

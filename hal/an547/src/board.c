@@ -203,6 +203,36 @@ static uint64_t within(uint64_t own, uint64_t end_us)
     return own < left ? own : left;
 }
 
+/* "MemManage at pc 0x604012cc, address 0x20000100, cfsr 0x00000082" or "stopped at its time budget". */
+size_t mota_an547_infer_detail(void *ctx, char *out, size_t cap)
+{
+    static const char *const names[] = {"?", "SVC", "time", "HardFault", "MemManage", "BusFault", "UsageFault",
+                                        "SecureFault"};
+    static const char hex[] = "0123456789abcdef";
+    const struct mota_an547 *b = ctx;
+    const struct mota_an547_model_fault *f = &b->last_fault;
+    char text[96];
+    size_t n = 0;
+    const char *what = f->reason == MOTA_ERR_SELFTEST_TIMEOUT ? "stopped at its time budget"
+                       : f->kind < 8                          ? names[f->kind]
+                                                              : "fault";
+    while (*what && n < sizeof(text))
+        text[n++] = *what++;
+    if (f->reason != MOTA_ERR_SELFTEST_TIMEOUT) {
+        const char *labels[3] = {" at pc 0x", ", address 0x", ", cfsr 0x"};
+        uint32_t vals[3] = {f->pc, f->addr, f->cfsr};
+        for (int i = 0; i < 3; i++) {
+            for (const char *s = labels[i]; *s && n < sizeof(text); s++)
+                text[n++] = *s;
+            for (int d = 28; d >= 0 && n < sizeof(text); d -= 4)
+                text[n++] = hex[(vals[i] >> d) & 0xF];
+        }
+    }
+    n = n < cap ? n : cap;
+    memcpy(out, text, n);
+    return n;
+}
+
 int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                      size_t out_len, uint64_t *latency_us)
 {

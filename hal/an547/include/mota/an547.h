@@ -92,6 +92,8 @@ void mota_an547_watchdog_start(uint32_t timeout_ms);
 /* Self-test and invoke inference: run a CPU model (mota build-model ABI). */
 int mota_an547_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                      size_t out_len, uint64_t *latency_us);
+/* Where its last stopped call faulted, as text: the agent's infer_detail. */
+size_t mota_an547_infer_detail(void *ctx, char *out, size_t cap);
 
 /* A line on the launcher's log (semihosting stderr): diagnostics, not the link. */
 void mota_an547_log(const char *s);
