@@ -75,23 +75,13 @@ def pack(out, rel, seq, selftest=True):
 class Board:
     def __init__(self, flash, *extra):
         self.flash = env.p(flash)
-        args = [MOTA, "sim", "--target", "an547", "--flash", self.flash, "--key", env.p("k.pub.pem"),
-                "--model", "dense", *extra]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, stderr=open(env.p("launcher.err"), "a"))
-        env.procs.append(self.proc)
-        m = re.search(r"listening on tcp:(\S+)", self.proc.stdout.readline())
-        assert m, open(env.p("launcher.err")).read()[-2000:]
-        self.port = m.group(1)
+        self.proc, self.port = env.board(self.flash, "--key", env.p("k.pub.pem"), "--model", "dense", *extra)
         self.status()
 
     def status(self, timeout=60):
-        end = time.time() + timeout
-        while time.time() < end:
-            r = env.run("status", "--json", "--timeout", "5", "tcp:" + self.port, check=False)
-            if r.returncode == 0:
-                return json.loads(r.stdout)
-            time.sleep(0.2)
-        raise AssertionError("the board did not answer")
+        st = env.wait_status(self.port, timeout, per_try=5)
+        assert st is not None, "the board did not answer"
+        return st
 
     def push(self, container):
         rc, ev, res, err = env.push(self.port, container, "--confirm", timeout=600)

@@ -52,29 +52,18 @@ class Board:
     """The launcher with its QEMU board on a flash file of this case."""
 
     def __init__(self, *extra, flash="board.flash", provision=True):
-        args = [MOTA, "sim", "--target", "an547", "--flash", env.p(flash)]
+        args = []
         if provision:
             args += ["--key", env.p("k.pub.pem"), "--model", "dense", "--model", "network", "--trial-boots", "2"]
         self.flash = env.p(flash)
-        # the launcher's stderr (the board console) to a file: a pipe nobody reads would fill
-        self.proc = subprocess.Popen(args + list(extra), stdout=subprocess.PIPE, text=True,
-                                     stderr=open(env.p("launcher.err"), "a"))
-        env.procs.append(self.proc)
-        line = self.proc.stdout.readline()
-        m = re.search(r"listening on tcp:(\S+)", line)
-        assert m, ("launcher did not start", line, open(env.p("launcher.err")).read()[-2000:])
-        self.port = m.group(1)
+        self.proc, self.port = env.board(self.flash, *args, *extra)
         self.wait_ready()
 
     def wait_ready(self, timeout=30):
         """The device answers (a board boots in well under a second)."""
-        end = time.time() + timeout
-        while time.time() < end:
-            r = env.run("status", "--json", "--timeout", "2", "tcp:" + self.port, check=False)
-            if r.returncode == 0:
-                return json.loads(r.stdout)
-            time.sleep(0.2)
-        raise AssertionError("board did not answer: " + self.log())
+        st = env.wait_status(self.port, timeout)
+        assert st is not None, "board did not answer: " + self.log()
+        return st
 
     @staticmethod
     def log_of(flash):

@@ -76,6 +76,28 @@ class Env:
         proc, addr = self.start(args, r"listening on (\S+)")
         return proc, addr
 
+    def board(self, flash, *args):
+        """`mota sim --target an547` on a flash file: (launcher, HOST:PORT). Its stderr (the board console)
+        goes to a file: a pipe nobody reads would fill."""
+        err = self.p("launcher.err")
+        proc = subprocess.Popen([self.mota, "sim", "--target", "an547", "--flash", flash, *args],
+                                stdout=subprocess.PIPE, text=True, stderr=open(err, "a"))
+        self.procs.append(proc)
+        line = proc.stdout.readline()
+        m = re.search(r"listening on tcp:(\S+)", line)
+        assert m, ("launcher did not start", line, open(err).read()[-2000:])
+        return proc, m.group(1)
+
+    def wait_status(self, port, timeout, per_try=2):
+        """`mota status --json` once the device answers, or None after timeout seconds."""
+        end = time.time() + timeout
+        while time.time() < end:
+            r = self.run("status", "--json", "--timeout", str(per_try), "tcp:" + port, check=False)
+            if r.returncode == 0:
+                return json.loads(r.stdout)
+            time.sleep(0.2)
+        return None
+
     def push(self, port, container, *extra, timeout=120):
         r = self.run("push", "--json", *extra, "tcp:" + port, container, check=False, timeout=timeout)
         events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]

@@ -297,11 +297,8 @@ def unframe(raw):
     return out
 
 
-def case_a_retried_request_is_answered_again_not_run_twice():
-    rel, params = env.model("m", 8 * 1024)
-    sim, port = env.sim()
-    rc, events, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1))
-    assert rc == 0 and env.status(port)["10"][2] is True  # on trial
+def raw_link(port):
+    """A raw connection to the device: (socket, call(cmd, payload, seq) -> the first answer)."""
     host, p = port.rsplit(":", 1)
     s = socket.create_connection((host, int(p)))
     s.settimeout(5)
@@ -312,6 +309,16 @@ def case_a_retried_request_is_answered_again_not_run_twice():
         while not unframe(data):
             data += s.recv(1 << 16)
         return unframe(data)[0]
+
+    return s, call
+
+
+def case_a_retried_request_is_answered_again_not_run_twice():
+    rel, params = env.model("m", 8 * 1024)
+    sim, port = env.sim()
+    rc, events, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1))
+    assert rc == 0 and env.status(port)["10"][2] is True  # on trial
+    s, call = raw_link(port)
 
     call(1, b"\x01\x00\x08", 1)                      # HELLO
     first = call(7, b"\x00", 2)                        # CONFIRM model 0: its answer "lost"
@@ -343,17 +350,8 @@ def case_a_head_larger_than_the_device_takes_is_refused_before_anything_is_sent(
     st = env.status(port)
     assert st["6"] is False and st["5"][0] == 0, st   # no model, no upload begun
     # a host that sends it anyway: the device refuses it at its head, before any erase
-    host, p = port.rsplit(":", 1)
-    s = socket.create_connection((host, int(p)))
-    s.settimeout(5)
+    s, call = raw_link(port)
     data = open(v1, "rb").read()
-
-    def call(cmd, payload, seq):
-        s.sendall(frame(cmd, payload, seq=seq))
-        got = b""
-        while not unframe(got):
-            got += s.recv(1 << 16)
-        return unframe(got)[0]
 
     call(1, b"\x01\x00\x04", 1)
     digest = bytes.fromhex(digest_of(v1))

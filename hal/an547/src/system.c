@@ -51,23 +51,9 @@ void an547_clock_init(void)
     SYST_CSR = 7; /* processor clock, interrupt, enable */
 }
 
-/* Processor clock ticks since boot (32 MHz; under -icount shift=0, 31.25 instructions each). */
-uint64_t an547_ticks(void)
+/* Milliseconds since boot and processor ticks into the current one, read consistently. */
+static void clock_read(uint32_t *ms, uint32_t *ticks)
 {
-    uint32_t ms1, v, ms2;
-    do {
-        ms1 = ms_count;
-        v = SYST_CVR;
-        ms2 = ms_count;
-    } while (ms1 != ms2);
-    if ((SCB_ICSR & (1u << 26)) && v > TICKS_PER_MS / 2u)
-        ms1++;
-    return (uint64_t)ms1 * TICKS_PER_MS + (TICKS_PER_MS - 1u - v);
-}
-
-uint64_t an547_now_us(void *ctx)
-{
-    (void)ctx;
     uint32_t ms1, v, ms2;
     do {
         ms1 = ms_count;
@@ -77,7 +63,24 @@ uint64_t an547_now_us(void *ctx)
     /* a wrap not yet counted (interrupts masked) */
     if ((SCB_ICSR & (1u << 26)) && v > TICKS_PER_MS / 2u)
         ms1++;
-    return (uint64_t)ms1 * 1000u + (TICKS_PER_MS - 1u - v) / (TICKS_PER_MS / 1000u);
+    *ms = ms1;
+    *ticks = TICKS_PER_MS - 1u - v;
+}
+
+/* Processor clock ticks since boot (32 MHz; under -icount shift=0, 31.25 instructions each). */
+uint64_t an547_ticks(void)
+{
+    uint32_t ms, t;
+    clock_read(&ms, &t);
+    return (uint64_t)ms * TICKS_PER_MS + t;
+}
+
+uint64_t an547_now_us(void *ctx)
+{
+    (void)ctx;
+    uint32_t ms, t;
+    clock_read(&ms, &t);
+    return (uint64_t)ms * 1000u + t / (TICKS_PER_MS / 1000u);
 }
 
 static void system_reset(void *ctx)
