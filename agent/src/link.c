@@ -188,7 +188,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_bool(&e, p->secure);
     mota_cbor_put_bool(&e, p->dbg_info);
     mota_cbor_put_bool(&e, p->async);
-    mota_cbor_put_uint(&e, p->reloc_major);
+    mota_cbor_put_uint(&e, p->reloc_families);
     mota_cbor_put_uint(&e, p->has_ll_aton ? (p->ll_aton_major << 16 | p->ll_aton_minor << 8 | p->ll_aton_micro) : 0);
     mota_cbor_put_uint(&e, p->struct_sizes);
     mota_cbor_put_uint(&e, p->install_modes);

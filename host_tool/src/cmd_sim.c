@@ -162,7 +162,7 @@ int cmd_sim(int argc, char **argv)
     s->seed = 1;
     /* the posix device's defaults, as the options change them */
     struct mota_device_profile prof = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
-                                       .reloc_major = 8, .has_ll_aton = true, .ll_aton_major = 1,
+                                       .reloc_families = 1u << 8, .has_ll_aton = true, .ll_aton_major = 1,
                                        .ll_aton_minor = 1, .ll_aton_micro = 1,
                                        .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)};
     struct mota_device_profile *p = &prof;

@@ -35,8 +35,9 @@ int mota_compat_check(const struct mota_device_profile *d, const struct mota_com
     memset(r, 0, sizeof(*r));
     if (d == NULL || m == NULL)
         return fail(r, MOTA_ERR_ARG, "argument", 0, 0);
-    if (m->reloc_major != d->reloc_major)
-        return fail(r, MOTA_ERR_COMPAT_FAMILY, "reloc_major", d->reloc_major, m->reloc_major);
+    if (m->reloc_major > 15 || !((d->reloc_families >> m->reloc_major) & 1u))
+        return fail(r, MOTA_ERR_COMPAT_FAMILY, "reloc_families", d->reloc_families,
+                    m->reloc_major > 15 ? 0 : 1u << m->reloc_major);
     if (m->reloc_minor > d->reloc_minor_max)
         return fail(r, MOTA_ERR_COMPAT_RELOC_VERSION, "reloc_minor", d->reloc_minor_max, m->reloc_minor);
     if (m->cpu_part != d->cpu_part)

@@ -19,7 +19,7 @@ static struct mota_device_profile n6(void)
     d.secure = true;
     d.dbg_info = true;
     d.async = true;
-    d.reloc_major = 8;
+    d.reloc_families = 1u << 8;
     d.reloc_minor_max = 0;
     d.has_ll_aton = true;
     d.ll_aton_major = 1;
@@ -84,7 +84,7 @@ static void test_each_rule_reports_expected_and_found(void **state)
         const char *field;
         uint64_t expected, found;
     } cases[] = {
-        {"family", MOTA_ERR_COMPAT_FAMILY, "reloc_major", 8, 2},
+        {"family", MOTA_ERR_COMPAT_FAMILY, "reloc_families", 0x100, 0x4},
         {"minor", MOTA_ERR_COMPAT_RELOC_VERSION, "reloc_minor", 0, 1},
         {"cpu", MOTA_ERR_COMPAT_CPU, "cpu_part", 0xD22, 0xD21},
         {"fpu", MOTA_ERR_COMPAT_FPU, "fpu", 0, 1},

@@ -122,7 +122,8 @@ void mota_an547_profile(struct mota_device_profile *p)
         __asm__ volatile("tt %0, %1" : "=r"(tt) : "r"(addr));
         p->secure = ((tt >> 22) & 1u) && SCB_CPUID_NS != 0;
     }
-    p->reloc_major = 8;     /* the mota runtime: NBIN v8 layout */
+    /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy */
+    p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (1u << MOTA_NBIN_FAMILY_LEGACY);
     p->has_ll_aton = false; /* no Neural-ART NPU on this board: CPU models only */
     p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
     p->split_policy = MOTA_SPLIT_ALLOWED;

@@ -101,7 +101,7 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
     p->fpu_enabled = true;
     p->float_abi = 2;
     p->secure = true;
-    p->reloc_major = 8;
+    p->reloc_families = 1u << MOTA_NBIN_FAMILY_NPU;
     p->has_ll_aton = true;
     p->ll_aton_major = p->ll_aton_minor = p->ll_aton_micro = 1;
     p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);

@@ -60,7 +60,7 @@ struct mota_device_profile {
     uint32_t float_abi;      /* of the firmware */
     bool secure;             /* firmware runs in the secure state */
     bool dbg_info, async;    /* LL_ATON_EB_DBG_INFO, LL_ATON_RT_ASYNC of the runtime */
-    uint32_t reloc_major;    /* runtime family the firmware has: 8 or 2 */
+    uint32_t reloc_families; /* bit (1 << major) per runtime family the firmware runs: 8, 2 */
     uint32_t reloc_minor_max;
     bool has_ll_aton;        /* Neural-ART NPU and its LL_ATON runtime present; version below */
     uint32_t ll_aton_major, ll_aton_minor, ll_aton_micro;
