@@ -44,16 +44,21 @@ enum {
 #define SEG_FLASH 0x20000000u
 #define SEG_RAM 0x40000000u
 #define SEG_PARAMS 0x80000000u
+#define SEG_LEGACY_RAM 0x80000000u /* the legacy family's RAM tag */
+#define SEG_WEIGHTS 0x90000000u    /* legacy weights: bound at init, never in the file */
 
 static void help(FILE *f)
 {
     fprintf(f,
             "usage: mota build-model -o network_rel.bin [options] model.c [more.c ...]\n\n"
-            "Builds a CPU-executable runtime-loadable model (NBIN v8.0, the layout of ST's\n"
-            "relocatable models) from C sources written against loader/model/mota_model.h.\n"
+            "Builds a CPU-executable runtime-loadable model from C sources written against\n"
+            "loader/model/mota_model.h, in the layout of ST's relocatable models.\n"
             "  -o, --out FILE       model to write\n"
-            "      --split FILE     write the params blob to FILE instead of appending it\n"
-            "      --cpu NAME       -mcpu for arm-none-eabi-gcc (default cortex-m55)\n"
+            "      --family F       npu: NBIN v8.0, the Neural-ART layout (default); legacy: X-CUBE-AI\n"
+            "                       reloc v2.0, driven through ST's ai_rel_network API\n"
+            "      --split FILE     write the params (weights) to FILE instead of appending them\n"
+            "      --cpu NAME       -mcpu for arm-none-eabi-gcc (default cortex-m55); sets the CPU part\n"
+            "                       number of the flags word (cortex-m4, -m7, -m33, -m55, -m85)\n"
             "      --secure         build for the secure state (-mcmse; sets the SECURE flag)\n"
             "      --opt LEVEL      optimisation, e.g. -O2 (default -Os)\n"
             "  -I DIR, -D NAME[=V]  passed to the compiler\n"
@@ -198,23 +203,66 @@ static size_t round8(size_t v)
     return (v + 7) & ~(size_t)7;
 }
 
+/* A growable list of 32-bit words. */
+struct words {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+static int words_add(struct words *w, uint32_t v)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        uint32_t *n = realloc(w->v, cap * sizeof(*n));
+        if (n == NULL)
+            return tool_fail(MOTA_ERR_NOSPC, "out of memory");
+        w->v = n;
+        w->cap = cap;
+    }
+    w->v[w->n++] = v;
+    return MOTA_OK;
+}
+
+/*
+ * Legacy family: the weights are not relocated by tags; ST's runtime gets
+ * their address at init. Every word that holds a weights address (a GOT
+ * slot, or an absolute address in RW data) is zeroed in the file and listed
+ * in the runtime's bind table (RW offset, weights offset), which it applies
+ * at init with the address the application passes.
+ */
+#define NOT_WEIGHTS 1 /* bind_weights: the word holds no weights address */
+static int bind_weights(const struct elf *e, const Elf32_Shdr *data, struct words *binds, uint32_t at)
+{
+    uint32_t v = rd32(e->d + data->sh_offset + (at - data->sh_addr));
+    if ((v >> 28) != (SEG_WEIGHTS >> 28))
+        return NOT_WEIGHTS;
+    if (words_add(binds, at - data->sh_addr) != MOTA_OK || words_add(binds, v - SEG_WEIGHTS) != MOTA_OK)
+        return MOTA_ERR_NOSPC;
+    return MOTA_OK; /* the word is zeroed in the file */
+}
+
 /* The post-processor proper. */
-static int postprocess(const struct elf *e, bool split, struct built *b)
+static int postprocess(const struct elf *e, bool split, bool legacy, struct built *b)
 {
     const Elf32_Shdr *flash = section(e, ".flash"), *data = section(e, ".data"), *bss = section(e, ".bss");
     const Elf32_Shdr *params = section(e, ".params_0");
     const Elf32_Sym *entries = symbol(e, "_network_entries"), *ctx = symbol(e, "_network_rt_ctx"),
-                    *desc = symbol(e, "_params_desc");
+                    *desc = symbol(e, legacy ? "_mota_weight_binds" : "_params_desc");
+    const uint32_t seg_ram = legacy ? SEG_LEGACY_RAM : SEG_RAM, seg_params = legacy ? SEG_WEIGHTS : SEG_PARAMS;
+    const unsigned header_words = legacy ? 25 : 24;
+    struct words relw = {0}, binds = {0};
     uint32_t *rel = NULL;
-    size_t nrel = 0, rel_cap = 0;
+    size_t nrel = 0;
+    int ret = MOTA_ERR_ARG;
 
     if (flash == NULL || data == NULL || bss == NULL)
-        return tool_fail(MOTA_ERR_ARG, "ELF lacks .flash, .data or .bss: not linked with mota_model.ld?");
+        return tool_fail(MOTA_ERR_ARG, "ELF lacks .flash, .data or .bss: not linked with the model SDK's script?");
     if (entries == NULL || ctx == NULL || desc == NULL)
-        return tool_fail(MOTA_ERR_ARG, "model lacks MOTA_MODEL() (_network_entries, _network_rt_ctx, _params_desc)");
-    if (flash->sh_addr != SEG_FLASH || data->sh_addr != SEG_RAM || (params && params->sh_addr != SEG_PARAMS))
+        return tool_fail(MOTA_ERR_ARG, "model lacks MOTA_MODEL() (_network_entries, _network_rt_ctx, %s)",
+                         legacy ? "_mota_weight_binds" : "_params_desc");
+    if (flash->sh_addr != SEG_FLASH || data->sh_addr != seg_ram || (params && params->sh_addr != seg_params))
         return tool_fail(MOTA_ERR_ARG, "segments are not at their tag addresses");
-    if (flash->sh_size < 24 * 4 || rd32(e->d + flash->sh_offset) != MOTA_NBIN_MAGIC)
+    if (flash->sh_size < header_words * 4 || rd32(e->d + flash->sh_offset) != MOTA_NBIN_MAGIC)
         return tool_fail(MOTA_ERR_ARG, ".flash does not start with the NBIN header");
 
     /* Relocations: keep ABS32 in the RW data, refuse what cannot move. */
@@ -242,20 +290,19 @@ static int postprocess(const struct elf *e, bool split, struct built *b)
                 continue; /* the entry table: the loader uses only the offsets */
             switch (type) {
             case RT_ABS32:
-                if (in_flash)
-                    return tool_fail(MOTA_ERR_ARG,
-                                     "absolute address (R_ARM_ABS32) in read-only code or data at 0x%08x: "
-                                     "it cannot be patched in XIP mode (make the object non-const)", at);
-                if (nrel == rel_cap) {
-                    rel_cap = rel_cap ? 2 * rel_cap : 64;
-                    uint32_t *n = realloc(rel, rel_cap * sizeof(*rel));
-                    if (n == NULL) {
-                        free(rel);
-                        return tool_fail(MOTA_ERR_NOSPC, "out of memory");
-                    }
-                    rel = n;
+                if (in_flash) {
+                    tool_fail(MOTA_ERR_ARG,
+                              "absolute address (R_ARM_ABS32) in read-only code or data at 0x%08x: "
+                              "it cannot be patched in XIP mode (make the object non-const)", at);
+                    goto fail;
                 }
-                rel[nrel++] = at;
+                if (legacy && (ret = bind_weights(e, data, &binds, at)) != NOT_WEIGHTS) {
+                    if (ret != MOTA_OK)
+                        goto fail;
+                    break;
+                }
+                if (words_add(&relw, at) != MOTA_OK)
+                    goto fail;
                 break;
             case RT_GOT_BREL:
             case RT_GOT_PREL:
@@ -271,20 +318,33 @@ static int postprocess(const struct elf *e, bool split, struct built *b)
                 /* PC-relative: fine within one segment, broken across segments
                  * (XIP moves code and RAM independently) */
                 if ((s_addr >> 28) != (at >> 28)) {
-                    free(rel);
-                    return tool_fail(MOTA_ERR_ARG, "PC-relative %s at 0x%08x reaches another segment (0x%08x)",
-                                     reloc_name(type), at, s_addr);
+                    tool_fail(MOTA_ERR_ARG, "PC-relative %s at 0x%08x reaches another segment (0x%08x)",
+                              reloc_name(type), at, s_addr);
+                    goto fail;
                 }
                 break;
             default:
-                free(rel);
-                return tool_fail(MOTA_ERR_ARG,
-                                 "relocation type %u (%s) at 0x%08x cannot be represented in an NBIN model "
-                                 "(compile with -fpic -msingle-pic-base -mno-pic-data-is-text-relative)",
-                                 type, reloc_name(type), at);
+                tool_fail(MOTA_ERR_ARG,
+                          "relocation type %u (%s) at 0x%08x cannot be represented in an NBIN model "
+                          "(compile with -fpic -msingle-pic-base -mno-pic-data-is-text-relative)",
+                          type, reloc_name(type), at);
+                goto fail;
             }
         }
     }
+    if (legacy) { /* GOT slots of weights: bound at init too */
+        const Elf32_Sym *gs = symbol(e, "__got_start"), *ge = symbol(e, "__got_end");
+        if (gs == NULL || ge == NULL || gs->st_value < data->sh_addr || ge->st_value > data->sh_addr + data->sh_size) {
+            tool_fail(MOTA_ERR_ARG, "the GOT is not inside .data");
+            goto fail;
+        }
+        for (uint32_t at = gs->st_value; at + 4 <= ge->st_value; at += 4) {
+            if ((ret = bind_weights(e, data, &binds, at)) != MOTA_OK && ret != NOT_WEIGHTS)
+                goto fail;
+        }
+    }
+    rel = relw.v;
+    nrel = relw.n;
     /* ELF order is ascending within .rel.data; make it so regardless */
     for (size_t i = 1; i < nrel; i++) {
         for (size_t j = i; j > 0 && rel[j - 1] > rel[j]; j--) {
@@ -296,38 +356,67 @@ static int postprocess(const struct elf *e, bool split, struct built *b)
 
     const uint8_t *fl = e->d + flash->sh_offset;
     uint32_t ro = rd32(fl + 16) & 0x0FFFFFFFu; /* LOADADDR(.data) */
-    if (ro < flash->sh_size || ro % 8 != 0) {
-        free(rel);
-        return tool_fail(MOTA_ERR_ARG, "data load address 0x%08x is not after the flash section", ro);
+    if (ro < flash->sh_size || ro % (legacy ? 4 : 8) != 0) {
+        tool_fail(MOTA_ERR_ARG, "data load address 0x%08x is not after the flash section", ro);
+        goto fail;
     }
+    /* legacy files have no padding (code, data, REL, weights); NPU ones align each part to 8 */
     size_t data_len = data->sh_size;
-    size_t rel_off = round8(ro + data_len);
+    size_t rel_off = legacy ? ro + data_len : round8(ro + data_len);
     size_t rel_end = rel_off + 4 * nrel;
-    size_t img_len = round8(rel_end);
-    size_t plen = params ? params->sh_size : 0, plen8 = round8(plen);
+    size_t img_len = legacy ? rel_end : round8(rel_end);
+    size_t plen = params ? params->sh_size : 0, plen8 = legacy ? plen : round8(plen);
+    if (legacy) {
+        if (desc->st_size < 4 || binds.n / 2 > (desc->st_size / 4 - 1) / 2) {
+            tool_fail(MOTA_ERR_ARG, "%zu uses of weights: more than the runtime's bind table holds (%u)",
+                      binds.n / 2, (unsigned)((desc->st_size / 4 - 1) / 2));
+            goto fail;
+        }
+        if (desc->st_value < SEG_FLASH || desc->st_value - SEG_FLASH + desc->st_size > flash->sh_size ||
+            ctx->st_value < seg_ram || ctx->st_value - seg_ram + 32 > data_len) {
+            tool_fail(MOTA_ERR_ARG, "bind table or runtime context outside its section");
+            goto fail;
+        }
+    }
 
     b->image_len = img_len + (split ? 0 : plen8);
     b->image = calloc(1, b->image_len);
     b->params_len = split ? plen8 : 0;
     b->params = split ? calloc(1, plen8 ? plen8 : 1) : NULL;
     if (b->image == NULL || (split && b->params == NULL)) {
-        free(rel);
-        return tool_fail(MOTA_ERR_NOSPC, "out of memory");
+        tool_fail(MOTA_ERR_NOSPC, "out of memory");
+        goto fail;
     }
     memcpy(b->image, fl, flash->sh_size);
     memset(b->image + flash->sh_size, 0xff, ro - flash->sh_size); /* ST's flash fill */
     memcpy(b->image + ro, e->d + data->sh_offset, data_len);
     for (size_t i = 0; i < nrel; i++)
-        wr32(b->image + rel_off + 4 * i, SEG_RAM | (rel[i] - SEG_RAM));
-    free(rel);
+        wr32(b->image + rel_off + 4 * i, seg_ram | (rel[i] - seg_ram));
 
     uint8_t *blob = split ? b->params : b->image + img_len;
     if (plen > 0)
         memcpy(blob, e->d + params->sh_offset, plen);
-    uint32_t crc = mota_crc32(0, blob, plen8);
 
     wr32(b->image + 36, SEG_FLASH | (uint32_t)rel_off);
     wr32(b->image + 40, SEG_FLASH | (uint32_t)rel_end);
+    if (legacy) {
+        bool appended = !split && plen > 0;
+        wr32(b->image + 44, appended ? SEG_FLASH | (uint32_t)img_len : 0); /* weights_start */
+        wr32(b->image + 48, appended ? SEG_FLASH | (uint32_t)(img_len + plen) : 0);
+        wr32(b->image + ro + (ctx->st_value - seg_ram) + 28, (uint32_t)plen); /* rt_ctx.weights_size */
+        uint8_t *bt = b->image + (desc->st_value - SEG_FLASH);
+        wr32(bt, (uint32_t)(binds.n / 2));
+        for (size_t i = 0; i < binds.n; i++)
+            wr32(bt + 4 + 4 * i, binds.v[i]);
+        for (size_t i = 0; i < binds.n; i += 2)
+            wr32(b->image + ro + binds.v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
+        free(relw.v);
+        free(binds.v);
+        return MOTA_OK;
+    }
+    free(relw.v);
+    free(binds.v);
+    uint32_t crc = mota_crc32(0, blob, plen8);
     wr32(b->image + 48, (split || plen == 0) ? 0 : (uint32_t)img_len);
 
     /* runtime context and the params pool descriptor, now that the blob is known */
@@ -345,6 +434,10 @@ static int postprocess(const struct elf *e, bool split, struct built *b)
         wr32(dp + 16, (uint32_t)plen);
     }
     return MOTA_OK;
+fail:
+    free(relw.v);
+    free(binds.v);
+    return MOTA_ERR_ARG;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -357,20 +450,22 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 
 int cmd_build_model(int argc, char **argv)
 {
-    enum { O_SPLIT = 256, O_CPU, O_SECURE, O_OPT, O_SDK, O_CC, O_KEEP, O_VERBOSE };
+    enum { O_SPLIT = 256, O_CPU, O_SECURE, O_OPT, O_SDK, O_CC, O_KEEP, O_VERBOSE, O_FAMILY };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"out", required_argument, 0, 'o'}, {"split", required_argument, 0, O_SPLIT},
         {"cpu", required_argument, 0, O_CPU}, {"secure", no_argument, 0, O_SECURE}, {"opt", required_argument, 0, O_OPT},
         {"sdk", required_argument, 0, O_SDK}, {"cc", required_argument, 0, O_CC}, {"keep", required_argument, 0, O_KEEP},
-        {"verbose", no_argument, 0, O_VERBOSE}, {0, 0, 0, 0}};
+        {"verbose", no_argument, 0, O_VERBOSE}, {"family", required_argument, 0, O_FAMILY}, {0, 0, 0, 0}};
     const char *out = NULL, *split = NULL, *cpu = "cortex-m55", *opt = "-Os", *sdk = MOTA_MODEL_SDK_DIR;
     const char *cc = "arm-none-eabi-gcc", *keep = NULL;
     const char *user_flags[64];
     int n_user = 0, c, rc = EXIT_USAGE;
-    bool secure = false, verbose = false;
+    bool secure = false, verbose = false, legacy = false, user_part = false;
     static char paths[MAX_ARGS][4096];
     int n_paths = 0;
-    char dir[4096] = "", cpu_flag[128], sdk_inc[4096], ld[4096], rt[4096], elf_path[4096], map_flag[4200];
+    /* the directory leaves room for the names under it */
+    char dir[3072] = "", cpu_flag[128], part_flag[64], sdk_inc[4096], ld[4096], rt[2][4096], elf_path[4096],
+        map_flag[4200];
     struct built b = {0};
     struct mapped m = {0};
 
@@ -387,6 +482,13 @@ int cmd_build_model(int argc, char **argv)
         case O_CC: cc = optarg; break;
         case O_KEEP: keep = optarg; break;
         case O_VERBOSE: verbose = true; break;
+        case O_FAMILY:
+            if (strcmp(optarg, "legacy") != 0 && strcmp(optarg, "npu") != 0) {
+                tool_err("--family is npu or legacy, not %s", optarg);
+                return EXIT_USAGE;
+            }
+            legacy = strcmp(optarg, "legacy") == 0;
+            break;
         case 'I':
         case 'D':
             if (n_user + 2 > 64) {
@@ -395,6 +497,7 @@ int cmd_build_model(int argc, char **argv)
             }
             user_flags[n_user++] = c == 'I' ? "-I" : "-D";
             user_flags[n_user++] = optarg;
+            user_part |= c == 'D' && strncmp(optarg, "MOTA_MODEL_CPU_PART", 19) == 0;
             break;
         default: help(stderr); return EXIT_USAGE;
         }
@@ -407,6 +510,25 @@ int cmd_build_model(int argc, char **argv)
         tool_err("at most 64 sources");
         return EXIT_USAGE;
     }
+    /* the CPU part number the flags word carries, from -mcpu (SCB CPUID[15:4]) */
+    static const struct { const char *cpu; unsigned part; } parts[] = {
+        {"cortex-m0plus", 0xC60}, {"cortex-m3", 0xC23}, {"cortex-m4", 0xC24}, {"cortex-m7", 0xC27},
+        {"cortex-m33", 0xD21}, {"cortex-m55", 0xD22}, {"cortex-m85", 0xD23}};
+    unsigned part = 0;
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        size_t n = strlen(parts[i].cpu);
+        if (strncmp(cpu, parts[i].cpu, n) == 0 && (cpu[n] == 0 || cpu[n] == '+'))
+            part = parts[i].part;
+    }
+    if (part == 0 && !user_part) {
+        tool_err("no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", cpu);
+        return EXIT_USAGE;
+    }
+    snprintf(part_flag, sizeof(part_flag), "-DMOTA_MODEL_CPU_PART=0x%03Xu", part);
+    if ((keep != NULL && strlen(keep) >= sizeof(dir)) || strlen(sdk) >= 2048) {
+        tool_err("path too long");
+        return EXIT_USAGE;
+    }
     rc = EXIT_IO;
     if (keep != NULL) {
         snprintf(dir, sizeof(dir), "%s", keep);
@@ -416,7 +538,10 @@ int cmd_build_model(int argc, char **argv)
         }
     } else {
         const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof(dir), "%s/mota-build-XXXXXX", tmp ? tmp : "/tmp");
+        if (snprintf(dir, sizeof(dir), "%s/mota-build-XXXXXX", tmp ? tmp : "/tmp") >= (int)sizeof(dir)) {
+            tool_fail(MOTA_ERR_IO, "TMPDIR too long");
+            return EXIT_IO;
+        }
         if (mkdtemp(dir) == NULL) {
             tool_fail(MOTA_ERR_IO, "temporary directory: %s", strerror(errno));
             return EXIT_IO;
@@ -424,8 +549,9 @@ int cmd_build_model(int argc, char **argv)
     }
     snprintf(cpu_flag, sizeof(cpu_flag), "-mcpu=%s", cpu);
     snprintf(sdk_inc, sizeof(sdk_inc), "-I%s", sdk);
-    snprintf(ld, sizeof(ld), "-Wl,-T,%s/mota_model.ld", sdk);
-    snprintf(rt, sizeof(rt), "%s/mota_model_rt.c", sdk);
+    snprintf(ld, sizeof(ld), "-Wl,-T,%s/%s", sdk, legacy ? "mota_legacy.ld" : "mota_model.ld");
+    snprintf(rt[0], sizeof(rt[0]), "%s/mota_model_rt.c", sdk);
+    snprintf(rt[1], sizeof(rt[1]), "%s/mota_legacy_rt.c", sdk);
     snprintf(elf_path, sizeof(elf_path), "%s/model.elf", dir);
     snprintf(map_flag, sizeof(map_flag), "-Wl,-Map,%s/model.map", dir);
 
@@ -435,9 +561,9 @@ int cmd_build_model(int argc, char **argv)
                                    "-fno-builtin", "-nostdlib", "-ffunction-sections", "-fdata-sections",
                                    "-fno-common", "-fvisibility=hidden", "-fno-unwind-tables",
                                    "-fno-asynchronous-unwind-tables", "-std=gnu11", "-Wall", "-Werror"};
-    int n_src = argc - optind;
-    for (int i = 0; i <= n_src; i++) {
-        const char *src = i < n_src ? argv[optind + i] : rt;
+    int n_src = argc - optind, n_rt = legacy ? 2 : 1;
+    for (int i = 0; i < n_src + n_rt; i++) {
+        const char *src = i < n_src ? argv[optind + i] : rt[i - n_src];
         struct argv_buf a = {.n = 0};
         snprintf(paths[n_paths], sizeof(paths[0]), "%s/obj%d.o", dir, i);
         arg(&a, cc);
@@ -447,6 +573,10 @@ int cmd_build_model(int argc, char **argv)
         arg(&a, opt);
         if (secure)
             arg(&a, "-mcmse");
+        if (legacy)
+            arg(&a, "-DMOTA_MODEL_LEGACY");
+        if (!user_part)
+            arg(&a, part_flag);
         arg(&a, sdk_inc);
         for (int k = 0; k < n_user; k++)
             arg(&a, user_flags[k]);
@@ -481,7 +611,7 @@ int cmd_build_model(int argc, char **argv)
         goto done;
     struct elf e;
     rc = EXIT_INVALID;
-    if (elf_open(m.data, m.len, &e) != MOTA_OK || postprocess(&e, split != NULL, &b) != MOTA_OK)
+    if (elf_open(m.data, m.len, &e) != MOTA_OK || postprocess(&e, split != NULL, legacy, &b) != MOTA_OK)
         goto done;
 
     struct mota_nbin_info info;
@@ -508,9 +638,9 @@ int cmd_build_model(int argc, char **argv)
             goto done;
         }
     }
-    printf("wrote %s: %zu bytes (RO %u, RW %u, GOT %u, REL %u, params %u%s), exec RAM XIP %u / COPY %u\n", out,
+    printf("wrote %s: %zu bytes (RO %u, RW %u, GOT %u, REL %u, %s %u%s), exec RAM XIP %u / COPY %u\n", out,
            b.image_len, info.ro_size, info.rw_size, (info.got_end - info.got_off) / 4, info.rel_count,
-           info.params_bin_size, split ? " split" : "", info.exec_ram_xip, info.exec_ram_copy);
+           legacy ? "weights" : "params", info.params_len, split ? " split" : "", info.exec_ram_xip, info.exec_ram_copy);
     rc = EXIT_OK;
 done:
     tool_unmap(&m);

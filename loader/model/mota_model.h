@@ -1,6 +1,8 @@
 /*
  * mota CPU model ABI (docs/model-abi.md): what a model source includes to
- * become a runtime-loadable NBIN v8.0 model with `mota build-model`.
+ * become a runtime-loadable model with `mota build-model`: NBIN v8.0 (the
+ * Neural-ART layout) by default, ST's legacy X-CUBE-AI reloc v2.0 layout
+ * with `--family legacy` (MOTA_MODEL_LEGACY). The same source builds both.
  *
  * A model provides four functions and one MOTA_MODEL() line:
  *
@@ -49,6 +51,65 @@
 #define MOTA_MODEL_RT_VERSION 0x01010100u
 #define MOTA_MODEL_RT_DESC "mota-cpu-abi-1 (RELOC.GCC)"
 
+#if defined(MOTA_MODEL_LEGACY)
+/*
+ * The legacy X-CUBE-AI layout (`mota build-model --family legacy`): reloc
+ * v2.0, driven through ST's ai_rel_network API (create, init_v2, run,
+ * report...), implemented over init/run by mota_legacy_rt.c. Weights are
+ * bound at init to the address the application passes, as ST's are.
+ */
+#define MOTA_MODEL_LEGACY_FLAGS (0x20000000u | (8u << 16) | MOTA_MODEL_ABI_ | MOTA_MODEL_FPU_ | MOTA_MODEL_CPU_PART)
+
+struct mota_legacy_model {
+    const char *name;
+    int32_t (*init)(void);
+    int32_t (*run)(const int8_t *in, int8_t *out);
+    uint32_t input_size, output_size, activations_size;
+};
+
+/* ST's rt_ctx (60 bytes, X-CUBE-AI 7.2): the loader fills the first words. */
+struct mota_legacy_rt_ctx {
+    uint32_t state;
+    void *network;
+    uint32_t ram_addr, rom_addr, ram_alloc_addr;
+    const char *c_name;
+    uint32_t act_size, weights_size; /* the builder sets weights_size */
+    uint32_t obs_ctx[5];
+    uint32_t acquire_crc, release_crc;
+};
+
+/* the entry points (mota_legacy_rt.c), ST's header order */
+uint32_t mota_legacy_create_(void **network, const void *config);
+uint32_t mota_legacy_init_(void *network, const void *params);
+uint32_t mota_legacy_init_v2_(void *network, void *const *weights, void *const *acts);
+int32_t mota_legacy_run_(void *network, const void *in, void *out);
+uint32_t mota_legacy_report_(void *network, void *report);
+uint32_t mota_legacy_error_(void *network);
+void *mota_legacy_destroy_(void *network);
+int32_t mota_legacy_forward_(void *network, const void *in);
+uint32_t mota_legacy_obs_register_(void *network, void *exec_ctx);
+uint32_t mota_legacy_obs_unregister_(void *network, void *exec_ctx);
+uint32_t mota_legacy_obs_node_info_(void *network, void *node);
+
+extern const struct mota_legacy_model mota_legacy_model_;
+extern struct mota_legacy_rt_ctx _network_rt_ctx;
+
+#define MOTA_MODEL(NAME, INIT, RUN, IN_SIZE, OUT_SIZE, ACTS_SIZE)                                              \
+    const uint32_t mota_model_flags_ __attribute__((section(".network_rt_flags"), used)) =                     \
+        MOTA_MODEL_LEGACY_FLAGS;                                                                               \
+    const struct mota_legacy_model mota_legacy_model_ = {(NAME), (INIT), (RUN), (IN_SIZE), (OUT_SIZE),        \
+                                                         (ACTS_SIZE)};                                         \
+    struct mota_legacy_rt_ctx _network_rt_ctx __attribute__((section(".network_rt_ctx"), used)) = {            \
+        0, 0, 0, 0, 0, (NAME), (ACTS_SIZE), 0, {0}, 0, 0};                                                     \
+    const uintptr_t _network_entries[12] __attribute__((section(".network_rt_init"), used)) = {                \
+        (uintptr_t)mota_legacy_create_, (uintptr_t)mota_legacy_init_, (uintptr_t)mota_legacy_init_v2_,        \
+        (uintptr_t)mota_legacy_run_, (uintptr_t)mota_legacy_report_, (uintptr_t)mota_legacy_error_,           \
+        (uintptr_t)mota_legacy_destroy_, (uintptr_t)mota_legacy_forward_,                                      \
+        (uintptr_t)mota_legacy_obs_register_, (uintptr_t)mota_legacy_obs_unregister_,                         \
+        (uintptr_t)mota_legacy_obs_node_info_, (uintptr_t)&_network_rt_ctx}
+
+#else /* the NBIN v8 layout */
+
 /* Entry table index (header words 13..22). */
 enum { MOTA_MODEL_INIT = 0, MOTA_MODEL_RUN = 1, MOTA_MODEL_INPUT_SIZE = 2, MOTA_MODEL_OUTPUT_SIZE = 3 };
 
@@ -93,5 +154,7 @@ uint32_t mota_model_reserved_(void);
         (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_,    \
         (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_,    \
         (uintptr_t)&_network_rt_ctx}
+
+#endif /* MOTA_MODEL_LEGACY */
 
 #endif /* MOTA_MODEL_H */

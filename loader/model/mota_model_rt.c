@@ -3,10 +3,12 @@
  * like the model itself. */
 #include "mota_model.h"
 
+#if !defined(MOTA_MODEL_LEGACY)
 uint32_t mota_model_reserved_(void)
 {
     return 0;
 }
+#endif
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);

@@ -192,8 +192,15 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
         out->rom_addr = cfg->image_addr;
         out->ram_addr = cfg->exec_ram_addr;
     }
-    if (in->family != MOTA_NBIN_FAMILY_NPU)
-        out->param0_addr = 0;
+    if (in->family != MOTA_NBIN_FAMILY_NPU) {
+        /* legacy: the weights are passed to init, not relocated; the
+         * activations follow the RW segment (exec_ram_* count them) */
+        out->param0_addr = in->params_len > 0 ? s.pblob_addr : 0;
+        out->acts_addr = out->ram_addr + rw_bytes;
+        out->acts_size = in->acts_size;
+        if (mem->map(mem->ctx, out->acts_addr, round8(in->acts_size), true) == NULL)
+            return MOTA_ERR_INSTALL_REGION;
+    }
 
     /* Data image, then .bss zeroed (up to the rounded RW size). */
     s.ram = mem->map(mem->ctx, out->ram_addr, rw_bytes, true);
@@ -234,7 +241,7 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
         wr32(ctx + 16, cfg->callbacks_addr);
         wr32(ctx + (in->rtctx_words == 17 ? 60 : 56), cfg->ll_instance_addr);
     } else {
-        wr32(ctx + 0, 1u);
+        wr32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP, as ST's loader */
         wr32(ctx + 8, out->ram_addr);
         wr32(ctx + 12, out->rom_addr);
     }

@@ -17,6 +17,11 @@ static inline uint32_t rd32(const uint8_t *p)
 #endif
 }
 
+static inline uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static inline void wr32(uint8_t *p, uint32_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -280,8 +280,11 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
         return MOTA_ERR_NBIN_STRING;
     in->acts_size = rd32(rc + 24);
     in->params_size = rd32(rc + 28);
-    in->exec_ram_xip = round_up(in->rw_size, 4);
-    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 4);
+    /* ST's figures (rt_ram_xip/copy) round to 4 and leave the activations to
+     * the application; mota's installer rounds each part to 8 and gives the
+     * model its activations after its RW segment, so the device needs this */
+    in->exec_ram_xip = round_up(in->rw_size, 8) + round_up(in->acts_size, 8);
+    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
 
     uint32_t rel_end = in->rel_off + 4 * in->rel_count;
     uint32_t ws = h[H_WEIGHTS_START], we = h[H_WEIGHTS_END];

@@ -183,8 +183,8 @@ static void test_legacy_family_is_detected_from_the_data(void **state)
     assert_int_equal(in.cpu_part, 0xD21);
     assert_memory_equal(in.c_name, "legacy", 6);
     assert_int_equal(in.acts_size, 736);
-    assert_int_equal(in.exec_ram_xip, 100);
-    assert_int_equal(in.exec_ram_copy, 260);
+    assert_int_equal(in.exec_ram_xip, 104 + 736); /* RW and activations, each rounded to 8 */
+    assert_int_equal(in.exec_ram_copy, 104 + 736 + 160);
     assert_true(in.split);
     assert_int_equal(mota_nbin_check_params(&in, w, sizeof(w)), MOTA_OK);
     assert_int_equal(mota_nbin_check_params(&in, w, 12), MOTA_ERR_NBIN_PARAMS_SIZE);

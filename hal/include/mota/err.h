@@ -171,6 +171,8 @@
     X(MOTA_ERR_UPLOAD_TRUNCATED, -820, "the container ended before its declared length")   \
     X(MOTA_ERR_SELFTEST_FAULT, -821, "the model faulted (access outside its memory, bad instruction, division by zero): stopped") \
     X(MOTA_ERR_SELFTEST_TIMEOUT, -822, "the model did not return within its time budget: stopped") \
+    X(MOTA_ERR_SELFTEST_API, -823, "the model's own runtime refused (create, init, report or run failed)") \
+    X(MOTA_ERR_SELFTEST_REPORT, -824, "the model's report is malformed (a pointer outside its memory, an unknown size)") \
     /* update link protocol: -900 .. -999 */                                               \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \

@@ -58,7 +58,9 @@ struct mota_installed {
     uint32_t mode;
     uint32_t rom_addr;    /* where the code runs */
     uint32_t ram_addr;    /* RW segment base: r9 for calls into the model */
-    uint32_t param0_addr; /* base of tag-8 (params_0) addresses, NPU */
+    uint32_t param0_addr; /* base of tag-8 (params_0) addresses, NPU; the weights, legacy */
+    uint32_t acts_addr;   /* legacy: the activations buffer the installer set aside (after RW) */
+    uint32_t acts_size;
     uint32_t ext_addr;    /* base of tag-9 addresses, NPU */
     uint32_t ctx_addr;    /* runtime context in RAM */
     unsigned n_entries;

@@ -1,0 +1,182 @@
+/* Emulated FP_CTRL and STM32 CRC unit for guarded legacy models (mota/trap.h). */
+#include "mota/trap.h"
+
+#include "mota/err.h"
+
+#include <stddef.h>
+
+#define CRC_DEFAULT_POL 0x04C11DB7u
+#define CRC_DEFAULT_INIT 0xFFFFFFFFu
+#define CRC_SPAN 0x18u           /* DR, IDR, CR, (reserved), INIT, POL */
+#define CRC_CR_RESET 0x1u
+#define FP_CTRL_IDLE 0x00000260u /* NUM_CODE 6, NUM_LIT 2, ENABLE 0 */
+
+void mota_trap_reset(struct mota_trap_state *t)
+{
+    *t = (struct mota_trap_state){.crc_dr = CRC_DEFAULT_INIT, .crc_init = CRC_DEFAULT_INIT,
+                                  .crc_pol = CRC_DEFAULT_POL, .fp_ctrl = FP_CTRL_IDLE};
+}
+
+bool mota_trap_covers(uint32_t addr)
+{
+    return addr == MOTA_TRAP_FP_CTRL || (addr >= MOTA_TRAP_CRC_NS && addr < MOTA_TRAP_CRC_NS + CRC_SPAN) ||
+           (addr >= MOTA_TRAP_CRC_S && addr < MOTA_TRAP_CRC_S + CRC_SPAN);
+}
+
+static uint32_t crc_bits(uint32_t crc, uint32_t data, unsigned bits, uint32_t pol)
+{
+    crc ^= data << (32u - bits);
+    for (unsigned i = 0; i < bits; i++)
+        crc = (crc & 0x80000000u) ? (crc << 1) ^ pol : crc << 1;
+    return crc;
+}
+
+uint32_t mota_trap_crc_word(uint32_t crc, uint32_t word, uint32_t pol)
+{
+    return crc_bits(crc, word, 32, pol);
+}
+
+/* One access of `size` bytes to an emulated register: MOTA_OK, or the fault stands. */
+static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool store, uint32_t *val)
+{
+    if (addr == MOTA_TRAP_FP_CTRL) {
+        if (size != 4)
+            return MOTA_ERR_SELFTEST_FAULT;
+        if (!store)
+            *val = t->fp_ctrl;
+        else if (*val & 0x2u) /* KEY: the write takes effect only with it */
+            t->fp_ctrl = (t->fp_ctrl & ~1u) | (*val & 1u);
+        return MOTA_OK;
+    }
+    uint32_t reg = addr - (addr >= MOTA_TRAP_CRC_S ? MOTA_TRAP_CRC_S : MOTA_TRAP_CRC_NS);
+    if (reg != 0 && (size != 4 || reg % 4 != 0) && !(reg == 4 && size == 1))
+        return MOTA_ERR_SELFTEST_FAULT; /* only DR takes narrower accesses (and IDR its byte) */
+    switch (reg) {
+    case 0x0: /* DR: a write feeds size*8 bits, MSB first; a read gives the CRC */
+        if (store)
+            t->crc_dr = crc_bits(t->crc_dr, size == 4 ? *val : *val & ((1u << (8u * size)) - 1u), 8u * size,
+                                 t->crc_pol);
+        else
+            *val = size == 4 ? t->crc_dr : t->crc_dr & ((1u << (8u * size)) - 1u);
+        return MOTA_OK;
+    case 0x4: /* IDR: a scratch register */
+        if (store)
+            t->crc_idr = *val;
+        else
+            *val = t->crc_idr;
+        return MOTA_OK;
+    case 0x8: /* CR: RESET self-clears; bit reversal and other polynomial sizes are not emulated */
+        if (!store) {
+            *val = 0;
+        } else {
+            if (*val & ~CRC_CR_RESET)
+                return MOTA_ERR_SELFTEST_FAULT;
+            if (*val & CRC_CR_RESET)
+                t->crc_dr = t->crc_init;
+        }
+        return MOTA_OK;
+    case 0x10: /* INIT: also loads DR, as on the unit */
+        if (store)
+            t->crc_init = t->crc_dr = *val;
+        else
+            *val = t->crc_init;
+        return MOTA_OK;
+    case 0x14: /* POL */
+        if (store)
+            t->crc_pol = *val;
+        else
+            *val = t->crc_pol;
+        return MOTA_OK;
+    default:
+        return MOTA_ERR_SELFTEST_FAULT;
+    }
+}
+
+int mota_trap_emulate(struct mota_trap_state *t, struct mota_trap_regs *regs, const uint8_t insn[4],
+                      uint32_t fault_addr)
+{
+    uint32_t *r = regs->r;
+    uint16_t hw1 = (uint16_t)(insn[0] | insn[1] << 8), hw2 = (uint16_t)(insn[2] | insn[3] << 8);
+    unsigned rt, rn, size, len;
+    bool store, writeback = false;
+    uint32_t addr, wb = 0;
+
+    if (t == NULL || regs == NULL || insn == NULL || !mota_trap_covers(fault_addr))
+        return MOTA_ERR_SELFTEST_FAULT;
+    if ((regs->xpsr & 0x0600FC00u) != 0) /* inside an IT block: stepping over it would break the block */
+        return MOTA_ERR_SELFTEST_FAULT;
+    if ((hw1 & 0xE000u) == 0xE000u && (hw1 & 0x1800u) != 0) {
+        /* 32-bit: LDR/STR{B,H}.W with imm12, imm8 (offset, pre/post-indexed) or a shifted register */
+        len = 4;
+        if ((hw1 & 0xFE00u) != 0xF800u || (hw1 & 0x0100u) != 0)
+            return MOTA_ERR_SELFTEST_FAULT; /* not a store or unsigned load of a single register */
+        unsigned sz = (hw1 >> 5) & 3u;
+        if (sz == 3)
+            return MOTA_ERR_SELFTEST_FAULT;
+        size = 1u << sz;
+        store = (hw1 & 0x0010u) == 0;
+        rn = hw1 & 15u;
+        rt = hw2 >> 12;
+        if (hw1 & 0x0080u) { /* imm12 */
+            addr = r[rn] + (hw2 & 0xFFFu);
+        } else if (hw2 & 0x0800u) { /* imm8: P U W */
+            bool p = hw2 & 0x400u, u = hw2 & 0x200u, w = hw2 & 0x100u;
+            uint32_t off = u ? r[rn] + (hw2 & 0xFFu) : r[rn] - (hw2 & 0xFFu);
+            if (!p && !w)
+                return MOTA_ERR_SELFTEST_FAULT;
+            addr = p ? off : r[rn];
+            writeback = w;
+            wb = off;
+        } else if ((hw2 & 0x0FC0u) == 0) { /* register, LSL #0..3 */
+            unsigned rm = hw2 & 15u;
+            if (rm == 13 || rm == 15)
+                return MOTA_ERR_SELFTEST_FAULT;
+            addr = r[rn] + (r[rm] << ((hw2 >> 4) & 3u));
+        } else {
+            return MOTA_ERR_SELFTEST_FAULT;
+        }
+        if (rn == 15 || rt == 13 || rt == 15 || (writeback && rn == rt))
+            return MOTA_ERR_SELFTEST_FAULT;
+    } else {
+        len = 2;
+        rt = hw1 & 7u;
+        rn = (hw1 >> 3) & 7u;
+        unsigned imm5 = (hw1 >> 6) & 31u;
+        switch (hw1 & 0xF800u) {
+        case 0x6000u: store = true, size = 4, addr = r[rn] + imm5 * 4u; break;
+        case 0x6800u: store = false, size = 4, addr = r[rn] + imm5 * 4u; break;
+        case 0x7000u: store = true, size = 1, addr = r[rn] + imm5; break;
+        case 0x7800u: store = false, size = 1, addr = r[rn] + imm5; break;
+        case 0x8000u: store = true, size = 2, addr = r[rn] + imm5 * 2u; break;
+        case 0x8800u: store = false, size = 2, addr = r[rn] + imm5 * 2u; break;
+        default:
+            /* register offset: STR, STRH, STRB, LDR, LDRH, LDRB (not the sign-extending loads) */
+            if ((hw1 & 0xF000u) != 0x5000u)
+                return MOTA_ERR_SELFTEST_FAULT;
+            switch ((hw1 >> 9) & 7u) {
+            case 0: store = true, size = 4; break;
+            case 1: store = true, size = 2; break;
+            case 2: store = true, size = 1; break;
+            case 4: store = false, size = 4; break;
+            case 5: store = false, size = 2; break;
+            case 6: store = false, size = 1; break;
+            default: return MOTA_ERR_SELFTEST_FAULT;
+            }
+            addr = r[rn] + r[(hw1 >> 6) & 7u];
+            break;
+        }
+    }
+    if (addr != fault_addr) /* the fault was not this access to this register */
+        return MOTA_ERR_SELFTEST_FAULT;
+    uint32_t v = store ? r[rt] : 0;
+    int ret = access(t, addr, size, store, &v);
+    if (ret != MOTA_OK)
+        return ret;
+    if (!store)
+        r[rt] = v;
+    if (writeback)
+        r[rn] = wb;
+    r[15] += len;
+    t->accesses++;
+    return MOTA_OK;
+}
