@@ -936,11 +936,14 @@ int mota_agent_rollback(struct mota_agent *a, unsigned m)
 {
     if (a == NULL || m >= a->cfg->n_models)
         return MOTA_ERR_ARG;
-    if (!a->st[m].testing)
+    /* a confirmed model may be retired only once it faulted or overran in the application's inference
+     * (mota_agent_model_fault) since boot: the previous model comes back, the floor stays */
+    bool retire = !a->st[m].testing;
+    if (retire && a->model_faults[m] == 0)
         return MOTA_ERR_NOT_TESTING;
     if (a->st[m].previous.slot == MOTA_AGENT_NO_SLOT)
         return MOTA_ERR_NO_PREVIOUS;
-    int ret = journal(a, J_ROLLBACK, m, MOTA_OK);
+    int ret = journal(a, J_ROLLBACK, m, retire ? a->st[m].last_error : MOTA_OK);
     if (ret != MOTA_OK)
         return ret;
     return activate(a, m);

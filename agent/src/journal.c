@@ -152,6 +152,10 @@ static void apply(struct mota_agent *a, const struct jrec *r)
         s->has_committed = true;
         break;
     case J_ROLLBACK:
+        /* a confirmed model retired (it faulted): its sequence number stays the floor and not even
+         * the same container may come back at it (ROLLBACK_SAME_SEQ); a fix needs a higher one */
+        if (!s->testing && s->has_committed)
+            memset(s->committed_digest, 0, sizeof(s->committed_digest));
         s->active = s->previous;
         ref_clear(&s->previous);
         s->testing = false;

@@ -828,7 +828,10 @@ int cmd_rollback(int argc, char **argv)
 {
     return simple(argc, argv, MOTA_CMD_ROLLBACK,
                   "usage: mota rollback [--model NAME] [--baud N] PORT\n\n"
-                  "Revert the model on trial to the previous confirmed one.\n");
+                  "Revert the model on trial to the previous confirmed one. A confirmed model that\n"
+                  "faulted or overran since the device booted (`mota status`: faults) can be retired\n"
+                  "the same way: the previous model comes back, and the retired one's sequence\n"
+                  "number stays the anti-rollback floor (a fix needs a higher one).\n");
 }
 
 int cmd_reboot(int argc, char **argv)

@@ -100,6 +100,43 @@ static void test_unconfirmed_model_is_reverted_after_the_trial_boots(void **stat
     dev_free(d);
 }
 
+static void test_a_confirmed_model_that_faults_can_be_retired_and_cannot_come_back_at_its_number(void **state)
+{
+    (void)state;
+    struct mota_posix_device *d = dev_new(1);
+    size_t l1, l2, l3;
+    struct container_opts o1 = {.seq = 1}, o2 = {.seq = 2, .model = {.fill = 3}}, o3 = {.seq = 3, .model = {.fill = 4}};
+    uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
+    struct mota_agent *a = &d->device.agent;
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(a, c1, l1, 777), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(a, 0), MOTA_OK);
+    assert_int_equal(send_container(a, c2, l2, 777), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(a, 0), MOTA_OK);
+    /* confirmed and healthy: not the application's to drop */
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_ERR_NOT_TESTING);
+    expect_active(d, 0, c2, l2, false);
+    /* it faults in the application's inference: retired, v1 back, across a reboot */
+    assert_int_equal(mota_agent_model_fault(a, 0, MOTA_ERR_SELFTEST_FAULT), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_OK);
+    expect_active(d, 0, c1, l1, false);
+    assert_int_equal(mota_agent_last_error(a, 0), MOTA_ERR_SELFTEST_FAULT);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    expect_active(d, 0, c1, l1, false);
+    assert_int_equal(mota_agent_last_error(a, 0), MOTA_ERR_SELFTEST_FAULT);
+    /* nothing further back; the retired container is refused at its number; a fix goes in */
+    assert_int_equal(mota_agent_model_fault(a, 0, MOTA_ERR_SELFTEST_TIMEOUT), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_ERR_NO_PREVIOUS);
+    assert_int_equal(send_container(a, c2, l2, 777), MOTA_ERR_ROLLBACK_SAME_SEQ);
+    assert_int_equal(send_container(a, c1, l1, 777), MOTA_ERR_ROLLBACK);
+    assert_int_equal(send_container(a, c3, l3, 777), MOTA_OK);
+    expect_active(d, 0, c3, l3, true);
+    free(c1);
+    free(c2);
+    free(c3);
+    dev_free(d);
+}
+
 static void test_interrupted_upload_resumes_from_the_persisted_offset(void **state)
 {
     (void)state;
@@ -183,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_update_flow_install_trial_confirm_across_reboots),
         cmocka_unit_test(test_unconfirmed_model_is_reverted_after_the_trial_boots),
+        cmocka_unit_test(test_a_confirmed_model_that_faults_can_be_retired_and_cannot_come_back_at_its_number),
         cmocka_unit_test(test_interrupted_upload_resumes_from_the_persisted_offset),
         cmocka_unit_test(test_two_models_each_have_their_own_pair),
     };

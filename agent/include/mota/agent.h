@@ -230,7 +230,15 @@ int mota_agent_abort(struct mota_agent *a);
 /* The application confirms the model on trial (by c_name index). */
 int mota_agent_confirm(struct mota_agent *a, unsigned model);
 
-/* Revert a model on trial to the previous confirmed one. */
+/*
+ * Revert a model on trial to the previous confirmed one. A confirmed model
+ * can be rolled back too, once it has faulted or overrun in the
+ * application's inference since boot (mota_agent_model_fault): it is
+ * retired, the previous model comes back if its slot still verifies, and
+ * the anti-rollback floor stays at the retired model's sequence number (the
+ * same container is refused, MOTA_ERR_ROLLBACK_SAME_SEQ; a fix needs a
+ * higher number). Otherwise a confirmed model gives MOTA_ERR_NOT_TESTING.
+ */
 int mota_agent_rollback(struct mota_agent *a, unsigned model);
 
 /* Refuse keys whose index is below floor from now on (monotonic). */
@@ -245,8 +253,9 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned model, struct mot
  * The application's own inference of a model faulted or ran over its time
  * (a guarding port's MOTA_ERR_SELFTEST_FAULT or _TIMEOUT, from `mota invoke`
  * or from the product's inference loop): counted per model since boot and
- * shown by STATUS with the reason as the model's last error. On trial, the
- * application may then roll the model back (mota_agent_rollback).
+ * shown by STATUS with the reason as the model's last error. The
+ * application may then roll the model back (mota_agent_rollback), on trial
+ * or confirmed.
  */
 int mota_agent_model_fault(struct mota_agent *a, unsigned model, int reason);
 
