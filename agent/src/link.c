@@ -124,7 +124,10 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     const struct mota_agent_model_config *mc = &a->cfg->models[m];
     bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
     const struct mota_agent_model_state *s = &a->st[m];
-    mota_cbor_put_map(e, has ? 12 : 6);
+    struct mota_model_about about;
+    bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->model_about != NULL &&
+                     a->cfg->model_about(a->cfg->infer_ctx, info.instance, &about) == MOTA_OK;
+    mota_cbor_put_map(e, has ? 12u + has_about : 6u);
     mota_cbor_put_uint(e, 1);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, 2);
@@ -159,6 +162,16 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, info.exec_ram_used);
     mota_cbor_put_uint(e, 12); /* faults and overruns since boot (a guarding port) */
     mota_cbor_put_uint(e, a->model_faults[m]);
+    if (has_about) { /* the model's own description: [name, compiled, tool, tool version, acts, weights] */
+        mota_cbor_put_uint(e, 13);
+        mota_cbor_put_array(e, 6);
+        mota_cbor_put_tstr(e, about.name);
+        mota_cbor_put_tstr(e, about.compiled);
+        mota_cbor_put_tstr(e, about.tool);
+        mota_cbor_put_uint(e, about.tool_version);
+        mota_cbor_put_uint(e, about.acts_size);
+        mota_cbor_put_uint(e, about.weights_size);
+    }
 }
 
 static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)

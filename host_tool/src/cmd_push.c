@@ -27,6 +27,9 @@ struct dev_model {
     unsigned slot, mode, boots;
     bool testing;
     uint64_t exec_used, faults;
+    bool has_about; /* the model's own description (key 13) */
+    char about_name[33], about_compiled[33], about_tool[25];
+    uint64_t about_tool_version, about_acts, about_weights;
 };
 
 static double now_s(void)
@@ -89,6 +92,19 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
             break;
         case 11: mota_cbor_get_uint(d, &m->exec_used); break;
         case 12: mota_cbor_get_uint(d, &m->faults); break;
+        case 13:
+            if (mota_cbor_get_array(d, &na) == 0 && na == 6) {
+                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
+                    copy_str(m->about_name, sizeof(m->about_name), s, sl);
+                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
+                    copy_str(m->about_compiled, sizeof(m->about_compiled), s, sl);
+                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
+                    copy_str(m->about_tool, sizeof(m->about_tool), s, sl);
+                mota_cbor_get_uint(d, &m->about_tool_version);
+                mota_cbor_get_uint(d, &m->about_acts);
+                m->has_about = mota_cbor_get_uint(d, &m->about_weights) == 0;
+            }
+            break;
         default: mota_cbor_skip(d); break;
         }
     }
@@ -241,6 +257,12 @@ static void print_models(const struct dev_model *m, unsigned n)
         if (m[i].faults)
             printf("; %llu fault(s) or overrun(s) since boot", (unsigned long long)m[i].faults);
         printf("\n");
+        if (m[i].has_about) /* what the model's own runtime says of it */
+            printf("  model's report: %s, compiled %s, by %s %u.%u.%u; activations %llu, weights %llu bytes\n",
+                   m[i].about_name, m[i].about_compiled, m[i].about_tool,
+                   (unsigned)(m[i].about_tool_version >> 16) & 0xFF, (unsigned)(m[i].about_tool_version >> 8) & 0xFF,
+                   (unsigned)m[i].about_tool_version & 0xFF, (unsigned long long)m[i].about_acts,
+                   (unsigned long long)m[i].about_weights);
     }
 }
 

@@ -344,13 +344,23 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
                in->rt_desc, in->rt_version >> 24, (in->rt_version >> 16) & 0xff, (in->rt_version >> 8) & 0xff,
                in->rt_version_extra, in->rtctx_words);
         printf("params blob:   %u bytes, CRC-32 0x%08X\n", in->params_bin_size, in->params_bin_crc32);
+    } else {
+        /* what ai_rel_network_rt_get_info gives; the rest is in the model's report, made by its code */
+        printf("runtime:       its own (X-CUBE-AI ai_rel_network API: create, init, run, report); entry points\n"
+               "               create 0x%X init 0x%X init_v2 0x%X run 0x%X report 0x%X (file offsets)\n",
+               in->entries[0] & 0x0FFFFFFFu, in->entries[1] & 0x0FFFFFFFu, in->entries[2] & 0x0FFFFFFFu,
+               in->entries[3] & 0x0FFFFFFFu, in->entries[4] & 0x0FFFFFFFu);
+        printf("model report:  name, tool version and compile date come from the model's own report\n"
+               "               (ai_rel_network_get_report) when it runs: `mota status` shows them\n");
     }
     printf("sections:      RO %u, data copy %u, RW %u, GOT %u entries, REL %u entries\n", in->ro_size,
            in->data_copy, in->rw_size, (in->got_end - in->got_off) / 4, in->rel_count);
-    printf("sizes:         activations %u, params %u, external RAM %u\n", in->acts_size, in->params_size,
+    const char *pw = in->family == MOTA_NBIN_FAMILY_NPU ? "params" : "weights";
+    printf("sizes:         activations %u, %s %u, external RAM %u\n", in->acts_size, pw, in->params_size,
            in->ext_ram_size);
-    printf("exec RAM:      XIP %u, COPY %u bytes\n", in->exec_ram_xip, in->exec_ram_copy);
-    printf("params:        %s\n", !in->has_params ? "none" : in->split ? "split (separate file)" : "appended");
+    printf("exec RAM:      XIP %u, COPY %u bytes%s\n", in->exec_ram_xip, in->exec_ram_copy,
+           in->family == MOTA_NBIN_FAMILY_NPU ? "" : " (with the activations, each part rounded to 8)");
+    printf("%s:%*s%s\n", pw, (int)(14 - strlen(pw)), "", !in->has_params ? "none" : in->split ? "split (separate file)" : "appended");
     for (unsigned i = 0; i < in->n_pools; i++) {
         const struct mota_nbin_pool *p = &in->pools[i];
         printf("pool %u:        %-10.*s flags 0x%08X foff %u dst 0x%08X size %u\n", i, (int)p->name_len, p->name,

@@ -71,6 +71,15 @@ struct mota_agent_key {
 typedef int (*mota_agent_infer_cb)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
                                    uint8_t *out, size_t out_len, uint64_t *latency_us);
 
+/* What a model says of itself, where its runtime can say it (an X-CUBE-AI legacy model's report). */
+struct mota_model_about {
+    char name[32];
+    char compiled[32];      /* compile date and time */
+    char tool[24];          /* tool revision text */
+    uint32_t tool_version;  /* major << 16 | minor << 8 | micro */
+    uint32_t acts_size, weights_size;
+};
+
 /*
  * What the device brings. The port contract (mota/hal.h) is checked by
  * mota_agent_init: flash read/prog/erase/map and system now_us/reset/
@@ -94,6 +103,8 @@ struct mota_agent_config {
     /* optional: a guarding port says where its last stopped call faulted ("MemManage at pc 0x.., address
      * 0x.."): the detail of a MOTA_ERR_SELFTEST_FAULT / _TIMEOUT verdict. Returns the text's length. */
     size_t (*infer_detail)(void *ctx, char *out, size_t cap);
+    /* optional: the model's own description (STATUS model key 13); MOTA_OK when it has one */
+    int (*model_about)(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
     void *infer_ctx;
     uint8_t *selftest_buf;          /* for the self-test input and output */
     size_t selftest_buf_size;
