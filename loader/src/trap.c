@@ -135,7 +135,7 @@ int mota_trap_emulate(struct mota_trap_state *t, struct mota_trap_regs *regs, co
         } else {
             return MOTA_ERR_SELFTEST_FAULT;
         }
-        if (rn == 15 || rt == 13 || rt == 15 || (writeback && rn == rt))
+        if (rn == 15 || rt == 13 || rt == 15 || (writeback && (rn == rt || rn == 13)))
             return MOTA_ERR_SELFTEST_FAULT;
     } else {
         len = 2;
