@@ -305,6 +305,48 @@ def case_build_model_refuses_what_cannot_be_relocated():
     run("build-model", "-o", p("bad.bin"), p("broken.c"), rc=3)
 
 
+def case_build_model_legacy_family_has_st_layout():
+    """--family legacy: ST's reloc v2.0 layout, decoded here independently of the C reader."""
+    import struct
+    gen = p("gen")
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", gen],
+                   check=True)
+    srcs = [os.path.join(SRC, "tests", "models", "dense.c"), os.path.join(gen, "dense_weights.c")]
+    weights = os.path.getsize(os.path.join(gen, "dense_weights.c"))  # only to check it exists
+    assert weights > 0
+    run("build-model", "--family", "legacy", "--cpu", "cortex-m33", "-o", p("app.bin"), *srcs)
+    run("build-model", "--family", "legacy", "--cpu", "cortex-m33", "--split", p("w.bin"), "-o", p("split.bin"),
+        *srcs)
+    for name, split in (("app.bin", False), ("split.bin", True)):
+        d = open(p(name), "rb").read()
+        h = struct.unpack_from("<25I", d)
+        assert h[0] == 0x4E49424E and h[1] == 0x20085D21, hex(h[1])  # v2.0, GCC, hard, FPU, Cortex-M33
+        off = lambda v: v & 0x0FFFFFFF  # noqa: E731
+        assert h[2] == 0x80000000 and h[24] >> 28 == 8  # RAM tag 8, ctx in RAM
+        assert all(h[i] >> 28 == 2 and h[i] & 1 for i in range(13, 24))  # Thumb entries in flash
+        ro, rel_s, rel_e = off(h[4]), off(h[9]), off(h[10])
+        data_copy = off(h[5])  # data and GOT, up to bss_start
+        assert rel_s == ro + data_copy and (rel_e - rel_s) % 4 == 0  # no padding between the parts
+        ctx = ro + off(h[24])
+        c_name = struct.unpack_from("<I", d, ctx + 20)[0]
+        assert d[off(c_name):off(c_name) + 6] == b"dense\0"
+        act, wsz = struct.unpack_from("<2I", d, ctx + 24)
+        assert act == 32 and wsz > 0
+        if split:
+            assert h[11] == 0 and h[12] == 0 and len(d) == rel_e
+            assert os.path.getsize(p("w.bin")) == wsz
+        else:
+            assert off(h[11]) == rel_e and off(h[12]) == rel_e + wsz and len(d) == off(h[12])
+        # no word of the data image points at the weights: they are bound at init
+        got = d[ro + off(h[7]) - off(h[2]):ro + off(h[8]) - off(h[2])]
+        for (v,) in struct.iter_unpack("<I", got):
+            assert v == 0 or v >> 28 in (2, 8), hex(v)
+        info = json.loads(run("info", "--json", p(name)).stdout)
+        assert info["family"] == "legacy" and info["cpu_part"] == 0xD21 and info["split"] == split, info
+    # the wrong family name is a usage error
+    run("build-model", "--family", "npu6", "-o", p("bad.bin"), *srcs, rc=2)
+
+
 def case_keygen_refuses_to_overwrite():
     run("keygen", p("k.pem"))
     first = open(p("k.pem")).read()
