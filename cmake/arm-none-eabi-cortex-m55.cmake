@@ -1,14 +1,6 @@
-# Cross build of the device libraries for Cortex-M55 (hard float), as used on
-# STM32N6 and on QEMU's mps3-an547. Libraries only: firmware images link them.
-set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-set(CMAKE_C_COMPILER arm-none-eabi-gcc)
-set(CMAKE_AR arm-none-eabi-ar)
-set(CMAKE_RANLIB arm-none-eabi-ranlib)
-set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+# Cross build for Cortex-M55 (hard float, MVE), as used on STM32N6 and on
+# QEMU's mps3-an547 (the default board). Every cross tree builds its own
+# mbed TLS and libcbor with these flags (cmake/cross-deps.cmake).
 set(MOTA_CPU_FLAGS "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard")
-# -fstack-usage: per-function frame sizes (.su files) for the stack budget
-set(CMAKE_C_FLAGS_INIT "${MOTA_CPU_FLAGS} -ffunction-sections -fdata-sections -fstack-usage -fcallgraph-info=su")
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(MOTA_DEFAULT_BOARD an547)
+include(${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi.cmake)

@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
-# Benchmarks of the mota firmware on QEMU mps3-an547 (Cortex-M55), through
-# mota commands: instruction counts under -icount shift=0 (signature check,
-# SHA-256 per byte, install, self-test run, last byte to verdict), stack
-# high-water mark per phase, UART goodput against the raw rate QEMU delivers,
-# footprint by module from the linker map; then the loader's install cost per
-# GOT and REL entry (bench-loader.sh's fit). Method: docs/porting.md
-# ("Measured on the QEMU board").
+# Benchmarks of the mota firmware on the QEMU boards (mps3-an547, Cortex-M55;
+# mps2-an505, Cortex-M33), through mota commands: instruction counts under
+# -icount shift=0 (signature check, SHA-256 per byte, install, self-test run,
+# last byte to verdict), stack high-water mark per phase, UART goodput against
+# the raw rate QEMU delivers, footprint by module from the linker map (and
+# arm-none-eabi-size); then the loader's install cost per GOT and REL entry
+# on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
+# the QEMU boards").
+#   scripts/bench-board.sh [an547|an505 ...]   the boards to run (default both)
+#   scripts/bench-board.sh --footprint         the footprint of each port's image only
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup.sh test >/dev/null
 scripts/fetch-cross-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
-cmake --build build/release >/dev/null # mota and, through it, the firmware (build/release/firmware)
+cmake --build build/release >/dev/null # mota and, through it, both firmwares (build/release/firmware*)
+map() { # the firmware map of a board in the release build
+  case $1 in an547) echo build/release/firmware/hal/an547/mota-an547.map ;;
+             an505) echo build/release/firmware-m33/hal/an505/mota-an505.map ;; esac
+}
+if [ "${1:-}" = --footprint ]; then
+  exec /usr/bin/python3 tests/bench/bench_board.py --footprint "$(map an547)" "$(map an505)"
+fi
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+for board in ${@:-an547 an505}; do
+  /usr/bin/python3 tests/bench/bench_board.py build/release/host_tool/mota "$root" "$(map "$board")" \
+    "$w/$board" "$board"
+done
 cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
       -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
 cmake --build build/m55 >/dev/null
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-/usr/bin/python3 tests/bench/bench_board.py build/release/host_tool/mota "$root" \
-  build/release/firmware/hal/an547/mota-an547.map "$w/board"
-echo "Loader install cost on the same CPU (tests/qemu/bench_install.py):"
+echo "Loader install cost on the Cortex-M55 (tests/qemu/bench_install.py):"
 /usr/bin/python3 tests/qemu/bench_install.py build/release/host_tool/mota \
   build/m55/tests/qemu/mota_qemu_models.elf "$w/install" | sed 's/^/  /'

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine:
 #   1. installs the missing Debian packages (scripts/setup.sh),
-#   2. cross-builds the device libraries for Cortex-M55 from pinned Debian
-#      sources (scripts/fetch-cross-deps.sh),
+#   2. cross-builds the device libraries and the boards' firmware for
+#      Cortex-M55 (an547) and Cortex-M33 (an505) from pinned Debian sources
+#      (scripts/fetch-cross-deps.sh),
 #   3. builds the libFuzzer targets with clang,
 #   4. builds everything for the host with ASan+UBSan and runs ctest, which
 #      ends with the final count.
@@ -12,10 +13,15 @@ cd "$root"
 scripts/setup.sh test
 scripts/fetch-cross-deps.sh
 
-echo "== cross build: device libraries for Cortex-M55"
+echo "== cross build: device libraries and the an547 firmware for Cortex-M55"
 cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 >/dev/null
 cmake --build build/m55
+
+echo "== cross build: device libraries and the an505 firmware for Cortex-M33"
+cmake -S . -B build/m33 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m33.cmake \
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an505 >/dev/null
+cmake --build build/m33
 
 echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -27,7 +33,7 @@ cmake --build build/fuzz
 
 echo "== host build with ASan+UBSan, and the tests"
 cmake -S . -B build/asan -G Ninja -DMOTA_SANITIZE=ON -DMOTA_FUZZ_BIN_DIR="$root/build/fuzz/tests/fuzz" \
-      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" >/dev/null
+      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" -DMOTA_CROSS_BUILD_DIR_M33="$root/build/m33" >/dev/null
 cmake --build build/asan
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 ctest --test-dir build/asan --output-on-failure -j "$(nproc)"

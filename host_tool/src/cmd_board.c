@@ -1,6 +1,6 @@
 /*
- * The QEMU board launcher (`mota sim --target an547`) and the factory step
- * (`mota provision`).
+ * The QEMU board launcher (`mota sim --target an547|an505`) and the factory
+ * step (`mota provision`).
  *
  * The launcher is the board's surroundings: its power supply, its reset
  * line and reset-cause register, and the cable to its UART. It owns the
@@ -17,7 +17,7 @@
 #include "cmds.h"
 #include "util.h"
 
-#include "mota/an547.h"
+#include "mota/board.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
@@ -42,9 +42,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MOTA_FIRMWARE_DIR
-#define MOTA_FIRMWARE_DIR ""
+#ifndef MOTA_FIRMWARE_DIR_AN547
+#define MOTA_FIRMWARE_DIR_AN547 ""
 #endif
+#ifndef MOTA_FIRMWARE_DIR_AN505
+#define MOTA_FIRMWARE_DIR_AN505 ""
+#endif
+
+/* The QEMU boards of the MPS layer (hal/mps, hal/<name>): one flash layout, one firmware each. */
+struct target {
+    const char *name;         /* hal/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
+    const char *machine;      /* qemu-system-arm -M */
+    const char *firmware_dir; /* where this build put its firmware */
+};
+
+static const struct target targets[] = {
+    {"an547", "mps3-an547", MOTA_FIRMWARE_DIR_AN547}, /* Cortex-M55 */
+    {"an505", "mps2-an505", MOTA_FIRMWARE_DIR_AN505}, /* Cortex-M33 */
+};
+
+static const struct target *find_target(const char *name)
+{
+    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+        if (strcmp(targets[i].name, name) == 0)
+            return &targets[i];
+    return NULL;
+}
 
 struct identity {
     const char *keys[MOTA_PROVISION_KEYS];
@@ -86,7 +109,7 @@ static int build_record(const struct identity *id, uint8_t rec[sizeof(struct mot
     return ret < 0 ? tool_fail(ret, "provisioning record") : MOTA_OK;
 }
 
-/* A new board's flash: erased (all 0xFF), MOTA_AN547_FLASH_SIZE bytes. */
+/* A new board's flash: erased (all 0xFF), MOTA_BOARD_FLASH_SIZE bytes. */
 static int create_flash(const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -94,7 +117,7 @@ static int create_flash(const char *path)
         return errno == EEXIST ? MOTA_OK : tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(errno));
     static uint8_t ff[64 * 1024];
     memset(ff, 0xFF, sizeof(ff));
-    for (uint32_t off = 0; off < MOTA_AN547_FLASH_SIZE; off += sizeof(ff)) {
+    for (uint32_t off = 0; off < MOTA_BOARD_FLASH_SIZE; off += sizeof(ff)) {
         if (write(fd, ff, sizeof(ff)) != (ssize_t)sizeof(ff)) {
             close(fd);
             unlink(path);
@@ -117,12 +140,12 @@ static int provision(const char *flash, const struct identity *id, bool *done)
         return ret;
     int fd = open(flash, O_RDWR);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != MOTA_AN547_FLASH_SIZE) {
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != MOTA_BOARD_FLASH_SIZE) {
         if (fd >= 0)
             close(fd);
-        return tool_fail(MOTA_ERR_IO, "%s: not a %u-byte board flash", flash, MOTA_AN547_FLASH_SIZE);
+        return tool_fail(MOTA_ERR_IO, "%s: not a %u-byte board flash", flash, MOTA_BOARD_FLASH_SIZE);
     }
-    if (pread(fd, cur, sizeof(cur), MOTA_AN547_PROVISION) != (ssize_t)sizeof(cur)) {
+    if (pread(fd, cur, sizeof(cur), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(cur)) {
         close(fd);
         return tool_fail(MOTA_ERR_IO, "%s: cannot read", flash);
     }
@@ -135,7 +158,7 @@ static int provision(const char *flash, const struct identity *id, bool *done)
         return tool_fail(MOTA_ERR_PROVISION, "%s: already provisioned (%s); a board is provisioned once",
                          flash, ret == MOTA_OK ? p.name : "a damaged record");
     }
-    if (pwrite(fd, rec, sizeof(rec), MOTA_AN547_PROVISION) != (ssize_t)sizeof(rec) || fsync(fd) != 0) {
+    if (pwrite(fd, rec, sizeof(rec), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(rec) || fsync(fd) != 0) {
         close(fd);
         return tool_fail(MOTA_ERR_IO, "%s: cannot write", flash);
     }
@@ -171,13 +194,29 @@ static int identity_opt(struct identity *id, int c, const char *arg)
     }
 }
 
-static void identity_defaults(struct identity *id)
+/* Defaults for what the options left out: class and name "mota-<board>". */
+static void identity_defaults(struct identity *id, const struct target *t)
 {
-    memset(id, 0, sizeof(*id));
-    id->vendor = "example.com";
-    id->klass = "mota-an547";
-    id->name = "mota-an547";
-    id->trial_boots = 3;
+    static char board[16];
+    snprintf(board, sizeof(board), "mota-%s", t->name);
+    if (id->vendor == NULL)
+        id->vendor = "example.com";
+    if (id->klass == NULL)
+        id->klass = board;
+    if (id->name == NULL)
+        id->name = board;
+    if (id->trial_boots == 0)
+        id->trial_boots = 3;
+}
+
+/* --target NAME: 1 when consumed, 0 if not ours, <0 on error. */
+static int target_opt(const struct target **t, int c, const char *arg)
+{
+    if (c != 'B')
+        return 0;
+    if ((*t = find_target(arg)) == NULL)
+        return tool_err("--target: an547 or an505"), -1;
+    return 1;
 }
 
 int cmd_provision(int argc, char **argv)
@@ -186,14 +225,17 @@ int cmd_provision(int argc, char **argv)
         {"help", no_argument, 0, 'h'}, {"flash", required_argument, 0, 'f'}, {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
-        {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+        {"trial-boots", required_argument, 0, 'T'}, {"target", required_argument, 0, 'B'}, {0, 0, 0, 0}};
     struct identity id;
+    const struct target *t = &targets[0];
     const char *flash = NULL;
     int c;
-    identity_defaults(&id);
+    memset(&id, 0, sizeof(id));
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:k:", opts, NULL)) != -1) {
         int r = identity_opt(&id, c, optarg);
+        if (r == 0)
+            r = target_opt(&t, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
         if (r)
@@ -203,12 +245,14 @@ int cmd_provision(int argc, char **argv)
         } else {
             FILE *f = c == 'h' ? stdout : stderr;
             fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [--vendor DOMAIN]\n"
-                       "                      [--class NAME] [--name DEVICE] [--model C_NAME ...] [--trial-boots N]\n\n"
-                       "The factory step for an an547 board: writes the device's identity (vendor and\n"
-                       "class, checked against every container), its trusted keys (key slots 1, 2, ...),\n"
-                       "its name and model slots into the provisioning sector of its flash file\n"
-                       "(created erased if absent). A board is provisioned once: a different record\n"
-                       "over an existing one is refused. Defaults: example.com / mota-an547, model network.\n");
+                       "                      [--class NAME] [--name DEVICE] [--model C_NAME ...] [--trial-boots N]\n"
+                       "                      [--target an547|an505]\n\n"
+                       "The factory step for a QEMU board (an547, an505: one flash layout): writes the\n"
+                       "device's identity (vendor and class, checked against every container), its\n"
+                       "trusted keys (key slots 1, 2, ...), its name and model slots into the\n"
+                       "provisioning sector of its flash file (created erased if absent). A board is\n"
+                       "provisioned once: a different record over an existing one is refused.\n"
+                       "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
             return c == 'h' ? EXIT_OK : EXIT_USAGE;
         }
     }
@@ -216,6 +260,7 @@ int cmd_provision(int argc, char **argv)
         tool_err("mota provision needs --flash and at least one --key");
         return EXIT_USAGE;
     }
+    identity_defaults(&id, t);
     bool done = false;
     int ret = provision(flash, &id, &done);
     if (ret != MOTA_OK)
@@ -228,6 +273,8 @@ int cmd_provision(int argc, char **argv)
 /* ---- the launcher ---- */
 
 struct board {
+    const struct target *t;
+    char tag[24]; /* "mota-an505: ", the start of the firmware's log lines */
     const char *qemu, *firmware, *flash;
     char log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
     bool icount, hang_on_trial, torn, measure_stack;
@@ -255,7 +302,7 @@ static void on_signal(int sig)
 }
 
 /* The firmware: --firmware, $MOTA_FIRMWARE, the build tree this mota comes from, or beside the binary. */
-static const char *find_firmware(const char *given)
+static const char *find_firmware(const struct target *t, const char *given)
 {
     static char path[PATH_MAX + 64];
     if (given != NULL)
@@ -263,8 +310,8 @@ static const char *find_firmware(const char *given)
     const char *env = getenv("MOTA_FIRMWARE");
     if (env != NULL && *env)
         return env;
-    snprintf(path, sizeof(path), "%s/mota-an547.elf", MOTA_FIRMWARE_DIR);
-    if (access(path, R_OK) == 0)
+    snprintf(path, sizeof(path), "%s/mota-%s.elf", t->firmware_dir, t->name);
+    if (*t->firmware_dir && access(path, R_OK) == 0)
         return path;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -273,7 +320,7 @@ static const char *find_firmware(const char *given)
         char *slash = strrchr(self, '/');
         if (slash != NULL) {
             *slash = 0;
-            snprintf(path, sizeof(path), "%s/../share/mota/mota-an547.elf", self);
+            snprintf(path, sizeof(path), "%s/../share/mota/mota-%s.elf", self, t->name);
             if (access(path, R_OK) == 0)
                 return path;
         }
@@ -324,8 +371,8 @@ static int listen_tcp(const char *spec, char *printed, size_t cap)
 static int start_qemu(struct board *b)
 {
     char semi[3 * PATH_MAX + 256];
-    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-an547,arg=flash=%s,arg=reset=%s",
-                     b->flash, b->next_cause);
+    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-%s,arg=flash=%s,arg=reset=%s",
+                     b->t->name, b->flash, b->next_cause);
     if (b->fault[0])
         n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=fault=%s", b->fault);
     if (b->cut_at_op)
@@ -341,7 +388,7 @@ static int start_qemu(struct board *b)
     int a = 0;
     argv[a++] = b->qemu;
     argv[a++] = "-M";
-    argv[a++] = "mps3-an547";
+    argv[a++] = b->t->machine;
     argv[a++] = "-display";
     argv[a++] = "none";
     argv[a++] = "-monitor";
@@ -398,6 +445,14 @@ static void note(struct board *b, const char *what)
     dprintf(b->logfd, "mota-sim: %s\n", what);
 }
 
+/* The firmware's line saying what (after its tag), or NULL. */
+static const char *said(const struct board *b, const char *line, const char *what)
+{
+    const char *p = strstr(line, b->tag);
+    return p != NULL && strncmp(p + strlen(b->tag), what, strlen(what)) == 0 ? p + strlen(b->tag) + strlen(what)
+                                                                               : NULL;
+}
+
 /* A line from the board's console: echoed, logged, and read for the reset cause. */
 static void log_line(struct board *b, const char *line)
 {
@@ -411,18 +466,18 @@ static void log_line(struct board *b, const char *line)
         fprintf(stderr, "%s\n", line);
         dprintf(b->logfd, "%s\n", line);
     }
-    if (strstr(line, "mota-an547: ready") != NULL) {
+    if (said(b, line, "ready") != NULL) {
         b->ready = true;
         b->quick_fails = 0;
-    } else if ((p = strstr(line, "mota-an547: reset ")) != NULL) {
+    } else if ((p = said(b, line, "reset ")) != NULL) {
         char cause[16] = "";
         unsigned pc = 0, addr = 0, cfsr = 0;
-        if (sscanf(p + 18, "%15s pc=%x addr=%x cfsr=%x", cause, &pc, &addr, &cfsr) >= 1) {
+        if (sscanf(p, "%15s pc=%x addr=%x cfsr=%x", cause, &pc, &addr, &cfsr) >= 1) {
             snprintf(b->next_cause, sizeof(b->next_cause), "%s", cause);
             if (strcmp(cause, "fault") == 0)
                 snprintf(b->fault, sizeof(b->fault), "%x:%x:%x", pc, addr, cfsr);
         }
-    } else if (strstr(line, "mota-an547: power cut at flash operation") != NULL && b->pid > 0) {
+    } else if (said(b, line, "power cut at flash operation") != NULL && b->pid > 0) {
         kill(b->pid, SIGKILL);
         b->killed = true;
         b->cut_at_op = 0; /* once */
@@ -478,18 +533,20 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
 static void help_board(FILE *f)
 {
     fprintf(f,
-            "usage: mota sim --target an547 [options]\n\n"
-            "A device on QEMU mps3-an547 (Cortex-M55): the mota firmware with the agent on\n"
-            "UART0, a persistent emulated NOR flash (a host file), a real watchdog. Models run\n"
-            "for real: the self-test and `mota invoke` execute them. The UART is reachable on a\n"
-            "TCP endpoint that stays the same across reboots and power cuts (printed as\n"
-            "'listening on tcp:HOST:PORT', as the simulated device does).\n"
+            "usage: mota sim --target an547|an505 [options]\n\n"
+            "A device on QEMU mps3-an547 (Cortex-M55) or mps2-an505 (Cortex-M33): the mota\n"
+            "firmware with the agent on UART0, a persistent emulated NOR flash (a host file), a\n"
+            "real watchdog. Models run for real, under guard: the self-test and `mota invoke`\n"
+            "execute them. The UART is reachable on a TCP endpoint that stays the same across\n"
+            "reboots and power cuts (printed as 'listening on tcp:HOST:PORT', as the simulated\n"
+            "device does).\n"
             "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port)\n"
-            "  --flash FILE           the board's flash (default mota-an547.flash); a new one is\n"
+            "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
             "                         created erased and provisioned from the options below\n"
             "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
-            "  --trial-boots N        provisioning (see `mota provision`); a new flash without\n"
-            "                         --key stays unprovisioned: it refuses every update\n"
+            "  --trial-boots N        provisioning (see `mota provision`; class and name default\n"
+            "                         to mota-TARGET); a new flash without --key stays\n"
+            "                         unprovisioned: it refuses every update\n"
             "  --log FILE             the board's log (default FLASH.log)\n"
             "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
             "  --icount               deterministic time: one instruction per nanosecond\n"
@@ -520,11 +577,12 @@ int cmd_sim_board(int argc, char **argv)
     struct board *b = &B;
     struct identity id;
     const char *tcp = "127.0.0.1:0", *firmware = NULL, *log = NULL;
+    char default_flash[32];
     uint64_t v;
     int c;
     memset(b, 0, sizeof(*b));
-    identity_defaults(&id);
-    b->flash = "mota-an547.flash";
+    memset(&id, 0, sizeof(id));
+    b->t = &targets[0];
     b->qemu = "qemu-system-arm";
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -535,7 +593,12 @@ int cmd_sim_board(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': help_board(stdout); return EXIT_OK;
-        case O_TARGET: break;
+        case O_TARGET:
+            if ((b->t = find_target(optarg)) == NULL) {
+                tool_err("--target: an547 or an505");
+                return EXIT_USAGE;
+            }
+            break;
         case O_TCP: tcp = optarg; break;
         case O_FLASH: b->flash = optarg; break;
         case O_LOG: log = optarg; break;
@@ -559,11 +622,16 @@ int cmd_sim_board(int argc, char **argv)
         help_board(stderr);
         return EXIT_USAGE;
     }
-    b->firmware = find_firmware(firmware);
-    if (b->firmware == NULL || access(b->firmware, R_OK) != 0)
-    {
-        tool_fail(MOTA_ERR_IO, "the an547 firmware was not found: build it (the default build does, with "
-                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE");
+    identity_defaults(&id, b->t);
+    snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
+    if (b->flash == NULL) {
+        snprintf(default_flash, sizeof(default_flash), "mota-%s.flash", b->t->name);
+        b->flash = default_flash;
+    }
+    b->firmware = find_firmware(b->t, firmware);
+    if (b->firmware == NULL || access(b->firmware, R_OK) != 0) {
+        tool_fail(MOTA_ERR_IO, "the %s firmware was not found: build it (the default build does, with "
+                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE", b->t->name);
         return EXIT_IO;
     }
     /* the flash: the board's persistent state; a new one is provisioned (or left blank) */
@@ -608,7 +676,7 @@ int cmd_sim_board(int argc, char **argv)
     }
     b->console = -1;
 
-    snprintf(b->dir, sizeof(b->dir), "/tmp/mota-an547-XXXXXX");
+    snprintf(b->dir, sizeof(b->dir), "/tmp/mota-%s-XXXXXX", b->t->name);
     if (mkdtemp(b->dir) == NULL) {
         tool_fail(MOTA_ERR_IO, "mkdtemp: %s", strerror(errno));
         return EXIT_IO;

@@ -26,12 +26,12 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: mota sim [--target posix] [options]\n"
-            "       mota sim --target an547 [options]   (a QEMU board: see its --help)\n\n"
+            "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
             "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
             "TCP, a pseudo-terminal or stdio. Its state survives restarts (the flash file).\n"
             "Its self-test inference is simulated, not executed (this host cannot run the\n"
             "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
-            "an547 target runs the model for real.\n"
+            "an547 and an505 targets run the model for real.\n"
             "Transport (one of):\n"
             "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed)\n"
             "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
@@ -122,10 +122,11 @@ static void report_models(const struct sim *s)
 int cmd_sim(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "an547") == 0)
+        if (strcmp(argv[i], "--target") == 0 &&
+            (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
             return cmd_sim_board(argc, argv);
         if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
-            tool_err("--target: posix (the default) or an547");
+            tool_err("--target: posix (the default), an547 or an505");
             return EXIT_USAGE;
         }
     }

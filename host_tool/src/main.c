@@ -22,7 +22,7 @@ static const struct {
     {"rollback", cmd_rollback, "revert the model on trial"},
     {"invoke", cmd_invoke, "run the device's active model on an input"},
     {"reboot", cmd_reboot, "restart a device"},
-    {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target an547)"},
+    {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target an547|an505)"},
     {"provision", cmd_provision, "write a board's identity and trusted keys into its flash"},
     {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
     {"errors", cmd_errors, "list every reason code with its name and message"},

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Benchmarks of the firmware on QEMU mps3-an547, driven through mota commands.
+"""Benchmarks of the firmware on a QEMU board (an547: mps3-an547, Cortex-M55;
+an505: mps2-an505, Cortex-M33), driven through mota commands.
 
-usage: bench_board.py MOTA SOURCE_DIR FIRMWARE_MAP WORKDIR
+usage: bench_board.py MOTA SOURCE_DIR FIRMWARE_MAP WORKDIR [TARGET]   (default an547)
+       bench_board.py --footprint FIRMWARE_MAP ...   (the footprint of each image only)
 
 Instruction counts come from a board run under `-icount shift=0` (`mota sim
---target an547 --icount`): the guest clock then advances exactly 1 ns per
+--target TARGET --icount`): the guest clock then advances exactly 1 ns per
 instruction, so the agent's own timings (STATUS key 4, microseconds of the
 board's SysTick clock) are thousands of instructions. QEMU has no timing
 model: these are instructions, not cycles.
@@ -27,9 +29,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from harness import Env  # noqa: E402
 import footprint  # noqa: E402
 
-MOTA, SRC, MAP, WORK = sys.argv[1:5]
-env = Env(MOTA, WORK)
-GEN = env.p("gen")
+# per board: its CPU (models are built for it), its SysTick clock (instructions per tick under -icount)
+BOARDS = {
+    "an547": {"machine": "mps3-an547", "cpu": "cortex-m55", "part": 0xD22, "sysclk_mhz": 32},
+    "an505": {"machine": "mps2-an505", "cpu": "cortex-m33", "part": 0xD21, "sysclk_mhz": 20},
+}
 results = []
 
 
@@ -42,10 +46,13 @@ def report(name, value, goal=None):
 def dense_model():
     subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", GEN],
                    check=True, stdout=subprocess.DEVNULL)
-    rel = env.p("dense_rel.bin")
-    env.run("build-model", "-o", rel, os.path.join(SRC, "tests", "models", "dense.c"),
-            os.path.join(GEN, "dense_weights.c"))
-    return rel
+    return build_model(env.p("dense_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
+                       os.path.join(GEN, "dense_weights.c"))
+
+
+def build_model(out, *sources):
+    env.run("build-model", "--cpu", B["cpu"], "-D", "MOTA_MODEL_CPU_PART=0x%Xu" % B["part"], "-o", out, *sources)
+    return out
 
 
 def blob_model(kib):
@@ -57,13 +64,11 @@ def blob_model(kib):
                 "static int32_t init(void) { return 0; }\n"
                 "static int32_t run(const int8_t *in, int8_t *out) { out[0] = (int8_t)blob[in[0] & 1023]; return 0; }\n"
                 'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (kib * 1024))
-    rel = env.p("blob_rel.bin")
-    env.run("build-model", "-o", rel, src)
-    return rel
+    return build_model(env.p("blob_rel.bin"), src)
 
 
 def pack(out, rel, seq, selftest=True):
-    args = ["pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", str(seq),
+    args = ["pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-" + TARGET, "--seq", str(seq),
             "--version", "%d.0.0" % seq, "-o", env.p(out)]
     if selftest:
         args += ["--selftest-input", os.path.join(GEN, "dense_in_0.bin"), "--selftest-output",
@@ -75,7 +80,8 @@ def pack(out, rel, seq, selftest=True):
 class Board:
     def __init__(self, flash, *extra):
         self.flash = env.p(flash)
-        self.proc, self.port = env.board(self.flash, "--key", env.p("k.pub.pem"), "--model", "dense", *extra)
+        self.proc, self.port = env.board(self.flash, "--key", env.p("k.pub.pem"), "--model", "dense", *extra,
+                                         target=TARGET)
         self.status()
 
     def status(self, timeout=60):
@@ -124,14 +130,15 @@ def main():
     v1, v2 = pack("v1.mota", dense, 1), pack("v2.mota", blob, 2, selftest=False)
     v3 = pack("v3.mota", dense, 3)
 
-    print("Cortex-M55 on QEMU mps3-an547, -icount shift=0 (1 instruction = 1 ns of guest time):", flush=True)
+    print("%s on QEMU %s, -icount shift=0 (1 instruction = 1 ns of guest time):" % (B["cpu"], B["machine"]),
+          flush=True)
     b = Board("icount.flash", "--icount", "--measure-stack")
     b.push(v1)
     t = b.timing()
     report("head check, first after boot (builds the base point's table)", "%.2f M instructions" % (t["check"] / 1e3))
     report("self-test run of the dense model, under guard", "%.1f k instructions" % t["selftest"])
     m = re.search(r"guarded call round trip \(SysTick ticks\) 0x([0-9a-f]+)", b.log())
-    guard = int(m.group(1), 16) * 31.25  # 32 MHz SysTick, 1 instruction per ns
+    guard = int(m.group(1), 16) * 1000.0 / B["sysclk_mhz"]  # SysTick on the processor clock, 1 instruction per ns
     report("guard round trip: MPU setup, SVC in and out, teardown (a size query)", "%.0f instructions" % guard,
            ("<= 2,000", guard <= 2000))
     report("install of the dense model (XIP)", "%.1f k instructions" % t["install"])
@@ -181,14 +188,8 @@ def main():
            "%.1f KiB/s = %.0f%% of the raw rate" % (good / 1024, 100 * good / raw))
     report("  bytes on the wire during that push (frames, retries)", "%.1f KiB/s" % (wire / 1024))
 
-    print("Footprint (linker map of %s):" % os.path.basename(MAP))
-    sizes, syms = footprint.parse(MAP)
-    for mod, _ in footprint.MODULES:
-        if mod in sizes:
-            report("  " + mod, "flash %6d B, RAM %6d B" % (sizes[mod]["flash"], sizes[mod]["data"] + sizes[mod]["bss"]))
-    flash = sum(s["flash"] for s in sizes.values())
+    sizes, syms, flash, ram = image_footprint(MAP)
     big = {n: z for n, z, _ in syms}
-    ram = sum(s["data"] + s["bss"] for s in sizes.values())
     buffers = big.get("ring", 0) + big.get("selftest_out", 0)
     peak = max(stack.values()) if stack else 0
     report("flash, whole image", "%d B (%.1f KiB)" % (flash, flash / 1024), ("<= 32 KiB", flash <= 32 * 1024))
@@ -203,6 +204,39 @@ def main():
         json.dump([{"name": n, "value": v, "goal": g} for n, v, g in results], f, indent=1)
 
 
+def image_footprint(path):
+    """Flash and static RAM of a firmware image by module, from its linker map; totals checked against
+    arm-none-eabi-size of the ELF beside it."""
+    print("Footprint of %s (linker map; arm-none-eabi-size of the ELF):" % os.path.basename(path), flush=True)
+    sizes, syms = footprint.parse(path)
+    for mod, _ in footprint.MODULES:
+        if mod in sizes:
+            report("  " + mod, "flash %6d B, RAM %6d B" % (sizes[mod]["flash"], sizes[mod]["data"] + sizes[mod]["bss"]))
+    flash = sum(s["flash"] for s in sizes.values())
+    ram = sum(s["data"] + s["bss"] for s in sizes.values())
+    elf = path[:-len(".map")] + ".elf"
+    text, data, bss = (int(v) for v in subprocess.run(["arm-none-eabi-size", elf], capture_output=True, text=True,
+                                                      check=True).stdout.splitlines()[1].split()[:3])
+    report("  image (arm-none-eabi-size: text + data | data + bss)",
+           "flash %6d B, RAM %6d B (of which stack %d)" % (text + data, data + bss, stack_size(path)))
+    return sizes, syms, flash, ram
+
+
+def stack_size(path):
+    m = re.search(r"^\s+0x[0-9a-f]+\s+__stack_size = (0x[0-9a-f]+)", open(path).read(), re.M)
+    return int(m.group(1), 16) if m else 0
+
+
+if sys.argv[1] == "--footprint":
+    for m in sys.argv[2:]:
+        image_footprint(m)
+    sys.exit(0)
+
+MOTA, SRC, MAP, WORK = sys.argv[1:5]
+TARGET = sys.argv[5] if len(sys.argv) > 5 else "an547"
+B = BOARDS[TARGET]
+env = Env(MOTA, WORK)
+GEN = env.p("gen")
 try:
     main()
 finally:

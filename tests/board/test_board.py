@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""System tests of the firmware on QEMU mps3-an547, through `mota` commands
-only, as a user drives a board: `mota sim --target an547`, push, status,
-confirm, reboot, invoke. One case per run.
+"""System tests of the firmware on the QEMU boards (mps3-an547, Cortex-M55;
+mps2-an505, Cortex-M33), through `mota` commands only, as a user drives a
+board: `mota sim --target TARGET`, push, status, confirm, reboot, invoke. One
+test list for both boards; one case per run.
 
-usage: test_board.py MOTA SOURCE_DIR FIXTURES_DIR WORKDIR CASE
+usage: test_board.py MOTA SOURCE_DIR FIXTURES_DIR WORKDIR TARGET CASE
 """
 import json
 import os
@@ -18,27 +19,46 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "link"))
 from harness import Env  # noqa: E402
 
-MOTA, SRC, FIXTURES, WORK, CASE = sys.argv[1:6]
-env = Env(MOTA, os.path.join(WORK, CASE))
+# What the cases need to know of each board: its CPU (models are built for it), and addresses a
+# hostile model reaches for: the agent's RAM, the provisioning record, the watchdog.
+BOARDS = {
+    "an547": {"cpu": "cortex-m55", "part": 0xD22, "ram": 0x20000000, "flash": 0x60000000, "wdog": 0x5802E000,
+              "other": "an505", "cut_rounds": 32},
+    # the power-cut sweep at a third of its length: its flash and journal code is the an547's (hal/mps), and
+    # the whole suite stays within its time on two cores
+    "an505": {"cpu": "cortex-m33", "part": 0xD21, "ram": 0x38000000, "flash": 0x80000000, "wdog": 0x5002E000,
+              "other": "an547", "cut_rounds": 11},
+}
+MOTA, SRC, FIXTURES, WORK, TARGET, CASE = sys.argv[1:7]
+B = BOARDS[TARGET]
+TAG = "mota-%s: " % TARGET
+CLASS = "mota-" + TARGET
+env = Env(MOTA, os.path.join(WORK, TARGET, CASE))
 GEN = env.p("gen")
 FLASH_SIZE, SECTOR = 16 << 20, 4096
 
 
-def model(name="dense"):
+def build_model(out, *sources, board=B):
+    """mota build-model for a board's CPU: its -mcpu (the M33's single-precision FPU comes with it) and its
+    part number in the model's flags word."""
+    env.run("build-model", "--cpu", board["cpu"], "-D", "MOTA_MODEL_CPU_PART=0x%Xu" % board["part"], "-o", out,
+            *sources)
+    return out
+
+
+def model(name="dense", board=B):
     """A CPU model built by mota build-model, with the host reference's vectors."""
     subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), name, GEN],
                    check=True, stdout=subprocess.DEVNULL)
-    rel = env.p(name + "_rel.bin")
-    env.run("build-model", "-o", rel, os.path.join(SRC, "tests", "models", name + ".c"),
-            os.path.join(GEN, name + "_weights.c"))
-    return rel
+    return build_model(env.p("%s_%s_rel.bin" % (name, board["cpu"])), os.path.join(SRC, "tests", "models", name + ".c"),
+                       os.path.join(GEN, name + "_weights.c"), board=board)
 
 
 def vec(kind, i, name="dense"):
     return os.path.join(GEN, "%s_%s_%d.bin" % (name, kind, i))
 
 
-def pack(out, rel, seq, expect=None, key="k.pem", cls="mota-an547", selftest=True, budget_us=200000):
+def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=200000):
     args = ["pack", "-k", env.p(key), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
             "--version", "%d.0.0" % seq, "-o", env.p(out)]
     if selftest:
@@ -56,7 +76,7 @@ class Board:
         if provision:
             args += ["--key", env.p("k.pub.pem"), "--model", "dense", "--model", "network", "--trial-boots", "2"]
         self.flash = env.p(flash)
-        self.proc, self.port = env.board(self.flash, *args, *extra)
+        self.proc, self.port = env.board(self.flash, *args, *extra, target=TARGET)
         self.wait_ready()
 
     def wait_ready(self, timeout=30):
@@ -123,7 +143,8 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (rc, res, err)
     assert_runs_v(b, 1)
     assert "boot, reset cause power-on" in b.log()
-    print("v1 self-tested on the Cortex-M55 (real output), confirmed; invoke equals the host reference on 3 vectors")
+    print("v1 self-tested on the %s (real output), confirmed; invoke equals the host reference on 3 vectors"
+          % B["cpu"])
 
 
 def case_v2_whose_expected_output_is_wrong_is_refused_and_v1_still_runs():
@@ -196,14 +217,34 @@ def case_st_n6_model_is_refused_before_any_flash_erase():
     t0 = time.time()
     rc, _, res, err = b.push(c)
     took = time.time() - t0
-    assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_NPU" and not res["installed"], (res, err)
-    assert res["detail"] == "npu: device 0x0, model 0x1", res
-    assert "npu: device 0x0, model 0x1" in err, err
+    # an NPU model for a Cortex-M55: on the M55 board the NPU rule refuses it, on the M33 the CPU rule comes first
+    reason, detail = (("MOTA_ERR_COMPAT_NPU", "npu: device 0x0, model 0x1") if B["part"] == 0xD22 else
+                      ("MOTA_ERR_COMPAT_CPU", "cpu_part: device 0x%x, model 0xd22" % B["part"]))
+    assert rc == 1 and res["status"] == reason and not res["installed"], (res, err)
+    assert res["detail"] == detail and detail in err, (res, err)
     assert slots_region() == before, "a slot changed: something was erased or written"
     assert took < 20, took  # the head only: 3.3 MB at UART speed would take minutes
     assert_runs_v(b, 1)
-    print("yolov8n (3.3 MB) refused after its head in %.1f s: MOTA_ERR_COMPAT_NPU (npu: device 0, model 1); "
-          "no flash byte of the slots changed" % took)
+    print("yolov8n (3.3 MB) refused after its head in %.1f s: %s (%s); no flash byte of the slots changed"
+          % (took, reason, detail))
+
+
+def case_model_for_the_other_cpu_is_refused_before_any_flash_erase():
+    """The other board's model (Cortex-M55 on an505, Cortex-M33 on an547): refused on its head with the CPU
+    reason and both part numbers, before anything is erased; v1 still runs."""
+    rel = model()
+    b = Board()
+    assert b.push(pack("v1.mota", rel, 1), "--confirm")[0] == 0
+    before = slots_region()
+    other = BOARDS[B["other"]]
+    rc, _, res, err = b.push(pack("other.mota", model(board=other), 2))
+    assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_CPU" and not res["installed"], (res, err)
+    detail = "cpu_part: device 0x%x, model 0x%x" % (B["part"], other["part"])
+    assert res["detail"] == detail and detail in err, (res, err)
+    assert slots_region() == before, "a slot changed: something was erased or written"
+    assert_runs_v(b, 1)
+    print("a %s model refused on the %s board: MOTA_ERR_COMPAT_CPU (%s); no flash byte of the slots changed; "
+          "v1 runs" % (other["cpu"], TARGET, detail))
 
 
 def case_hostile_containers_are_refused_and_v1_is_untouched():
@@ -246,7 +287,7 @@ def case_random_power_cuts_during_upload_install_confirm_and_rollback():
     assert b.push(containers[0], "--confirm")[0] == 0
     b.stop()
     seq, cuts, resumed = 1, 0, 0
-    for i in range(32):
+    for i in range(B["cut_rounds"]):
         phase = ("upload", "confirm", "rollback")[i % 3]
         op = rnd.randint(1, 40)
         torn = rnd.random() < 0.3
@@ -286,7 +327,7 @@ def case_random_power_cuts_during_upload_install_confirm_and_rollback():
         starts = re.findall(r"agent start: (\S+)", b.log()[before:])
         assert starts and all(s == "ok" for s in starts), (starts, b.log()[-1000:])
         b.stop()
-    assert cuts >= 30, cuts
+    assert cuts >= B["cut_rounds"] - 2, cuts
     b = Board()
     for i in range(3):
         assert b.invoke(vec("in", i)) == open(vec("out", i), "rb").read()
@@ -303,7 +344,7 @@ def case_long_version_texts_never_lock_the_host_out():
     for name in ("dense", "conv"):
         rel = model(name)
         out = env.p(name + "-long.mota")
-        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", "1",
+        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", CLASS, "--seq", "1",
                 "--version", long_version, "--selftest-input", vec("in", 0, name), "--selftest-output",
                 vec("out", 0, name), "--selftest-max-latency-us", "200000", "-o", out, rel)
         containers.append(out)
@@ -326,9 +367,12 @@ def case_long_version_texts_never_lock_the_host_out():
 
 HOSTILE = {
     # name: (body of run(), expected reason, expected fault address or None)
-    "write_agent_ram": ("*(volatile uint32_t *)0x20000100u = 0xdeadbeefu;", "MOTA_ERR_SELFTEST_FAULT", 0x20000100),
-    "read_provisioning": ("out[0] = *(volatile int8_t *)0x60FFF000u;", "MOTA_ERR_SELFTEST_FAULT", 0x60FFF000),
-    "write_watchdog": ("*(volatile uint32_t *)0x5802EC00u = 0x1ACCE551u;", "MOTA_ERR_SELFTEST_FAULT", 0x5802EC00),
+    "write_agent_ram": ("*(volatile uint32_t *)0x%xu = 0xdeadbeefu;" % (B["ram"] + 0x100), "MOTA_ERR_SELFTEST_FAULT",
+                        B["ram"] + 0x100),
+    "read_provisioning": ("out[0] = *(volatile int8_t *)0x%xu;" % (B["flash"] + 0xFFF000), "MOTA_ERR_SELFTEST_FAULT",
+                          B["flash"] + 0xFFF000),
+    "write_watchdog": ("*(volatile uint32_t *)0x%xu = 0x1ACCE551u;" % (B["wdog"] + 0xC00), "MOTA_ERR_SELFTEST_FAULT",
+                       B["wdog"] + 0xC00),
     "divide_by_zero": ("volatile int32_t z = 0; out[0] = (int8_t)(in[0] / z);", "MOTA_ERR_SELFTEST_FAULT", None),
     "jump_to_0": ("void (*volatile f)(void) = 0; f();", "MOTA_ERR_SELFTEST_FAULT", None),
     "infinite_loop": ("for (;;) __asm__ volatile(\"\");", "MOTA_ERR_SELFTEST_TIMEOUT", None),
@@ -338,7 +382,8 @@ HOSTILE = {
     # into the Non-secure state (all memory is Secure): a SecureFault, not a board reset
     "bxns_to_nonsecure": ("__asm__ volatile(\"movs r0, #0\\n\\tbxns r0\" ::: \"r0\");", "MOTA_ERR_SELFTEST_FAULT", None),
     # a stack outside its region, then SVC: the SVC stays pending behind the fault and must die with the model
-    "svc_on_a_stolen_stack": ("__asm__ volatile(\"ldr r0, =0x20070000\\n\\tmov sp, r0\\n\\tsvc #0\" ::: \"r0\");", "MOTA_ERR_SELFTEST_FAULT", None),
+    "svc_on_a_stolen_stack": ("__asm__ volatile(\"ldr r0, =0x%x\\n\\tmov sp, r0\\n\\tsvc #0\" ::: \"r0\");" % (B["ram"] + 0x70000),
+                              "MOTA_ERR_SELFTEST_FAULT", None),
 }
 
 
@@ -354,9 +399,7 @@ def hostile_model(name):
                 "static int32_t run(const int8_t *in, int8_t *out)\n{\n    (void)in;\n    (void)deep;\n"
                 "    %s\n    out[1] = 1;\n    return 0;\n}\n"
                 'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % body)
-    rel = env.p("hostile_%s_rel.bin" % name)
-    env.run("build-model", "-o", rel, src)
-    return rel
+    return build_model(env.p("hostile_%s_rel.bin" % name), src)
 
 
 def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
@@ -365,7 +408,7 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     rel = model()
     b = Board()
     assert b.push(pack("v1.mota", rel, 1), "--confirm")[0] == 0
-    boots = b.log().count("mota-an547: boot")
+    boots = b.log().count(TAG + "boot")
     for name, (_, reason, addr) in HOSTILE.items():
         before = len(b.log())
         c = pack("%s.mota" % name, hostile_model(name), 2, expect=vec("out", 0),
@@ -390,11 +433,10 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
         f.write('#include "mota_model.h"\n'
                 "static int32_t init(void) { return 0; }\n"
                 "static int32_t run(const int8_t *in, int8_t *out)\n{\n"
-                "    if (in[0] == 0x55)\n        *(volatile uint32_t *)0x20000200u = 1;\n"
+                "    if (in[0] == 0x55)\n        *(volatile uint32_t *)0x%xu = 1;\n"
                 "    for (int i = 0; i < 10; i++)\n        out[i] = in[i];\n    return 0;\n}\n"
-                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n')
-    trap = env.p("trap_rel.bin")
-    env.run("build-model", "-o", trap, src)
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (B["ram"] + 0x200))
+    trap = build_model(env.p("trap_rel.bin"), src)
     expect = env.p("trap.out")
     with open(vec("in", 0), "rb") as fi, open(expect, "wb") as fo:
         fo.write(fi.read()[:10])
@@ -410,7 +452,7 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     assert b.invoke(vec("in", 0)) == open(expect, "rb").read()
     # COPY mode: its code runs from its exec RAM, under the same guard
     copy = env.p("copy.mota")
-    env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-an547", "--seq", "4",
+    env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", CLASS, "--seq", "4",
             "--version", "4.0.0", "--install-mode", "copy", "--selftest-input", vec("in", 0), "--selftest-output",
             vec("out", 0), "--selftest-max-latency-us", "200000", "-o", copy, rel)
     rc, _, res, err = b.push(copy, "--confirm")
@@ -418,7 +460,7 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     m, _ = b.dense()
     assert m["7"] == 4 and m["10"][1] == 2, m  # install mode COPY
     assert b.invoke(vec("in", 1)) == open(vec("out", 1), "rb").read()
-    assert b.log().count("mota-an547: boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
+    assert b.log().count(TAG + "boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
     b.stop()
     print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "
           "runaway recursion) each stopped with its reason; no reset; v1 still answers like the reference"

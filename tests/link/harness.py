@@ -76,11 +76,11 @@ class Env:
         proc, addr = self.start(args, r"listening on (\S+)")
         return proc, addr
 
-    def board(self, flash, *args):
-        """`mota sim --target an547` on a flash file: (launcher, HOST:PORT). Its stderr (the board console)
-        goes to a file: a pipe nobody reads would fill."""
+    def board(self, flash, *args, target="an547"):
+        """`mota sim --target TARGET` (a QEMU board) on a flash file: (launcher, HOST:PORT). Its stderr (the
+        board console) goes to a file: a pipe nobody reads would fill."""
         err = self.p("launcher.err")
-        proc = subprocess.Popen([self.mota, "sim", "--target", "an547", "--flash", flash, *args],
+        proc = subprocess.Popen([self.mota, "sim", "--target", target, "--flash", flash, *args],
                                 stdout=subprocess.PIPE, text=True, stderr=open(err, "a"))
         self.procs.append(proc)
         line = proc.stdout.readline()

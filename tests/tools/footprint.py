@@ -20,7 +20,7 @@ MODULES = [
     ("crypto + mbed TLS", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
-    ("port (hal/an547)", ("libmota_hal_an547.a",)),
+    ("port (hal/mps + board)", ("libmota_hal_an547.a", "libmota_hal_an505.a")),
     ("application (main.c)", ("main.c.obj",)),
     ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),
 ]

@@ -10,12 +10,13 @@
  * callee-saved registers and returns into the model in unprivileged thread
  * mode on the guard stack (PSP, with PSPLIM). The model returns to a stub in
  * its own executable region that issues SVC #1. SVC #1, a fault taken from
- * the model, or SysTick past the deadline all leave through guard_unwind():
+ * the model, or SysTick past the deadline all leave through mps_guard_unwind():
  * MSP back to the SVC #0 frame, the result in its r0, the caller's registers
  * restored, and an exception return that resumes the caller after its SVC.
  */
-#include "board_private.h"
+#include "mps.h"
 #include "mota/err.h"
+#include "mota/trap.h"
 
 #include <string.h>
 
@@ -25,14 +26,7 @@
 #define MPU_RBAR REG(0xE000ED9Cu)
 #define MPU_RLAR REG(0xE000EDA0u)
 #define MPU_MAIR0 REG(0xE000EDC0u)
-#define SCB_CCR REG(0xE000ED14u)
-#define SCB_CFSR REG(0xE000ED28u)
-#define SCB_HFSR REG(0xE000ED2Cu)
-#define SCB_MMFAR REG(0xE000ED34u)
-#define SCB_BFAR REG(0xE000ED38u)
 #define CCR_DIV_0_TRP (1u << 4)
-#define SCB_SHCSR REG(0xE000ED24u)
-#define SCB_SFSR REG(0xE000EDE4u)
 #define FPCCR REG(0xE000EF34u)
 #define FPCCR_LSPEN (1u << 30)
 /* SHCSR pending bits: UsageFault, MemManage, BusFault, SVCall, SecureFault */
@@ -54,24 +48,25 @@ struct guard_ctx {
 _Static_assert(__builtin_offsetof(struct guard_ctx, msp) == 100 && __builtin_offsetof(struct guard_ctx, fpscr) == 104,
                "the offsets the handlers use");
 
-struct guard_ctx an547_guard_ctx;
-volatile uint32_t an547_guard_active;
-uint32_t an547_guard_r9;
+struct guard_ctx mps_guard_ctx;
+volatile uint32_t mps_guard_active;
+uint32_t mps_guard_r9;
 static volatile uint64_t guard_deadline_us;
 static uint32_t guard_ret;
-static const struct an547_guard_call *guard_pending; /* the call SVC #0 may enter, once */
+static const struct mps_guard_call *guard_pending; /* the call SVC #0 may enter, once */
 __attribute__((used)) static const uint32_t guard_zeros[32];
-static struct an547_guard_fault guard_fault;
+static struct mps_guard_fault guard_fault;
+static const struct mps_guard_call *guard_current; /* the call running */
+static struct mota_trap_state guard_trap;          /* its emulated peripherals, fresh per call */
 
 /* The model's stack: its own MPU region, with PSPLIM at its base. */
 #define GUARD_STACK 4096u
 static uint8_t guard_stack[GUARD_STACK] __attribute__((aligned(32)));
 
-void an547_guard_exit_stub(void);
-void an547_guard_unwind(void);
+void mps_guard_exit_stub(void);
 
 /* Where the model returns to: executable by unprivileged code, nothing else in it. */
-__attribute__((naked, section(".guard_exit"), aligned(32))) void an547_guard_exit_stub(void)
+__attribute__((naked, section(".guard_exit"), aligned(32))) void mps_guard_exit_stub(void)
 {
     __asm__ volatile("svc #1\n\t"
                      "b .\n\t");
@@ -85,12 +80,12 @@ static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags)
     MPU_RLAR = ((end - 1u) & ~31u) | 1u; /* AttrIndx 0, enabled */
 }
 
-static void regions_set(const struct an547_guard_call *c)
+static void regions_set(const struct mps_guard_call *c)
 {
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     MPU_MAIR0 = 0x44u; /* attribute 0: normal memory, non-cacheable */
-    for (unsigned n = 0; n < 8; n++) {
+    for (unsigned n = 0; n < ((MPU_TYPE >> 8) & 0xFFu); n++) { /* every region the MPU has (8 on M55, 16 on M33) */
         MPU_RNR = n;
         MPU_RLAR = 0;
     }
@@ -106,12 +101,12 @@ static void regions_set(const struct an547_guard_call *c)
 }
 
 /* Called from the SVC #0 handler: the model's first frame on its stack. Returns EXC_RETURN. */
-uint32_t an547_guard_enter(const uint32_t *caller_frame);
-uint32_t an547_guard_enter(const uint32_t *caller_frame)
+uint32_t mps_guard_enter(const uint32_t *caller_frame);
+uint32_t mps_guard_enter(const uint32_t *caller_frame)
 {
-    const struct an547_guard_call *c = (const struct an547_guard_call *)(uintptr_t)caller_frame[0];
+    const struct mps_guard_call *c = (const struct mps_guard_call *)(uintptr_t)caller_frame[0];
     if (c == NULL || c != guard_pending) /* an SVC #0 left pending by a model, or from anywhere else */
-        an547_reset_announce("fault", caller_frame[6], caller_frame[0], 0);
+        mps_reset_announce("fault", caller_frame[6], caller_frame[0], 0);
     guard_pending = NULL;
     uint32_t *sp = (uint32_t *)(uintptr_t)((uintptr_t)guard_stack + GUARD_STACK - 32u);
     sp[0] = c->a0;
@@ -122,25 +117,25 @@ uint32_t an547_guard_enter(const uint32_t *caller_frame)
     sp[5] = (uint32_t)(uintptr_t)&__guard_exit_start | 1u; /* lr: the exit stub */
     sp[6] = c->fn & ~1u;                                   /* pc */
     sp[7] = 1u << 24;                                      /* xPSR: Thumb */
-    an547_guard_r9 = c->r9;
+    mps_guard_r9 = c->r9;
     __asm__ volatile("msr psplim, %0\n\t"
                      "msr psp, %1\n\t"
                      "msr control, %2\n\t" /* nPRIV: the model runs unprivileged */
                      "isb" ::"r"((uint32_t)(uintptr_t)guard_stack),
                      "r"(sp), "r"(1u)
                      : "memory");
-    an547_guard_active = 1;
+    mps_guard_active = 1;
     return 0xFFFFFFFDu; /* thread mode, PSP, Secure, basic frame */
 }
 
 /* SVC: #0 from the caller enters the model; #1 from the model's exit stub ends the call. */
-__attribute__((naked)) void an547_svc_handler(void)
+__attribute__((naked)) void mps_svc_handler(void)
 {
     __asm__ volatile(
         "tst lr, #4\n\t"
         "bne 1f\n\t"
         /* SVC #0 on MSP: save the caller, enter the model */
-        "ldr r12, =an547_guard_ctx\n\t"
+        "ldr r12, =mps_guard_ctx\n\t"
         "stmia r12!, {r4-r11}\n\t"
         "vstmia r12!, {s16-s31}\n\t"
         "str lr, [r12], #4\n\t"
@@ -148,7 +143,7 @@ __attribute__((naked)) void an547_svc_handler(void)
         "str r0, [r12], #4\n\t"
         "vmrs r1, fpscr\n\t"
         "str r1, [r12]\n\t"
-        "bl an547_guard_enter\n\t"
+        "bl mps_guard_enter\n\t"
         /* nothing of the agent's in the model's registers */
         "ldr r1, =guard_zeros\n\t"
         "vldmia r1, {s0-s31}\n\t"
@@ -164,25 +159,25 @@ __attribute__((naked)) void an547_svc_handler(void)
         "mov r10, r1\n\t"
         "mov r11, r1\n\t"
         "mov r12, r1\n\t"
-        "ldr r1, =an547_guard_r9\n\t"
+        "ldr r1, =mps_guard_r9\n\t"
         "ldr r9, [r1]\n\t"
         "bx r0\n\t"
         /* SVC from the model: its return value, then unwind with MOTA_OK */
         "1:\n\t"
         "mrs r0, psp\n\t"
-        "bl an547_guard_returned\n\t"
-        "b an547_guard_unwind\n\t" ::
+        "bl mps_guard_returned\n\t"
+        "b mps_guard_unwind\n\t" ::
             : "memory");
 }
 
 /* The model returned to the stub (anything else issuing SVC is a fault). */
-int an547_guard_returned(const uint32_t *model_frame);
-int an547_guard_returned(const uint32_t *model_frame)
+int mps_guard_returned(const uint32_t *model_frame);
+int mps_guard_returned(const uint32_t *model_frame)
 {
     uint32_t pc = model_frame[6];
     uint32_t stub = (uint32_t)(uintptr_t)&__guard_exit_start;
     if (pc < stub || pc >= (uint32_t)(uintptr_t)&__guard_exit_end) {
-        guard_fault = (struct an547_guard_fault){.kind = AN547_FAULT_SVC, .pc = pc};
+        guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_SVC, .pc = pc};
         return MOTA_ERR_SELFTEST_FAULT;
     }
     guard_ret = model_frame[0];
@@ -190,7 +185,7 @@ int an547_guard_returned(const uint32_t *model_frame)
 }
 
 /* Leave the model with r0 as the call's result: never returns to the interrupted code. */
-__attribute__((naked)) void an547_guard_unwind(void)
+__attribute__((naked)) void mps_guard_unwind(void)
 {
     __asm__ volatile(
         /* the model's lazily stacked FP state is abandoned, not saved */
@@ -201,7 +196,7 @@ __attribute__((naked)) void an547_guard_unwind(void)
         "movs r1, #0\n\t"
         "msr control, r1\n\t" /* privileged again, no FP context */
         "isb\n\t"
-        "ldr r1, =an547_guard_active\n\t"
+        "ldr r1, =mps_guard_active\n\t"
         "movs r2, #0\n\t"
         "str r2, [r1]\n\t"
         /* exceptions the model left pending (one raised while another was being stacked) die with it */
@@ -210,7 +205,7 @@ __attribute__((naked)) void an547_guard_unwind(void)
         "bic r2, r2, #0xF000\n\t"
         "bic r2, r2, #0x100000\n\t"
         "str r2, [r1]\n\t"
-        "ldr r12, =an547_guard_ctx\n\t"
+        "ldr r12, =mps_guard_ctx\n\t"
         "ldr r1, [r12, #104]\n\t"
         "vmsr fpscr, r1\n\t"
         "ldr r1, [r12, #100]\n\t" /* the SVC #0 frame on MSP: the result goes in its r0 */
@@ -223,47 +218,107 @@ __attribute__((naked)) void an547_guard_unwind(void)
             : "memory");
 }
 
-/* A fault: from the model, the call ends with its reason; from anything else, false. */
-bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr);
-bool an547_guard_fault(uint32_t exc_return, uint32_t ipsr)
+/* Whether a fault (or SysTick) interrupted the model: thread mode, or the
+ * Non-secure state a BXNS reaches, while a model runs. */
+static bool from_model(uint32_t exc_return)
 {
-    /* thread mode (or the Non-secure state a BXNS reaches) while a model runs: the model's */
-    if (!an547_guard_active || ((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0))
+    return mps_guard_active && !((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0);
+}
+
+static bool within_range(uint32_t a, uint32_t n, uint32_t base, uint32_t end)
+{
+    return a >= base && a < end && n <= end - a;
+}
+
+/* A trapped access to the FP_CTRL or STM32 CRC registers a legacy model's
+ * licence check makes (mota/trap.h): applied to the model's registers (the
+ * stacked frame and r4-r11) and stepped over. False: the fault stands. */
+static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *r4_r11)
+{
+    const struct mps_guard_call *c = guard_current;
+    uint32_t addr = mps_fault_address(cfsr);
+    if (c == NULL || !(cfsr & (CFSR_MMARVALID | CFSR_BFARVALID)) || !mota_trap_covers(addr) ||
+        !within_range(psp, 32u, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK))
         return false;
+    uint32_t *frame = (uint32_t *)(uintptr_t)psp, pc = frame[6];
+    /* the instruction is read from the model's own code, nowhere else */
+    uint32_t code = c->ram_exec ? c->ram_base : c->code_base, code_end = c->ram_exec ? c->ram_end : c->code_end;
+    uint8_t insn[4] = {0};
+    if (!within_range(pc, 2u, code, code_end))
+        return false;
+    memcpy(insn, (const void *)(uintptr_t)pc, 2);
+    if ((insn[1] & 0xE0u) == 0xE0u && (insn[1] & 0x18u) != 0) { /* the first half of a 32-bit instruction */
+        if (!within_range(pc, 4u, code, code_end))
+            return false;
+        memcpy(insn + 2, (const void *)(uintptr_t)(pc + 2u), 2);
+    }
+    struct mota_trap_regs r;
+    for (unsigned i = 0; i < 4; i++)
+        r.r[i] = frame[i];
+    for (unsigned i = 0; i < 8; i++)
+        r.r[4 + i] = r4_r11[i];
+    r.r[12] = frame[4];
+    /* the SP before the exception: the frame (basic, or with the FP state) and its alignment pad */
+    r.r[13] = psp + ((exc_return & 0x10u) ? 32u : 104u) + (((frame[7] >> 9) & 1u) ? 4u : 0u);
+    r.r[14] = frame[5];
+    r.r[15] = pc;
+    r.xpsr = frame[7];
+    if (mota_trap_emulate(&guard_trap, &r, insn, addr) != MOTA_OK)
+        return false;
+    for (unsigned i = 0; i < 4; i++)
+        frame[i] = r.r[i];
+    for (unsigned i = 0; i < 8; i++)
+        r4_r11[i] = r.r[4 + i];
+    frame[4] = r.r[12];
+    frame[6] = r.r[15];
+    SCB_CFSR = cfsr; /* handled: write one to clear */
+    return true;
+}
+
+uint32_t mps_guard_emulated(void)
+{
+    return guard_trap.accesses;
+}
+
+/* The one decision on a fault while a model runs (mps.h): an access the
+ * port emulates resumes the model; every other fault of the model ends its
+ * call. */
+int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
+{
+    if (!from_model(exc_return))
+        return MPS_GUARD_NOT_MODEL;
     SCB_SFSR = SCB_SFSR;
     uint32_t cfsr = SCB_CFSR, psp, pc = 0;
     __asm__ volatile("mrs %0, psp" : "=r"(psp));
+    if (emulate(exc_return, cfsr, psp, r4_r11))
+        return MPS_GUARD_RESUME;
     /* the stacked PC, when the frame is inside the guard stack (it may not have been stacked) */
     if (psp >= (uint32_t)(uintptr_t)guard_stack && psp + 32u <= (uint32_t)(uintptr_t)guard_stack + GUARD_STACK &&
         (cfsr & ((1u << 4) | (1u << 12) | (1u << 20))) == 0) /* MSTKERR, STKERR, STKOF */
         pc = ((const uint32_t *)(uintptr_t)psp)[6];
-    guard_fault = (struct an547_guard_fault){.kind = ipsr, .pc = pc, .cfsr = cfsr};
-    if (cfsr & (1u << 7))
-        guard_fault.addr = SCB_MMFAR;
-    else if (cfsr & (1u << 15))
-        guard_fault.addr = SCB_BFAR;
+    guard_fault = (struct mps_guard_fault){.kind = ipsr, .pc = pc, .cfsr = cfsr, .addr = mps_fault_address(cfsr)};
     SCB_CFSR = cfsr; /* write one to clear */
     SCB_HFSR = SCB_HFSR;
-    return true;
+    return MPS_GUARD_END;
 }
 
 /* SysTick: a model past its deadline is stopped where it is. */
-bool an547_guard_overdue(uint32_t exc_return);
-bool an547_guard_overdue(uint32_t exc_return)
+bool mps_guard_overdue(uint32_t exc_return)
 {
-    if (!an547_guard_active || ((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0) ||
-        an547_now_us(NULL) < guard_deadline_us)
+    if (!from_model(exc_return) || mps_now_us(NULL) < guard_deadline_us)
         return false;
-    guard_fault = (struct an547_guard_fault){.kind = AN547_FAULT_TIMEOUT};
+    guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_TIMEOUT};
     return true;
 }
 
-int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an547_guard_fault *fault)
+int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_guard_fault *fault)
 {
     regions_set(c);
-    guard_fault = (struct an547_guard_fault){0};
+    guard_fault = (struct mps_guard_fault){0};
+    guard_current = c;
+    mota_trap_reset(&guard_trap);
     guard_ret = 0;
-    guard_deadline_us = an547_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
+    guard_deadline_us = mps_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
     uint32_t ccr = SCB_CCR;
     SCB_CCR = ccr | CCR_DIV_0_TRP; /* a division by zero in the model traps */
     guard_pending = c;
@@ -273,6 +328,7 @@ int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an5
     __asm__ volatile("dsb\n\tisb\n\tsvc #0" : "+r"(r0)::"r1", "r2", "r3", "r12", "lr", "memory", "cc");
     int result = (int)r0; /* the register variable is r0 only at the asm */
     guard_pending = NULL;
+    guard_current = NULL;
     FPCCR = fpccr;
     SCB_CCR = ccr;
     MPU_CTRL = 0; /* nothing else runs unprivileged */
@@ -281,9 +337,4 @@ int an547_guard_call(const struct an547_guard_call *c, uint32_t *ret, struct an5
     if (fault != NULL)
         *fault = guard_fault;
     return result;
-}
-
-uint32_t an547_guard_stack_size(void)
-{
-    return GUARD_STACK;
 }

@@ -1,5 +1,5 @@
-/* an547: SysTick clock, reset, reset cause, watchdog. */
-#include "board_private.h"
+/* SysTick clock, reset, reset cause, and the CMSDK APB watchdog. */
+#include "mps.h"
 
 #include "mota/err.h"
 
@@ -8,7 +8,9 @@
 #define SYST_CSR REG(0xE000E010u)
 #define SYST_RVR REG(0xE000E014u)
 #define SYST_CVR REG(0xE000E018u)
-#define TICKS_PER_MS (MOTA_AN547_SYSCLK_HZ / 1000u)
+#define TICKS_PER_MS (MOTA_MPS_SYSCLK_HZ / 1000u)
+_Static_assert(MOTA_MPS_SYSCLK_HZ % 1000000u == 0 && TICKS_PER_MS <= 0x1000000u,
+               "whole ticks per microsecond; a millisecond fits SysTick's 24 bits");
 
 static volatile uint32_t ms_count;
 
@@ -18,31 +20,28 @@ static void systick_tick(void)
     ms_count++;
 }
 
-bool an547_guard_overdue(uint32_t exc_return);
-void an547_guard_unwind(void);
-
 /* The clock; and a guarded model past its deadline is stopped here (guard.c). */
-__attribute__((naked)) void an547_systick_handler(void)
+__attribute__((naked)) void mps_systick_handler(void)
 {
     __asm__ volatile("push {r0, lr}\n\t"
                      "bl systick_tick\n\t"
                      "pop {r0, lr}\n\t"
-                     "ldr r0, =an547_guard_active\n\t" /* a model runs: is it overdue? */
+                     "ldr r0, =mps_guard_active\n\t" /* a model runs: is it overdue? */
                      "ldr r0, [r0]\n\t"
                      "cbz r0, 1f\n\t"
                      "push {r0, lr}\n\t"
                      "mov r0, lr\n\t"
-                     "bl an547_guard_overdue\n\t"
+                     "bl mps_guard_overdue\n\t"
                      "pop {r1, lr}\n\t"
                      "cbz r0, 1f\n\t"
                      "ldr r0, =%c0\n\t"
-                     "b an547_guard_unwind\n\t"
+                     "b mps_guard_unwind\n\t"
                      "1:\n\t"
                      "bx lr\n\t" ::"i"(MOTA_ERR_SELFTEST_TIMEOUT));
 }
 
 /* A 1 ms SysTick: the clock, and a periodic wake-up for timed waits. */
-void an547_clock_init(void)
+void mps_clock_init(void)
 {
     SYST_CSR = 0;
     SYST_RVR = TICKS_PER_MS - 1u;
@@ -67,15 +66,16 @@ static void clock_read(uint32_t *ms, uint32_t *ticks)
     *ticks = TICKS_PER_MS - 1u - v;
 }
 
-/* Processor clock ticks since boot (32 MHz; under -icount shift=0, 31.25 instructions each). */
-uint64_t an547_ticks(void)
+/* Processor clock ticks since boot (MOTA_MPS_SYSCLK_HZ; under -icount shift=0, 1 ns of guest time is
+ * one instruction). */
+uint64_t mps_ticks(void)
 {
     uint32_t ms, t;
     clock_read(&ms, &t);
     return (uint64_t)ms * TICKS_PER_MS + t;
 }
 
-uint64_t an547_now_us(void *ctx)
+uint64_t mps_now_us(void *ctx)
 {
     (void)ctx;
     uint32_t ms, t;
@@ -86,28 +86,28 @@ uint64_t an547_now_us(void *ctx)
 static void system_reset(void *ctx)
 {
     (void)ctx;
-    an547_reset_announce("software", 0, 0, 0);
+    mps_reset_announce("software", 0, 0, 0);
 }
 
 static enum mota_reset_cause reset_cause(void *ctx)
 {
     (void)ctx;
-    return an547_args.cause;
+    return mps_args.cause;
 }
 
 static void watchdog_kick(void *ctx);
 
-void an547_system_init(struct mota_system *s)
+void mps_system_init(struct mota_system *s)
 {
-    s->now_us = an547_now_us;
+    s->now_us = mps_now_us;
     s->reset = system_reset;
     s->reset_cause = reset_cause;
     s->watchdog_kick = watchdog_kick;
     s->ctx = NULL;
 }
 
-/* ---- watchdog: the CMSDK APB watchdog ---- */
-#define WDOG_BASE MOTA_AN547_WDOG_BASE
+/* ---- watchdog: the CMSDK APB watchdog (its interrupt is the NMI) ---- */
+#define WDOG_BASE MOTA_MPS_WDOG_BASE
 #define WDOG_LOAD REG(WDOG_BASE + 0x000u)
 #define WDOG_CTRL REG(WDOG_BASE + 0x008u)
 #define WDOG_INTCLR REG(WDOG_BASE + 0x00Cu)
@@ -117,16 +117,16 @@ void an547_system_init(struct mota_system *s)
 static bool wdog_running;
 static uint32_t wdog_period_ms; /* to the first expiry (NMI), after a kick */
 
-uint32_t an547_watchdog_period_ms(void)
+uint32_t mps_watchdog_period_ms(void)
 {
     return wdog_running ? wdog_period_ms : 0;
 }
 
-void mota_an547_watchdog_start(uint32_t timeout_ms)
+void mota_board_watchdog_start(uint32_t timeout_ms)
 {
     /* it interrupts at the first expiry and resets at the second: half the timeout each */
-    _Static_assert(MOTA_AN547_WDOG_HZ % 2000u == 0, "whole watchdog ticks per half millisecond");
-    const uint32_t per_ms = MOTA_AN547_WDOG_HZ / 2000u; /* 32-bit arithmetic: no 64-bit division linked */
+    _Static_assert(MOTA_MPS_WDOG_HZ % 2000u == 0, "whole watchdog ticks per half millisecond");
+    const uint32_t per_ms = MOTA_MPS_WDOG_HZ / 2000u; /* 32-bit arithmetic: no 64-bit division linked */
     WDOG_LOCK = WDOG_UNLOCK_KEY;
     WDOG_LOAD = timeout_ms > 0xFFFFFFFFu / per_ms ? 0xFFFFFFFFu : timeout_ms * per_ms;
     WDOG_CTRL = 3u; /* INTEN | RESEN */
@@ -147,12 +147,12 @@ static void watchdog_kick(void *ctx)
 
 /* The watchdog's first expiry: the main loop stopped kicking. Say so, and
  * let the second expiry reset the board, as the hardware intends. */
-void an547_nmi_handler(void)
+void mps_nmi_handler(void)
 {
     static bool said;
     if (!said) {
         said = true;
-        mota_an547_log("mota-an547: watchdog expired: the board resets at the next expiry\n");
+        mota_board_log(MOTA_BOARD_TAG "watchdog expired: the board resets at the next expiry\n");
     }
     for (;;)
         __asm__ volatile("wfi");
@@ -166,10 +166,10 @@ static void put_hex(char *p, uint32_t v)
         p[i] = hex[(v >> (28 - 4 * i)) & 0xF];
 }
 
-void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
+void mps_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
 {
-    /* "mota-an547: reset CAUSE pc=XXXXXXXX addr=XXXXXXXX cfsr=XXXXXXXX" */
-    char line[96] = "mota-an547: reset ";
+    /* "mota-BOARD: reset CAUSE pc=XXXXXXXX addr=XXXXXXXX cfsr=XXXXXXXX" */
+    char line[96] = MOTA_BOARD_TAG "reset ";
     size_t n = strlen(line), c = strlen(cause);
     memcpy(line + n, cause, c);
     n += c;
@@ -181,7 +181,7 @@ void an547_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_
     put_hex(line + n + 32, cfsr);
     line[n + 40] = '\n';
     line[n + 41] = 0;
-    mota_an547_log(line);
+    mota_board_log(line);
     __asm__ volatile("dsb");
     SCB_AIRCR = 0x05FA0004u; /* SYSRESETREQ */
     __asm__ volatile("dsb");

@@ -1,11 +1,11 @@
 /*
- * The mota device firmware for QEMU mps3-an547: the agent with the update
- * link on UART0, the models it installs run by their self-tests and by
- * INVOKE, the watchdog fed from the main loop. Everything board-specific
- * comes from the port (mota/an547.h); this file is what a product's main()
- * looks like.
+ * The mota device firmware for the QEMU MPS boards (an547, an505): the
+ * agent with the update link on UART0, the models it installs run by their
+ * self-tests and by INVOKE, the watchdog fed from the main loop. Everything
+ * board-specific comes from the port (mota/board.h); this file is what a
+ * product's main() looks like.
  */
-#include "mota/an547.h"
+#include "mota/board.h"
 #include "mota/crypto.h"
 #include "mota/device.h"
 #include "mota/err.h"
@@ -15,7 +15,7 @@
 
 #define WATCHDOG_MS 2000u
 
-static struct mota_an547 board;
+static struct mota_board board;
 static struct mota_agent_config cfg;
 static struct mota_device dev;
 static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
@@ -41,14 +41,14 @@ static const char *decimal(char buf[12], int v)
 static void log_result(const char *what, int ret)
 {
     char num[12];
-    mota_an547_log(what);
+    mota_board_log(what);
     if (ret != MOTA_OK) {
-        mota_an547_log("error ");
-        mota_an547_log(decimal(num, ret));
+        mota_board_log("error ");
+        mota_board_log(decimal(num, ret));
     } else {
-        mota_an547_log("ok");
+        mota_board_log("ok");
     }
-    mota_an547_log("\n");
+    mota_board_log("\n");
 }
 
 /* ---- stack high-water mark per phase (measure-stack): the stack is painted
@@ -63,15 +63,15 @@ static uint32_t phase_max[PH_N];
 
 static void charge(enum phase ph)
 {
-    uint32_t used = mota_an547_stack_size() - mota_an547_stack_unused();
+    uint32_t used = mota_board_stack_size() - mota_board_stack_unused();
     if (used > phase_max[ph]) {
         phase_max[ph] = used;
         char num[12];
-        mota_an547_log("mota-an547: stack high-water ");
-        mota_an547_log(decimal(num, (int)used));
-        mota_an547_log(" bytes in ");
-        mota_an547_log(phase_name[ph]);
-        mota_an547_log("\n");
+        mota_board_log(MOTA_BOARD_TAG "stack high-water ");
+        mota_board_log(decimal(num, (int)used));
+        mota_board_log(" bytes in ");
+        mota_board_log(phase_name[ph]);
+        mota_board_log("\n");
     }
 }
 
@@ -99,12 +99,12 @@ static enum phase phase_of(const struct mota_agent_timing *before)
 static void report_boot(void)
 {
     static const char *const causes[] = {"power-on", "software", "watchdog", "fault"};
-    mota_an547_log("mota-an547: boot, reset cause ");
-    mota_an547_log(causes[board.boot.cause & 3]);
-    mota_an547_log("\n");
+    mota_board_log(MOTA_BOARD_TAG "boot, reset cause ");
+    mota_board_log(causes[board.boot.cause & 3]);
+    mota_board_log("\n");
     if (board.boot.cause == MOTA_RESET_FAULT) {
-        mota_an547_log_hex("mota-an547: fault pc ", board.boot.fault_pc);
-        mota_an547_log_hex("mota-an547: fault address ", board.boot.fault_addr);
+        mota_board_log_hex(MOTA_BOARD_TAG "fault pc ", board.boot.fault_pc);
+        mota_board_log_hex(MOTA_BOARD_TAG "fault address ", board.boot.fault_addr);
     }
 }
 
@@ -115,40 +115,41 @@ int main(void)
     cfg.scratch_size = sizeof(scratch);
     cfg.selftest_buf = selftest_out;
     cfg.selftest_buf_size = sizeof(selftest_out);
-    cfg.infer = mota_an547_infer;
-    cfg.infer_detail = mota_an547_infer_detail;
+    cfg.infer = mota_board_infer;
+    cfg.infer_detail = mota_board_infer_detail;
+    cfg.model_about = mota_board_model_about;
     cfg.max_trial_boots = 3;
     if (ret == MOTA_OK)
-        ret = mota_an547_init(&board, &cfg);
+        ret = mota_board_init(&board, &cfg);
     if (ret != MOTA_OK) {
-        log_result("mota-an547: board init failed: ", ret);
+        log_result(MOTA_BOARD_TAG "board init failed: ", ret);
         return ret;
     }
     report_boot();
-    mota_an547_watchdog_start(WATCHDOG_MS);
+    mota_board_watchdog_start(WATCHDOG_MS);
     ret = mota_device_start(&dev, &cfg, &board.uart, board.name);
-    log_result("mota-an547: agent start: ", ret);
+    log_result(MOTA_BOARD_TAG "agent start: ", ret);
     if (board.measure_stack)
         charge(PH_BOOT); /* painted at reset */
     if (ret != MOTA_OK)
         return ret;
     if (board.provision_status != MOTA_OK)
-        log_result("mota-an547: provisioning: ", board.provision_status);
-    mota_an547_log("mota-an547: ready\n");
+        log_result(MOTA_BOARD_TAG "provisioning: ", board.provision_status);
+    mota_board_log(MOTA_BOARD_TAG "ready\n");
     for (;;) {
         if (board.hang_on_trial && dev.agent.st[0].testing) {
             /* fault injection: the application locks up with the new model */
-            mota_an547_log("mota-an547: application hangs (a model is on trial)\n");
+            mota_board_log(MOTA_BOARD_TAG "application hangs (a model is on trial)\n");
             for (;;)
                 __asm__ volatile("wfi");
         }
         struct mota_agent_timing before = dev.agent.timing;
         if (board.measure_stack)
-            mota_an547_stack_repaint();
+            mota_board_stack_repaint();
         ret = mota_device_step(&dev, 20);
         if (board.measure_stack)
             charge(phase_of(&before));
         if (ret != MOTA_OK && ret != MOTA_ERR_TRANSPORT)
-            log_result("mota-an547: link: ", ret);
+            log_result(MOTA_BOARD_TAG "link: ", ret);
     }
 }

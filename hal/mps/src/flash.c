@@ -1,6 +1,7 @@
 /*
- * an547: the emulated NOR flash. QEMU has no writable flash on this board,
- * so a 16 MiB DDR window stands in for a memory-mapped NOR part: models
+ * The emulated NOR flash. QEMU has no writable flash on these boards, so a
+ * 16 MiB RAM window (DDR on an547, PSRAM on an505: MOTA_MPS_FLASH_BASE)
+ * stands in for a memory-mapped NOR part: models
  * execute in place from it, and every program and erase is written through
  * to the flash file on the host (semihosting) before the call returns.
  * At boot the window is reloaded from that file (a QEMU reset would bring
@@ -14,13 +15,13 @@
  * N (from 1) the board announces a power cut and stops; with torn, half of
  * that operation reaches the file first. The launcher kills QEMU.
  */
-#include "board_private.h"
+#include "mps.h"
 
 #include "mota/err.h"
 
 #include <string.h>
 
-#define WINDOW ((uint8_t *)(uintptr_t)MOTA_AN547_FLASH_BASE)
+#define WINDOW ((uint8_t *)(uintptr_t)MOTA_MPS_FLASH_BASE)
 
 static int32_t fd = -1;
 static uint64_t ops;
@@ -36,17 +37,17 @@ static int write_through(uint32_t off, uint32_t len)
  * the data of a program, NULL for an erase. */
 static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
 {
-    if (an547_args.cut_at_op == 0 || ++ops != an547_args.cut_at_op)
+    if (mps_args.cut_at_op == 0 || ++ops != mps_args.cut_at_op)
         return;
-    if (an547_args.torn) {
-        uint32_t half = (len / 2u + MOTA_AN547_PROG - 1u) / MOTA_AN547_PROG * MOTA_AN547_PROG;
+    if (mps_args.torn) {
+        uint32_t half = (len / 2u + MOTA_BOARD_PROG - 1u) / MOTA_BOARD_PROG * MOTA_BOARD_PROG;
         if (src != NULL)
             memcpy(WINDOW + off, src, half);
         else
             memset(WINDOW + off, 0xFF, half);
         (void)write_through(off, half);
     }
-    mota_an547_log_hex("mota-an547: power cut at flash operation ", (uint32_t)ops);
+    mota_board_log_hex(MOTA_BOARD_TAG "power cut at flash operation ", (uint32_t)ops);
     __asm__ volatile("cpsid i");
     for (;;)
         __asm__ volatile("wfi");
@@ -55,7 +56,7 @@ static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
 static int fl_read(void *ctx, uint32_t off, void *buf, size_t len)
 {
     (void)ctx;
-    if (off > MOTA_AN547_FLASH_SIZE || len > MOTA_AN547_FLASH_SIZE - off)
+    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
         return MOTA_ERR_FLASH_BOUNDS;
     memcpy(buf, WINDOW + off, len);
     return MOTA_OK;
@@ -65,9 +66,9 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
 {
     (void)ctx;
     const uint8_t *src = buf;
-    if (off > MOTA_AN547_FLASH_SIZE || len > MOTA_AN547_FLASH_SIZE - off)
+    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
         return MOTA_ERR_FLASH_BOUNDS;
-    if (off % MOTA_AN547_PROG != 0 || len % MOTA_AN547_PROG != 0)
+    if (off % MOTA_BOARD_PROG != 0 || len % MOTA_BOARD_PROG != 0)
         return MOTA_ERR_FLASH_ALIGN;
     for (size_t i = 0; i < len; i++)
         if (WINDOW[off + i] != 0xFF)
@@ -80,34 +81,34 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
 static int fl_erase(void *ctx, uint32_t off)
 {
     (void)ctx;
-    if (off >= MOTA_AN547_FLASH_SIZE)
+    if (off >= MOTA_BOARD_FLASH_SIZE)
         return MOTA_ERR_FLASH_BOUNDS;
-    if (off % MOTA_AN547_SECTOR != 0)
+    if (off % MOTA_BOARD_SECTOR != 0)
         return MOTA_ERR_FLASH_ALIGN;
-    maybe_cut(off, MOTA_AN547_SECTOR, NULL);
-    memset(WINDOW + off, 0xFF, MOTA_AN547_SECTOR);
-    return write_through(off, MOTA_AN547_SECTOR);
+    maybe_cut(off, MOTA_BOARD_SECTOR, NULL);
+    memset(WINDOW + off, 0xFF, MOTA_BOARD_SECTOR);
+    return write_through(off, MOTA_BOARD_SECTOR);
 }
 
 static const uint8_t *fl_map(void *ctx, uint32_t off, size_t len)
 {
     (void)ctx;
-    if (off > MOTA_AN547_FLASH_SIZE || len > MOTA_AN547_FLASH_SIZE - off)
+    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
         return NULL;
     return WINDOW + off;
 }
 
-int an547_flash_init(struct mota_flash *f)
+int mps_flash_init(struct mota_flash *f)
 {
-    if (an547_args.flash == NULL)
+    if (mps_args.flash == NULL)
         return MOTA_ERR_FLASH_IO;
-    fd = sh_open(an547_args.flash, an547_args.flash_len, SH_MODE_RPLUSB);
-    if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_AN547_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
-        sh_read(fd, WINDOW, MOTA_AN547_FLASH_SIZE) != 0)
+    fd = sh_open(mps_args.flash, mps_args.flash_len, SH_MODE_RPLUSB);
+    if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_BOARD_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
+        sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0)
         return MOTA_ERR_FLASH_IO;
     *f = (struct mota_flash){.read = fl_read, .prog = fl_prog, .erase = fl_erase, .map = fl_map,
-                             .xip_base = MOTA_AN547_FLASH_BASE, .size = MOTA_AN547_FLASH_SIZE,
-                             .sector_size = MOTA_AN547_SECTOR, .prog_size = MOTA_AN547_PROG,
+                             .xip_base = MOTA_MPS_FLASH_BASE, .size = MOTA_BOARD_FLASH_SIZE,
+                             .sector_size = MOTA_BOARD_SECTOR, .prog_size = MOTA_BOARD_PROG,
                              .erased_value = 0xFF};
     return MOTA_OK;
 }

@@ -1,14 +1,14 @@
 /*
- * an547: UART0 (CMSDK APB UART) behind struct mota_transport. Received
+ * UART0 (CMSDK APB UART) behind struct mota_transport. Received
  * bytes go through the RX interrupt into a ring, so nothing is lost while
  * the agent erases, hashes or verifies a signature: the ring holds more
  * than the link's whole window (docs/porting.md). Transmit is polled.
  */
-#include "board_private.h"
+#include "mps.h"
 
 #include "mota/err.h"
 
-#define UART0 0x49303000u
+#define UART0 MOTA_MPS_UART0_BASE
 #define UART_DATA REG(UART0 + 0x00u)
 #define UART_STATE REG(UART0 + 0x04u)
 #define UART_CTRL REG(UART0 + 0x08u)
@@ -16,13 +16,12 @@
 #define UART_BAUDDIV REG(UART0 + 0x10u)
 #define STATE_TX_FULL 1u
 #define STATE_RX_FULL 2u
-#define UART0_RX_IRQ 33u
 
-#ifndef MOTA_AN547_RX_RING
-#define MOTA_AN547_RX_RING 8192u /* a power of two, > the link window (12 frames of 512 bytes: board.cmake) */
+#ifndef MOTA_MPS_RX_RING
+#define MOTA_MPS_RX_RING 8192u /* a power of two, > the link window (12 frames of 512 bytes: board.cmake) */
 #endif
 
-static uint8_t ring[MOTA_AN547_RX_RING];
+static uint8_t ring[MOTA_MPS_RX_RING];
 static volatile uint32_t head, tail; /* head: written by the ISR; tail: by the reader */
 static volatile uint32_t overruns;
 
@@ -35,8 +34,8 @@ static void drain(void)
     while (UART_STATE & STATE_RX_FULL) {
         uint8_t b = (uint8_t)UART_DATA;
         uint32_t h = head;
-        if (h - tail < MOTA_AN547_RX_RING) {
-            ring[h % MOTA_AN547_RX_RING] = b;
+        if (h - tail < MOTA_MPS_RX_RING) {
+            ring[h % MOTA_MPS_RX_RING] = b;
             head = h + 1;
         } else {
             overruns++; /* the link's CRC and go-back-N recover */
@@ -44,7 +43,7 @@ static void drain(void)
     }
 }
 
-void an547_uart0_rx_handler(void)
+void mps_uart_rx_handler(void)
 {
     drain();
 }
@@ -52,12 +51,12 @@ void an547_uart0_rx_handler(void)
 static int uart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
     (void)ctx;
-    uint64_t deadline = an547_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
+    uint64_t deadline = mps_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
     for (;;) {
         __asm__ volatile("cpsid i" ::: "memory");
         drain();
         uint32_t avail = head - tail;
-        if (avail == 0 && an547_now_us(NULL) < deadline) {
+        if (avail == 0 && mps_now_us(NULL) < deadline) {
             /* a pending interrupt ends the WFI even with PRIMASK set: no lost wake-up */
             __asm__ volatile("wfi");
             __asm__ volatile("cpsie i" ::: "memory");
@@ -66,7 +65,7 @@ static int uart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
         __asm__ volatile("cpsie i" ::: "memory");
         size_t n = avail < len ? avail : len;
         for (size_t i = 0; i < n; i++)
-            buf[i] = ring[(tail + i) % MOTA_AN547_RX_RING];
+            buf[i] = ring[(tail + i) % MOTA_MPS_RX_RING];
         tail += (uint32_t)n;
         return (int)n;
     }
@@ -83,13 +82,15 @@ static int uart_write(void *ctx, const uint8_t *buf, size_t len)
     return MOTA_OK;
 }
 
-int an547_uart_init(struct mota_transport *t)
+#define UART_RX_IRQ_ENABLE(irq) NVIC_ISER((irq) / 32u) = 1u << ((irq) % 32u);
+
+int mps_uart_init(struct mota_transport *t)
 {
-    UART_BAUDDIV = 16;
+    UART_BAUDDIV = 16; /* the smallest divider the CMSDK UART accepts */
     UART_CTRL = 1u | 2u | 8u; /* TX, RX, RX interrupt */
     (void)UART_DATA;          /* QEMU flushes bytes that arrived before RX was enabled on a DATA read */
     UART_INTCLR = 0xFu;
-    NVIC_ISER(UART0_RX_IRQ / 32u) = 1u << (UART0_RX_IRQ % 32u);
+    MOTA_MPS_UART_RX_IRQS(UART_RX_IRQ_ENABLE)
     t->read = uart_read;
     t->write = uart_write;
     t->ctx = NULL;

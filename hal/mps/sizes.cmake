@@ -1,0 +1,22 @@
+# Build-time sizes of an MPS board's firmware, for every target of its cross
+# build (the agent's structures must be the same size in the libraries and in
+# the application). Chosen for a microcontroller; docs/porting.md explains
+# each. A board's board.cmake may set any of them before including this file.
+if(NOT DEFINED MOTA_AGENT_MAX_MODELS)
+  set(MOTA_AGENT_MAX_MODELS 2u)    # models this product serves (provisioning may name up to 2)
+endif()
+if(NOT DEFINED MOTA_LINK_MAX_PAYLOAD)
+  set(MOTA_LINK_MAX_PAYLOAD 512u)  # frame payload: RAM for one frame in, one answer out
+endif()
+if(NOT DEFINED MOTA_LINK_WINDOW)
+  set(MOTA_LINK_WINDOW 12u)        # 12 frames in flight (about 6.3 KiB) fit the UART RX ring
+endif()
+if(NOT DEFINED MOTA_MPS_RX_RING)
+  set(MOTA_MPS_RX_RING 8192u)      # UART RX ring (a power of two): more than the whole window
+endif()
+add_compile_definitions(
+  MOTA_AGENT_MAX_MODELS=${MOTA_AGENT_MAX_MODELS}
+  MOTA_LINK_MAX_PAYLOAD=${MOTA_LINK_MAX_PAYLOAD}
+  MOTA_LINK_WINDOW=${MOTA_LINK_WINDOW}
+  MOTA_MPS_RX_RING=${MOTA_MPS_RX_RING}
+  MOTA_ERR_STRINGS=0)              # bare reason codes on the device: the host names them
