@@ -467,6 +467,67 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
           % len(HOSTILE))
 
 
+def legacy_model(out, *extra, sources=None, split=None):
+    """An X-CUBE-AI legacy (reloc v2.0) model of this board's CPU: `mota build-model --family legacy`."""
+    model()  # the weights and vectors
+    srcs = sources or [os.path.join(SRC, "tests", "models", "dense.c"), os.path.join(GEN, "dense_weights.c")]
+    args = ["build-model", "--family", "legacy", "--cpu", B["cpu"], "-o", env.p(out)] + list(extra)
+    if split:
+        args += ["--split", env.p(split)]
+    env.run(*args, *srcs)
+    return env.p(out)
+
+
+def case_legacy_models_run_through_their_own_api_and_describe_themselves():
+    """ST's legacy layout: installed XIP (weights appended) and COPY (weights split into their own
+    component), self-tested through create/init_v2/report/run with ST's licence check on the emulated CRC
+    unit; the model's report in status; invoke equals the reference. A licence check that fails loops
+    (time verdict); a CRC configuration the guard does not emulate stays a fault; v1 keeps running."""
+    b = Board()
+    v1 = pack("l1.mota", legacy_model("l1.bin"), 1)
+    rc, _, res, err = b.push(v1, "--confirm")
+    assert rc == 0 and res["confirmed"], (res, err, b.log()[-1500:])
+    assert "licence check: FP_CTRL and CRC accesses emulated" in b.log(), b.log()[-1500:]
+    text = b.cmd("status").stdout
+    assert "model's report: dense, compiled " in text and "by mota build-model" in text and \
+        "activations 32, weights 2536 bytes" in text, text
+    assert_runs_v(b, 1)
+    # COPY mode, weights in their own component
+    split = env.p("l2.mota")
+    env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", CLASS, "--seq", "2",
+            "--version", "2.0.0", "--install-mode", "copy", "--params", env.p("l2_weights.bin"),
+            "--selftest-input", vec("in", 0), "--selftest-output", vec("out", 0),
+            "--selftest-max-latency-us", "200000", "-o", split, legacy_model("l2.bin", split="l2_weights.bin"))
+    rc, _, res, err = b.push(split, "--confirm")
+    assert rc == 0 and res["confirmed"], (res, err, b.log()[-1500:])
+    m, _ = b.dense()
+    assert m["7"] == 2 and m["10"][1] == 2 and m["13"][0] == "dense", m  # COPY, and its report
+    assert_runs_v(b, 2)
+    # hostile licence checks, written as ST's runtime would make them
+    for name, cr, expect, reason in (("wrong_answer", 1, 0x12345678, "MOTA_ERR_SELFTEST_TIMEOUT"),
+                                     ("polysize_16", 0x9, 0xB5E8B5CD, "MOTA_ERR_SELFTEST_FAULT")):
+        src = env.p("lic_%s.c" % name)
+        with open(src, "w") as f:
+            f.write('#include "mota_model.h"\n'
+                    "static int32_t init(void)\n{\n"
+                    "    volatile uint32_t *crc = (volatile uint32_t *)0x40023000u;\n"
+                    "    crc[2] = 0x%xu;\n    crc[0] = 0xF407A5C2u;\n"
+                    "    while (crc[0] != 0x%xu) {\n    }\n    return 0;\n}\n"
+                    "static int32_t run(const int8_t *in, int8_t *out) { (void)in; (void)out; return 0; }\n"
+                    'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (cr, expect))
+        bad = pack("lic_%s.mota" % name, legacy_model("lic_%s.bin" % name, sources=[src]), 3)
+        rc, _, res, err = b.push(bad, "--timeout", "30")
+        assert rc == 1 and res["status"] == reason and not res["installed"], (name, res, err)
+        m, _ = b.dense()
+        assert m["7"] == 2, m
+        assert_runs_v(b, 2)
+    assert "reset fault" not in b.log(), b.log()[-2000:]
+    b.stop()
+    print("legacy models on the %s: XIP with appended weights and COPY with split weights, self-tested and "
+          "invoked through ST's API, licence check on the emulated CRC unit; a failing check is stopped at its "
+          "budget, an unemulated CRC mode faults; v2 keeps running" % B["cpu"])
+
+
 def case_blank_flash_and_unprovisioned_board_say_so():
     rel = model()
     b = Board(flash="blank.flash", provision=False)
