@@ -89,3 +89,22 @@ print("  per REL entry                     %8.1f instructions" % coef[2])
 print("  per KiB copied                    %8.0f instructions" % (coef[3] * 1024))
 print("  per KiB zeroed                    %8.0f instructions" % (coef[4] * 1024))
 print("  largest residual                  %8.0f instructions (SysTick resolution: 31)" % worst)
+
+# The reference for the board's guarded self-test: the same calls (two size queries, init, one run) of the
+# dense test model, unguarded, on the same CPU and clock
+src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+gen = os.path.join(work, "gen")
+import subprocess  # noqa: E402
+subprocess.run(["/usr/bin/python3", os.path.join(src, "gen_weights.py"), "dense", gen], check=True,
+               stdout=subprocess.DEVNULL)
+image = Q.build(mota, work, "dense", [os.path.join(src, "dense.c"), os.path.join(gen, "dense_weights.c")])[0]
+rc, out, parsed = Q.run(fw, work, [Q.Job("dense-xip", image, 1, 0x28000000, 0x01000000,
+                                         open(os.path.join(gen, "dense_in_0.bin"), "rb").read(),
+                                         open(os.path.join(gen, "dense_out_0.bin"), "rb").read(), 1)])
+if rc != 0 or "calls" not in parsed.get("dense-xip", {}):
+    print(out)
+    sys.exit("reference run failed")
+print()
+print("dense model, the calls of one self-test (2 size queries, init, 1 run), unguarded: %8.0f instructions"
+      % (parsed["dense-xip"]["calls"] * INSN_PER_TICK))
+print("  (the board's guarded self-test of the same model: bench_board.py above; the difference is the guard)")

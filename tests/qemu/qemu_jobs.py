@@ -63,6 +63,9 @@ def run(fw, work, jobs, timeout=300):
             parsed[m.group(1)] = {"ticks": int(m.group(6)), "got": int(m.group(7)), "rel": int(m.group(8)),
                                   "copied": int(m.group(9)), "zeroed": int(m.group(10)),
                                   "pass": "PASS" in m.group(11)}
+            c = re.search(r"calls ticks (\d+)", m.group(11))
+            if c:
+                parsed[m.group(1)]["calls"] = int(c.group(1))
     return r.returncode, out + r.stderr, parsed
 
 
