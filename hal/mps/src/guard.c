@@ -85,7 +85,8 @@ static void regions_set(const struct mps_guard_call *c)
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     MPU_MAIR0 = 0x44u; /* attribute 0: normal memory, non-cacheable */
-    for (unsigned n = 0; n < ((MPU_TYPE >> 8) & 0xFFu); n++) { /* every region the MPU has (8 on M55, 16 on M33) */
+    unsigned regions = (MPU_TYPE >> 8) & 0xFFu; /* every region the MPU has (DREGION), not only those used here */
+    for (unsigned n = 0; n < regions; n++) {
         MPU_RNR = n;
         MPU_RLAR = 0;
     }
@@ -305,7 +306,8 @@ int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
 /* SysTick: a model past its deadline is stopped where it is. */
 bool mps_guard_overdue(uint32_t exc_return)
 {
-    if (!from_model(exc_return) || mps_now_us(NULL) < guard_deadline_us)
+    /* its deadline, or the watchdog about to expire whatever the tick count says: a verdict, not a reset */
+    if (!from_model(exc_return) || (mps_now_us(NULL) < guard_deadline_us && mps_watchdog_left_ms() > 150u))
         return false;
     guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_TIMEOUT};
     return true;
