@@ -49,6 +49,7 @@ void mps_clock_init(void);
 uint64_t mps_now_us(void *ctx);
 uint64_t mps_ticks(void);
 uint32_t mps_watchdog_period_ms(void); /* 0: not running */
+uint32_t mps_watchdog_left_ms(void);   /* to its first expiry, from its own counter; UINT32_MAX: not running */
 void mps_system_init(struct mota_system *s);
 /* the last words before a reset: the launcher reads them as the reset cause */
 void mps_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr);

@@ -109,7 +109,9 @@ void mps_system_init(struct mota_system *s)
 /* ---- watchdog: the CMSDK APB watchdog (its interrupt is the NMI) ---- */
 #define WDOG_BASE MOTA_MPS_WDOG_BASE
 #define WDOG_LOAD REG(WDOG_BASE + 0x000u)
+#define WDOG_VALUE REG(WDOG_BASE + 0x004u)
 #define WDOG_CTRL REG(WDOG_BASE + 0x008u)
+#define WDOG_RIS REG(WDOG_BASE + 0x010u)
 #define WDOG_INTCLR REG(WDOG_BASE + 0x00Cu)
 #define WDOG_LOCK REG(WDOG_BASE + 0xC00u)
 #define WDOG_UNLOCK_KEY 0x1ACCE551u
@@ -120,6 +122,18 @@ static uint32_t wdog_period_ms; /* to the first expiry (NMI), after a kick */
 uint32_t mps_watchdog_period_ms(void)
 {
     return wdog_running ? wdog_period_ms : 0;
+}
+
+/* Time to the watchdog's first expiry, from its own counter: the tick count
+ * behind mps_now_us can fall behind when the host stalls QEMU (SysTick
+ * expiries are then merged), the watchdog's counter cannot. */
+uint32_t mps_watchdog_left_ms(void)
+{
+    if (!wdog_running)
+        return 0xFFFFFFFFu;
+    if (WDOG_RIS & 1u)
+        return 0; /* expired once already */
+    return WDOG_VALUE / (MOTA_MPS_WDOG_HZ / 1000u);
 }
 
 void mota_board_watchdog_start(uint32_t timeout_ms)
