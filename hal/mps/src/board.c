@@ -272,50 +272,58 @@ static const void *legacy_peek(void *ctx, uint32_t addr, uint32_t len)
     return NULL;
 }
 
-/* what each installed instance said of itself, for STATUS (keyed by the whole instance) */
-static struct {
+/* Legacy models opened since boot (create, init_v2 and the report done): later inferences reuse the
+ * handle and the report, as ST's applications do. Keyed by the whole instance, and stale once the
+ * installer has rewritten its rt_ctx (which leaves rt_ctx.network as the file has it, 0). */
+static struct opened {
     struct mota_installed inst;
-    struct mota_model_about about;
+    uint32_t handle;
+    struct mota_legacy_about about;
     bool valid;
-} abouts[MOTA_AGENT_MAX_MODELS];
+} opened[MOTA_AGENT_MAX_MODELS];
 
-static void remember(const struct mota_installed *m, const struct mota_legacy_about *a)
+static struct opened *opened_find(const struct mota_installed *m)
 {
-    unsigned k = MOTA_AGENT_MAX_MODELS;
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
-        if (abouts[i].valid && abouts[i].inst.ctx_addr == m->ctx_addr)
-            k = i; /* the same exec RAM: a newer model there */
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
-        if (!abouts[i].valid)
-            k = i;
-    if (k == MOTA_AGENT_MAX_MODELS)
-        k = 0;
-    struct mota_model_about *d = &abouts[k].about;
-    memset(d, 0, sizeof(*d));
-    memcpy(d->name, a->name, sizeof(d->name));
-    memcpy(d->compiled, a->compiled, sizeof(d->compiled));
-    memcpy(d->tool, a->tool_revision, sizeof(d->tool));
-    d->tool_version = a->tool_version;
-    d->acts_size = a->acts_size;
-    d->weights_size = a->weights_size;
-    abouts[k].inst = *m;
-    abouts[k].valid = true;
+    uint32_t network = *(const volatile uint32_t *)(uintptr_t)(m->ctx_addr + 4u);
+    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS; i++) {
+        if (opened[i].valid && opened[i].handle == network && memcmp(&opened[i].inst, m, sizeof(*m)) == 0)
+            return &opened[i];
+    }
+    return NULL;
+}
+
+/* The calls and the memory of one legacy model; false if the instance is not one of this board's. */
+static bool legacy_env(struct mota_board *b, const struct mota_installed *m, uint64_t end_us, struct legacy_ctx *l,
+                       struct mota_legacy_env *env)
+{
+    *l = (struct legacy_ctx){.b = b, .m = m, .end_us = end_us};
+    *env = (struct mota_legacy_env){.call = legacy_call, .peek = legacy_peek, .ctx = l, .io = guard_io,
+                                    .io_addr = (uint32_t)(uintptr_t)guard_io, .io_size = GUARD_IO};
+    return model_regions(b, m, &l->regions);
 }
 
 /* create, init_v2 and the report: the sequence of ai_rel_network_load_and_create and _init */
-static int legacy_open(struct mota_board *b, const struct mota_installed *m, uint64_t end_us, struct legacy_ctx *l,
-                       struct mota_legacy_env *env, uint32_t *handle, struct mota_legacy_about *about)
+static int legacy_open(const struct mota_legacy_env *env, struct legacy_ctx *l, struct opened **out)
 {
-    *l = (struct legacy_ctx){.b = b, .m = m, .end_us = end_us};
-    if (!model_regions(b, m, &l->regions))
-        return MOTA_ERR_SELFTEST_RUN;
-    *env = (struct mota_legacy_env){.call = legacy_call, .peek = legacy_peek, .ctx = l, .io = guard_io,
-                                    .io_addr = (uint32_t)(uintptr_t)guard_io, .io_size = GUARD_IO};
+    const struct mota_installed *m = l->m;
+    /* the slot of this exec RAM (a newer model there), else a free one */
+    unsigned k = MOTA_AGENT_MAX_MODELS;
+    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
+        if (opened[i].valid && opened[i].inst.ctx_addr == m->ctx_addr)
+            k = i;
+    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
+        if (!opened[i].valid)
+            k = i;
+    struct opened *o = &opened[k < MOTA_AGENT_MAX_MODELS ? k : 0];
+    o->valid = false;
     memset(guard_io, 0, sizeof(guard_io));
-    int ret = mota_legacy_open(env, m, handle, about);
-    if (ret == MOTA_OK)
-        remember(m, about);
-    return ret;
+    int ret = mota_legacy_open(env, m, &o->handle, &o->about);
+    if (ret != MOTA_OK)
+        return ret;
+    o->inst = *m;
+    o->valid = true;
+    *out = o;
+    return MOTA_OK;
 }
 
 int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mota_model_about *out)
@@ -323,21 +331,25 @@ int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mot
     struct mota_board *b = ctx;
     struct legacy_ctx l;
     struct mota_legacy_env env;
-    struct mota_legacy_about about;
-    uint32_t h;
     if (b == NULL || m == NULL || m->family != MOTA_NBIN_FAMILY_LEGACY)
         return MOTA_ERR_ARG; /* only legacy models describe themselves */
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS; i++) {
-        if (abouts[i].valid && memcmp(&abouts[i].inst, m, sizeof(*m)) == 0) {
-            *out = abouts[i].about;
-            return MOTA_OK;
-        }
+    struct opened *o = opened_find(m);
+    if (o == NULL) { /* not run since boot: the application would have created it by now; do it, guarded */
+        if (!legacy_env(b, m, mps_now_us(NULL) + 3u * GUARD_DEFAULT_BUDGET_US, &l, &env))
+            return MOTA_ERR_SELFTEST_RUN;
+        int ret = legacy_open(&env, &l, &o);
+        if (ret != MOTA_OK)
+            return ret;
     }
-    /* not asked since boot: the application would have created it by now; do it, guarded */
-    int ret = legacy_open(b, m, mps_now_us(NULL) + 3u * GUARD_DEFAULT_BUDGET_US, &l, &env, &h, &about);
-    if (ret != MOTA_OK)
-        return ret;
-    return mota_board_model_about(ctx, m, out);
+    const struct mota_legacy_about *a = &o->about;
+    memset(out, 0, sizeof(*out));
+    memcpy(out->name, a->name, sizeof(out->name));
+    memcpy(out->compiled, a->compiled, sizeof(out->compiled));
+    memcpy(out->tool, a->tool_revision, sizeof(out->tool));
+    out->tool_version = a->tool_version;
+    out->acts_size = a->acts_size;
+    out->weights_size = a->weights_size;
+    return MOTA_OK;
 }
 
 static int legacy_infer(struct mota_board *b, const struct mota_installed *m, const uint8_t *in, size_t in_len,
@@ -345,19 +357,24 @@ static int legacy_infer(struct mota_board *b, const struct mota_installed *m, co
 {
     struct legacy_ctx l;
     struct mota_legacy_env env;
-    struct mota_legacy_about about;
-    uint32_t h;
-    int ret = legacy_open(b, m, end, &l, &env, &h, &about);
-    if (ret != MOTA_OK)
-        return ret;
-    if (l.emulated > 0 && !b->licence_reported) { /* create ran ST's licence check */
-        b->licence_reported = true;
-        mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated ", l.emulated);
+    if (!legacy_env(b, m, end, &l, &env))
+        return MOTA_ERR_SELFTEST_RUN;
+    struct opened *o = opened_find(m);
+    if (o == NULL) {
+        int ret = legacy_open(&env, &l, &o);
+        if (ret != MOTA_OK)
+            return ret;
+        if (l.emulated > 0 && !b->licence_reported) { /* create ran ST's licence check */
+            b->licence_reported = true;
+            mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated ", l.emulated);
+        }
     }
     l.run_budget_us = budget;
     uint64_t t0 = mps_now_us(NULL);
-    ret = mota_legacy_run(&env, h, &about, in, in_len, out, out_len);
+    int ret = mota_legacy_run(&env, o->handle, &o->about, in, in_len, out, out_len);
     *latency_us = mps_now_us(NULL) - t0;
+    if (ret != MOTA_OK)
+        o->valid = false; /* whatever it left behind, the next inference creates it again */
     return ret;
 }
 
