@@ -118,6 +118,39 @@ static size_t refusal_detail(const struct mota_compat_result *r, uint8_t *out, s
     return n;
 }
 
+/* Model keys 7 to 13: the active model. */
+static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m,
+                       const struct mota_agent_model_info *info, const struct mota_model_about *about, size_t vcap)
+{
+    mota_cbor_put_uint(e, 7);
+    mota_cbor_put_uint(e, info->seq);
+    mota_cbor_put_uint(e, 8);
+    mota_cbor_put_bstr(e, info->digest, 32);
+    mota_cbor_put_uint(e, 9);
+    size_t vl = info->version ? info->version_len : 0;
+    mota_cbor_put_tstr_n(e, info->version ? info->version : "", vl < vcap ? vl : vcap);
+    mota_cbor_put_uint(e, 10);
+    mota_cbor_put_array(e, 4);
+    mota_cbor_put_uint(e, info->slot);
+    mota_cbor_put_uint(e, info->install_mode);
+    mota_cbor_put_bool(e, info->testing);
+    mota_cbor_put_uint(e, info->trial_boots);
+    mota_cbor_put_uint(e, 11);
+    mota_cbor_put_uint(e, info->exec_ram_used);
+    mota_cbor_put_uint(e, 12); /* faults and overruns since boot (a guarding port) */
+    mota_cbor_put_uint(e, a->model_faults[m]);
+    if (about != NULL) { /* the model's own description: [name, compiled, tool, tool version, acts, weights] */
+        mota_cbor_put_uint(e, 13);
+        mota_cbor_put_array(e, 6);
+        mota_cbor_put_tstr(e, about->name);
+        mota_cbor_put_tstr(e, about->compiled);
+        mota_cbor_put_tstr(e, about->tool);
+        mota_cbor_put_uint(e, about->tool_version);
+        mota_cbor_put_uint(e, about->acts_size);
+        mota_cbor_put_uint(e, about->weights_size);
+    }
+}
+
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap)
 {
     struct mota_agent_model_info info;
@@ -127,7 +160,7 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     struct mota_model_about about;
     bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->model_about != NULL &&
                      a->cfg->model_about(a->cfg->infer_ctx, info.instance, &about) == MOTA_OK;
-    mota_cbor_put_map(e, has ? 12u + has_about : 6u);
+    mota_cbor_put_map(e, has ? 13u + has_about : 7u);
     mota_cbor_put_uint(e, 1);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, 2);
@@ -143,35 +176,12 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, s->upload_len);
     mota_cbor_put_uint(e, 6);
     mota_cbor_put_bool(e, has);
-    if (!has)
-        return;
-    mota_cbor_put_uint(e, 7);
-    mota_cbor_put_uint(e, info.seq);
-    mota_cbor_put_uint(e, 8);
-    mota_cbor_put_bstr(e, info.digest, 32);
-    mota_cbor_put_uint(e, 9);
-    size_t vl = info.version ? info.version_len : 0;
-    mota_cbor_put_tstr_n(e, info.version ? info.version : "", vl < vcap ? vl : vcap);
-    mota_cbor_put_uint(e, 10);
-    mota_cbor_put_array(e, 4);
-    mota_cbor_put_uint(e, info.slot);
-    mota_cbor_put_uint(e, info.install_mode);
-    mota_cbor_put_bool(e, info.testing);
-    mota_cbor_put_uint(e, info.trial_boots);
-    mota_cbor_put_uint(e, 11);
-    mota_cbor_put_uint(e, info.exec_ram_used);
-    mota_cbor_put_uint(e, 12); /* faults and overruns since boot (a guarding port) */
-    mota_cbor_put_uint(e, a->model_faults[m]);
-    if (has_about) { /* the model's own description: [name, compiled, tool, tool version, acts, weights] */
-        mota_cbor_put_uint(e, 13);
-        mota_cbor_put_array(e, 6);
-        mota_cbor_put_tstr(e, about.name);
-        mota_cbor_put_tstr(e, about.compiled);
-        mota_cbor_put_tstr(e, about.tool);
-        mota_cbor_put_uint(e, about.tool_version);
-        mota_cbor_put_uint(e, about.acts_size);
-        mota_cbor_put_uint(e, about.weights_size);
-    }
+    if (has)
+        put_active(e, a, m, &info, has_about ? &about : NULL, vcap);
+    mota_cbor_put_uint(e, 14); /* the memory a model may use here: [exec RAM, external RAM] */
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_uint(e, mc->exec_ram_size);
+    mota_cbor_put_uint(e, mc->ext_ram_size);
 }
 
 static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
@@ -180,7 +190,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 10);
+    mota_cbor_put_map(&e, p->name != NULL ? 11 : 10);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, 2);
@@ -217,6 +227,10 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_uint(&e, l->agent->reset_cause);
     mota_cbor_put_uint(&e, 10); /* the largest container head it takes */
     mota_cbor_put_uint(&e, c->scratch_size);
+    if (p->name != NULL) {
+        mota_cbor_put_uint(&e, 11); /* the profile's name */
+        mota_cbor_put_tstr(&e, p->name);
+    }
     return e.err ? 0 : e.len;
 }
 

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 static speed_t baud_const(unsigned baud)
@@ -30,9 +31,20 @@ static speed_t baud_const(unsigned baud)
     }
 }
 
-int client_open(struct client *c, const char *port, unsigned baud)
+/* "HOST:PORT" without the tcp: prefix: what a user means when no such file exists */
+static bool looks_like_tcp(const char *port)
 {
+    const char *colon = strrchr(port, ':');
+    uint64_t p;
+    return colon != NULL && colon != port && strchr(port, '/') == NULL && tool_parse_u64(colon + 1, &p) && p > 0 &&
+           p <= 65535;
+}
+
+int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
+{
+    double deadline = c->deadline;
     memset(c, 0, sizeof(*c));
+    c->deadline = deadline;
     c->fd = -1;
     snprintf(c->port, sizeof(c->port), "%s", port);
     c->baud = baud;
@@ -44,19 +56,32 @@ int client_open(struct client *c, const char *port, unsigned baud)
         const char *colon = strrchr(port + 4, ':');
         uint64_t p = 0;
         if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
-            p == 0 || p > 65535)
+            p == 0 || p > 65535) {
+            snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
             return MOTA_ERR_ARG;
+        }
         memcpy(host, port + 4, (size_t)(colon - (port + 4)));
         host[colon - (port + 4)] = 0;
         struct mota_posix_transport t;
-        if (mota_posix_transport_tcp_connect(&t, host, (uint16_t)p) != MOTA_OK)
-            return MOTA_ERR_TRANSPORT;
+        int ret = mota_posix_transport_tcp_connect(&t, host, (uint16_t)p, timeout_ms);
+        if (ret != MOTA_OK) {
+            snprintf(c->why, sizeof(c->why), "%s: %s", port,
+                     ret == MOTA_ERR_TIMEOUT ? "no connection within the timeout (a listener that accepts nobody)"
+                                             : strerror(errno));
+            return ret;
+        }
         c->fd = t.rfd;
         return MOTA_OK;
     }
     c->fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (c->fd < 0)
+    if (c->fd < 0) {
+        int e = errno;
+        if (e == ENOENT && looks_like_tcp(port))
+            snprintf(c->why, sizeof(c->why), "%s: %s (a TCP address is written tcp:%s)", port, strerror(e), port);
+        else
+            snprintf(c->why, sizeof(c->why), "%s: %s", port, strerror(e));
         return MOTA_ERR_TRANSPORT;
+    }
     struct termios tio;
     if (tcgetattr(c->fd, &tio) == 0) {
         cfmakeraw(&tio);
@@ -110,6 +135,13 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
     return send_seq(c, cmd, s, payload, len);
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
 {
     for (;;) {
@@ -121,7 +153,15 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
                 return 1;
         }
         struct pollfd pf = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&pf, 1, timeout_ms);
+        int wait = timeout_ms;
+        if (c->deadline > 0) { /* --timeout bounds every wait */
+            double left = c->deadline - mono_s();
+            if (left <= 0)
+                return MOTA_ERR_TIMEOUT;
+            if (left * 1000 < wait)
+                wait = (int)(left * 1000) + 1;
+        }
+        int r = poll(&pf, 1, wait);
         if (r == 0)
             return 0;
         if (r < 0)
@@ -161,6 +201,8 @@ int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
             *body_len = f.len - 2u;
             return MOTA_OK;
         }
+        if (c->deadline > 0 && mono_s() >= c->deadline)
+            return MOTA_ERR_TIMEOUT;
     }
     return MOTA_ERR_DEVICE_LOST;
 }

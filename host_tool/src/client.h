@@ -21,14 +21,18 @@ struct client {
     uint16_t max_payload;
     unsigned window;
     uint64_t bytes_out, bytes_in;
+    double deadline; /* CLOCK_MONOTONIC seconds: no wait goes past it (MOTA_ERR_TIMEOUT); 0: none */
+    char why[320];   /* what client_open found: "PATH: No such file or directory" */
 };
 
-/* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). */
-int client_open(struct client *c, const char *port, unsigned baud);
+/* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
+ * connection is given timeout_ms. On failure c->why says what happened (errno text, with the port);
+ * c->deadline survives the call. */
+int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms);
 void client_close(struct client *c);
 /* Send a request; returns its sequence number in *seq. */
 int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq);
-/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error. */
+/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error (MOTA_ERR_TIMEOUT past c->deadline). */
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
 /* A request and its response (matched by sequence number); retries on timeout.
  * *status is the device's status; body/len the rest of the response. */

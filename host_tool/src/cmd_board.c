@@ -15,6 +15,7 @@
  * would drop them.
  */
 #include "cmds.h"
+#include "gate.h"
 #include "util.h"
 
 #include "mota/board.h"
@@ -289,6 +290,7 @@ struct board {
     char fault[64];
     unsigned starts, quick_fails;
     time_t last_start;
+    struct gate gate; /* one host at a time on the TCP endpoint */
 };
 
 static volatile sig_atomic_t stop_requested, cut_requested;
@@ -540,7 +542,9 @@ static void help_board(FILE *f)
             "execute them. The UART is reachable on a TCP endpoint that stays the same across\n"
             "reboots and power cuts (printed as 'listening on tcp:HOST:PORT', as the simulated\n"
             "device does).\n"
-            "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port)\n"
+            "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port). One client\n"
+            "                         at a time, as on a cable: another one is answered MOTA_ERR_BUSY\n"
+            "  --idle-timeout S       drop a client silent for S seconds (default 30; 0: never)\n"
             "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
             "                         created erased and provisioned from the options below\n"
             "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
@@ -561,7 +565,8 @@ static void help_board(FILE *f)
 
 int cmd_sim_board(int argc, char **argv)
 {
-    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK };
+    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK,
+           O_IDLE };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
@@ -569,6 +574,7 @@ int cmd_sim_board(int argc, char **argv)
         {"qemu", required_argument, 0, O_QEMU}, {"icount", no_argument, 0, O_ICOUNT},
         {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
         {"hang-on-trial", no_argument, 0, O_HANG}, {"measure-stack", no_argument, 0, O_STACK},
+        {"idle-timeout", required_argument, 0, O_IDLE},
         {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
@@ -582,6 +588,7 @@ int cmd_sim_board(int argc, char **argv)
     int c;
     memset(b, 0, sizeof(*b));
     memset(&id, 0, sizeof(id));
+    gate_init(&b->gate, 30);
     b->t = &targets[0];
     b->qemu = "qemu-system-arm";
     optind = 1;
@@ -608,6 +615,13 @@ int cmd_sim_board(int argc, char **argv)
         case O_TORN: b->torn = true; break;
         case O_HANG: b->hang_on_trial = true; break;
         case O_STACK: b->measure_stack = true; break;
+        case O_IDLE:
+            if (!tool_parse_u64(optarg, &v)) {
+                tool_err("--idle-timeout: seconds (0: never)");
+                return EXIT_USAGE;
+            }
+            b->gate.idle_s = (double)v;
+            break;
         case O_CUT:
             if (!tool_parse_u64(optarg, &v) || v == 0) {
                 tool_err("--cut-at-op: a flash operation number from 1");
@@ -730,19 +744,32 @@ int cmd_sim_board(int argc, char **argv)
         }
         if (ih >= 0 && (p[ih].revents & POLLIN)) {
             int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC);
-            if (fd >= 0) {
-                if (b->hconn >= 0)
-                    close(b->hconn); /* a new client takes the cable */
+            if (fd >= 0 && b->hconn >= 0) {
+                note(b, "another client while one is connected: answered MOTA_ERR_BUSY");
+                gate_refuse(&b->gate, fd);
+            } else if (fd >= 0) {
                 b->hconn = fd;
+                gate_connected(&b->gate);
             }
         }
         if (ic >= 0 && (p[ic].revents & (POLLIN | POLLHUP | POLLERR))) {
             /* the host's bytes reach the UART only while the board listens */
             int to = b->ready ? b->qconn : -1;
             forward(b->hconn, &to, buf, sizeof(buf), &b->hconn);
+            gate_activity(&b->gate);
         }
-        if (iq >= 0 && (p[iq].revents & (POLLIN | POLLHUP | POLLERR)))
+        if (iq >= 0 && (p[iq].revents & (POLLIN | POLLHUP | POLLERR))) {
             forward(b->qconn, &b->hconn, buf, sizeof(buf), &b->qconn);
+            gate_activity(&b->gate);
+        }
+        gate_poll(&b->gate);
+        if (b->hconn >= 0 && gate_idle(&b->gate)) {
+            char what[64];
+            snprintf(what, sizeof(what), "dropping a client silent for %.0f s (--idle-timeout)", b->gate.idle_s);
+            note(b, what);
+            close(b->hconn);
+            b->hconn = -1;
+        }
         if (il >= 0 && (p[il].revents & POLLIN))
             b->qconn = accept4(b->qlisten, NULL, NULL, SOCK_CLOEXEC);
         int status;
@@ -780,6 +807,7 @@ int cmd_sim_board(int argc, char **argv)
         kill(b->pid, SIGKILL);
         waitpid(b->pid, NULL, 0);
     }
+    gate_close(&b->gate);
     unlink(b->sock);
     rmdir(b->dir);
     return rc;

@@ -1,11 +1,13 @@
 /* push, status, confirm, rollback, invoke, reboot: the host side of the update link. */
 #include "client.h"
 #include "cmds.h"
+#include "profiles.h"
 #include "util.h"
 
 #include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/err.h"
+#include "mota/nbin.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -27,6 +29,7 @@ struct dev_model {
     unsigned slot, mode, boots;
     bool testing;
     uint64_t exec_used, faults;
+    uint64_t exec_size, ext_size; /* what a model may use here (key 14) */
     bool has_about; /* the model's own description (key 13) */
     char about_name[33], about_compiled[33], about_tool[25];
     uint64_t about_tool_version, about_acts, about_weights;
@@ -105,10 +108,125 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
                 m->has_about = mota_cbor_get_uint(d, &m->about_weights) == 0;
             }
             break;
+        case 14:
+            if (mota_cbor_get_array(d, &na) == 0 && na == 2 && mota_cbor_get_uint(d, &m->exec_size) == 0)
+                mota_cbor_get_uint(d, &m->ext_size);
+            break;
         default: mota_cbor_skip(d); break;
         }
     }
     return d->err;
+}
+
+/* The device's compatibility profile (HELLO key 6) and its name (key 11). */
+struct dev_profile {
+    struct mota_device_profile p;
+    uint64_t key_floor;
+    char name[48];
+    bool valid;
+};
+
+static void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out)
+{
+    struct mota_cbor_dec d;
+    size_t n, na;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    memset(out, 0, sizeof(*out));
+    mota_cbor_dec_init(&d, info, len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return;
+    for (size_t i = 0; i < n && d.err == 0; i++) {
+        const char *s;
+        size_t sl;
+        uint64_t v[12];
+        bool b[4];
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return;
+        if (key == 11 && mota_cbor_get_tstr(&d, &s, &sl) == 0) {
+            copy_str(out->name, sizeof(out->name), s, sl);
+            continue;
+        }
+        if (key != 6) {
+            mota_cbor_skip(&d);
+            continue;
+        }
+        /* [CPU part, FPU, float ABI, secure, dbg-info, async, families, LL_ATON, struct sizes, install modes,
+         *  split policy, key floor] */
+        if (mota_cbor_get_array(&d, &na) != 0 || na < 12)
+            return;
+        mota_cbor_get_uint(&d, &v[0]);
+        mota_cbor_get_bool(&d, &b[0]);
+        mota_cbor_get_uint(&d, &v[2]);
+        mota_cbor_get_bool(&d, &b[1]);
+        mota_cbor_get_bool(&d, &b[2]);
+        mota_cbor_get_bool(&d, &b[3]);
+        for (unsigned k = 6; k < 12; k++)
+            mota_cbor_get_uint(&d, &v[k]);
+        for (size_t k = 12; k < na; k++)
+            mota_cbor_skip(&d);
+        if (d.err)
+            return;
+        struct mota_device_profile *p = &out->p;
+        p->cpu_part = (uint32_t)v[0];
+        p->fpu_enabled = b[0];
+        p->float_abi = (uint32_t)v[2];
+        p->secure = b[1];
+        p->dbg_info = b[2];
+        p->async = b[3];
+        p->reloc_families = (uint32_t)v[6];
+        p->has_ll_aton = v[7] != 0;
+        p->ll_aton_major = (uint32_t)(v[7] >> 16) & 0xFF;
+        p->ll_aton_minor = (uint32_t)(v[7] >> 8) & 0xFF;
+        p->ll_aton_micro = (uint32_t)v[7] & 0xFF;
+        p->struct_sizes = (uint32_t)v[8];
+        p->install_modes = (uint32_t)v[9];
+        p->split_policy = (uint32_t)v[10];
+        out->key_floor = v[11];
+        out->valid = true;
+    }
+}
+
+static void print_profile(const struct dev_profile *dp)
+{
+    char d[320];
+    if (!dp->valid)
+        return;
+    tool_profile_describe(&dp->p, d, sizeof(d));
+    printf("profile %s: %s; installs%s%s\n", dp->name[0] ? dp->name : "(unnamed)", d,
+           (dp->p.install_modes & (1u << MOTA_INSTALL_XIP)) ? " XIP" : "",
+           (dp->p.install_modes & (1u << MOTA_INSTALL_COPY)) ? " COPY" : "");
+}
+
+static void json_profile(const struct dev_profile *dp)
+{
+    struct json j = {.f = stdout, .depth = 1, .first = {true, true}};
+    const struct mota_device_profile *p = &dp->p;
+    char v[16];
+    json_obj(&j, NULL);
+    json_str(&j, "name", dp->name);
+    json_uint(&j, "cpu_part", p->cpu_part);
+    json_str(&j, "cpu", mota_nbin_cpu_name((uint16_t)p->cpu_part) ? mota_nbin_cpu_name((uint16_t)p->cpu_part) : "");
+    json_bool(&j, "fpu", p->fpu_enabled);
+    json_str(&j, "float_abi", mota_nbin_float_abi_name(p->float_abi) ? mota_nbin_float_abi_name(p->float_abi) : "");
+    json_bool(&j, "secure", p->secure);
+    json_arr(&j, "families");
+    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_NPU))
+        json_str(&j, NULL, "npu");
+    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_LEGACY))
+        json_str(&j, NULL, "legacy");
+    json_arr_end(&j);
+    snprintf(v, sizeof(v), "%u.%u.%u", p->ll_aton_major, p->ll_aton_minor, p->ll_aton_micro);
+    if (p->has_ll_aton)
+        json_str(&j, "ll_aton", v);
+    else
+        json_null(&j, "ll_aton");
+    json_bool(&j, "dbg_info", p->dbg_info);
+    json_bool(&j, "async", p->async);
+    json_uint(&j, "struct_sizes", p->struct_sizes);
+    json_bool(&j, "xip", (p->install_modes & (1u << MOTA_INSTALL_XIP)) != 0);
+    json_bool(&j, "copy", (p->install_modes & (1u << MOTA_INSTALL_COPY)) != 0);
+    json_uint(&j, "key_floor", dp->key_floor);
+    json_obj_end(&j);
 }
 
 /* The models array under `want_key` of a device-info or status map. */
@@ -256,6 +374,9 @@ static void print_models(const struct dev_model *m, unsigned n)
                    mota_err_str(m[i].last_error));
         if (m[i].faults)
             printf("; %llu fault(s) or overrun(s) since boot", (unsigned long long)m[i].faults);
+        if (m[i].exec_size)
+            printf("; memory for a model: exec RAM %llu, external RAM %llu bytes", (unsigned long long)m[i].exec_size,
+                   (unsigned long long)m[i].ext_size);
         printf("\n");
         if (m[i].has_about) /* what the model's own runtime says of it */
             printf("  model's report: %s, compiled %s, by %s %u.%u.%u; activations %llu, weights %llu bytes\n",
@@ -318,7 +439,7 @@ struct link_opts {
 };
 
 static int link_args(int argc, char **argv, struct link_opts *o, const char *usage, bool want_container,
-                     const char **container)
+                     const char **container, double default_timeout)
 {
     enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
     static const struct option opts[] = {
@@ -331,7 +452,7 @@ static int link_args(int argc, char **argv, struct link_opts *o, const char *usa
     uint64_t v;
     memset(o, 0, sizeof(*o));
     o->baud = 115200;
-    o->timeout_s = 60;
+    o->timeout_s = default_timeout;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hqo:", opts, NULL)) != -1) {
         switch (c) {
@@ -366,24 +487,53 @@ static int link_args(int argc, char **argv, struct link_opts *o, const char *usa
     return EXIT_OK;
 }
 
-/* Open the link and say hello, retrying until the deadline. */
-static int connect_device(struct client *c, const struct link_opts *o, double deadline, const uint8_t **info,
-                          size_t *info_len)
+/*
+ * Open the link and say hello before the deadline (every wait inside is bounded by it). A port that
+ * cannot be opened at all (no such file, connection refused) is reported at once when `first`;
+ * on a reconnect it is tried again, as a device that resets drops off the bus for a moment.
+ */
+static int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first,
+                          const uint8_t **info, size_t *info_len)
 {
     for (;;) {
-        int ret = client_open(c, o->port, o->baud);
+        double left = deadline - now_s();
+        c->deadline = deadline;
+        int ret = client_open(c, o->port, o->baud, left > 0 ? (int)(left * 1000) + 1 : 1);
         if (ret == MOTA_OK) {
             ret = client_hello(c, info, info_len);
             if (ret == MOTA_OK)
                 return MOTA_OK;
             client_close(c);
-            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT)
-                return ret; /* the device answered and said no */
+            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT && ret != MOTA_ERR_TIMEOUT)
+                return ret; /* the device answered and said no (busy, protocol version) */
+            snprintf(c->why, sizeof(c->why), "%s: connected, but no answer to HELLO", o->port);
+        } else if (first && ret != MOTA_ERR_TIMEOUT) {
+            return ret;
         }
-        if (now_s() > deadline)
-            return MOTA_ERR_DEVICE_LOST;
+        if (now_s() >= deadline)
+            return MOTA_ERR_TIMEOUT;
         usleep(200 * 1000);
     }
+}
+
+/* Exit code for a failure to reach or hear the device. */
+static int link_exit(int ret)
+{
+    return ret == MOTA_ERR_BUSY ? EXIT_BUSY : ret == MOTA_ERR_TIMEOUT ? EXIT_TIMEOUT : EXIT_IO;
+}
+
+/* Why the device could not be reached, with what the tool found (c->why). */
+static void link_fail(int ret, const struct client *c, const struct link_opts *o)
+{
+    if (ret == MOTA_ERR_BUSY)
+        tool_fail(ret, "%s: another client holds the device; try again when it is done", o->port);
+    else if (ret == MOTA_ERR_TIMEOUT)
+        tool_fail(ret, "%s: no answer within %g s (--timeout)%s%s", o->port, o->timeout_s, c->why[0] ? ": " : "",
+                  c->why);
+    else if (c->why[0])
+        tool_fail(ret, "%s", c->why);
+    else
+        tool_fail(ret, "%s", o->port);
 }
 
 static int model_index(const struct dev_model *m, unsigned n, const char *name, size_t len)
@@ -448,17 +598,20 @@ static const char push_usage[] =
     "resets by reconnecting and resuming from the offset the device kept.\n"
     "  --baud N       serial speed (default 115200)\n"
     "  --confirm      confirm the new model after it passed its self-test\n"
-    "  --timeout S    give up after S seconds without progress (default 60)\n"
+    "  --timeout S    the longest wait for the device: to connect, to answer HELLO, to acknowledge\n"
+    "                 data (each window), to give its verdict after the last byte (default 60)\n"
     "  --json         one JSON event per line on stdout (for CI)\n"
     "  -q, --quiet    no progress output\n"
     "Exit codes: 0 installed (on trial, or confirmed with --confirm); 1 refused by the\n"
-    "device (its reason is printed); 2 usage; 3 container unreadable or device unreachable.\n";
+    "device (its reason is printed); 2 usage; 3 container unreadable or port unusable\n"
+    "(no such device, connection refused); 5 device busy (another client holds it);\n"
+    "6 timed out (the device stopped answering for --timeout seconds).\n";
 
 int cmd_push(int argc, char **argv)
 {
     struct link_opts o;
     const char *path = NULL;
-    int rc = link_args(argc, argv, &o, push_usage, true, &path);
+    int rc = link_args(argc, argv, &o, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
         return rc;
     struct mapped m;
@@ -490,12 +643,13 @@ int cmd_push(int argc, char **argv)
     size_t mname_len = vr.manifest.compat.c_name_len;
 
     rc = EXIT_IO;
-    ret = connect_device(&c, &o, t0 + o.timeout_s, &info, &info_len);
+    ret = connect_device(&c, &o, t0 + o.timeout_s, true, &info, &info_len);
     if (ret != MOTA_OK) {
         event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
                   "\"seconds\": %.3f}",
               mota_err_name(ret) ? mota_err_name(ret) : "?", mota_err_str(ret), now_s() - t0);
-        tool_fail(ret, "%s", o.port);
+        link_fail(ret, &c, &o);
+        rc = link_exit(ret);
         goto out;
     }
     parse_models(info, info_len, 7, models, &n_models);
@@ -572,7 +726,7 @@ int cmd_push(int argc, char **argv)
                     last_answer = now_s();
                 }
                 if (now_s() - last_progress > o.timeout_s) {
-                    link_err = MOTA_ERR_DEVICE_LOST;
+                    link_err = MOTA_ERR_TIMEOUT;
                     break;
                 }
                 continue;
@@ -589,6 +743,7 @@ int cmd_push(int argc, char **argv)
                 if (next > acked) {
                     acked = next;
                     last_progress = now_s();
+                    c.deadline = last_progress + o.timeout_s;
                     progress(&o, tty, acked, total, t0, false);
                 }
                 if (next >= total) {
@@ -627,14 +782,16 @@ int cmd_push(int argc, char **argv)
         if (result != MOTA_ERR_DEVICE_LOST)
             break;
         /* the link broke (or BEGIN went unanswered): reconnect and resume, while there is progress */
-        if (now_s() - last_progress > o.timeout_s)
+        if (link_err == MOTA_ERR_TIMEOUT || now_s() - last_progress > o.timeout_s) {
+            result = MOTA_ERR_TIMEOUT;
             break;
+        }
         client_close(&c);
         reconnects++;
         event(&o, "{\"event\": \"reconnect\", \"count\": %u, \"acked\": %llu}", reconnects, (unsigned long long)acked);
         if (!o.quiet && !o.json)
             fprintf(stderr, "%slink lost (%s); reconnecting\n", tty ? "\n" : "", mota_err_name(link_err));
-        ret = connect_device(&c, &o, last_progress + o.timeout_s, &info, &info_len);
+        ret = connect_device(&c, &o, last_progress + o.timeout_s, false, &info, &info_len);
         if (ret != MOTA_OK) {
             result = ret;
             break;
@@ -655,6 +812,7 @@ int cmd_push(int argc, char **argv)
         /* the model is in: a lossy line must not turn that into a failure, so the calls that follow
          * retry (same seq, answered once) for up to the timeout */
         int tries = o.timeout_s / 2 < 3 ? 3 : o.timeout_s / 2 > 15 ? 15 : (int)(o.timeout_s / 2);
+        c.deadline = now_s() + o.timeout_s;
         if (o.confirm) {
             /* the model's index: from a fresh STATUS, else from HELLO's list; never a guess */
             struct dev_model fresh[4];
@@ -694,7 +852,9 @@ int cmd_push(int argc, char **argv)
             print_models(models, n_models);
         }
     } else {
-        rc = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT ? EXIT_IO : EXIT_INVALID;
+        bool link = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT || result == MOTA_ERR_TIMEOUT ||
+                    result == MOTA_ERR_BUSY;
+        rc = link ? link_exit(result) : EXIT_INVALID;
         if (o.json) {
             printf("{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
                    "\"detail\": ", mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result));
@@ -704,6 +864,11 @@ int cmd_push(int argc, char **argv)
         }
         if (!head_fits)
             tool_fail(result, "not sent: the device would refuse it (%s); its model is unchanged", detail);
+        else if (result == MOTA_ERR_TIMEOUT)
+            tool_fail(result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",
+                      o.port, o.timeout_s, (unsigned long long)acked, (unsigned long long)total);
+        else if (link)
+            link_fail(result, &c, &o);
         else if (detail[0])
             tool_fail(result, "the device refused the update (%s); its model is unchanged", detail);
         else
@@ -717,10 +882,15 @@ out:
 
 /* ---- status, confirm, rollback, reboot, invoke ---- */
 
+#define LINK_EXITS                                                                                     \
+    "--timeout S bounds every wait for the device (default 10).\n"                                    \
+    "Exit codes: 0 done; 1 refused by the device; 2 usage; 3 port unusable; 5 device busy;\n"           \
+    "6 timed out.\n"
+
 static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
 {
     struct link_opts o;
-    int rc = link_args(argc, argv, &o, usage, false, NULL);
+    int rc = link_args(argc, argv, &o, usage, false, NULL, 10);
     if (rc != EXIT_OK)
         return rc;
     static struct client c;
@@ -728,10 +898,10 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
     size_t info_len, blen;
     struct dev_model models[4];
     unsigned n = 0;
-    int status, ret = connect_device(&c, &o, now_s() + (o.timeout_s < 10 ? o.timeout_s : 10), &info, &info_len);
+    int status, ret = connect_device(&c, &o, now_s() + o.timeout_s, true, &info, &info_len);
     if (ret != MOTA_OK) {
-        tool_fail(ret, "%s", o.port);
-        return EXIT_IO;
+        link_fail(ret, &c, &o);
+        return link_exit(ret);
     }
     static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD]; /* the next response reuses the receive buffer */
     memcpy(info_copy, info, info_len);
@@ -746,13 +916,18 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
     if (cmd == MOTA_CMD_STATUS) {
         ret = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3);
         if (ret == MOTA_OK && status == MOTA_OK) {
+            struct dev_profile dp;
+            parse_profile(info, info_len, &dp);
             if (o.json) {
                 printf("{\"device\": ");
                 cbor_to_json(stdout, info, info_len);
+                printf(", \"profile\": ");
+                json_profile(&dp);
                 printf(", \"status\": ");
                 cbor_to_json(stdout, body, blen);
             } else {
                 print_device(info, info_len);
+                print_profile(&dp);
                 parse_models(body, blen, 1, models, &n);
                 print_models(models, n);
                 print_timing(body, blen);
@@ -821,8 +996,8 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
     }
     client_close(&c);
     if (ret != MOTA_OK) {
-        tool_fail(ret, "%s", o.port);
-        return EXIT_IO;
+        link_fail(ret, &c, &o);
+        return link_exit(ret);
     }
     if (status != MOTA_OK) {
         tool_fail(status, "the device refused");
@@ -834,36 +1009,36 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
 int cmd_status(int argc, char **argv)
 {
     return simple(argc, argv, MOTA_CMD_STATUS,
-                  "usage: mota status [--json] [--baud N] PORT\n\n"
+                  "usage: mota status [--json] [--baud N] [--timeout S] PORT\n\n"
                   "Device identity, compatibility profile and, per model: the active model, its\n"
                   "trial state, the committed sequence number, an upload in progress, the last error;\n"
-                  "then the device's recent errors (kept across reconnects, cleared by a reboot).\n");
+                  "then the device's recent errors (kept across reconnects, cleared by a reboot).\n" LINK_EXITS);
 }
 
 int cmd_confirm(int argc, char **argv)
 {
     return simple(argc, argv, MOTA_CMD_CONFIRM,
-                  "usage: mota confirm [--model NAME] [--baud N] PORT\n\nCommit the model on trial.\n");
+                  "usage: mota confirm [--model NAME] [--baud N] [--timeout S] PORT\n\nCommit the model on trial.\n" LINK_EXITS);
 }
 
 int cmd_rollback(int argc, char **argv)
 {
     return simple(argc, argv, MOTA_CMD_ROLLBACK,
-                  "usage: mota rollback [--model NAME] [--baud N] PORT\n\n"
+                  "usage: mota rollback [--model NAME] [--baud N] [--timeout S] PORT\n\n"
                   "Revert the model on trial to the previous confirmed one. A confirmed model that\n"
                   "faulted or overran since the device booted (`mota status`: faults) can be retired\n"
                   "the same way: the previous model comes back, and the retired one's sequence\n"
-                  "number stays the anti-rollback floor (a fix needs a higher one).\n");
+                  "number stays the anti-rollback floor (a fix needs a higher one).\n" LINK_EXITS);
 }
 
 int cmd_reboot(int argc, char **argv)
 {
-    return simple(argc, argv, MOTA_CMD_REBOOT, "usage: mota reboot [--baud N] PORT\n\nRestart the device.\n");
+    return simple(argc, argv, MOTA_CMD_REBOOT, "usage: mota reboot [--baud N] [--timeout S] PORT\n\nRestart the device.\n" LINK_EXITS);
 }
 
 int cmd_invoke(int argc, char **argv)
 {
     return simple(argc, argv, MOTA_CMD_INVOKE,
-                  "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] PORT\n\n"
-                  "Run the active model on FILE on the device; print the output and the time it took.\n");
+                  "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
+                  "Run the active model on FILE on the device; print the output and the time it took.\n" LINK_EXITS);
 }

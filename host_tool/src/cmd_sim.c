@@ -6,17 +6,23 @@
  * Cortex-M code): see `mota sim-output`.
  */
 #include "cmds.h"
+#include "gate.h"
+#include "profiles.h"
 #include "util.h"
 
 #include "mota/agent.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/link.h"
+#include "mota/nbin.h"
 #include "mota/posix_device.h"
 #include "mota/posix_transport.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,21 +39,30 @@ static void help(FILE *f)
             "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
             "an547 and an505 targets run the model for real.\n"
             "Transport (one of):\n"
-            "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed)\n"
+            "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
+            "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
+            "  --idle-timeout S       drop a TCP client silent for S seconds (default 30; 0: never)\n"
             "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
             "  --stdio                stdin/stdout\n"
+            "Device profile (docs/device-profiles.md; later options override it):\n"
+            "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
+            "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
+            "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
+            "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
+            "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
+            "  --ll-aton X.Y.Z|none --dbg-info|--no-dbg-info --async|--no-async --struct-sizes N\n"
+            "  --exec-ram BYTES --ext-ram BYTES   per model (shared out when several)\n"
+            "  default (no profile): Cortex-M55 0xD22, FPU, hard float, secure, NBIN v8 with\n"
+            "  LL_ATON 1.1.1, 1 MiB exec RAM, no external RAM\n"
             "Device:\n"
             "  --flash FILE           flash image (default mota-sim.flash; created erased)\n"
-            "  --flash-size BYTES     default 8388608 (4 KiB sectors, 16-byte program units)\n"
+            "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
+            "                         (4 KiB sectors, 16-byte program units)\n"
             "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
             "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
             "  --model C_NAME         a model pair (repeat; default network)\n"
-            "  --exec-ram BYTES       exec RAM per model (default 1048576)\n"
             "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
             "                         (default: any head the format allows)\n"
-            "  --cpu PART --no-fpu --soft-float --non-secure --dbg-info --async --ll-aton X.Y.Z\n"
-            "                         the compatibility profile (default Cortex-M55 0xD22, FPU,\n"
-            "                         hard float, secure, LL_ATON 1.1.1)\n"
             "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
             "Simulation and faults:\n"
             "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
@@ -68,9 +83,18 @@ struct sim {
     double corrupt_rate;
     unsigned seed;
     int mode; /* 0 tcp, 1 pty, 2 stdio */
+    struct gate gate;
+    uint64_t client_erases, client_progs; /* flash counters when the client connected */
 };
 
 static struct sim S;
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 /* The transport as the faults see it. */
 static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
@@ -79,6 +103,7 @@ static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
     int n = s->tr.read(s->tr.ctx, buf, len, timeout_ms);
     if (n <= 0)
         return n;
+    gate_activity(&s->gate);
     if (s->drop_after && !s->dropped && s->received + (uint64_t)n > s->drop_after) {
         s->dropped = true;
         fprintf(stderr, "mota-sim: dropping the link after %llu bytes\n", (unsigned long long)s->drop_after);
@@ -97,12 +122,28 @@ static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 static int faulty_write(void *ctx, const uint8_t *buf, size_t len)
 {
     struct sim *s = ctx;
+    gate_activity(&s->gate);
     return s->tr.write(s->tr.ctx, buf, len);
 }
 
 static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
 {
     return sscanf(v, "%u.%u.%u", a, b, c) == 3 ? MOTA_OK : MOTA_ERR_ARG;
+}
+
+enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
+       O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_ASYNC,
+       O_NO_ASYNC, O_LLATON, O_STRUCT, O_FAMILY, O_PROFILE, O_LIKE, O_PARAMS, O_LIST, O_IDLE, O_TRIAL,
+       O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD };
+
+/* The client left (or was dropped): what it cost the flash, for tests that prove "nothing erased". */
+static void client_gone(struct sim *s)
+{
+    fprintf(stderr, "mota-sim: client gone; flash while it was connected: %llu erases, %llu programs\n",
+            (unsigned long long)(s->d.pf.erases - s->client_erases),
+            (unsigned long long)(s->d.pf.progs - s->client_progs));
+    close(s->pt.rfd);
+    s->pt.rfd = s->pt.wfd = -1;
 }
 
 static void report_models(const struct sim *s)
@@ -119,6 +160,109 @@ static void report_models(const struct sim *s)
     }
 }
 
+/* --family npu|legacy|npu,legacy */
+static bool parse_families(const char *v, uint32_t *mask)
+{
+    *mask = 0;
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%s", v);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "npu") == 0)
+            *mask |= 1u << MOTA_NBIN_FAMILY_NPU;
+        else if (strcmp(t, "legacy") == 0)
+            *mask |= 1u << MOTA_NBIN_FAMILY_LEGACY;
+        else
+            return false;
+    }
+    return *mask != 0;
+}
+
+/* The profile the options start from: --profile NAME, --like MODEL [--params P], or the default. */
+static int base_profile(int argc, char **argv, const struct option *opts, struct tool_profile *out)
+{
+    const char *name = NULL, *like = NULL, *params = NULL;
+    int c;
+    optind = 1;
+    opterr = 0; /* the second pass reports */
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == O_PROFILE) name = optarg;
+        else if (c == O_LIKE) like = optarg;
+        else if (c == O_PARAMS) params = optarg;
+    }
+    opterr = 1;
+    if (name && like) {
+        tool_err("--profile and --like: one or the other");
+        return EXIT_USAGE;
+    }
+    if (params && !like) {
+        tool_err("--params goes with --like");
+        return EXIT_USAGE;
+    }
+    if (name) {
+        const struct tool_profile *t = tool_profile_find(name);
+        if (t == NULL) {
+            tool_err("--profile %s: no such profile; --list-profiles names them", name);
+            return EXIT_USAGE;
+        }
+        *out = *t;
+        return EXIT_OK;
+    }
+    if (like) {
+        struct mapped m, pm = {0};
+        if (tool_map(like, &m) != MOTA_OK || (params && tool_map(params, &pm) != MOTA_OK))
+            return EXIT_IO;
+        int ret = tool_profile_like(m.data, m.len, pm.data, pm.len, out);
+        tool_unmap(&m);
+        if (params)
+            tool_unmap(&pm);
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "--like %s: no profile from this model", like);
+            return EXIT_INVALID;
+        }
+        return EXIT_OK;
+    }
+    /* the posix device's defaults: an N6-class part */
+    *out = (struct tool_profile){
+        .name = NULL, .board = "default",
+        .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
+                .reloc_families = 1u << MOTA_NBIN_FAMILY_NPU, .has_ll_aton = true, .ll_aton_major = 1,
+                .ll_aton_minor = 1, .ll_aton_micro = 1,
+                .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)},
+        .exec_ram = 1u << 20, .update_area = 8u << 20};
+    return EXIT_OK;
+}
+
+/* The TCP endpoint's side of the loop: a client in, an idle one out, a second one answered busy. */
+static int serve_tcp(struct sim *s)
+{
+    gate_poll(&s->gate);
+    if (s->pt.rfd < 0) {
+        int ret = mota_posix_transport_tcp_accept(&s->pt, 100);
+        if (ret == MOTA_ERR_TIMEOUT)
+            return ret;
+        if (ret != MOTA_OK)
+            return ret;
+        gate_connected(&s->gate);
+        s->client_erases = s->d.pf.erases;
+        s->client_progs = s->d.pf.progs;
+        mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
+        return MOTA_OK;
+    }
+    struct pollfd p = {.fd = s->pt.listen_fd, .events = POLLIN};
+    if (poll(&p, 1, 0) > 0) {
+        int fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            fprintf(stderr, "mota-sim: another client while one is connected: answered MOTA_ERR_BUSY\n");
+            gate_refuse(&s->gate, fd);
+        }
+    }
+    if (gate_idle(&s->gate)) {
+        fprintf(stderr, "mota-sim: dropping a client silent for %.0f s (--idle-timeout)\n", s->gate.idle_s);
+        client_gone(s);
+    }
+    return MOTA_OK;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i++) {
@@ -130,9 +274,6 @@ int cmd_sim(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
-           O_EXEC, O_CPU, O_NO_FPU, O_SOFT, O_NONSEC, O_DBG, O_ASYNC, O_LLATON, O_TRIAL, O_SELFTEST, O_CUT, O_TORN,
-           O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
@@ -140,11 +281,17 @@ int cmd_sim(int argc, char **argv)
         {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
         {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
         {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
-        {"exec-ram", required_argument, 0, O_EXEC}, {"cpu", required_argument, 0, O_CPU},
-        {"head-buffer", required_argument, 0, O_HEAD},
-        {"no-fpu", no_argument, 0, O_NO_FPU}, {"soft-float", no_argument, 0, O_SOFT},
-        {"non-secure", no_argument, 0, O_NONSEC}, {"dbg-info", no_argument, 0, O_DBG},
-        {"async", no_argument, 0, O_ASYNC}, {"ll-aton", required_argument, 0, O_LLATON},
+        {"exec-ram", required_argument, 0, O_EXEC}, {"ext-ram", required_argument, 0, O_EXT},
+        {"cpu", required_argument, 0, O_CPU}, {"head-buffer", required_argument, 0, O_HEAD},
+        {"fpu", no_argument, 0, O_FPU}, {"no-fpu", no_argument, 0, O_NO_FPU},
+        {"soft-float", no_argument, 0, O_SOFT}, {"float-abi", required_argument, 0, O_FLOAT_ABI},
+        {"secure", no_argument, 0, O_SEC}, {"non-secure", no_argument, 0, O_NONSEC},
+        {"dbg-info", no_argument, 0, O_DBG}, {"no-dbg-info", no_argument, 0, O_NO_DBG},
+        {"async", no_argument, 0, O_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
+        {"ll-aton", required_argument, 0, O_LLATON}, {"struct-sizes", required_argument, 0, O_STRUCT},
+        {"family", required_argument, 0, O_FAMILY}, {"profile", required_argument, 0, O_PROFILE},
+        {"like", required_argument, 0, O_LIKE}, {"params", required_argument, 0, O_PARAMS},
+        {"list-profiles", no_argument, 0, O_LIST}, {"idle-timeout", required_argument, 0, O_IDLE},
         {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
         {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
         {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
@@ -154,19 +301,19 @@ int cmd_sim(int argc, char **argv)
                *klass = "mota-sim";
     const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys = 0, n_models = 0;
-    uint64_t flash_size = 8u << 20, exec = 1u << 20, cut = 0, head = 0, v;
-    bool torn = false, once = false;
+    uint64_t flash_size = 0, exec = 0, ext = 0, cut = 0, head = 0, v;
+    bool torn = false, once = false, exec_set = false, ext_set = false;
+    double idle = 30;
     int c;
 
     memset(s, 0, sizeof(*s));
     s->mode = -1;
     s->seed = 1;
-    /* the posix device's defaults, as the options change them */
-    struct mota_device_profile prof = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
-                                       .reloc_families = 1u << 8, .has_ll_aton = true, .ll_aton_major = 1,
-                                       .ll_aton_minor = 1, .ll_aton_micro = 1,
-                                       .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)};
-    struct mota_device_profile *p = &prof;
+    static struct tool_profile prof;
+    int rc = base_profile(argc, argv, opts, &prof);
+    if (rc != EXIT_OK)
+        return rc;
+    struct mota_device_profile *p = &prof.dev;
     uint32_t trial_boots = 3;
     enum mota_sim_mode sim_mode = MOTA_SIM_PASS;
 
@@ -174,7 +321,8 @@ int cmd_sim(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'h': help(stdout); return EXIT_OK;
-        case O_TARGET: break; /* posix: checked above */
+        case O_LIST: tool_profile_list(stdout); return EXIT_OK;
+        case O_TARGET: case O_PROFILE: case O_LIKE: case O_PARAMS: break; /* taken above */
         case O_TCP: tcp = optarg; s->mode = 0; break;
         case O_PTY: s->mode = 1; break;
         case O_PTY_LINK: pty_link = optarg; break;
@@ -196,17 +344,41 @@ int cmd_sim(int argc, char **argv)
             }
             models[n_models++] = optarg;
             break;
+        case O_FPU: p->fpu_enabled = true; break;
         case O_NO_FPU: p->fpu_enabled = false; break;
         case O_SOFT: p->float_abi = 0; break;
+        case O_FLOAT_ABI:
+            if (strcmp(optarg, "soft") == 0) p->float_abi = 0;
+            else if (strcmp(optarg, "softfp") == 0) p->float_abi = 1;
+            else if (strcmp(optarg, "hard") == 0) p->float_abi = 2;
+            else {
+                tool_err("--float-abi: soft, softfp or hard");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_SEC: p->secure = true; break;
         case O_NONSEC: p->secure = false; break;
         case O_DBG: p->dbg_info = true; break;
+        case O_NO_DBG: p->dbg_info = false; break;
         case O_ASYNC: p->async = true; break;
+        case O_NO_ASYNC: p->async = false; break;
         case O_TORN: torn = true; break;
         case O_ONCE: once = true; break;
-        case O_LLATON:
-            if (parse_version(optarg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK) {
-                tool_err("--ll-aton: expected X.Y.Z");
+        case O_FAMILY:
+            if (!parse_families(optarg, &p->reloc_families)) {
+                tool_err("--family: npu, legacy or npu,legacy");
                 return EXIT_USAGE;
+            }
+            break;
+        case O_LLATON:
+            if (strcmp(optarg, "none") == 0) {
+                p->has_ll_aton = false;
+            } else if (parse_version(optarg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK ||
+                       p->ll_aton_major > 255 || p->ll_aton_minor > 255 || p->ll_aton_micro > 255) {
+                tool_err("--ll-aton: expected X.Y.Z (each at most 255) or none");
+                return EXIT_USAGE;
+            } else {
+                p->has_ll_aton = true;
             }
             break;
         case O_SELFTEST:
@@ -228,22 +400,34 @@ int cmd_sim(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case O_FLASH_SIZE: case O_EXEC: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP: case O_SEED: case O_HEAD:
+        case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
+        case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE:
             if (!tool_parse_u64(optarg, &v)) {
                 tool_err("'%s' is not a number", optarg);
                 return EXIT_USAGE;
             }
             if (c == O_FLASH_SIZE) flash_size = v;
-            else if (c == O_EXEC) exec = v;
+            else if (c == O_EXEC) exec = v, exec_set = true;
+            else if (c == O_EXT) ext = v, ext_set = true;
             else if (c == O_HEAD) head = v;
-            else if (c == O_CPU) p->cpu_part = (uint32_t)v;
+            else if (c == O_CPU) p->cpu_part = (uint32_t)(v & 0xFFF);
+            else if (c == O_STRUCT) p->struct_sizes = (uint32_t)v;
             else if (c == O_TRIAL) trial_boots = (uint32_t)v;
             else if (c == O_CUT) cut = v;
             else if (c == O_DROP) s->drop_after = v;
+            else if (c == O_IDLE) idle = (double)v;
             else s->seed = (unsigned)v;
+            if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu)) {
+                tool_err("'%s' is out of range", optarg);
+                return EXIT_USAGE;
+            }
             break;
-        default: help(stderr); return EXIT_USAGE;
+        default: tool_err("see mota sim --help"); return EXIT_USAGE;
         }
+    }
+    if (optind < argc) {
+        tool_err("unexpected argument '%s'", argv[optind]);
+        return EXIT_USAGE;
     }
     if (s->mode < 0 || n_keys == 0) {
         tool_err("mota sim needs a transport (--tcp, --pty or --stdio) and at least one --key");
@@ -251,8 +435,23 @@ int cmd_sim(int argc, char **argv)
     }
     if (n_models == 0)
         models[n_models++] = "network";
-    if (flash_size < 64 * 1024 || flash_size > (256u << 20) || exec < 4096 || exec > (64u << 20)) {
-        tool_err("--flash-size or --exec-ram out of range");
+    /* the profile's memories are the board's: shared out among the models, as a firmware would */
+    if (!exec_set)
+        exec = prof.exec_ram / n_models / 8 * 8;
+    if (!ext_set)
+        ext = prof.ext_ram / n_models / 8 * 8;
+    if (flash_size == 0)
+        flash_size = prof.update_area;
+    if (flash_size < 64 * 1024 || flash_size > (256u << 20)) {
+        tool_err("--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)flash_size);
+        return EXIT_USAGE;
+    }
+    if (exec < 4096 || exec > (64u << 20)) {
+        tool_err("--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)exec);
+        return EXIT_USAGE;
+    }
+    if (ext > (256u << 20)) {
+        tool_err("--ext-ram %llu per model: at most 256 MiB", (unsigned long long)ext);
         return EXIT_USAGE;
     }
     if (head != 0 && (head < MOTA_AGENT_SCRATCH_MIN || head > MOTA_AGENT_SCRATCH_ANY)) {
@@ -261,9 +460,17 @@ int cmd_sim(int argc, char **argv)
     }
     /* layout: journal (2 sectors), then two equal slots per model */
     struct mota_posix_device_options o = {.flash_path = flash, .flash_size = (uint32_t)flash_size,
-                                          .n_models = n_models, .exec_ram_size = (uint32_t)exec};
+                                          .n_models = n_models, .exec_ram_size = (uint32_t)exec,
+                                          .ext_ram_size = (uint32_t)ext, .ext_ram_base = prof.ext_base,
+                                          .n_regions = prof.n_regions};
+    memcpy(o.regions, prof.regions, sizeof(o.regions));
     memcpy(o.models, models, sizeof(models[0]) * n_models);
-    if (mota_posix_device_open(&s->d, &o) != MOTA_OK) {
+    int ret = mota_posix_device_open(&s->d, &o);
+    if (ret == MOTA_ERR_CONFIG) {
+        tool_fail(ret, "the profile's memories overlap or do not fit the address space (--ext-ram, --exec-ram)");
+        return EXIT_USAGE;
+    }
+    if (ret != MOTA_OK) {
         tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", flash, (unsigned long long)flash_size);
         return EXIT_IO;
     }
@@ -272,7 +479,8 @@ int cmd_sim(int argc, char **argv)
     struct mota_agent_config *cfg = &s->d.cfg;
     if (head)
         cfg->scratch_size = (size_t)head;
-    cfg->profile = prof;
+    cfg->profile = prof.dev;
+    cfg->profile.name = prof.name;
     cfg->max_trial_boots = trial_boots;
     s->d.sim.mode = sim_mode;
     cfg->n_keys = n_keys;
@@ -284,9 +492,15 @@ int cmd_sim(int argc, char **argv)
         cfg->keys[k].index = k + 1;
     }
     mota_posix_device_identity(&s->d, vendor, klass);
+    gate_init(&s->gate, idle);
+    {
+        char d[256];
+        tool_profile_describe(&cfg->profile, d, sizeof(d));
+        fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
+                prof.name ? prof.name : "(default)", d, (unsigned long long)exec, (unsigned long long)ext);
+    }
 
     /* the transport */
-    int ret;
     if (s->mode == 0) {
         char host[256];
         const char *colon = strrchr(tcp, ':');
@@ -300,7 +514,7 @@ int cmd_sim(int argc, char **argv)
         host[colon - tcp] = 0;
         uint16_t p16 = (uint16_t)port;
         if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
-            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s", tcp);
+            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, strerror(errno));
             return EXIT_IO;
         }
         printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
@@ -326,27 +540,33 @@ int cmd_sim(int argc, char **argv)
     s->faulty.write = faulty_write;
     s->faulty.ctx = s;
     signal(SIGPIPE, SIG_IGN);
+    /* SIGTERM and SIGINT end the simulator between steps: the flash file is closed, the client's
+     * summary printed */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
     if ((ret = mota_posix_device_boot(&s->d, &s->faulty, "mota-sim")) != MOTA_OK) {
         tool_fail(ret, "agent start");
         return EXIT_IO;
     }
     report_models(s);
 
-    for (;;) {
-        if (s->mode == 0 && s->pt.rfd < 0) {
-            ret = mota_posix_transport_tcp_accept(&s->pt, 1000);
+    while (!stop_requested) {
+        if (s->mode == 0) {
+            ret = serve_tcp(s);
             if (ret == MOTA_ERR_TIMEOUT)
                 continue;
             if (ret != MOTA_OK)
                 return EXIT_IO;
-            mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
+            if (s->pt.rfd < 0)
+                continue; /* an idle client was dropped */
         }
         unsigned resets = s->d.resets;
         ret = mota_device_step(&s->d.device, 100);
         if (ret == MOTA_ERR_POWER_LOST) {
             fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->d.pf.ops);
             mota_posix_device_close(&s->d);
-            return 4;
+            return EXIT_POWER_LOST;
         }
         if (s->d.resets != resets) {
             fprintf(stderr, "mota-sim: reboot\n");
@@ -359,12 +579,10 @@ int cmd_sim(int argc, char **argv)
         if (ret == MOTA_ERR_TRANSPORT) {
             if (once || s->mode == 2)
                 break;
-            if (s->mode == 0) {
-                close(s->pt.rfd);
-                s->pt.rfd = s->pt.wfd = -1;
-            } else {
+            if (s->mode == 0)
+                client_gone(s);
+            else
                 usleep(50 * 1000); /* a pty without a reader: wait for the next one */
-            }
             continue;
         }
         if (ret != MOTA_OK) {
@@ -372,6 +590,9 @@ int cmd_sim(int argc, char **argv)
             break;
         }
     }
+    if (s->mode == 0 && s->pt.rfd >= 0)
+        client_gone(s);
+    gate_close(&s->gate);
     mota_posix_transport_close(&s->pt);
     mota_posix_device_close(&s->d);
     return EXIT_OK;

@@ -10,9 +10,12 @@
 /* Exit codes of every subcommand (docs/host-tool.md). */
 enum {
     EXIT_OK = 0,
-    EXIT_INVALID = 1, /* the input was examined and rejected */
-    EXIT_USAGE = 2,   /* bad command line */
-    EXIT_IO = 3,      /* a file could not be read or written, or a key is unusable */
+    EXIT_INVALID = 1,    /* the input was examined and rejected */
+    EXIT_USAGE = 2,      /* bad command line */
+    EXIT_IO = 3,         /* a file could not be read or written, a key is unusable, the device unreachable */
+    EXIT_POWER_LOST = 4, /* mota sim: the simulated power cut (--cut-at-op) happened */
+    EXIT_BUSY = 5,       /* the device serves another client */
+    EXIT_TIMEOUT = 6,    /* the device stopped answering within --timeout */
 };
 
 struct mapped {

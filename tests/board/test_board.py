@@ -11,6 +11,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -151,8 +152,22 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (rc, res, err)
     assert_runs_v(b, 1)
     assert "boot, reset cause power-on" in b.log()
-    print("v1 self-tested on the %s (real output), confirmed; invoke equals the host reference on 3 vectors"
-          % B["cpu"])
+    # the profile the firmware reads from the hardware is the one `mota sim --profile TARGET` simulates
+    board_profile = b.status()["profile"]
+    sim, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash",
+                           env.p("profile.flash"), "--profile", TARGET], r"listening on tcp:(\S+)")
+    sim_profile = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["profile"]
+    env.stop(sim)
+    assert board_profile == sim_profile and board_profile["name"] == TARGET, (board_profile, sim_profile)
+    # one host at a time, as on a cable: a second client is told the device is busy
+    host, p = b.port.rsplit(":", 1)
+    holder = socket.create_connection((host, int(p)))
+    time.sleep(0.3)
+    r = b.cmd("status", "--timeout", "10")
+    holder.close()
+    assert r.returncode == 5 and "MOTA_ERR_BUSY" in r.stderr, (r.returncode, r.stderr)
+    print("v1 self-tested on the %s (real output), confirmed; invoke equals the host reference on 3 vectors; "
+          "its profile is --profile %s's" % (B["cpu"], TARGET))
 
 
 def case_v2_whose_expected_output_is_wrong_is_refused_and_v1_still_runs():

@@ -65,13 +65,15 @@ def case_pack_push_install_confirm_end_to_end():
     out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", "tcp:" + port).stdout)
     want = hashlib.sha256(b"mota-sim" + b"hello" + struct.pack("<I", 0)).hexdigest()[:32]
     assert out["output"] == want, out
-    # no device at all: still a result line for CI, and the link exit code
+    # no device at all: still a result line for CI, the link exit code, and the cause at once
     dead = socket.socket()
     dead.bind(("127.0.0.1", 0))
     dead_port = dead.getsockname()[1]
     dead.close()
-    rc, events, res, err = env.push("127.0.0.1:%d" % dead_port, v1, "--timeout", "2")
-    assert rc == 3 and res["status"] == "MOTA_ERR_DEVICE_LOST" and res["installed"] is False, (rc, res, err)
+    t = time.time()
+    rc, events, res, err = env.push("127.0.0.1:%d" % dead_port, v1, "--timeout", "20")
+    assert rc == 3 and res["status"] == "MOTA_ERR_TRANSPORT" and res["installed"] is False, (rc, res, err)
+    assert "Connection refused" in err and time.time() - t < 5, (err, time.time() - t)
     print("pushed v1 (confirmed), v2 refused by its self-test, v3 trial then confirmed across a reboot")
 
 

@@ -122,7 +122,7 @@ static void test_tcp_and_pty_transports_carry_binary(void **state)
     uint16_t port = 0;
     assert_int_equal(mota_posix_transport_tcp_listen(&srv, "127.0.0.1", &port), MOTA_OK);
     assert_true(port != 0);
-    assert_int_equal(mota_posix_transport_tcp_connect(&cli, "127.0.0.1", port), MOTA_OK);
+    assert_int_equal(mota_posix_transport_tcp_connect(&cli, "127.0.0.1", port, 2000), MOTA_OK);
     assert_int_equal(mota_posix_transport_tcp_accept(&srv, 1000), MOTA_OK);
     mota_posix_transport_hal(&srv, &hs);
     mota_posix_transport_hal(&cli, &hc);

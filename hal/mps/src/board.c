@@ -128,6 +128,7 @@ void mota_board_profile(struct mota_device_profile *p)
     p->has_ll_aton = false; /* no Neural-ART NPU on these boards: CPU models only */
     p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
     p->split_policy = MOTA_SPLIT_ALLOWED;
+    p->name = MOTA_BOARD_NAME; /* mota sim --profile NAME simulates this board */
 }
 
 /* ---- inference: a CPU model (mota build-model ABI: init, run, sizes), under guard (guard.c) ---- */

@@ -48,7 +48,59 @@ static void *dev_map(void *ctx, uint32_t addr, uint32_t len, bool write)
     (void)write;
     if (addr >= MOTA_POSIX_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)MOTA_POSIX_EXEC_BASE + d->exec_size)
         return d->exec_ram + (addr - MOTA_POSIX_EXEC_BASE);
+    if (d->ext_size && addr >= d->ext_base && (uint64_t)addr + len <= (uint64_t)d->ext_base + d->ext_size)
+        return d->ext_ram + (addr - d->ext_base);
+    for (unsigned i = 0; i < d->n_regions; i++)
+        if (addr >= d->regions[i].base && (uint64_t)addr + len <= (uint64_t)d->regions[i].base + d->regions[i].size)
+            return d->region_mem[i] + (addr - d->regions[i].base);
     return NULL;
+}
+
+static void free_ram(struct mota_posix_device *d)
+{
+    free(d->exec_ram);
+    free(d->ext_ram);
+    for (unsigned i = 0; i < d->n_regions; i++)
+        free(d->region_mem[i]);
+    d->exec_ram = d->ext_ram = NULL;
+    memset(d->region_mem, 0, sizeof(d->region_mem));
+}
+
+/* Simulated RAM: exec RAM and external RAM per model, fixed-address regions; none may overlap. */
+static int alloc_ram(struct mota_posix_device *d, const struct mota_posix_device_options *o, unsigned n)
+{
+    uint32_t ext = o->ext_ram_size;
+    d->ext_base = o->ext_ram_base ? o->ext_ram_base : MOTA_POSIX_EXT_BASE;
+    if (o->n_regions > MOTA_POSIX_MAX_REGIONS || (uint64_t)d->ext_base + (uint64_t)ext * n > 0x100000000ull ||
+        d->ext_base % 8 != 0)
+        return MOTA_ERR_CONFIG;
+    d->ext_size = ext * n;
+    d->n_regions = o->n_regions;
+    memcpy(d->regions, o->regions, sizeof(d->regions[0]) * o->n_regions);
+    uint64_t lo[2 + MOTA_POSIX_MAX_REGIONS], hi[2 + MOTA_POSIX_MAX_REGIONS];
+    unsigned k = 0;
+    lo[k] = MOTA_POSIX_EXEC_BASE, hi[k++] = (uint64_t)MOTA_POSIX_EXEC_BASE + d->exec_size;
+    if (d->ext_size)
+        lo[k] = d->ext_base, hi[k++] = (uint64_t)d->ext_base + d->ext_size;
+    for (unsigned i = 0; i < d->n_regions; i++) {
+        if (d->regions[i].size == 0 || (uint64_t)d->regions[i].base + d->regions[i].size > 0x100000000ull)
+            return MOTA_ERR_CONFIG;
+        lo[k] = d->regions[i].base, hi[k++] = (uint64_t)d->regions[i].base + d->regions[i].size;
+    }
+    for (unsigned i = 0; i < k; i++)
+        for (unsigned j = i + 1; j < k; j++)
+            if (lo[i] < hi[j] && lo[j] < hi[i])
+                return MOTA_ERR_CONFIG;
+    d->exec_ram = calloc(1, d->exec_size);
+    d->ext_ram = d->ext_size ? calloc(1, d->ext_size) : NULL;
+    bool ok = d->exec_ram != NULL && (d->ext_size == 0 || d->ext_ram != NULL);
+    for (unsigned i = 0; i < d->n_regions; i++)
+        ok &= (d->region_mem[i] = calloc(1, d->regions[i].size)) != NULL;
+    if (!ok) {
+        free_ram(d);
+        return MOTA_ERR_NOSPC;
+    }
+    return MOTA_OK;
 }
 
 int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_device_options *o)
@@ -69,10 +121,9 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
         return ret;
     mota_posix_flash_hal(&d->pf, &d->flash, MOTA_POSIX_XIP_BASE);
     d->exec_size = exec * n;
-    d->exec_ram = calloc(1, d->exec_size);
-    if (d->exec_ram == NULL) {
+    if ((ret = alloc_ram(d, o, n)) != MOTA_OK) {
         mota_posix_flash_close(&d->pf);
-        return MOTA_ERR_NOSPC;
+        return ret;
     }
     d->clock_at_zero = o->clock_at_zero;
     d->boot_us = mono_us();
@@ -95,6 +146,8 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
         c->models[m].slot_size = slot;
         c->models[m].exec_ram_addr = MOTA_POSIX_EXEC_BASE + m * exec;
         c->models[m].exec_ram_size = exec;
+        c->models[m].ext_ram_addr = o->ext_ram_size ? d->ext_base + m * o->ext_ram_size : 0;
+        c->models[m].ext_ram_size = o->ext_ram_size;
     }
     struct mota_device_profile *p = &c->profile;
     p->cpu_part = 0xD22;
@@ -132,6 +185,5 @@ int mota_posix_device_boot(struct mota_posix_device *d, const struct mota_transp
 void mota_posix_device_close(struct mota_posix_device *d)
 {
     mota_posix_flash_close(&d->pf);
-    free(d->exec_ram);
-    d->exec_ram = NULL;
+    free_ram(d);
 }

@@ -97,20 +97,32 @@ int mota_posix_transport_tcp_accept(struct mota_posix_transport *t, int timeout_
     return MOTA_OK;
 }
 
-int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port)
+int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port,
+                                     int timeout_ms)
 {
     struct sockaddr_in sa;
-    int one = 1;
+    int one = 1, err = 0;
+    socklen_t el = sizeof(err);
     reset(t);
-    if (resolve(host, port, &sa) != MOTA_OK)
-        return MOTA_ERR_TRANSPORT;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return MOTA_ERR_TRANSPORT;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        close(fd);
+    if (resolve(host, port, &sa) != MOTA_OK) {
+        errno = EHOSTUNREACH;
         return MOTA_ERR_TRANSPORT;
     }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return MOTA_ERR_TRANSPORT;
+    /* non-blocking, so a listener whose backlog is full cannot hold us for the kernel's two minutes */
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int r = errno == EINPROGRESS ? poll(&p, 1, timeout_ms) : -1;
+        if (r <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+            int saved = r == 0 ? ETIMEDOUT : err ? err : errno;
+            close(fd);
+            errno = saved;
+            return r == 0 ? MOTA_ERR_TIMEOUT : MOTA_ERR_TRANSPORT;
+        }
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     t->rfd = t->wfd = fd;
     return MOTA_OK;

@@ -55,6 +55,7 @@ enum mota_split_policy {
 
 /* What a device offers. Zeroed fields mean "none" (not "any"). */
 struct mota_device_profile {
+    const char *name;        /* the profile's name, for reports (HELLO key 11); not checked. NULL: none */
     uint32_t cpu_part;       /* SCB CPUID[15:4] */
     bool fpu_enabled;        /* CPACR CP10/CP11 */
     uint32_t float_abi;      /* of the firmware */

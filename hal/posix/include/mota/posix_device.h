@@ -20,6 +20,13 @@
 
 #define MOTA_POSIX_XIP_BASE 0x08000000u  /* CPU address of the simulated flash */
 #define MOTA_POSIX_EXEC_BASE 0x20000000u /* CPU address of the simulated exec RAM */
+#define MOTA_POSIX_EXT_BASE 0x90000000u  /* default CPU address of the simulated external RAM */
+#define MOTA_POSIX_MAX_REGIONS 8
+
+/* Internal RAM a model's memory pools may claim by address (an NPU's activation RAMs). */
+struct mota_posix_region {
+    uint32_t base, size;
+};
 
 struct mota_posix_device_options {
     const char *flash_path;   /* NULL: a flash in memory */
@@ -30,6 +37,10 @@ struct mota_posix_device_options {
     const char *models[MOTA_AGENT_MAX_MODELS];
     uint32_t slot_size;       /* 0: the flash shared out evenly */
     uint32_t exec_ram_size;   /* per model; default 1 MiB */
+    uint32_t ext_ram_size;    /* external RAM per model (params, NPU tag-9 pool); default none */
+    uint32_t ext_ram_base;    /* its CPU address (default MOTA_POSIX_EXT_BASE) */
+    unsigned n_regions;       /* fixed-address RAM the models share */
+    struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
     bool clock_at_zero;       /* now_us always 0 (deterministic tests) */
 };
 
@@ -47,6 +58,11 @@ struct mota_posix_device {
     uint64_t boot_us;
     uint8_t *exec_ram;
     uint32_t exec_size;
+    uint8_t *ext_ram;
+    uint32_t ext_base, ext_size;
+    unsigned n_regions;
+    struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
+    uint8_t *region_mem[MOTA_POSIX_MAX_REGIONS];
     uint8_t scratch[MOTA_AGENT_SCRATCH_ANY + 1024];
     uint8_t selftest[8192];
 };

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""mota sim as a stand-in for real boards, and as a shared CI service.
+
+usage: test_sim.py MOTA WORK FIXTURES_DIR SOURCE_DIR CASE
+Exit 0 pass, 1 fail, 77 skipped (a fixture or the cross compiler is absent: prints SKIPPED).
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Env, PY  # noqa: E402
+
+MOTA, WORK, FIXTURES, SRC, CASE = sys.argv[1:6]
+YOLO = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
+
+
+class Skip(Exception):
+    pass
+
+
+def sim(env, *args, flash="sim.flash"):
+    """mota sim with exactly these profile options; stderr kept for client_gone()."""
+    if os.path.exists(env.p(flash)):
+        os.unlink(env.p(flash))
+    a = [env.mota, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash", env.p(flash), *args]
+    return env.start(a, r"listening on tcp:(\S+)")
+
+
+def stop_and_log(proc):
+    """Stop a sim; its stderr."""
+    proc.terminate()
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    return err
+
+
+def flash_used(log):
+    """Erases and programs the sim made while each client was connected."""
+    return [(int(e), int(p)) for e, p in re.findall(r"client gone; flash while it was connected: (\d+) erases, "
+                                                      r"(\d+) programs", log)]
+
+
+def need(path):
+    if not os.path.exists(path):
+        raise Skip("%s is absent" % path)
+
+
+def case_real_n6_model_installs_on_its_board_profile_and_is_refused_one_field_at_a_time():
+    need(YOLO)
+    env = Env(MOTA, WORK)
+    try:
+        c = env.pack("y.mota", YOLO, seq=7, selftest=None)
+        proc, port = sim(env, "--profile", "stm32n6570-dk")
+        rc, _, res, err = env.push(port, c, "--confirm")
+        assert rc == 0 and res["status"] == "MOTA_OK" and res["installed"] and res["confirmed"], (rc, res, err)
+        st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        prof = st["profile"]
+        assert prof["name"] == "stm32n6570-dk" and prof["cpu_part"] == 0xD22 and prof["ll_aton"] == "1.1.1", prof
+        assert prof["dbg_info"] and prof["async"] and prof["secure"] and prof["families"] == ["npu"], prof
+        m = st["status"]["1"][0]
+        assert m["6"] and m["7"] == 7 and m["10"][2] is False, m  # installed, confirmed
+        assert m["14"] == [1 << 20, 32 << 20], m  # the board's exec and external RAM
+        text = env.run("status", "tcp:" + port).stdout
+        assert "profile stm32n6570-dk: Cortex-M55 (0xD22)" in text and "LL_ATON 1.1.1" in text, text
+        stop_and_log(proc)
+
+        # one field at a time: refused at the head, before any erase, with both values
+        cases = [
+            (["--cpu", "0xC27"], "MOTA_ERR_COMPAT_CPU", "cpu_part: device 0xc27, model 0xd22"),
+            (["--no-fpu"], "MOTA_ERR_COMPAT_FPU", "fpu: device 0x0, model 0x1"),
+            (["--float-abi", "soft"], "MOTA_ERR_COMPAT_FLOAT_ABI", "float_abi: device 0x0, model 0x2"),
+            (["--non-secure"], "MOTA_ERR_COMPAT_SECURE", "secure: device 0x0, model 0x1"),
+            (["--ll-aton", "1.1.0"], "MOTA_ERR_COMPAT_LL_ATON", "ll_aton_version: device 0x10100, model 0x10101"),
+            (["--no-dbg-info"], "MOTA_ERR_COMPAT_DBG_INFO", "dbg_info: device 0x0, model 0x1"),
+            (["--no-async"], "MOTA_ERR_COMPAT_ASYNC", "async: device 0x0, model 0x1"),
+            (["--struct-sizes", "0x3030"], "MOTA_ERR_COMPAT_STRUCT_SIZES", "struct_sizes: device 0x3030, model 0x3038"),
+            (["--ext-ram", "3011680"], "MOTA_ERR_COMPAT_EXT_RAM", "ext_ram: device 0x2df460, model 0x2df468"),
+            (["--exec-ram", "249632"], "MOTA_ERR_COMPAT_EXEC_RAM", "exec_ram: device 0x3cf20, model 0x3cf28"),
+            (["--family", "legacy"], "MOTA_ERR_COMPAT_FAMILY", "reloc_families: device 0x4, model 0x100"),
+        ]
+        for extra, reason, detail in cases:
+            proc, port = sim(env, "--profile", "stm32n6570-dk", *extra)
+            rc, _, res, err = env.push(port, c, "--timeout", "20")
+            log = stop_and_log(proc)
+            assert rc == 1 and res["status"] == reason and not res["installed"], (extra, rc, res, err)
+            assert res["detail"] == detail, (extra, res["detail"])
+            used = flash_used(log)
+            assert used and used[0][0] == 0, (extra, "erased before refusing", log)
+
+        # --like: a profile made from the model accepts it
+        proc, port = sim(env, "--like", YOLO)
+        rc, _, res, err = env.push(port, c)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        stop_and_log(proc)
+    finally:
+        env.close()
+
+
+def build_legacy(env):
+    if shutil.which("arm-none-eabi-gcc") is None:
+        raise Skip("arm-none-eabi-gcc is absent")
+    gen = env.p("gen")
+    subprocess.run([PY, os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", gen], check=True)
+    srcs = [os.path.join(SRC, "tests", "models", "dense.c"), os.path.join(gen, "dense_weights.c")]
+    rel = env.p("legacy_m33.bin")
+    env.run("build-model", "--family", "legacy", "--cpu", "cortex-m33", "-o", rel, *srcs)
+    return rel
+
+
+def case_a_legacy_model_goes_through_a_legacy_profile_and_not_an_npu_one():
+    env = Env(MOTA, WORK)
+    try:
+        rel = build_legacy(env)
+        c = env.pack("l.mota", rel, seq=3)  # with a self-test the simulated inference passes
+        proc, port = sim(env, "--profile", "b-u585i-iot02a", "--model", "dense")
+        rc, _, res, err = env.push(port, c, "--confirm")
+        assert rc == 0 and res["installed"] and res["confirmed"], (rc, res, err)
+        st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        assert st["profile"]["name"] == "b-u585i-iot02a" and "legacy" in st["profile"]["families"], st["profile"]
+        assert not st["profile"]["secure"] and st["profile"]["ll_aton"] is None, st["profile"]
+        stop_and_log(proc)
+        # a Cortex-M33 model on the N6 board: no legacy runtime there
+        proc, port = sim(env, "--profile", "stm32n6570-dk", "--model", "dense")
+        rc, _, res, err = env.push(port, c)
+        stop_and_log(proc)
+        assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_FAMILY", (rc, res, err)
+        assert res["detail"] == "reloc_families: device 0x100, model 0x4", res
+        # on the Cortex-M7 board: the CPU differs
+        proc, port = sim(env, "--profile", "stm32h747i-disco", "--model", "dense")
+        rc, _, res, err = env.push(port, c)
+        stop_and_log(proc)
+        assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_CPU", (rc, res, err)
+        # --like, and the legacy family turned off by an explicit option over the profile
+        proc, port = sim(env, "--like", rel, "--model", "dense")
+        rc, _, res, err = env.push(port, c)
+        stop_and_log(proc)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        proc, port = sim(env, "--profile", "b-u585i-iot02a", "--family", "npu", "--model", "dense")
+        rc, _, res, err = env.push(port, c)
+        stop_and_log(proc)
+        assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_FAMILY", (rc, res, err)
+    finally:
+        env.close()
+
+
+def case_profiles_are_listed_and_bad_profile_options_are_usage_errors():
+    env = Env(MOTA, WORK)
+    try:
+        r = env.run("sim", "--list-profiles")
+        for name in ("stm32n6570-dk", "stm32h747i-disco", "b-u585i-iot02a", "nucleo-f401re", "an547", "an505"):
+            assert re.search(r"^%s " % name, r.stdout, re.M), (name, r.stdout)
+        base = ["sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash", env.p("x.flash")]
+        for bad in (["--profile", "stm32n6570"], ["--family", "npu6"], ["--float-abi", "hardish"],
+                    ["--ll-aton", "1.1"], ["--profile", "an547", "--like", env.p("k.pem")], ["--params", "x"]):
+            r = env.run(*base, *bad, check=False, timeout=10)
+            assert r.returncode == 2 and "mota: error:" in r.stderr, (bad, r.returncode, r.stderr)
+        r = env.run(*base, "--like", env.p("k.pem"), check=False, timeout=10)
+        assert r.returncode == 1 and "MOTA_ERR_NBIN_MAGIC" in r.stderr, r.stderr
+    finally:
+        env.close()
+
+
+def case_an_idle_client_is_dropped_and_a_second_one_is_told_busy():
+    env = Env(MOTA, WORK)
+    try:
+        proc, port = sim(env, "--idle-timeout", "3")
+        host, p = port.rsplit(":", 1)
+        idle = socket.create_connection((host, int(p)))
+        connected = time.time()
+        time.sleep(0.3)
+        for cmd in (["status"], ["push", "--json"]):
+            args = ["--timeout", "10", "tcp:" + port] + ([env.pack("b.mota", *env.model("b", 4096))]
+                                                           if cmd[0] == "push" else [])
+            t = time.time()
+            r = env.run(*cmd, *args, check=False, timeout=30)
+            took = time.time() - t
+            assert r.returncode == 5 and "MOTA_ERR_BUSY" in r.stderr + r.stdout, (cmd, r.returncode, r.stderr)
+            assert took < 2.5, (cmd, "busy took", took)
+        # the silent client loses the device after the idle timeout; the next one gets it
+        idle.settimeout(10)
+        assert idle.recv(1) == b"", "the idle client was not dropped"
+        assert 2.5 < time.time() - connected < 8, time.time() - connected
+        r = env.run("status", "--timeout", "10", "tcp:" + port, check=False, timeout=30)
+        assert r.returncode == 0, r.stderr
+        log = stop_and_log(proc)
+        assert "dropping a client silent for 3 s" in log and "answered MOTA_ERR_BUSY" in log, log
+    finally:
+        env.close()
+
+
+def serve(listener, behaviour, stop):
+    """A fake device: 'silent' accepts and never answers."""
+    conns = []
+    listener.settimeout(0.2)
+    while not stop.is_set():
+        try:
+            c, _ = listener.accept()
+            conns.append(c)
+        except socket.timeout:
+            pass
+    for c in conns:
+        c.close()
+
+
+def proxy(listener, target, up_limit, down_limit, stop):
+    """Forwards one client to target: host-to-device bytes up to up_limit, device-to-host bytes while fewer
+    than down_limit bytes went up. A device that falls silent in the middle of an upload, or at its verdict."""
+    listener.settimeout(5)
+    c, _ = listener.accept()
+    d = socket.create_connection(target)
+    up = 0
+    c.settimeout(0.05)
+    d.settimeout(0.05)
+    while not stop.is_set():
+        for a, b, is_up in ((c, d, True), (d, c, False)):
+            try:
+                data = a.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if not data:
+                c.close()
+                d.close()
+                return
+            if is_up and up < up_limit:
+                b.sendall(data)
+            elif not is_up and up < down_limit:
+                b.sendall(data)
+            if is_up:
+                up += len(data)
+    c.close()
+    d.close()
+
+
+def timed_push(env, port, container, timeout_s):
+    t = time.time()
+    rc, _, res, err = env.push(port, container, "--timeout", str(timeout_s), timeout=60)
+    return rc, res, err, time.time() - t
+
+
+def case_push_timeout_bounds_connect_handshake_each_window_and_the_verdict():
+    env = Env(MOTA, WORK)
+    stop = threading.Event()
+    socks = []
+    try:
+        c = env.pack("t.mota", *env.model("t", 256 * 1024))
+        # connect: a listener whose backlog is full (it accepts nobody)
+        full = socket.socket()
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        addr = full.getsockname()
+        for _ in range(3):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(addr)
+            socks.append(s)
+        time.sleep(0.2)
+        rc, res, err, took = timed_push(env, "%s:%d" % addr, c, 3)
+        assert rc == 6 and res["status"] == "MOTA_ERR_TIMEOUT", (rc, res, err)
+        assert took < 6, ("connect", took)
+        # handshake: a device that accepts and never answers
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        threading.Thread(target=serve, args=(silent, "silent", stop), daemon=True).start()
+        rc, res, err, took = timed_push(env, "127.0.0.1:%d" % silent.getsockname()[1], c, 3)
+        assert rc == 6 and res["status"] == "MOTA_ERR_TIMEOUT" and "no answer" in err, (rc, res, err)
+        assert took < 6, ("hello", took)
+        # a window: the device hears nothing after 64 KiB of the upload; the verdict: the device hears
+        # everything and its answers stop once the whole container went its way (each on a fresh device)
+        for what, up_limit, down_limit in (("window", 64 * 1024, 1 << 40),
+                                           ("verdict", 1 << 40, os.path.getsize(c))):
+            proc, port = sim(env, "--dbg-info", "--async")
+            host, p = port.rsplit(":", 1)
+            mid = socket.socket()
+            mid.bind(("127.0.0.1", 0))
+            mid.listen(1)
+            threading.Thread(target=proxy, args=(mid, (host, int(p)), up_limit, down_limit, stop),
+                             daemon=True).start()
+            rc, res, err, took = timed_push(env, "127.0.0.1:%d" % mid.getsockname()[1], c, 3)
+            assert rc == 6 and res["status"] == "MOTA_ERR_TIMEOUT" and "acknowledged" in err, (what, rc, res, err)
+            assert took < 7, (what, took)
+            mid.close()
+            stop_and_log(proc)
+    finally:
+        stop.set()
+        for s in socks:
+            s.close()
+        env.close()
+
+
+def main():
+    fn = globals().get("case_" + CASE)
+    if fn is None:
+        print("no such case: " + CASE)
+        return 2
+    try:
+        fn()
+    except Skip as e:
+        print("SKIPPED: %s" % e)
+        return 77
+    print("PASS " + CASE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
