@@ -119,7 +119,13 @@ class Env:
         return ""
 
     def close(self):
+        """SIGTERM first: a simulator removes its own temporary files when it ends cleanly."""
         for p in self.procs:
             if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
