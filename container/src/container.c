@@ -85,8 +85,21 @@ static int decode_digest(struct mota_cbor_dec *d, uint8_t out[MOTA_SHA256_LEN])
     return 0;
 }
 
+/*
+ * Labels met so far in one COSE_Sign1's headers, as their encoded bytes
+ * (slices of the input): RFC 9052 section 3 forbids a label twice in a map
+ * and a label in both maps, and a text label that repeats is not caught by
+ * the integer keys' order check.
+ */
+struct cose_labels {
+    const uint8_t *enc[16]; /* two maps of at most 8 pairs */
+    size_t len[16];
+    size_t n, n_protected;
+};
+
 /* Protected or unprotected COSE header map: alg (1), crit (2), kid (4). */
-static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected, struct mota_auth_block *b)
+static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected, struct mota_auth_block *b,
+                              struct cose_labels *seen)
 {
     struct mota_cbor_dec d;
     size_t n;
@@ -100,7 +113,16 @@ static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected,
         struct mota_cbor_item it;
         if (mota_cbor_peek(&d, &it) != 0)
             return d.err;
-        if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT) {
+        /* label = int / tstr (RFC 9052 section 1.5) */
+        if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT && it.type != MOTA_CBOR_TSTR)
+            return MOTA_ERR_CBOR_TYPE;
+        for (size_t k = 0; k < seen->n; k++) {
+            if (seen->len[k] == it.size && memcmp(seen->enc[k], it.start, it.size) == 0)
+                return k < seen->n_protected && !is_protected ? MOTA_ERR_COSE_DUP_LABEL : MOTA_ERR_CBOR_DUP_KEY;
+        }
+        seen->enc[seen->n] = it.start;
+        seen->len[seen->n++] = it.size;
+        if (it.type == MOTA_CBOR_TSTR) {
             /* text labels are legal COSE but never ours: skip key and value */
             if (mota_cbor_skip(&d) != 0 || mota_cbor_skip(&d) != 0)
                 return d.err;
@@ -123,7 +145,7 @@ static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected,
             size_t kid_len;
             if (mota_cbor_get_bstr(&d, &kid, &kid_len) != 0)
                 return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COSE_KID : d.err;
-            if (kid_len == 0 || kid_len > 32 || b->kid != NULL)
+            if (kid_len == 0 || kid_len > 32)
                 return MOTA_ERR_COSE_KID;
             b->kid = kid;
             b->kid_len = kid_len;
@@ -131,6 +153,8 @@ static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected,
             return d.err;
         }
     }
+    if (is_protected)
+        seen->n_protected = seen->n;
     return mota_cbor_finish(&d);
 }
 
@@ -141,6 +165,7 @@ static int decode_sign1(const uint8_t *buf, size_t len, struct mota_auth_block *
     uint64_t tag;
     size_t n, sig_len;
     struct mota_cbor_item it;
+    struct cose_labels seen = {.n = 0};
     int ret;
 
     memset(b, 0, sizeof(*b));
@@ -161,13 +186,13 @@ static int decode_sign1(const uint8_t *buf, size_t len, struct mota_auth_block *
         return d.err;
     if (b->protected_len > 128)
         return MOTA_ERR_CBOR_TOO_LARGE;
-    ret = decode_cose_header(b->protected_hdr, b->protected_len, true, b);
+    ret = decode_cose_header(b->protected_hdr, b->protected_len, true, b, &seen);
     if (ret != 0)
         return ret;
     size_t unprot_start = d.pos;
     if (mota_cbor_skip(&d) != 0)
         return d.err;
-    ret = decode_cose_header(buf + unprot_start, d.pos - unprot_start, false, b);
+    ret = decode_cose_header(buf + unprot_start, d.pos - unprot_start, false, b, &seen);
     if (ret != 0)
         return ret;
     if (mota_cbor_peek(&d, &it) != 0)

@@ -93,10 +93,17 @@ static int run_cmd(struct argv_buf *a, bool verbose)
     }
     if (a->n >= MAX_ARGS - 1)
         return tool_fail(MOTA_ERR_ARG, "too many compiler arguments");
-    if (posix_spawnp(&pid, a->v[0], NULL, NULL, a->v, environ) != 0)
-        return tool_fail(MOTA_ERR_IO, "cannot run %s: %s", a->v[0], strerror(errno));
-    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return tool_fail(MOTA_ERR_IO, "%s failed", a->v[0]);
+    /* posix_spawnp returns the error number, it does not set errno */
+    int e = posix_spawnp(&pid, a->v[0], NULL, NULL, a->v, environ);
+    if (e != 0)
+        return tool_fail(MOTA_ERR_IO, "cannot run %s: %s", a->v[0], strerror(e));
+    if (waitpid(pid, &st, 0) < 0)
+        return tool_fail(MOTA_ERR_IO, "waiting for %s: %s", a->v[0], strerror(errno));
+    /* a non-zero exit is the sources refused (its messages are above); a signal is the tool failing */
+    if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+        return tool_fail(MOTA_ERR_BUILD, "%s exited with status %d", a->v[0], WEXITSTATUS(st));
+    if (!WIFEXITED(st))
+        return tool_fail(MOTA_ERR_IO, "%s was killed by signal %d", a->v[0], WTERMSIG(st));
     return MOTA_OK;
 }
 
@@ -459,7 +466,7 @@ int cmd_build_model(int argc, char **argv)
     const char *out = NULL, *split = NULL, *cpu = "cortex-m55", *opt = "-Os", *sdk = MOTA_MODEL_SDK_DIR;
     const char *cc = "arm-none-eabi-gcc", *keep = NULL;
     const char *user_flags[64];
-    int n_user = 0, c, rc = EXIT_USAGE;
+    int n_user = 0, c, ret, rc = EXIT_USAGE;
     bool secure = false, verbose = false, legacy = false, user_part = false;
     static char paths[MAX_ARGS][4096];
     int n_paths = 0;
@@ -510,6 +517,15 @@ int cmd_build_model(int argc, char **argv)
         tool_err("at most 64 sources");
         return EXIT_USAGE;
     }
+    /* an output over a source or over the other output: refused before compiling */
+    for (int i = optind; i < argc; i++)
+        tool_note_input(argv[i]);
+    if (split != NULL && tool_same_file(out, split)) {
+        tool_fail(MOTA_ERR_SAME_FILE, "-o %s and --split %s are the same file", out, split);
+        return EXIT_IO;
+    }
+    if (tool_out_check(out) != MOTA_OK || (split != NULL && tool_out_check(split) != MOTA_OK))
+        return EXIT_IO;
     /* the CPU part number the flags word carries, from -mcpu (SCB CPUID[15:4]) */
     static const struct { const char *cpu; unsigned part; } parts[] = {
         {"cortex-m0plus", 0xC60}, {"cortex-m3", 0xC23}, {"cortex-m4", 0xC24}, {"cortex-m7", 0xC27},
@@ -584,8 +600,10 @@ int cmd_build_model(int argc, char **argv)
         arg(&a, src);
         arg(&a, "-o");
         arg(&a, paths[n_paths++]);
-        if (run_cmd(&a, verbose) != MOTA_OK)
+        if ((ret = run_cmd(&a, verbose)) != MOTA_OK) {
+            rc = ret == MOTA_ERR_BUILD ? EXIT_INVALID : EXIT_IO;
             goto done;
+        }
     }
     struct argv_buf l = {.n = 0};
     arg(&l, cc);
@@ -604,8 +622,10 @@ int cmd_build_model(int argc, char **argv)
     for (int i = 0; i < n_paths; i++)
         arg(&l, paths[i]);
     arg(&l, "-lgcc");
-    if (run_cmd(&l, verbose) != MOTA_OK)
+    if ((ret = run_cmd(&l, verbose)) != MOTA_OK) {
+        rc = ret == MOTA_ERR_BUILD ? EXIT_INVALID : EXIT_IO;
         goto done;
+    }
 
     if (tool_map(elf_path, &m) != MOTA_OK)
         goto done;
@@ -615,7 +635,7 @@ int cmd_build_model(int argc, char **argv)
         goto done;
 
     struct mota_nbin_info info;
-    int ret = mota_nbin_validate(b.image, b.image_len, &info);
+    ret = mota_nbin_validate(b.image, b.image_len, &info);
     if (ret == MOTA_OK)
         ret = mota_nbin_check_params(&info, split ? b.params : b.image, split ? b.params_len : b.image_len);
     if (ret != MOTA_OK) {

@@ -20,7 +20,7 @@ static void help(FILE *f)
 int cmd_keygen(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
-    int c, force = 0, ret;
+    int c, force = 0, ret, rc = EXIT_IO;
     struct mota_p256_key key;
     char priv_pem[512], pub_pem[512], pub_path[4096];
     struct outfile o;
@@ -52,32 +52,45 @@ int cmd_keygen(int argc, char **argv)
             n -= 4;
         snprintf(pub_path, sizeof(pub_path), "%.*s.pub.pem", (int)n, priv_path);
     }
-    if (!force && (access(priv_path, F_OK) == 0 || access(pub_path, F_OK) == 0)) {
-        tool_fail(MOTA_ERR_IO, "%s or %s exists (use --force to overwrite)", priv_path, pub_path);
+    /* the public key written over the private one would lose it */
+    if (tool_same_file(priv_path, pub_path)) {
+        tool_fail(MOTA_ERR_SAME_FILE, "the private key %s and the public key %s are the same file", priv_path,
+                  pub_path);
         return EXIT_IO;
+    }
+    /* refuse before writing either: never half a key pair */
+    const char *const paths[2] = {priv_path, pub_path};
+    for (int i = 0; i < 2; i++) {
+        if (!force && access(paths[i], F_OK) == 0) {
+            tool_fail(MOTA_ERR_FILE_EXISTS, "%s", paths[i]);
+            return EXIT_IO;
+        }
+        if (tool_out_check(paths[i]) != MOTA_OK)
+            return EXIT_IO;
     }
     if ((ret = mota_key_generate(&key)) != MOTA_OK || (ret = mota_key_write_private_pem(&key, priv_pem, sizeof(priv_pem))) != MOTA_OK ||
         (ret = mota_key_write_public_pem(&key, pub_pem, sizeof(pub_pem))) != MOTA_OK) {
         tool_fail(ret, "key generation");
-        return EXIT_IO;
+        goto done;
     }
-    if (tool_out_open(&o, priv_path, 0600) != MOTA_OK)
-        return EXIT_IO;
-    if (tool_out_write(&o, priv_pem, strlen(priv_pem)) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
-        tool_out_abort(&o);
-        return EXIT_IO;
+    /* without --force, a file that appeared meanwhile is not replaced either */
+    for (int i = 0; i < 2; i++) {
+        const char *pem = i == 0 ? priv_pem : pub_pem;
+        if ((force ? tool_out_open(&o, paths[i], i == 0 ? 0600 : 0644)
+                   : tool_out_open_new(&o, paths[i], i == 0 ? 0600 : 0644)) != MOTA_OK)
+            goto done;
+        if (tool_out_write(&o, pem, strlen(pem)) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
+            tool_out_abort(&o);
+            goto done;
+        }
     }
-    if (tool_out_open(&o, pub_path, 0644) != MOTA_OK)
-        return EXIT_IO;
-    if (tool_out_write(&o, pub_pem, strlen(pub_pem)) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
-        tool_out_abort(&o);
-        return EXIT_IO;
-    }
-    memset(&key.d, 0, sizeof(key.d));
-    memset(priv_pem, 0, sizeof(priv_pem));
     mota_key_id(key.pub, kid);
     printf("private key: %s\npublic key:  %s\nkey id:      ", priv_path, pub_path);
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
-    return EXIT_OK;
+    rc = EXIT_OK;
+done:
+    memset(&key, 0, sizeof(key));
+    memset(priv_pem, 0, sizeof(priv_pem));
+    return rc;
 }

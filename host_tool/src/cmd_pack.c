@@ -1,6 +1,7 @@
 #include "cmds.h"
 #include "util.h"
 
+#include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
@@ -26,9 +27,9 @@ static void help(FILE *f)
             "  -k, --key FILE            P-256 private key (SEC1 or PKCS#8, PEM or DER)\n"
             "  -o, --out FILE            container to write (written atomically)\n"
             "      --params FILE         params file of a split model (network_rel_params.bin)\n"
-            "      --vendor DOMAIN       vendor id = UUID5(DNS, DOMAIN), e.g. example.com\n"
+            "      --vendor DOMAIN       vendor id = UUID5(DNS, DOMAIN), e.g. example.com (not empty)\n"
             "      --class NAME          class id = UUID5(vendor id, NAME), e.g. board-rev-b\n"
-            "      --version SEMVER      model version text (default 0.0.0)\n"
+            "      --version SEMVER      model version, semantic versioning 2.0.0 (default 0.0.0)\n"
             "      --seq N               anti-rollback sequence number (default: UTC seconds)\n"
             "      --name TEXT           model name (default: the model's c_name)\n"
             "      --description TEXT    free text for people\n"
@@ -36,7 +37,10 @@ static void help(FILE *f)
             "      --selftest-input FILE       input the device feeds the model after install\n"
             "      --selftest-output FILE      expected output bytes (digest is stored)\n"
             "      --selftest-max-latency-us N latency limit for the self-test inference\n\n"
-            "With --seq and SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n");
+            "Text options (--vendor, --version, --name, --description) must be UTF-8, at most\n"
+            "%u bytes. The output may not be one of the input files.\n"
+            "With --seq and SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n",
+            MOTA_CONTAINER_MAX_TEXT);
 }
 
 struct pack_opts {
@@ -60,19 +64,22 @@ static int zero_sign_cb(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t 
     return MOTA_OK;
 }
 
+/* 0, or the errno of the failed write: the caller reports it with the path */
 static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off)
 {
     while (n > 0) {
         ssize_t w = pwrite(fd, p, n, off);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return MOTA_ERR_IO;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return ENOSPC; /* no progress and no error: the device takes no more */
         p += w;
         n -= (size_t)w;
         off += w;
     }
-    return MOTA_OK;
+    return 0;
 }
 
 /*
@@ -90,6 +97,8 @@ struct payload_writer {
     enum mota_component_role role[MOTA_CONTAINER_MAX_COMPONENTS];
     const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS];
     int ret;
+    int err;            /* errno of a failed write or sync */
+    const char *failed; /* what failed: "writing" or "syncing" */
 };
 
 static void *write_payloads(void *arg)
@@ -101,20 +110,100 @@ static void *write_payloads(void *arg)
     w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
     if (w->params_ret != MOTA_OK)
         return NULL;
-    for (size_t i = 0; i < w->n && w->ret == MOTA_OK; i++) {
+    for (size_t i = 0; i < w->n && w->err == 0; i++) {
         uint8_t ph[32];
         size_t ph_len;
         w->ret = mota_payload_head_encode(w->role[i], w->src[i]->len, ph, sizeof(ph), &ph_len);
-        if (w->ret == MOTA_OK)
-            w->ret = pwrite_all(w->fd, ph, ph_len, off);
+        if (w->ret != MOTA_OK)
+            return NULL;
+        w->err = pwrite_all(w->fd, ph, ph_len, off);
         off += (off_t)ph_len;
-        if (w->ret == MOTA_OK)
-            w->ret = pwrite_all(w->fd, w->src[i]->data, w->src[i]->len, off);
+        if (w->err == 0)
+            w->err = pwrite_all(w->fd, w->src[i]->data, w->src[i]->len, off);
         off += (off_t)w->src[i]->len;
     }
-    if (w->ret == MOTA_OK && fsync(w->fd) != 0)
-        w->ret = MOTA_ERR_IO;
+    w->failed = "writing";
+    if (w->err == 0 && fsync(w->fd) != 0) {
+        w->err = errno;
+        w->failed = "syncing";
+    }
     return NULL;
+}
+
+/*
+ * Offset of the first byte of s that starts no valid UTF-8 sequence, or
+ * len if it is all valid: by the decoder's own rule (mota_utf8_valid), so
+ * what pack accepts, verify accepts.
+ */
+static size_t utf8_bad_offset(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t n = 1;
+        while (n <= 4 && i + n <= len && !mota_utf8_valid((const uint8_t *)s + i, n))
+            n++;
+        if (n > 4 || i + n > len)
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+static bool is_alnum_hyphen(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+}
+
+/*
+ * Semantic versioning 2.0.0 (semver.org, its BNF):
+ *   MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]
+ * numbers without leading zeros; PRERELEASE and BUILD are dot-separated
+ * non-empty identifiers of [0-9A-Za-z-]; a numeric pre-release identifier
+ * has no leading zero (build identifiers may). false with *bad the offset
+ * of the first byte that breaks the grammar (the length if s ends early).
+ */
+static bool semver_valid(const char *s, size_t *bad)
+{
+    size_t i = 0;
+    for (int part = 0; part < 3; part++) {
+        size_t start = i;
+        while (s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == start)
+            goto fail;
+        if (s[start] == '0' && i - start > 1) {
+            i = start; /* leading zero */
+            goto fail;
+        }
+        if (part < 2) {
+            if (s[i] != '.')
+                goto fail;
+            i++;
+        }
+    }
+    for (int section = 0; section < 2; section++) {
+        if (s[i] != (section == 0 ? '-' : '+'))
+            continue;
+        do {
+            size_t start = ++i;
+            bool digits_only = true;
+            while (is_alnum_hyphen(s[i])) {
+                digits_only &= s[i] >= '0' && s[i] <= '9';
+                i++;
+            }
+            if (i == start)
+                goto fail; /* empty identifier */
+            if (section == 0 && digits_only && s[start] == '0' && i - start > 1) {
+                i = start; /* numeric pre-release identifier with a leading zero */
+                goto fail;
+            }
+        } while (s[i] == '.');
+    }
+    if (s[i] == '\0')
+        return true;
+fail:
+    *bad = i;
+    return false;
 }
 
 static int parse_args(int argc, char **argv, struct pack_opts *o)
@@ -192,6 +281,34 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         tool_err("text options are limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
         return EXIT_USAGE;
     }
+    /* the container's text strings must be UTF-8: refused here, not by verify later */
+    const struct {
+        const char *opt, *val;
+    } texts[] = {{"--description", o->description}, {"--name", o->name}, {"--version", o->version},
+                 {"--vendor", o->vendor}};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        if (texts[i].val == NULL)
+            continue;
+        size_t len = strlen(texts[i].val), bad = utf8_bad_offset(texts[i].val, len);
+        if (bad != len) {
+            tool_fail(MOTA_ERR_ARG_UTF8, "%s: byte %zu (0x%02x) starts no valid UTF-8 sequence", texts[i].opt, bad,
+                      (unsigned char)texts[i].val[bad]);
+            return EXIT_USAGE;
+        }
+    }
+    /* the vendor id is derived from it, and it is the vendor name shown */
+    if (o->vendor[0] == '\0') {
+        tool_fail(MOTA_ERR_ARG, "--vendor is empty: give the vendor's domain name, e.g. example.com");
+        return EXIT_USAGE;
+    }
+    size_t bad;
+    if (!semver_valid(o->version, &bad)) {
+        tool_fail(MOTA_ERR_ARG_SEMVER,
+                  "--version '%s' at byte %zu: the form is MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD], numbers "
+                  "without leading zeros, identifiers of [0-9A-Za-z-] separated by dots",
+                  o->version, bad);
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
 }
 
@@ -211,6 +328,20 @@ int cmd_pack(int argc, char **argv)
 
     if (rc != EXIT_OK)
         return rc;
+    /* the output written over an input would destroy it: refused before any work
+     * (tool_out_open checks again against every file read, by device and inode) */
+    const struct {
+        const char *what, *path;
+    } inputs[] = {{"--key", o.key}, {"the model", o.model}, {"--params", o.params}, {"--selftest-input", o.st_in},
+                  {"--selftest-output", o.st_out}};
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+        if (inputs[i].path != NULL && tool_same_file(o.out, inputs[i].path)) {
+            tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o.out, inputs[i].what, inputs[i].path);
+            return EXIT_IO;
+        }
+    }
+    if (tool_out_check(o.out) != MOTA_OK)
+        return EXIT_IO;
     memset(&key, 0, sizeof(key));
     rc = EXIT_IO;
     if (tool_load_key(o.key, &key) != MOTA_OK)
@@ -323,7 +454,11 @@ int cmd_pack(int argc, char **argv)
         goto fail_out;
     }
     if (pw.ret != MOTA_OK) {
-        tool_fail(pw.ret, "%s", o.out);
+        tool_fail(pw.ret, "%s: encoding a payload head", o.out);
+        goto fail_out;
+    }
+    if (pw.err != 0) {
+        tool_fail(MOTA_ERR_IO, "%s: %s: %s", o.out, pw.failed, strerror(pw.err));
         goto fail_out;
     }
     rc = EXIT_INVALID;
@@ -336,8 +471,8 @@ int cmd_pack(int argc, char **argv)
         tool_fail(MOTA_ERR_INTERNAL, "head length changed from %zu to %zu", head_guess, head_len);
         goto fail_out;
     }
-    if (pwrite_all(fileno(out.f), head, head_len, 0) != MOTA_OK) {
-        tool_fail(MOTA_ERR_IO, "%s", o.out);
+    if ((ret = pwrite_all(fileno(out.f), head, head_len, 0)) != 0) {
+        tool_fail(MOTA_ERR_IO, "%s: writing: %s", o.out, strerror(ret));
         goto fail_out;
     }
     if (tool_out_commit(&out) != MOTA_OK)

@@ -34,7 +34,9 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n`mota <command> --help` describes each command.\n"
-               "Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 file or key error.\n");
+               "Exit codes: 0 ok, 1 input refused or malformed, 2 usage error, 3 file, key or link\n"
+               "error; 4 mota sim's simulated power cut; 5 device busy, 6 device timed out.\n"
+               "Errors: `mota: error: MOTA_ERR_NAME: message: detail` on stderr (docs/host-tool.md).\n");
 }
 
 int main(int argc, char **argv)

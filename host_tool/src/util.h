@@ -29,26 +29,42 @@ int tool_map(const char *path, struct mapped *m);
 void tool_unmap(struct mapped *m);
 
 /*
- * Atomic output: data goes to a temporary file beside path, which is
- * renamed over path on commit and removed on abort, so no partial output
- * file is ever left behind.
+ * Atomic output: data goes to a temporary file beside path, which is synced
+ * and renamed over path on commit (then the directory is synced), and
+ * removed on abort, so no partial output file is ever left behind.
+ * tool_out_open refuses (with its reason printed) a path that exists and is
+ * not a regular file (MOTA_ERR_NOT_REGULAR: a rename would replace a device
+ * node or FIFO), or that is a file this run read through tool_map or
+ * tool_note_input or wrote through tool_out_commit (MOTA_ERR_SAME_FILE).
+ * Errors carry the path and strerror(errno).
  */
 struct outfile {
     FILE *f;
     char tmp[4096];
     char path[4096];
     int mode;
+    bool no_replace;
 };
 int tool_out_open(struct outfile *o, const char *path, int mode);
+/* The same, but path must not exist, then or at commit (MOTA_ERR_FILE_EXISTS). */
+int tool_out_open_new(struct outfile *o, const char *path, int mode);
 int tool_out_write(struct outfile *o, const void *p, size_t n);
-int tool_out_commit(struct outfile *o);
+int tool_out_commit(struct outfile *o); /* on failure the output is aborted */
 void tool_out_abort(struct outfile *o);
+/* tool_out_open's checks of path alone, to refuse before any work is done. */
+int tool_out_check(const char *path);
+/* Record an input read other than through tool_map (a compiler's source). */
+void tool_note_input(const char *path);
+/* Same file: same path, same device and inode, or (a path that does not
+ * exist yet) the same resolved directory and name. */
+bool tool_same_file(const char *a, const char *b);
 
 /* "mota: error: NAME: message[: detail]" on stderr; returns code. */
 int tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Load a key file (PEM/DER) into a trusted key / a signing key. */
+/* Load a key file (PEM/DER) into a trusted key / a signing key; an empty or
+ * unparsable file is MOTA_ERR_KEY_INVALID with the path and what a key file holds. */
 struct mota_p256_key;
 int tool_load_key(const char *path, struct mota_p256_key *key);
 

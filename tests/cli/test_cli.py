@@ -7,6 +7,8 @@ Exit 0 pass, 1 fail, 77 skipped (a fixture is absent: prints SKIPPED).
 import hashlib
 import json
 import os
+import resource
+import signal
 import struct
 import subprocess
 import sys
@@ -30,11 +32,12 @@ def need(*paths):
             raise Skip("%s is absent" % p)
 
 
-def run(*args, rc=0, env=None):
-    r = subprocess.run([MOTA, *args], capture_output=True, text=True, env=env)
+def run(*args, rc=0, env=None, preexec_fn=None):
+    r = subprocess.run([MOTA, *args], capture_output=True, text=True, env=env, errors="replace",
+                       preexec_fn=preexec_fn)
     if rc is not None and r.returncode != rc:
         raise AssertionError("mota %s: exit %d, want %d\nstdout: %s\nstderr: %s"
-                             % (" ".join(args), r.returncode, rc, r.stdout, r.stderr))
+                             % (" ".join(map(str, args)), r.returncode, rc, r.stdout, r.stderr))
     return r
 
 
@@ -300,9 +303,13 @@ def case_build_model_refuses_what_cannot_be_relocated():
     r = run("build-model", "-o", p("bad.bin"), p("movw.c"), rc=1)
     assert "R_ARM_THM_MOVW_ABS_NC" in r.stderr, r.stderr
     assert not os.path.exists(p("bad.bin"))
-    # a compile error is reported as such
+    # a compile error is the sources refused (1), not an I/O error
     open(p("broken.c"), "w").write("this is not C\n")
-    run("build-model", "-o", p("bad.bin"), p("broken.c"), rc=3)
+    r = run("build-model", "-o", p("bad.bin"), p("broken.c"), rc=1)
+    last = r.stderr.splitlines()[-1]  # after the compiler's own messages
+    assert last.startswith("mota: error: MOTA_ERR_BUILD: ") and "exited with status 1" in last, r.stderr
+    r = run("build-model", "--cc", p("no-such-compiler"), "-o", p("bad.bin"), model, rc=3)
+    assert reason(r) == "MOTA_ERR_IO" and "No such file or directory" in r.stderr, r.stderr
 
 
 def case_build_model_legacy_family_has_st_layout():
@@ -351,11 +358,203 @@ def case_keygen_refuses_to_overwrite():
     run("keygen", p("k.pem"))
     first = open(p("k.pem")).read()
     r = run("keygen", p("k.pem"), rc=3)
-    assert reason(r) == "MOTA_ERR_IO"
+    assert reason(r) == "MOTA_ERR_FILE_EXISTS" and p("k.pem") in r.stderr, r.stderr
     assert open(p("k.pem")).read() == first
     assert oct(os.stat(p("k.pem")).st_mode & 0o777) == "0o600"
     run("keygen", "--force", p("k.pem"))
     assert open(p("k.pem")).read() != first
+
+
+def pack_args(priv, *extra):
+    return ["pack", "-k", priv, "--vendor", "example.com", "--class", "c", "--seq", "1", *extra]
+
+
+def case_pack_refuses_text_that_verify_would_reject():
+    need(YOLO)
+    priv, pub = keys()
+    before = files_in_workdir()
+    # every text option: the option and the offset of the first bad byte are named
+    for opt, val, off in (("--description", b"ok \xc3(", 3), ("--name", b"\xff", 0),
+                          ("--version", b"1.0.0-\xe2\x82", 6), ("--vendor", b"ex\xedample.com", 2)):
+        r = run(*pack_args(priv, opt, val, "-o", p("t.mota"), YOLO), rc=2)
+        assert reason(r) == "MOTA_ERR_ARG_UTF8", r.stderr
+        assert "%s: byte %d " % (opt, off) in r.stderr, r.stderr
+    r = run("pack", "-k", priv, "--vendor", "", "--class", "c", "-o", p("t.mota"), YOLO, rc=2)
+    assert reason(r) == "MOTA_ERR_ARG" and "--vendor is empty" in r.stderr, r.stderr
+    # semver.org 2.0.0: its own examples of valid and invalid versions
+    for bad, off in (("1.2", 3), ("1.2.3.4", 5), ("01.2.3", 0), ("1.02.3", 2), ("v1.2.3", 0), ("1.2.3-", 6),
+                     ("1.2.3+", 6), ("1.2.3-rc..1", 9), ("1.2.3-01", 6), ("1.2.3-rc_1", 8), ("", 0),
+                     ("1.2.3 ", 5), ("1.2.3+b+c", 7)):
+        r = run(*pack_args(priv, "--version", bad, "-o", p("t.mota"), YOLO), rc=2)
+        assert reason(r) == "MOTA_ERR_ARG_SEMVER" and "at byte %d:" % off in r.stderr, (bad, r.stderr)
+    assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
+    # what pack accepts, verify accepts: multi-byte UTF-8 and the full semver grammar
+    for i, version in enumerate(("1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-0.3.7", "1.0.0-x.7.z.92",
+                                 "1.0.0-x-y-z.--", "1.0.0-alpha+001", "1.0.0+20130313144700",
+                                 "1.0.0-beta+exp.sha.5114f85", "1.0.0+21AF26D3----117B344092BD", "0.0.0")):
+        out = p("ok%d.mota" % i)
+        run(*pack_args(priv, "--version", version, "--name", "modèle ✓", "--description", "Größe 1 µs",
+                       "--vendor", "exämple.com", "-o", out, YOLO))
+        j = json.loads(run("verify", "--json", "--key", pub, out).stdout)
+        assert j["valid"] and j["text"]["version"] == version and j["text"]["model_name"] == "modèle ✓", j
+
+
+def case_keygen_never_loses_a_key():
+    os.mkdir(p("sub"))
+    # one path twice, or two spellings of one file: the public key would replace the private one
+    for priv, pub in ((p("x.pem"), p("x.pem")), (p("x.pem"), os.path.join(W, ".", "x.pem")),
+                      (p("x.pem"), os.path.join(W, "sub", "..", "x.pem"))):
+        r = run("keygen", priv, pub, rc=3)
+        assert reason(r) == "MOTA_ERR_SAME_FILE", r.stderr
+        assert not os.path.exists(p("x.pem"))
+    # an existing file named differently (a hard link): same device and inode
+    run("keygen", p("a.pem"))
+    os.link(p("a.pem"), p("b.pem"))
+    first = open(p("a.pem")).read()
+    r = run("keygen", "--force", p("a.pem"), p("b.pem"), rc=3)
+    assert reason(r) == "MOTA_ERR_SAME_FILE", r.stderr
+    assert open(p("a.pem")).read() == first
+    # an existing public key: refused before the private key is written
+    open(p("c.pub.pem"), "w").write("mine\n")
+    r = run("keygen", p("c.pem"), rc=3)
+    assert reason(r) == "MOTA_ERR_FILE_EXISTS" and p("c.pub.pem") in r.stderr, r.stderr
+    assert not os.path.exists(p("c.pem")) and open(p("c.pub.pem")).read() == "mine\n"
+    assert sorted(files_in_workdir()) == ["a.pem", "a.pub.pem", "b.pem", "c.pub.pem", "sub"], files_in_workdir()
+
+
+def case_outputs_never_replace_an_input_or_a_non_regular_file():
+    need(YOLO)
+    priv, pub = keys()
+    data = open(YOLO, "rb").read()
+    open(p("s.bin"), "wb").write(data)
+    os.link(p("s.bin"), p("hard.bin"))
+    os.symlink(p("s.bin"), p("sym.bin"))
+    open(p("in.bin"), "wb").write(b"\x01" * 64)
+    open(p("out.bin"), "wb").write(b"\x02" * 8)
+    st = ["--selftest-input", p("in.bin"), "--selftest-output", p("out.bin"), "--selftest-max-latency-us", "9"]
+    for out, model in ((p("s.bin"), p("s.bin")), (os.path.join(W, ".", "s.bin"), p("s.bin")),
+                       (p("hard.bin"), p("s.bin")), (p("sym.bin"), p("s.bin")), (priv, p("s.bin")),
+                       (p("in.bin"), p("s.bin")), (p("out.bin"), p("s.bin"))):
+        r = run(*pack_args(priv, *st, "-o", out, model), rc=3)
+        assert reason(r) == "MOTA_ERR_SAME_FILE", (out, r.stderr)
+    assert open(p("s.bin"), "rb").read() == data and open(p("in.bin"), "rb").read() == b"\x01" * 64
+    # a rename would replace a FIFO or a device node instead of writing to it (a FIFO stands for both:
+    # a device here would be replaced for real if this regressed while the tests run as root)
+    os.mkfifo(p("fifo"))
+    os.mkdir(p("dir"))
+    for out, kind in ((p("fifo"), "a FIFO"), (p("dir"), "a directory")):
+        r = run(*pack_args(priv, "-o", out, YOLO), rc=3)
+        assert reason(r) == "MOTA_ERR_NOT_REGULAR" and kind in r.stderr, r.stderr
+        r = run("keygen", "--force", p("kk.pem"), out, rc=3)
+        assert reason(r) == "MOTA_ERR_NOT_REGULAR", r.stderr
+        r = run("sim-output", "--input", p("in.bin"), "16", out, rc=3)
+        assert reason(r) == "MOTA_ERR_NOT_REGULAR", r.stderr
+    import stat
+    assert stat.S_ISFIFO(os.stat(p("fifo")).st_mode) and stat.S_ISDIR(os.stat(p("dir")).st_mode)
+    # the other writers: sim-output, build-model
+    r = run("sim-output", "--input", p("in.bin"), "16", os.path.join(W, ".", "in.bin"), rc=3)
+    assert reason(r) == "MOTA_ERR_SAME_FILE", r.stderr
+    src = p("m.c")
+    open(src, "w").write("int x;\n")
+    for args in (["-o", os.path.join(W, ".", "m.c"), src], ["-o", p("m.bin"), "--split", p("m.bin"), src],
+                 ["-o", p("m.bin"), "--split", os.path.join(W, "dir", "..", "m.c"), src]):
+        r = run("build-model", *args, rc=3)
+        assert reason(r) == "MOTA_ERR_SAME_FILE", (args, r.stderr)
+    assert open(src).read() == "int x;\n"
+    assert not os.path.exists(p("kk.pem")) and not os.path.exists(p("m.bin"))
+    assert not [f for f in files_in_workdir() if f.startswith(".")], files_in_workdir()
+
+
+def case_an_empty_key_file_is_named_as_such():
+    need(YOLO)
+    _, pub = keys()
+    open(p("empty.pem"), "wb").close()
+    for args in (("verify", "--key", p("empty.pem"), YOLO), ("pack", "-k", p("empty.pem"), "--vendor", "v",
+                                                            "--class", "c", "-o", p("y.mota"), YOLO)):
+        r = run(*args, rc=3)
+        assert reason(r) == "MOTA_ERR_KEY_INVALID", r.stderr
+        assert "%s is empty" % p("empty.pem") in r.stderr and "PEM" in r.stderr and "DER" in r.stderr, r.stderr
+    open(p("junk.pem"), "w").write("not a key\n")
+    r = run("verify", "--key", p("junk.pem"), YOLO, rc=3)
+    assert reason(r) == "MOTA_ERR_KEY_INVALID" and p("junk.pem") in r.stderr and "PEM" in r.stderr, r.stderr
+
+
+def file_size_limit(n):
+    """A child whose files may not grow past n bytes: writes fail with EFBIG as on a full disk."""
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+    return limit
+
+
+def case_write_errors_say_why_with_the_path():
+    need(YOLO)
+    priv, _ = keys()
+    before = files_in_workdir()
+    # buffered, failing when flushed at commit
+    r = run("keygen", p("n.pem"), rc=3, preexec_fn=file_size_limit(100))
+    assert reason(r) == "MOTA_ERR_IO" and "%s: File too large" % p("n.pem") in r.stderr, r.stderr
+    # pack's payload writer (a thread, pwrite)
+    r = run(*pack_args(priv, "-o", p("y.mota"), YOLO), rc=3, preexec_fn=file_size_limit(65536))
+    assert reason(r) == "MOTA_ERR_IO" and "%s: writing: File too large" % p("y.mota") in r.stderr, r.stderr
+    assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
+    # an unwritable directory: the cause, with the path
+    r = run(*pack_args(priv, "-o", "/proc/y.mota", YOLO), rc=3)
+    assert reason(r) == "MOTA_ERR_IO" and "/proc/y.mota" in r.stderr and r.stderr.rstrip().split(": ")[-1] in \
+        (os.strerror(13), os.strerror(2), os.strerror(30)), r.stderr
+
+
+def case_inspect_refuses_a_malformed_container():
+    need(YOLO)
+    priv, pub = keys()
+    run(*pack_args(priv, "-o", p("y.mota"), YOLO))
+    data = open(p("y.mota"), "rb").read()
+    run("inspect", p("y.mota"))
+    bad = {
+        "truncated.mota": (data[:len(data) // 2], "MOTA_ERR_CBOR_TRUNCATED"),
+        "trailing.mota": (data + b"\x00", "MOTA_ERR_CBOR_TRAILING"),
+        "head-only.mota": (data[:len(data) - len(open(YOLO, "rb").read()) - 8], "MOTA_ERR_CBOR_TRUNCATED"),
+        "not-a-suit-envelope.mota": (bytes(16), "MOTA_ERR_ENV_TAG"),
+    }
+    for name, (blob, want) in bad.items():
+        open(p(name), "wb").write(blob)
+        for args in (("inspect",), ("inspect", "--json"), ("verify", "--key", pub)):
+            r = run(*args, p(name), rc=1)
+            assert reason(r) == want, (name, args, r.stderr)
+        j = json.loads(run("inspect", "--json", p(name), rc=1).stdout)
+        assert j["valid"] is False and j["reason"] == want, j
+    run("inspect", p("missing.mota"), rc=3)
+    run("inspect", rc=2)
+    run("inspect", "--frobnicate", p("y.mota"), rc=2)
+
+
+def case_every_command_exits_with_its_documented_code():
+    need(YOLO)
+    priv, pub = keys()
+    run(*pack_args(priv, "-o", p("y.mota"), YOLO))
+    missing = p("missing")
+    # 2: a bad command line, for every command
+    for args in (("keygen",), ("keygen", "--frob", "x"), ("pack", YOLO), ("pack", "--seq", "x", YOLO),
+                 ("inspect",), ("verify", p("y.mota")), ("info",), ("info", "--frob", YOLO), ("errors", "x"),
+                 ("errors", "--markdown", "x"), ("build-model", "x.c"), ("sim-output", "x"), ("frobnicate",), ()):
+        r = run(*args, rc=2)
+        assert r.stderr or args[0] == "sim-output", args  # sim-output prints its usage on stdout
+    # 3: a file that cannot be read
+    for args in (("pack", "-k", missing, "--vendor", "v", "--class", "c", "-o", p("o"), YOLO),
+                 ("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("o"), missing),
+                 ("inspect", missing), ("verify", "--key", pub, missing), ("verify", "--key", missing, p("y.mota")),
+                 ("info", missing), ("sim-output", "--input", missing, "8", p("o"))):
+        r = run(*args, rc=3)
+        assert reason(r) == "MOTA_ERR_IO", (args, r.stderr)
+    # 1: the input examined and refused
+    for args in (("info", p("y.mota")), ("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("o"), pub)):
+        r = run(*args, rc=1)
+        assert reason(r).startswith("MOTA_ERR_NBIN_"), (args, r.stderr)
+    # 0
+    for args in (("inspect", p("y.mota")), ("verify", "-q", "--key", pub, p("y.mota")), ("info", YOLO),
+                 ("errors",), ("--help",), ("--version",)):
+        run(*args)
+    assert not os.path.exists(p("o"))
 
 
 def main():

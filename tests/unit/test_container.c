@@ -1,5 +1,7 @@
 /* The container format: encode/decode round trip, determinism, rejection of
- * every truncation, the SUIT draft's Example 0 and all of its bit flips. */
+ * every truncation, COSE header labels, the SUIT draft's Example 0 and all
+ * of its bit flips. */
+#include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
@@ -89,6 +91,106 @@ static int setup(void **state)
     mota_trusted_key_set(&trusted, key.pub);
     return 0;
 }
+
+/*
+ * The container of make_spec (no params) re-signed with a COSE_Sign1 whose
+ * header maps are prot (bstr-wrapped here) and unprot, as the caller encoded
+ * them. The signature is valid, so a rejection comes from the headers.
+ */
+static size_t build_with_headers(const uint8_t *prot, size_t prot_len, const uint8_t *unprot, size_t unprot_len,
+                                 uint8_t *out, size_t cap)
+{
+    static uint8_t base[16384];
+    uint8_t tbs[512], hash[32], sig[64], sign1[512], auth[1024];
+    struct mota_pack_spec s;
+    struct mota_envelope env;
+    struct mota_cbor_enc e;
+    make_spec(&s, false);
+    size_t len = build(&s, base, sizeof(base));
+    assert_int_equal(mota_envelope_decode(base, len, &env), MOTA_OK);
+
+    mota_cbor_enc_init(&e, tbs, sizeof(tbs)); /* Sig_structure, RFC 9052 section 4.4 */
+    mota_cbor_put_array(&e, 4);
+    mota_cbor_put_tstr(&e, "Signature1");
+    mota_cbor_put_bstr(&e, prot, prot_len);
+    mota_cbor_put_bstr(&e, NULL, 0);
+    mota_cbor_put_bstr(&e, env.digest_enc, env.digest_enc_len);
+    assert_int_equal(e.err, 0);
+    mota_sha256(tbs, e.len, hash);
+    assert_int_equal(mota_ecdsa_p256_sign(&key, hash, sig), MOTA_OK);
+
+    mota_cbor_enc_init(&e, sign1, sizeof(sign1));
+    mota_cbor_put_tag(&e, 18);
+    mota_cbor_put_array(&e, 4);
+    mota_cbor_put_bstr(&e, prot, prot_len);
+    mota_cbor_put_raw(&e, unprot, unprot_len);
+    mota_cbor_put_null(&e);
+    mota_cbor_put_bstr(&e, sig, sizeof(sig));
+    assert_int_equal(e.err, 0);
+    size_t sign1_len = e.len;
+
+    mota_cbor_enc_init(&e, auth, sizeof(auth));
+    mota_cbor_put_array(&e, 2);
+    mota_cbor_put_bstr(&e, env.digest_enc, env.digest_enc_len);
+    mota_cbor_put_bstr(&e, sign1, sign1_len);
+    assert_int_equal(e.err, 0);
+    size_t auth_len = e.len;
+
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_tag(&e, 107);
+    mota_cbor_put_map(&e, 2 + env.n_payloads);
+    mota_cbor_put_uint(&e, 2);
+    mota_cbor_put_bstr(&e, auth, auth_len);
+    mota_cbor_put_uint(&e, 3);
+    mota_cbor_put_raw(&e, env.manifest_wrapped, env.manifest_wrapped_len);
+    mota_cbor_put_raw(&e, base + env.head_len, len - env.head_len);
+    assert_int_equal(e.err, 0);
+    return e.len;
+}
+
+/* A COSE header map entry for hdr(): an integer label (t NULL) or a text
+ * label. Label 1 gets alg ES256, label 4 our key id, the others 0. */
+struct label {
+    int64_t i;
+    const char *t;
+};
+#define ALG {1, NULL}
+#define KID {4, NULL}
+#define TXT(s) {0, s}
+
+static size_t hdr(uint8_t *b, size_t cap, const struct label *l, size_t n)
+{
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, b, cap);
+    mota_cbor_put_map(&e, n);
+    for (size_t k = 0; k < n; k++) {
+        if (l[k].t != NULL)
+            mota_cbor_put_tstr(&e, l[k].t);
+        else
+            mota_cbor_put_int(&e, l[k].i);
+        if (l[k].t == NULL && l[k].i == 1)
+            mota_cbor_put_int(&e, MOTA_COSE_ALG_ES256);
+        else if (l[k].t == NULL && l[k].i == 4)
+            mota_cbor_put_bstr(&e, trusted.kid, sizeof(trusted.kid));
+        else
+            mota_cbor_put_uint(&e, 0);
+    }
+    assert_int_equal(e.err, 0);
+    return e.len;
+}
+
+/* The verdict on a container whose headers are prot and unprot. */
+static int verify_headers(const struct label *prot, size_t n_prot, const struct label *unprot, size_t n_unprot)
+{
+    static uint8_t buf[16384];
+    static struct mota_verify_result r;
+    uint8_t p[128], u[128];
+    size_t pl = hdr(p, sizeof(p), prot, n_prot), ul = hdr(u, sizeof(u), unprot, n_unprot);
+    size_t len = build_with_headers(p, pl, u, ul, buf, sizeof(buf));
+    return mota_container_verify(buf, len, &trusted, 1, &r);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_packed_container_verifies_and_reads_back(void **state)
 {
@@ -216,6 +318,48 @@ static void test_uuid5_matches_published_suit_vectors(void **state)
     assert_memory_equal(u, riot, 16);
 }
 
+static void test_cose_labels_are_accepted_once_each(void **state)
+{
+    (void)state;
+    /* the control for the next test: distinct int and text labels in each map */
+    const struct label prot[] = {ALG, {3, NULL}, KID, TXT("x")}, unprot[] = {{5, NULL}, TXT("y")};
+    assert_int_equal(verify_headers(prot, N(prot), unprot, N(unprot)), MOTA_OK);
+    assert_int_equal(verify_headers(prot, N(prot), NULL, 0), MOTA_OK);
+}
+
+static void test_cose_label_twice_in_a_map_or_in_both_maps_is_refused(void **state)
+{
+    (void)state;
+    const struct label plain[] = {ALG, KID};
+    const struct label text_twice[] = {ALG, KID, TXT("x"), TXT("x")};
+    const struct label int_twice[] = {ALG, {3, NULL}, {3, NULL}, KID};
+    const struct label unprot_text_twice[] = {TXT("y"), {5, NULL}, TXT("y")};
+    const struct label prot_x[] = {ALG, KID, TXT("x")}, unprot_x[] = {TXT("x")};
+    const struct label prot_3[] = {ALG, {3, NULL}, KID}, unprot_3[] = {{3, NULL}};
+    const struct label unprot_kid[] = {KID};
+    /* RFC 9052 section 3: at most once in a map */
+    assert_int_equal(verify_headers(text_twice, N(text_twice), NULL, 0), MOTA_ERR_CBOR_DUP_KEY);
+    assert_int_equal(verify_headers(int_twice, N(int_twice), NULL, 0), MOTA_ERR_CBOR_DUP_KEY);
+    assert_int_equal(verify_headers(plain, N(plain), unprot_text_twice, N(unprot_text_twice)),
+                     MOTA_ERR_CBOR_DUP_KEY);
+    /* and not in both the protected and the unprotected map */
+    assert_int_equal(verify_headers(prot_x, N(prot_x), unprot_x, N(unprot_x)), MOTA_ERR_COSE_DUP_LABEL);
+    assert_int_equal(verify_headers(prot_3, N(prot_3), unprot_3, N(unprot_3)), MOTA_ERR_COSE_DUP_LABEL);
+    assert_int_equal(verify_headers(plain, N(plain), unprot_kid, N(unprot_kid)), MOTA_ERR_COSE_DUP_LABEL);
+}
+
+static void test_cose_label_that_is_neither_int_nor_text_is_refused(void **state)
+{
+    (void)state;
+    static uint8_t buf[16384];
+    static struct mota_verify_result r;
+    const struct label prot[] = {ALG, KID};
+    uint8_t p[128];
+    static const uint8_t unprot[] = {0xA1, 0x41, 0x01, 0x00}; /* {h'01': 0} */
+    size_t len = build_with_headers(p, hdr(p, sizeof(p), prot, N(prot)), unprot, sizeof(unprot), buf, sizeof(buf));
+    assert_int_equal(mota_container_verify(buf, len, &trusted, 1, &r), MOTA_ERR_CBOR_TYPE);
+}
+
 static uint8_t *read_fixture(const char *rel, size_t *len)
 {
     char path[1024];
@@ -272,6 +416,9 @@ int main(void)
         cmocka_unit_test(test_unknown_and_wrong_keys_are_told_apart),
         cmocka_unit_test(test_payload_head_size_matches_the_encoder),
         cmocka_unit_test(test_uuid5_matches_published_suit_vectors),
+        cmocka_unit_test(test_cose_labels_are_accepted_once_each),
+        cmocka_unit_test(test_cose_label_twice_in_a_map_or_in_both_maps_is_refused),
+        cmocka_unit_test(test_cose_label_that_is_neither_int_nor_text_is_refused),
         cmocka_unit_test(test_suit_example0_verifies_and_every_bit_flip_is_rejected),
     };
     return cmocka_run_group_tests_name("container", tests, setup, NULL);

@@ -24,6 +24,12 @@
     X(MOTA_ERR_CRYPTO, -6, "cryptographic library failure")                                \
     X(MOTA_ERR_KEY_INVALID, -7, "key file is not a valid P-256 key")                       \
     X(MOTA_ERR_RANDOM, -8, "random number generator failure")                              \
+    X(MOTA_ERR_ARG_UTF8, -9, "option text is not valid UTF-8")                             \
+    X(MOTA_ERR_ARG_SEMVER, -10, "version is not a semantic version (semver.org 2.0.0)")    \
+    X(MOTA_ERR_SAME_FILE, -11, "output would overwrite an input or another output")        \
+    X(MOTA_ERR_FILE_EXISTS, -12, "file exists: it is not overwritten without --force")     \
+    X(MOTA_ERR_NOT_REGULAR, -13, "output is not a regular file")                           \
+    X(MOTA_ERR_BUILD, -14, "the compiler or linker rejected the model sources")            \
     /* CBOR well-formedness and profile: -100 .. -199 */                                   \
     X(MOTA_ERR_CBOR_TRUNCATED, -100, "CBOR item runs past the end of its buffer")          \
     X(MOTA_ERR_CBOR_MALFORMED, -101, "CBOR is not well-formed")                            \
@@ -57,6 +63,7 @@
     X(MOTA_ERR_SIGNATURE, -216, "signature verification failed")                           \
     X(MOTA_ERR_KEY_UNKNOWN, -217, "signed by a key that is not trusted here")              \
     X(MOTA_ERR_KEY_REVOKED, -218, "signing key has been revoked")                          \
+    X(MOTA_ERR_COSE_DUP_LABEL, -219, "COSE label in protected and unprotected headers")    \
     /* SUIT manifest: -300 .. -399 */                                                      \
     X(MOTA_ERR_MANIFEST_VERSION, -300, "unsupported manifest version")                     \
     X(MOTA_ERR_MANIFEST_SEQ, -301, "manifest sequence number missing or invalid")          \
