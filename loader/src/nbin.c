@@ -25,6 +25,49 @@ static uint32_t round_up(uint32_t v, uint32_t a)
     return (v + (a - 1)) & ~(a - 1);
 }
 
+/* Cortex-M cores by SCB CPUID part number (Arm's technical reference
+ * manuals; ST's reloc headers name 0xC60, 0xC23, 0xC24, 0xC27, 0xD21, 0xD22).
+ * A model for any other part is refused, and reports name these. */
+static const struct {
+    uint16_t part;
+    const char *name;
+} cpus[] = {
+    {0xC20, "Cortex-M0"},  {0xC60, "Cortex-M0+"}, {0xC23, "Cortex-M3"},   {0xC24, "Cortex-M4"},
+    {0xC27, "Cortex-M7"},  {0xD20, "Cortex-M23"}, {0xD21, "Cortex-M33"},  {0xD31, "Cortex-M35P"},
+    {0xD22, "Cortex-M55"}, {0xD23, "Cortex-M85"},
+};
+
+/* Toolchain ids of the flags word (ST's AI_RELOC_TOOLCHAIN_*). */
+static const struct {
+    unsigned id;
+    const char *name;
+} toolchains[] = {{8, "GCC Arm embedded"}, {9, "LLVM clang"}, {10, "ST clang"}};
+
+static const char *cpu_lookup(uint16_t part)
+{
+    for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+        if (cpus[i].part == part)
+            return cpus[i].name;
+    return NULL;
+}
+
+static const char *toolchain_lookup(unsigned id)
+{
+    for (size_t i = 0; i < sizeof(toolchains) / sizeof(toolchains[0]); i++)
+        if (toolchains[i].id == id)
+            return toolchains[i].name;
+    return NULL;
+}
+
+/* n bytes at p are all zero (packer padding, which may hide nothing). */
+static bool all_zero(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
 /* A NUL-terminated string at file offset off, entirely below limit. */
 static int get_string(const uint8_t *img, uint32_t limit, uint32_t ptr, size_t max, const char **s,
                       size_t *n)
@@ -57,7 +100,8 @@ static void decode_flags(struct mota_nbin_info *in)
     in->cpu_part = (uint16_t)(f & 0xfff);
 }
 
-/* Geometry checks common to both families. ram_tag and align differ. */
+/* Geometry checks common to both families. ram_tag differs; align is the
+ * family's packing alignment (NPU 8, legacy 4: RO size and REL start). */
 static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, unsigned hdr_words,
                           uint32_t ram_tag, uint32_t align, struct mota_nbin_info *in)
 {
@@ -88,12 +132,20 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
     /* RW segment order: data, (init/fini), GOT, bss. */
     if (!(data_end <= got_s && got_s <= got_e && got_e <= bss_s && bss_s <= bss_e))
         return MOTA_ERR_NBIN_OVERLAP;
+    if (ro > MOTA_NBIN_MAX_RO || bss_e > MOTA_NBIN_MAX_RW)
+        return MOTA_ERR_NBIN_SIZE_LIMIT;
     if ((uint64_t)ro + bss_s > len)
         return MOTA_ERR_NBIN_TRUNCATED;
     if (rel_e < rel_s || rel_s < ro + bss_s)
         return MOTA_ERR_NBIN_OVERLAP;
     if (rel_e > len)
         return MOTA_ERR_NBIN_TRUNCATED;
+    /* ST's post-processor writes the REL table right after the data image,
+     * which ends with the GOT, padded to 8 in the NPU family (st-reloc-format
+     * 7.5, 9.3). Its start follows from the header: one taken on trust could
+     * skip entries. (The end is proved by what follows the table.) */
+    if (rel_s != round_up(ro + got_e, align))
+        return MOTA_ERR_NBIN_REL_POSITION;
 
     in->ro_size = ro;
     in->data_copy = bss_s;
@@ -105,17 +157,21 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
     return MOTA_OK;
 }
 
-static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t params_start)
+static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t params_start, uint32_t data_end)
 {
-    /* Descriptor table lies in the data image, below data_end. */
     uint32_t off = OFF(params_start);
     if (TAG(params_start) != TAG_RAM_NPU)
         return MOTA_ERR_NBIN_TAG;
     if (off % 4 != 0)
         return MOTA_ERR_NBIN_ALIGN;
+    /* ST's linker script puts .params_desc right after .network_rt_ctx and
+     * ends .data proper (data_end) with it (st-reloc-format 4.1, 7.4): a
+     * pointer moved inside the data would read other words as records. */
+    if (off != in->ctx_off + 4u * in->rtctx_words)
+        return MOTA_ERR_NBIN_DESC_POSITION;
     for (unsigned i = 0; i <= MOTA_NBIN_MAX_POOLS; i++) {
         uint64_t rec = (uint64_t)off + 20u * i;
-        if (rec + 20 > in->data_copy)
+        if (rec + 20 > data_end)
             return MOTA_ERR_NBIN_DESC_UNTERMINATED;
         const uint8_t *p = img + in->ro_size + rec;
         uint32_t name = rd32(p), flags = rd32(p + 4);
@@ -133,6 +189,8 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
         pool->foff = rd32(p + 8);
         pool->dst = rd32(p + 12);
         pool->size = rd32(p + 16);
+        if (pool->size > MOTA_NBIN_MAX_EXTERNAL)
+            return MOTA_ERR_NBIN_SIZE_LIMIT; /* and round8(size) cannot wrap */
         uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff, attr = (flags >> 8) & 0xff, id = flags & 0xff;
         if (type < 1 || type > 3 || dtype < 1 || dtype > 3 || attr > 7)
             return MOTA_ERR_NBIN_DESC;
@@ -203,14 +261,30 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
         return ret;
     in->acts_size = rd32(rc + 24);
     in->params_size = rd32(rc + 28);
-    in->ext_ram_size = round_up(rd32(rc + 32), 8);
     in->params_bin_size = rd32(rc + 48);
     in->params_bin_crc32 = rd32(rc + 52);
     in->struct_sizes = in->rtctx_words == 17 ? rd32(rc + 56) : 0;
+    uint32_t ext_ram = rd32(rc + 32);
+    if (in->acts_size > MOTA_NBIN_MAX_EXTERNAL || in->params_size > MOTA_NBIN_MAX_EXTERNAL ||
+        ext_ram > MOTA_NBIN_MAX_EXTERNAL || in->params_bin_size > MOTA_NBIN_MAX_EXTERNAL)
+        return MOTA_ERR_NBIN_SIZE_LIMIT;
+    in->ext_ram_size = round_up(ext_ram, 8);
 
-    ret = parse_pools(img, in, h[H_PARAMS_START]);
+    ret = parse_pools(img, in, h[H_PARAMS_START], OFF(h[H_DATA_END]));
     if (ret != MOTA_OK)
         return ret;
+    /* ST's generator gives every param initialiser a pool that loads it
+     * (RELOC or COPY, PARAM or MIXED): declared params without one are
+     * never put where the code reads them. */
+    if (in->params_size > 0 || in->params_bin_size > 0) {
+        bool carried = false;
+        for (unsigned i = 0; i < in->n_pools; i++) {
+            uint32_t type = in->pools[i].flags >> 24, dtype = (in->pools[i].flags >> 16) & 0xff;
+            carried |= (type == 1 || type == 2) && (dtype == 1 || dtype == 3);
+        }
+        if (!carried)
+            return MOTA_ERR_NBIN_DESC_PARAMS;
+    }
 
     in->exec_ram_xip = round_up(in->rw_size, 8);
     in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
@@ -220,6 +294,8 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
     uint32_t rel_end = in->rel_off + 4 * in->rel_count;
     in->has_params = in->params_bin_size > 0;
     in->params_len = in->params_bin_size;
+    /* The REL table ends where the file (split) or the params blob begins,
+     * after zero padding to 8: an end moved back leaves entries in the pad. */
     if (poff == 0) {
         in->split = in->has_params;
         in->image_len = round_up(rel_end, 8);
@@ -227,13 +303,19 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
             in->image_len = (uint32_t)len; /* padding may be absent in a split file */
         if (len != in->image_len)
             return MOTA_ERR_NBIN_TRAILING; /* unknown bytes after the image */
+        if (!all_zero(img + rel_end, in->image_len - rel_end))
+            return MOTA_ERR_NBIN_REL_POSITION;
     } else {
         if (poff % 8 != 0)
             return MOTA_ERR_NBIN_ALIGN;
         if (poff < rel_end)
             return MOTA_ERR_NBIN_OVERLAP;
+        if (poff != round_up(rel_end, 8))
+            return MOTA_ERR_NBIN_REL_POSITION;
         if (poff > len || len - poff < in->params_bin_size)
             return MOTA_ERR_NBIN_PARAMS_SIZE;
+        if (!all_zero(img + rel_end, poff - rel_end))
+            return MOTA_ERR_NBIN_REL_POSITION;
         in->params_offset = poff;
         in->params_len = (uint32_t)(len - poff); /* may include EC blobs */
         in->image_len = (uint32_t)len;
@@ -280,6 +362,9 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
         return MOTA_ERR_NBIN_STRING;
     in->acts_size = rd32(rc + 24);
     in->params_size = rd32(rc + 28);
+    /* the activations go to exec RAM after the RW segment; weights to flash */
+    if (in->acts_size > MOTA_NBIN_MAX_RW || in->params_size > MOTA_NBIN_MAX_EXTERNAL)
+        return MOTA_ERR_NBIN_SIZE_LIMIT;
     /* ST's figures (rt_ram_xip/copy) round to 4 and leave the activations to
      * the application; mota's installer rounds each part to 8 and gives the
      * model its activations after its RW segment, so the device needs this */
@@ -290,7 +375,11 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
     uint32_t ws = h[H_WEIGHTS_START], we = h[H_WEIGHTS_END];
     in->has_params = in->params_size > 0;
     in->params_len = in->params_size;
-    if (ws == 0 || ws == we) {
+    if (ws == 0) {
+        /* weights not in the file (ST's loader ignores weights_end then; an
+         * end without a start is no file ST's post-processor writes) */
+        if (we != 0)
+            return MOTA_ERR_NBIN_WEIGHTS;
         in->split = in->has_params;
         in->image_len = rel_end;
     } else {
@@ -300,14 +389,23 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
             return MOTA_ERR_NBIN_ALIGN;
         if (OFF(we) < OFF(ws) || OFF(ws) < rel_end)
             return MOTA_ERR_NBIN_OVERLAP;
+        /* the weights follow the REL table without padding (st-reloc-format 9.3) */
+        if (OFF(ws) != rel_end)
+            return MOTA_ERR_NBIN_REL_POSITION;
         if (OFF(we) > len)
             return MOTA_ERR_NBIN_TRUNCATED;
-        if (OFF(we) - OFF(ws) != in->params_size)
-            return MOTA_ERR_NBIN_PARAMS_SIZE;
-        in->params_offset = OFF(ws);
-        in->params_len = OFF(we) - OFF(ws);
-        in->image_len = OFF(we);
-        in->split = false;
+        if (ws == we) {
+            /* ST's loader: equal bounds mean the weights are not in the file */
+            in->split = in->has_params;
+            in->image_len = rel_end;
+        } else {
+            if (OFF(we) - OFF(ws) != in->params_size)
+                return MOTA_ERR_NBIN_PARAMS_SIZE;
+            in->params_offset = OFF(ws);
+            in->params_len = OFF(we) - OFF(ws);
+            in->image_len = OFF(we);
+            in->split = false;
+        }
     }
     if (len != in->image_len)
         return len < in->image_len ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_TRAILING;
@@ -333,15 +431,22 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
         info->family = MOTA_NBIN_FAMILY_NPU;
         if ((info->flags >> 23) & 1) /* reserved */
             return MOTA_ERR_NBIN_FLAGS;
-        ret = parse_npu(img, len, info);
     } else if (info->reloc_major == MOTA_NBIN_FAMILY_LEGACY && info->reloc_minor == 0) {
         info->family = MOTA_NBIN_FAMILY_LEGACY;
         if ((info->flags >> 20) & 0xf) /* reserved for the post-processor */
             return MOTA_ERR_NBIN_FLAGS;
-        ret = parse_legacy(img, len, info);
     } else {
         return MOTA_ERR_NBIN_VERSION;
     }
+    /* a core or toolchain outside the known tables: no code we can vouch for */
+    if (cpu_lookup(info->cpu_part) == NULL)
+        return MOTA_ERR_NBIN_CPU;
+    if (toolchain_lookup(info->toolchain) == NULL)
+        return MOTA_ERR_NBIN_TOOLCHAIN;
+    if (info->family == MOTA_NBIN_FAMILY_NPU)
+        ret = parse_npu(img, len, info);
+    else
+        ret = parse_legacy(img, len, info);
     if (ret == MOTA_OK && (info->float_abi > 2 || (info->flags >> 15) & 1))
         ret = MOTA_ERR_NBIN_FLAGS;
     return ret;
@@ -533,28 +638,14 @@ uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
 
 const char *mota_nbin_cpu_name(uint16_t part)
 {
-    switch (part) {
-    case 0xC60: return "Cortex-M0+";
-    case 0xC20: return "Cortex-M0";
-    case 0xC23: return "Cortex-M3";
-    case 0xC24: return "Cortex-M4";
-    case 0xC27: return "Cortex-M7";
-    case 0xD20: return "Cortex-M23";
-    case 0xD21: return "Cortex-M33";
-    case 0xD22: return "Cortex-M55";
-    case 0xD23: return "Cortex-M85";
-    default: return "unknown";
-    }
+    const char *name = cpu_lookup(part);
+    return name != NULL ? name : "unknown";
 }
 
 const char *mota_nbin_toolchain_name(unsigned toolchain)
 {
-    switch (toolchain) {
-    case 8: return "GCC Arm embedded";
-    case 9: return "LLVM clang";
-    case 10: return "ST clang";
-    default: return "unknown";
-    }
+    const char *name = toolchain_lookup(toolchain);
+    return name != NULL ? name : "unknown";
 }
 
 const char *mota_nbin_float_abi_name(unsigned abi)

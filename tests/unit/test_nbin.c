@@ -242,12 +242,15 @@ static void m_rel_repeated(void) { put32(REL + 4, get32(REL)); }
 static void m_rel_into_got(void) { put32(REL + 4 * 212, 0x40000000u | 5208); }
 static void m_rel_tag_8(void) { put32(REL, (get32(REL) & 0x0FFFFFFFu) | 0x80000000u); }
 static void m_rel_target_tag_a(void) { put32(RO + (get32(REL) & 0x0FFFFFFFu), 0xA0000000u); }
-static void m_desc_unterminated(void) { put32(44, 0x40000000u | (DATA_COPY - 16)); }
+/* the table ends .data proper (data_end = DESC + 80): a fourth pool over the terminator runs out of it */
+static void m_desc_unterminated(void) { memcpy(cat + DESC + 60, cat + DESC + 20, 20); }
 static void m_desc_too_many(void)
 {
-    put32(44, 0x40000000u);
+    /* room for ten records: .data proper up to the GOT's end, the GOT emptied */
+    put32(12, 0x40000000u | 5460);
+    put32(28, 0x40000000u | 5460);
     for (int i = 0; i < 10; i++)
-        memcpy(cat + RO + 20 * i, cat + DESC + 20, 20); /* ten copies of AXISRAM4 */
+        memcpy(cat + DESC + 20 * i, cat + DESC + 20, 20); /* ten copies of AXISRAM4 */
 }
 static void m_desc_type(void) { put32(DESC + 20 + 4, 0x07020200u); }
 static void m_desc_reloc_id(void) { put32(DESC + 4, 0x01030602u); }
@@ -256,6 +259,15 @@ static void m_desc_beyond_blob(void) { put32(DESC + 16, 3011689u); }
 static void m_blob_short(void) { put32(CTX + 48, 3011688u + 8); }
 static void m_split_trailing(void) { put32(48, 0); cat_len = 280408 + 8; }
 static void m_blob_flipped(void) { cat[280408 + 1000] ^= 0x20; }
+static void m_rel_start_skips(void) { put32(36, get32(36) + 8); }
+static void m_rel_end_early(void) { put32(40, get32(40) - 4); }
+static void m_rel_pad_used(void) { cat[280404] = 1; }
+static void m_desc_moved(void) { put32(44, get32(44) + 4); }
+static void m_params_without_pool(void) { put32(DESC + 4, 0); }
+static void m_bss_221mb(void) { put32(24, 0x40000000u | 221u << 20); }
+static void m_pool_size_wraps(void) { put32(DESC + 16, 0xFFFFFFF9u); }
+static void m_cpu_unknown(void) { put32(4, 0x80785000u); }
+static void m_toolchain_unknown(void) { put32(4, 0x80705D22u); }
 
 static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
 {
@@ -307,6 +319,15 @@ static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
         {"params blob shorter than the header says", m_blob_short, MOTA_ERR_NBIN_PARAMS_SIZE},
         {"split image with bytes after it", m_split_trailing, MOTA_ERR_NBIN_TRAILING},
         {"params blob corrupted", m_blob_flipped, MOTA_ERR_NBIN_PARAMS_CRC},
+        {"REL table start skips two entries", m_rel_start_skips, MOTA_ERR_NBIN_REL_POSITION},
+        {"REL table end one entry early", m_rel_end_early, MOTA_ERR_NBIN_REL_POSITION},
+        {"bytes in the REL padding", m_rel_pad_used, MOTA_ERR_NBIN_REL_POSITION},
+        {"descriptor table moved by 4", m_desc_moved, MOTA_ERR_NBIN_DESC_POSITION},
+        {"params without a pool", m_params_without_pool, MOTA_ERR_NBIN_DESC_PARAMS},
+        {".bss end at 221 MB", m_bss_221mb, MOTA_ERR_NBIN_SIZE_LIMIT},
+        {"pool size that round8 wraps", m_pool_size_wraps, MOTA_ERR_NBIN_SIZE_LIMIT},
+        {"CPU part 0x000", m_cpu_unknown, MOTA_ERR_NBIN_CPU},
+        {"toolchain 0", m_toolchain_unknown, MOTA_ERR_NBIN_TOOLCHAIN},
     };
     struct mota_nbin_info in;
     int distinct[64], n_distinct = 0;
@@ -335,6 +356,213 @@ static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
     assert_true(sizeof(cases) / sizeof(cases[0]) >= 25);
 }
 
+/* ---- placement, limits and flags: the hostile-input review ---- */
+
+/* yolo as a fresh exact-size heap copy after mutate(), validated (so ASan
+ * sees any read past the end), and appended params checked as pack would. */
+static int check_yolo_variant(void (*mutate)(void))
+{
+    struct mota_nbin_info in;
+    memset(cat, 0, sizeof(cat));
+    memcpy(cat, yolo, yolo_len);
+    cat_len = yolo_len;
+    if (mutate != NULL)
+        mutate();
+    uint8_t *exact = malloc(cat_len);
+    memcpy(exact, cat, cat_len);
+    int ret = mota_nbin_validate(exact, cat_len, &in);
+    if (ret == MOTA_OK && !in.split) /* a split image has no params to check here */
+        ret = mota_nbin_check_params(&in, exact, cat_len);
+    free(exact);
+    return ret;
+}
+
+#define EXPECT_VARIANT(mutate, want)                                                                       \
+    do {                                                                                                   \
+        int got_ = check_yolo_variant(mutate);                                                             \
+        if (got_ != (want))                                                                                \
+            fail_msg("%s: got %s, want %s", #mutate, mota_err_name(got_), mota_err_name(want));           \
+    } while (0)
+
+static void m_split(void) { put32(48, 0); cat_len = 280408; }
+static void m_rel_window(void) { put32(36, get32(36) + 40); put32(40, get32(40) - 40); } /* 193 of 213 */
+static void m_rel_start_back_into_data(void) { put32(36, get32(36) - 8); }
+static void m_split_rel_pad_used(void) { m_split(); cat[280406] = 0x40; }
+
+static void test_a_rel_table_moved_inside_the_rw_data_is_refused(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    EXPECT_VARIANT(NULL, MOTA_OK);
+    EXPECT_VARIANT(m_split, MOTA_OK);
+    /* ST's post-processor puts REL at round8(RO + got_end): 279552 here */
+    EXPECT_VARIANT(m_rel_start_skips, MOTA_ERR_NBIN_REL_POSITION); /* 211 entries, all valid: two lost */
+    EXPECT_VARIANT(m_rel_window, MOTA_ERR_NBIN_REL_POSITION);
+    EXPECT_VARIANT(m_rel_start_back_into_data, MOTA_ERR_NBIN_OVERLAP);
+    /* its end meets the params (non-split) or the end of the file, across zero padding */
+    EXPECT_VARIANT(m_rel_end_early, MOTA_ERR_NBIN_REL_POSITION);
+    EXPECT_VARIANT(m_rel_pad_used, MOTA_ERR_NBIN_REL_POSITION);
+    EXPECT_VARIANT(m_split_rel_pad_used, MOTA_ERR_NBIN_REL_POSITION);
+}
+
+static void m_desc_plus_20(void) { put32(44, get32(44) + 20); } /* skips xSPI1, reads the two RESET pools */
+static void m_params_pool_is_activations(void) { put32(DESC + 4, 0x01020601u); } /* RELOC ACTIV id 1 */
+
+static void test_a_descriptor_table_moved_inside_the_data_is_refused(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    /* ST's linker script: .params_desc right after the 17-word rt_ctx */
+    assert_int_equal(CTX - RO + 17 * 4, DESC - RO);
+    EXPECT_VARIANT(m_desc_moved, MOTA_ERR_NBIN_DESC_POSITION); /* read as 0 pools before */
+    EXPECT_VARIANT(m_desc_plus_20, MOTA_ERR_NBIN_DESC_POSITION);
+    EXPECT_VARIANT(m_desc_unterminated, MOTA_ERR_NBIN_DESC_UNTERMINATED);
+}
+
+static void test_a_model_that_declares_params_needs_a_pool_that_carries_them(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    EXPECT_VARIANT(m_params_without_pool, MOTA_ERR_NBIN_DESC_PARAMS);
+    EXPECT_VARIANT(m_params_pool_is_activations, MOTA_ERR_NBIN_DESC_PARAMS);
+}
+
+static void m_bss_at_limit(void) { put32(24, 0x40000000u | MOTA_NBIN_MAX_RW); }
+static void m_bss_past_limit(void) { put32(24, 0x40000000u | (MOTA_NBIN_MAX_RW + 8)); }
+static void m_acts_huge(void) { put32(CTX + 24, 0xFFFFFFFFu); }
+static void m_params_sz_huge(void) { put32(CTX + 28, MOTA_NBIN_MAX_EXTERNAL + 1); }
+static void m_ext_ram_wraps(void) { put32(CTX + 32, 0xFFFFFFF9u); } /* round8 would make it 0 */
+static void m_blob_huge(void) { put32(CTX + 48, 0x7FFFFFF8u); }
+static void m_reset_pool_huge(void) { put32(DESC + 20 + 16, 0xFFFFFFF0u); }
+
+/* The hand-made legacy model with an RO image of ro bytes (>= 160, 4-aligned). */
+static uint8_t *legacy_with_ro(uint32_t ro, size_t *len)
+{
+    uint8_t f[212];
+    make_legacy(f);
+    uint8_t *b = calloc(1, ro + 52);
+    memcpy(b, f, 160);
+    memcpy(b + ro, f + 160, 52); /* data image (44 bytes), REL (2 entries) */
+    wr32(b + 16, 0x20000000u | ro);
+    wr32(b + 36, 0x20000000u | (ro + 44));
+    wr32(b + 40, 0x20000000u | (ro + 52));
+    *len = ro + 52;
+    return b;
+}
+
+static void test_sizes_above_their_documented_limits_are_refused(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    EXPECT_VARIANT(m_bss_221mb, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_bss_at_limit, MOTA_OK);
+    EXPECT_VARIANT(m_bss_past_limit, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_acts_huge, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_params_sz_huge, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_ext_ram_wraps, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_blob_huge, MOTA_ERR_NBIN_SIZE_LIMIT);
+    EXPECT_VARIANT(m_pool_size_wraps, MOTA_ERR_NBIN_SIZE_LIMIT); /* a pool read from the blob */
+    EXPECT_VARIANT(m_reset_pool_huge, MOTA_ERR_NBIN_SIZE_LIMIT);
+
+    /* RO: 16 MiB is the flash segment of ST's linker script */
+    struct mota_nbin_info in;
+    size_t n;
+    uint8_t *b = legacy_with_ro(MOTA_NBIN_MAX_RO, &n);
+    assert_int_equal(mota_nbin_validate(b, n, &in), MOTA_OK);
+    free(b);
+    b = legacy_with_ro(MOTA_NBIN_MAX_RO + 4, &n);
+    assert_int_equal(mota_nbin_validate(b, n, &in), MOTA_ERR_NBIN_SIZE_LIMIT);
+    free(b);
+
+    /* legacy: activations go to exec RAM after the RW segment, weights to flash */
+    uint8_t f[212];
+    n = make_legacy(f);
+    wr32(f + 160 + 24, MOTA_NBIN_MAX_RW);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_OK);
+    wr32(f + 160 + 24, 0xFFFFFFFFu); /* exec_ram_xip would wrap */
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_ERR_NBIN_SIZE_LIMIT);
+    n = make_legacy(f);
+    wr32(f + 160 + 28, MOTA_NBIN_MAX_EXTERNAL + 4);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_ERR_NBIN_SIZE_LIMIT);
+}
+
+static void test_legacy_weights_bounds_are_checked_against_the_file_and_the_weights_size(void **state)
+{
+    (void)state;
+    struct mota_nbin_info in;
+    uint8_t f[212], g[232];
+    size_t n = make_legacy(f);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_OK);
+    assert_true(in.split);
+
+    /* split: an end without a start is no file ST writes; ST's loader ignored it */
+    wr32(f + 48, 0x200000E4u);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_ERR_NBIN_WEIGHTS);
+    /* equal bounds (weights not in the file) still sit where the REL table ends */
+    wr32(f + 44, 0x20000100u);
+    wr32(f + 48, 0x20000100u);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_ERR_NBIN_REL_POSITION);
+    wr32(f + 44, 0x200000D4u);
+    wr32(f + 48, 0x200000D4u);
+    assert_int_equal(mota_nbin_validate(f, n, &in), MOTA_OK);
+    assert_true(in.split);
+
+    /* appended: the 16 weights right after REL, to the end of the file */
+    n = make_legacy(f);
+    memcpy(g, f, 212);
+    memset(g + 212, 0x5A, 16);
+    wr32(g + 44, 0x200000D4u);
+    wr32(g + 48, 0x200000E4u);
+    assert_int_equal(mota_nbin_validate(g, 228, &in), MOTA_OK);
+    assert_false(in.split);
+    assert_int_equal(in.params_offset, 212);
+    assert_int_equal(in.params_len, 16);
+    wr32(g + 48, 0x200000E0u); /* 12 bytes, the rt_ctx says 16 */
+    assert_int_equal(mota_nbin_validate(g, 228, &in), MOTA_ERR_NBIN_PARAMS_SIZE);
+    wr32(g + 48, 0x200000E8u); /* past the file */
+    assert_int_equal(mota_nbin_validate(g, 228, &in), MOTA_ERR_NBIN_TRUNCATED);
+    wr32(g + 48, 0x200000E4u);
+    assert_int_equal(mota_nbin_validate(g, 232, &in), MOTA_ERR_NBIN_TRAILING);
+    wr32(g + 40, 0x200000D0u); /* REL end one entry early: the weights no longer follow it */
+    assert_int_equal(mota_nbin_validate(g, 228, &in), MOTA_ERR_NBIN_REL_POSITION);
+    wr32(g + 40, 0x200000D4u);
+    wr32(g + 36, 0x200000D0u); /* REL start one entry late */
+    assert_int_equal(mota_nbin_validate(g, 228, &in), MOTA_ERR_NBIN_REL_POSITION);
+}
+
+static void test_cpu_parts_and_toolchains_outside_the_known_tables_are_refused(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    struct mota_nbin_info in;
+    uint8_t *img = cat;
+    memcpy(img, yolo, yolo_len);
+    static const uint16_t known[] = {0xC20, 0xC60, 0xC23, 0xC24, 0xC27, 0xD20, 0xD21, 0xD31, 0xD22, 0xD23};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        wr32(img + 4, 0x80785000u | known[i]);
+        assert_int_equal(mota_nbin_parse(img, yolo_len, &in), MOTA_OK);
+        assert_string_not_equal(mota_nbin_cpu_name(known[i]), "unknown");
+    }
+    assert_string_equal(mota_nbin_cpu_name(0xD31), "Cortex-M35P");
+    static const uint16_t unknown[] = {0x000, 0xC21, 0xD30, 0xFFF};
+    for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+        wr32(img + 4, 0x80785000u | unknown[i]);
+        assert_int_equal(mota_nbin_parse(img, yolo_len, &in), MOTA_ERR_NBIN_CPU);
+    }
+    for (unsigned t = 0; t < 16; t++) {
+        wr32(img + 4, 0x80705D22u | t << 16);
+        assert_int_equal(mota_nbin_parse(img, yolo_len, &in),
+                         t >= 8 && t <= 10 ? MOTA_OK : MOTA_ERR_NBIN_TOOLCHAIN);
+    }
+    /* the legacy family reads the same fields */
+    uint8_t f[212];
+    size_t n = make_legacy(f);
+    wr32(f + 4, 0x20085FFFu);
+    assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_ERR_NBIN_CPU);
+    wr32(f + 4, 0x20035D21u);
+    assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_ERR_NBIN_TOOLCHAIN);
+}
+
 static void test_crc32_check_value(void **state)
 {
     (void)state;
@@ -351,6 +579,12 @@ int main(void)
         cmocka_unit_test(test_header_corruptions_get_their_own_reasons),
         cmocka_unit_test(test_legacy_family_is_detected_from_the_data),
         cmocka_unit_test(test_corrupted_models_are_refused_each_with_its_reason),
+        cmocka_unit_test(test_a_rel_table_moved_inside_the_rw_data_is_refused),
+        cmocka_unit_test(test_a_descriptor_table_moved_inside_the_data_is_refused),
+        cmocka_unit_test(test_a_model_that_declares_params_needs_a_pool_that_carries_them),
+        cmocka_unit_test(test_sizes_above_their_documented_limits_are_refused),
+        cmocka_unit_test(test_legacy_weights_bounds_are_checked_against_the_file_and_the_weights_size),
+        cmocka_unit_test(test_cpu_parts_and_toolchains_outside_the_known_tables_are_refused),
         cmocka_unit_test(test_crc32_check_value),
     };
     return cmocka_run_group_tests_name("nbin", tests, yolo_setup, yolo_teardown);

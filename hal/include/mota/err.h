@@ -119,6 +119,13 @@
     X(MOTA_ERR_NBIN_GOT_PLT, -424, "NBIN reserved GOT words are not zero")                \
     X(MOTA_ERR_NBIN_FLAGS, -425, "NBIN flags word has reserved bits or an invalid ABI")  \
     X(MOTA_ERR_NBIN_TRAILING, -426, "bytes after the end of the NBIN image")              \
+    X(MOTA_ERR_NBIN_REL_POSITION, -427, "NBIN REL table is not where the other sections put it") \
+    X(MOTA_ERR_NBIN_DESC_POSITION, -428, "NBIN descriptor table is not right after the runtime context") \
+    X(MOTA_ERR_NBIN_DESC_PARAMS, -429, "NBIN model declares params but no pool carries them") \
+    X(MOTA_ERR_NBIN_SIZE_LIMIT, -430, "NBIN section or runtime size above its documented limit") \
+    X(MOTA_ERR_NBIN_WEIGHTS, -431, "NBIN legacy weights_end set without weights_start")  \
+    X(MOTA_ERR_NBIN_CPU, -432, "NBIN CPU part number is not a known Cortex-M core")       \
+    X(MOTA_ERR_NBIN_TOOLCHAIN, -433, "NBIN toolchain id is not a known toolchain")        \
     /* compatibility with the device: -500 .. -599 */                                    \
     X(MOTA_ERR_COMPAT_FAMILY, -500, "model needs another runtime family")                 \
     X(MOTA_ERR_COMPAT_RELOC_VERSION, -501, "model needs a newer reloc runtime")           \

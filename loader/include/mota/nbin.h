@@ -23,6 +23,21 @@
 #define MOTA_NBIN_MAX_NAME 64u      /* longest c_name / pool name we accept */
 #define MOTA_NBIN_MAX_DESC 128u     /* longest runtime description we accept */
 
+/*
+ * Size limits (docs/model-abi.md, "Limits"). A size above its limit is
+ * MOTA_ERR_NBIN_SIZE_LIMIT, whatever the file length.
+ * - RO (header, code, rodata): ST's linker script gives the flash segment 16 MiB.
+ * - RW (data, GOT, .bss), and legacy activations, which mota's installer
+ *   places after it: exec RAM. The targeted STM32 have at most a few MB of
+ *   internal RAM (N6: 4.2 MB, H7: 1.4 MB, U5: 3 MB); 8 MiB leaves room.
+ * - Everything that lives in external memory (params, NPU activations,
+ *   external RAM, each memory pool): ST's linker script gives each params
+ *   segment (params_0, params_1) 128 MiB.
+ */
+#define MOTA_NBIN_MAX_RO (16u << 20)
+#define MOTA_NBIN_MAX_RW (8u << 20)
+#define MOTA_NBIN_MAX_EXTERNAL (128u << 20)
+
 enum mota_nbin_family {
     MOTA_NBIN_FAMILY_LEGACY = 2, /* X-CUBE-AI reloc v2.x, ai_reloc_network */
     MOTA_NBIN_FAMILY_NPU = 8,    /* Neural-ART reloc v8.x, ll_aton_reloc_network */
