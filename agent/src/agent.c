@@ -686,7 +686,7 @@ static int head_complete(struct mota_agent *a)
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
         if (a->st[m].testing)
-            ret = MOTA_ERR_UPLOAD_STATE; /* confirm or roll back the model on trial first */
+            ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
         else
             ret = check_sequence(a, m, a->up_man.seq, a->up_env.digest);
     }

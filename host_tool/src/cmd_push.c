@@ -634,7 +634,7 @@ int cmd_push(int argc, char **argv)
     size_t info_len;
     struct dev_model models[4];
     unsigned n_models = 0;
-    char detail[160] = "";
+    char detail[320] = "";
     double t0 = now_s(), last_progress = t0;
     uint64_t total = m.len, acked = 0, send_ptr = 0;
     unsigned reconnects = 0;
@@ -797,6 +797,14 @@ int cmd_push(int argc, char **argv)
             break;
         }
         acked = 0;
+    }
+    if (result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
+        int idx = mname ? model_index(models, n_models, mname, mname_len) : -1;
+        if (idx >= 0 && models[idx].testing)
+            snprintf(detail, sizeof(detail),
+                     "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
+                     "first", models[idx].name, (unsigned long long)models[idx].seq, models[idx].version[0] ? " v" : "",
+                     models[idx].version);
     }
     if (result == MOTA_OK)
         progress(&o, tty, total, total, t0, true);

@@ -335,7 +335,7 @@ def case_random_power_cuts_during_upload_install_confirm_and_rollback():
         rc, ev, res, err = b.push(nxt, "--timeout", "30")
         if rc == 1 and res.get("status") in ("MOTA_ERR_ROLLBACK", "MOTA_ERR_ROLLBACK_SAME_SEQ"):
             pass  # it was committed before the cut and then superseded: not a failure
-        elif rc == 1 and res.get("status") == "MOTA_ERR_UPLOAD_STATE":
+        elif rc == 1 and res.get("status") == "MOTA_ERR_TRIAL_PENDING":
             assert b.cmd("confirm").returncode == 0  # it is on trial already
         else:
             assert rc == 0, (phase, op, torn, res, err, log[-2000:])

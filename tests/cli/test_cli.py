@@ -12,6 +12,7 @@ import signal
 import struct
 import subprocess
 import sys
+import shutil
 import tempfile
 
 MOTA, FIX, SRC, CASE = sys.argv[1:5]
@@ -566,8 +567,10 @@ def main():
         fn()
     except Skip as e:
         print("SKIPPED: %s" % e)
+        shutil.rmtree(W, ignore_errors=True)
         return 77
     print("PASS " + CASE)
+    shutil.rmtree(W, ignore_errors=True)  # kept when the case fails, to look at
     return 0
 
 

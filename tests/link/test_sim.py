@@ -198,6 +198,28 @@ def case_an_idle_client_is_dropped_and_a_second_one_is_told_busy():
         env.close()
 
 
+def case_a_push_while_a_model_is_on_trial_names_it_and_says_what_to_do():
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 4096)
+        v1 = env.pack("v1.mota", rel, params, seq=1, version="1.0.0")
+        v2 = env.pack("v2.mota", rel, params, seq=2, version="2.0.0")
+        proc, port = sim(env, "--dbg-info", "--async")
+        rc, _, res, err = env.push(port, v1)
+        assert rc == 0 and res["installed"] and not res["confirmed"], (rc, res, err)
+        rc, _, res, err = env.push(port, v2)
+        assert rc == 1 and res["status"] == "MOTA_ERR_TRIAL_PENDING", (rc, res, err)
+        want = "model network seq 1 v1.0.0 is on trial: confirm it (mota confirm) or roll it back (mota rollback) first"
+        assert res["detail"] == want and want in err, (res, err)
+        assert env.run("confirm", "tcp:" + port).returncode == 0
+        rc, _, res, err = env.push(port, v2)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        log = stop_and_log(proc)
+        assert flash_used(log)[1][0] == 0, ("the refused push erased", log)
+    finally:
+        env.close()
+
+
 def serve(listener, behaviour, stop):
     """A fake device: 'silent' accepts and never answers."""
     conns = []

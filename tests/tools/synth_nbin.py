@@ -26,9 +26,11 @@ with open(out_params, "wb") as f:
         f.write(block)
         left -= k
 
-RO, DATA_END, GOT_S, GOT_E, BSS_S, BSS_E = 0xC0, 0x58, 0x58, 0x64, 0x64, 0xC8
-REL = RO + BSS_S
-img = bytearray(REL + (-REL % 8))
+# .data: rt_ctx (17 words), then the pool descriptors (one RELOC PARAM pool and
+# the zero terminator) ending .data proper, then the 3 reserved GOT words
+RO, DATA_END, GOT_S, GOT_E, BSS_S, BSS_E = 0xC0, 0x6C, 0x6C, 0x78, 0x78, 0xD8
+REL = (RO + GOT_E + 7) & ~7  # where ST's post-processor puts it: after the data image, padded to 8
+img = bytearray(REL)
 hdr = [0x4E49424E, 0x80785D22, 0x40000000, 0x40000000 | DATA_END, 0x20000000 | RO,
        0x40000000 | BSS_S, 0x40000000 | BSS_E, 0x40000000 | GOT_S, 0x40000000 | GOT_E,
        0x20000000 | REL, 0x20000000 | REL, 0x40000044, 0] + [0x20000061] * 10 + [0x40000000]
@@ -36,6 +38,8 @@ struct.pack_into("<24I", img, 0, *hdr)
 img[0x60:0x62] = b"\x70\x47"  # bx lr
 img[0x80:0x88] = b"network\0"
 img[0x88:0x88 + 22] = b"synthetic (RELOC.GCC)\0"
+img[0xA0:0xA7] = b"params\0"
 rt = [0, 0, 0, 0, 0, 0x20000080, 65536, n, 0, 0x20000088, 0x01010100, 0, n, crc, 0x3038, 0, 0x40000000]
 struct.pack_into("<17I", img, RO, *rt)
+struct.pack_into("<5I", img, RO + 0x44, 0x200000A0, 0x01010100, 0, 0, n)  # params: RELOC, PARAM, READ, id 0
 open(out_rel, "wb").write(img)

@@ -99,8 +99,11 @@ struct model_opts {
 static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
 {
     uint32_t ro = (0x100u + o->code_bytes + 7u) & ~7u;
-    uint32_t data = 0x58, got = 0x58, got_end = 0x64, bss = 0x64, bss_end = 0xC8;
-    uint32_t rel = ro + bss, img = (rel + 7u) & ~7u;
+    /* .data: rt_ctx (17 words), the pool descriptors (one RELOC PARAM pool and
+     * the terminator), the 3 reserved GOT words; REL where ST's post-processor
+     * puts it: right after the data image, padded to 8 */
+    uint32_t data = 0x6C, got = 0x6C, got_end = 0x78, bss = 0x78, bss_end = 0xC8;
+    uint32_t rel = (ro + got_end + 7u) & ~7u, img = rel;
     uint32_t params = (o->params_bytes + 7u) & ~7u;
     *len = img + params;
     uint8_t *b = calloc(1, *len);
@@ -117,6 +120,7 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
     const char *name = o->c_name ? o->c_name : "network";
     memcpy(b + 0x80, name, strlen(name) + 1);
     memcpy(b + 0xC0, "test (RELOC.GCC)", 17);
+    memcpy(b + 0xE0, "params", 7);
     uint32_t rt[17] = {0, 0, 0, 0, 0, 0x20000080u, 4096, params, 0, 0x200000C0u,
                        o->rt_version ? o->rt_version : 0x01010100u, 0, params, 0, 0, 0, 0x40000000u};
     for (uint32_t i = 0; i < params; i++)
@@ -124,6 +128,11 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
     rt[13] = mota_crc32(0, b + img, params);
     for (int i = 0; i < 17; i++)
         wr32le(b + ro + 4 * i, rt[i]);
+    if (params) { /* the pool that carries them: RELOC, PARAM, READ, id 0 */
+        uint32_t pool[5] = {0x200000E0u, 0x01010100u, 0, 0, params};
+        for (int i = 0; i < 5; i++)
+            wr32le(b + ro + 0x44 + 4 * i, pool[i]);
+    }
     return b;
 }
 

@@ -357,7 +357,7 @@ static void test_model_that_does_not_load(void **s)
     hostile(&o, MOTA_ERR_NBIN_OVERLAP, AFTER_ERASE, "broken NBIN behind a valid signature");
 }
 
-static void test_upload_while_on_trial(void **s)
+static void test_an_upload_while_a_model_is_on_trial_is_refused_before_any_erase(void **s)
 {
     (void)s;
     struct mota_posix_device *d = device();
@@ -366,7 +366,7 @@ static void test_upload_while_on_trial(void **s)
     uint8_t *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
     assert_int_equal(send_container(&d->device.agent, c2, l2, 1500), MOTA_OK);
     uint64_t erases = d->pf.erases;
-    assert_int_equal(send_container(&d->device.agent, c3, l3, 1500), MOTA_ERR_UPLOAD_STATE);
+    assert_int_equal(send_container(&d->device.agent, c3, l3, 1500), MOTA_ERR_TRIAL_PENDING);
     assert_int_equal(d->pf.erases, erases);
     assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
     still_v1(d);
@@ -421,7 +421,7 @@ int main(void)
         cmocka_unit_test(test_truncated_stream),
         cmocka_unit_test(test_selftest_failure_and_slowness),
         cmocka_unit_test(test_model_that_does_not_load),
-        cmocka_unit_test(test_upload_while_on_trial),
+        cmocka_unit_test(test_an_upload_while_a_model_is_on_trial_is_refused_before_any_erase),
         cmocka_unit_test(test_bytes_past_the_end_and_wrong_offsets),
     };
     return cmocka_run_group_tests_name("agent hostile updates", tests, setup, teardown);

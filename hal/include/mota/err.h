@@ -187,6 +187,7 @@
     X(MOTA_ERR_SELFTEST_TIMEOUT, -822, "the model did not return within its time budget: stopped") \
     X(MOTA_ERR_SELFTEST_API, -823, "the model's own runtime refused (create, init, report or run failed)") \
     X(MOTA_ERR_SELFTEST_REPORT, -824, "the model's report is malformed (a pointer outside its memory, an unknown size)") \
+    X(MOTA_ERR_TRIAL_PENDING, -825, "a model is on trial: confirm or roll it back before the next update") \
     /* update link protocol: -900 .. -999 */                                               \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                              \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                        \
@@ -194,7 +195,7 @@
     X(MOTA_ERR_PROTO_TOO_LARGE, -903, "protocol frame larger than negotiated")             \
     X(MOTA_ERR_PROTO_NO_SESSION, -904, "no upload session: send BEGIN first")              \
     X(MOTA_ERR_DEVICE_LOST, -905, "device did not answer (link down or device reset)")     \
-    X(MOTA_ERR_BUSY, -906, "device busy with another request")
+    X(MOTA_ERR_BUSY, -906, "device busy: another client holds it")
 
 enum mota_err {
     MOTA_OK = 0,
