@@ -134,9 +134,9 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
         return MOTA_ERR_NBIN_OVERLAP;
     if (ro > MOTA_NBIN_MAX_RO || bss_e > MOTA_NBIN_MAX_RW)
         return MOTA_ERR_NBIN_SIZE_LIMIT;
-    if ((uint64_t)ro + bss_s > len)
+    if ((uint64_t)ro + got_e > len)
         return MOTA_ERR_NBIN_TRUNCATED;
-    if (rel_e < rel_s || rel_s < ro + bss_s)
+    if (rel_e < rel_s || rel_s < ro + got_e)
         return MOTA_ERR_NBIN_OVERLAP;
     if (rel_e > len)
         return MOTA_ERR_NBIN_TRUNCATED;
@@ -148,7 +148,9 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
         return MOTA_ERR_NBIN_REL_POSITION;
 
     in->ro_size = ro;
-    in->data_copy = bss_s;
+    /* the data image is what the file holds before the REL table, up to .bss: a legacy .bss aligned
+     * beyond the GOT starts after a gap the file does not hold, zeroed with it */
+    in->data_copy = bss_s < rel_s - ro ? bss_s : rel_s - ro;
     in->rw_size = bss_e;
     in->got_off = got_s;
     in->got_end = got_e;

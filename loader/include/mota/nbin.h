@@ -70,7 +70,7 @@ struct mota_nbin_info {
 
     /* section geometry (file offsets / RW-segment offsets) */
     uint32_t ro_size;     /* header + text + rodata = file offset of the data image */
-    uint32_t data_copy;   /* bytes of the data image copied to RAM (off(bss_start)) */
+    uint32_t data_copy;   /* bytes of the data image copied to RAM: up to .bss or the REL table */
     uint32_t rw_size;     /* off(bss_end) */
     uint32_t got_off, got_end;
     uint32_t rel_off, rel_count;
