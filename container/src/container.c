@@ -1098,30 +1098,18 @@ size_t mota_payload_head_size(enum mota_component_role role, uint64_t size)
     return 1 + n + bh;
 }
 
-int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
-                          size_t n_keys, struct mota_verify_result *res)
+/* The integrated payloads after the head of a decoded container, with or without their digests. */
+static int walk_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res, bool digests)
 {
     int ret;
-    size_t pos;
+    const struct mota_manifest *m = &res->manifest;
     const char *prev_name = NULL;
-    size_t prev_name_len = 0;
+    size_t prev_name_len = 0, pos = res->env.head_len;
     bool seen[MOTA_CONTAINER_MAX_COMPONENTS] = {false, false, false};
 
-    if (buf == NULL || res == NULL)
-        return MOTA_ERR_ARG;
-    memset(res, 0, sizeof(*res));
-    if ((ret = mota_envelope_decode(buf, len, &res->env)) != 0)
-        return ret;
-    if ((ret = mota_envelope_authenticate(&res->env, keys, n_keys, &res->key_index)) != 0)
-        return ret;
-    if ((ret = mota_manifest_decode(&res->env, &res->manifest)) != 0)
-        return ret;
-    const struct mota_manifest *m = &res->manifest;
     res->mota_profile = m->has_compat || res->env.n_payloads > 0;
     if (res->mota_profile && (ret = mota_manifest_check_profile(m)) != 0)
         return ret;
-
-    pos = res->env.head_len;
     for (size_t i = 0; i < res->env.n_payloads; i++) {
         const char *name;
         size_t name_len, hl;
@@ -1143,20 +1131,43 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
             return MOTA_ERR_PAYLOAD_SIZE;
         if (size > len - pos - hl)
             return MOTA_ERR_CBOR_TRUNCATED;
-        mota_sha256(buf + pos + hl, (size_t)size, md);
-        if (mota_ct_memcmp(md, comp->digest, MOTA_SHA256_LEN) != 0)
-            return MOTA_ERR_PAYLOAD_DIGEST;
+        if (digests) {
+            mota_sha256(buf + pos + hl, (size_t)size, md);
+            if (mota_ct_memcmp(md, comp->digest, MOTA_SHA256_LEN) != 0)
+                return MOTA_ERR_PAYLOAD_DIGEST;
+            res->n_payloads_checked++;
+        }
         seen[comp - m->comp] = true;
         pos += hl + (size_t)size;
-        res->n_payloads_checked++;
     }
     if (pos != len)
         return MOTA_ERR_CBOR_TRAILING;
-    if (res->mota_profile) {
-        for (size_t c = 0; c < m->n_components; c++) {
-            if (!seen[c])
-                return MOTA_ERR_PAYLOAD_MISSING;
-        }
+    for (size_t c = 0; res->mota_profile && c < m->n_components; c++) {
+        if (!seen[c])
+            return MOTA_ERR_PAYLOAD_MISSING;
     }
     return MOTA_OK;
+}
+
+int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res)
+{
+    if (buf == NULL || res == NULL || res->env.head_len > len)
+        return MOTA_ERR_ARG;
+    return walk_payloads(buf, len, res, false);
+}
+
+int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
+                          size_t n_keys, struct mota_verify_result *res)
+{
+    int ret;
+    if (buf == NULL || res == NULL)
+        return MOTA_ERR_ARG;
+    memset(res, 0, sizeof(*res));
+    if ((ret = mota_envelope_decode(buf, len, &res->env)) != 0)
+        return ret;
+    if ((ret = mota_envelope_authenticate(&res->env, keys, n_keys, &res->key_index)) != 0)
+        return ret;
+    if ((ret = mota_manifest_decode(&res->env, &res->manifest)) != 0)
+        return ret;
+    return walk_payloads(buf, len, res, true);
 }

@@ -228,54 +228,6 @@ static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys)
     return MOTA_OK;
 }
 
-/*
- * What inspect checks without a key: what mota_container_verify checks
- * but the signature and the payload digests, which mean nothing without a
- * trusted key: the mota profile, each integrated payload's head, order,
- * name and size, none missing, nothing after the last. The same rules in
- * the same order as the verifier, so both give a malformed file one reason.
- */
-static int check_structure(const uint8_t *buf, size_t len, struct mota_verify_result *r)
-{
-    const struct mota_manifest *m = &r->manifest;
-    const char *prev_name = NULL;
-    size_t prev_name_len = 0, pos = r->env.head_len;
-    bool seen[MOTA_CONTAINER_MAX_COMPONENTS] = {false};
-    int ret;
-
-    r->mota_profile = m->has_compat || r->env.n_payloads > 0;
-    if (r->mota_profile && (ret = mota_manifest_check_profile(m)) != MOTA_OK)
-        return ret;
-    for (size_t i = 0; i < r->env.n_payloads; i++) {
-        const char *name;
-        size_t name_len, hl;
-        uint64_t size;
-        if ((ret = mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl)) != MOTA_OK)
-            return ret;
-        if (prev_name != NULL && mota_cbor_key_order((const uint8_t *)prev_name - 1, prev_name_len + 1,
-                                                     (const uint8_t *)name - 1, name_len + 1) != MOTA_OK)
-            return MOTA_ERR_PAYLOAD_ORDER;
-        prev_name = name;
-        prev_name_len = name_len;
-        const struct mota_component *comp = mota_manifest_find_payload(m, name, name_len);
-        if (comp == NULL)
-            return MOTA_ERR_PAYLOAD_UNKNOWN;
-        if (size != comp->size)
-            return MOTA_ERR_PAYLOAD_SIZE;
-        if (size > len - pos - hl)
-            return MOTA_ERR_CBOR_TRUNCATED;
-        seen[comp - m->comp] = true;
-        pos += hl + (size_t)size;
-    }
-    if (pos != len)
-        return MOTA_ERR_CBOR_TRAILING;
-    for (size_t c = 0; r->mota_profile && c < m->n_components; c++) {
-        if (!seen[c])
-            return MOTA_ERR_PAYLOAD_MISSING;
-    }
-    return MOTA_OK;
-}
-
 static int show(int argc, char **argv, bool verify)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
@@ -343,7 +295,7 @@ static int show(int argc, char **argv, bool verify)
         if (ret == MOTA_OK)
             ret = mota_manifest_decode(&r.env, &r.manifest);
         if (ret == MOTA_OK)
-            ret = check_structure(f.data, f.len, &r);
+            ret = mota_container_check_payloads(f.data, f.len, &r);
     }
     if (ret != MOTA_OK) {
         tool_unmap(&f);

@@ -160,6 +160,15 @@ struct mota_verify_result {
 int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
                           size_t n_keys, struct mota_verify_result *res);
 
+/*
+ * What mota_container_verify checks after the manifest, but the payload
+ * digests: the mota profile, each integrated payload's head, order, name
+ * and size, none missing, nothing after the last. For a container whose
+ * envelope and manifest res already holds (mota_envelope_decode,
+ * mota_manifest_decode): a structure check without a trusted key.
+ */
+int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res);
+
 /* Fill a trusted-key slot from a public key (computes the key id). */
 void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
 
