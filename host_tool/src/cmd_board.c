@@ -357,10 +357,10 @@ static int listen_tcp(const char *spec, char *printed, size_t cap)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
         return -2;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     socklen_t len = sizeof(a);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4) != 0 ||
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 16) != 0 ||
         getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
         if (fd >= 0)
             close(fd);
@@ -742,16 +742,6 @@ int cmd_sim_board(int argc, char **argv)
             kill(b->pid, SIGKILL);
             b->killed = true;
         }
-        if (ih >= 0 && (p[ih].revents & POLLIN)) {
-            int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC);
-            if (fd >= 0 && b->hconn >= 0) {
-                note(b, "another client while one is connected: answered MOTA_ERR_BUSY");
-                gate_refuse(&b->gate, fd);
-            } else if (fd >= 0) {
-                b->hconn = fd;
-                gate_connected(&b->gate);
-            }
-        }
         if (ic >= 0 && (p[ic].revents & (POLLIN | POLLHUP | POLLERR))) {
             /* the host's bytes reach the UART only while the board listens */
             int to = b->ready ? b->qconn : -1;
@@ -761,6 +751,23 @@ int cmd_sim_board(int argc, char **argv)
         if (iq >= 0 && (p[iq].revents & (POLLIN | POLLHUP | POLLERR))) {
             forward(b->qconn, &b->hconn, buf, sizeof(buf), &b->qconn);
             gate_activity(&b->gate);
+        }
+        /* after the current client's bytes and hang-up: a client that reconnects is not its own rival */
+        if (ih >= 0 && (p[ih].revents & POLLIN)) {
+            int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            char ch;
+            if (fd >= 0 && b->hconn >= 0 && recv(b->hconn, &ch, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+                close(b->hconn);
+                b->hconn = -1;
+            }
+            if (fd >= 0 && b->hconn >= 0) {
+                note(b, "another client while one is connected: answered MOTA_ERR_BUSY");
+                gate_refuse(&b->gate, fd);
+            } else if (fd >= 0) {
+                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+                b->hconn = fd;
+                gate_connected(&b->gate);
+            }
         }
         gate_poll(&b->gate);
         if (b->hconn >= 0 && gate_idle(&b->gate)) {

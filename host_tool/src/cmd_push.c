@@ -50,6 +50,14 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n)
     dst[n] = 0;
 }
 
+/* A device of another version may send an array of another length: its items are skipped, so the rest of
+ * the map still decodes in step. */
+static void skip_items(struct mota_cbor_dec *d, size_t n)
+{
+    for (size_t i = 0; i < n && d->err == 0; i++)
+        mota_cbor_skip(d);
+}
+
 /* One model entry as put_ref() (agent/src/link.c) writes it. */
 static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
 {
@@ -73,7 +81,9 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
         case 3: mota_cbor_get_uint(d, &m->committed); break;
         case 4: if (mota_cbor_get_int(d, &iv) == 0) m->last_error = (int)iv; break;
         case 5:
-            if (mota_cbor_get_array(d, &na) == 0 && na == 3 && mota_cbor_get_uint(d, &v) == 0) {
+            if (mota_cbor_get_array(d, &na) == 0 && na != 3)
+                skip_items(d, na);
+            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
                 m->up_state = (unsigned)v;
                 mota_cbor_get_uint(d, &m->up_off);
                 mota_cbor_get_uint(d, &m->up_len);
@@ -84,7 +94,9 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
         case 8: if (mota_cbor_get_bstr(d, &b, &sl) == 0 && sl == 32) memcpy(m->digest, b, 32); break;
         case 9: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->version, sizeof(m->version), s, sl); break;
         case 10:
-            if (mota_cbor_get_array(d, &na) == 0 && na == 4 && mota_cbor_get_uint(d, &v) == 0) {
+            if (mota_cbor_get_array(d, &na) == 0 && na != 4)
+                skip_items(d, na);
+            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
                 m->slot = (unsigned)v;
                 mota_cbor_get_uint(d, &v);
                 m->mode = (unsigned)v;
@@ -96,7 +108,9 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
         case 11: mota_cbor_get_uint(d, &m->exec_used); break;
         case 12: mota_cbor_get_uint(d, &m->faults); break;
         case 13:
-            if (mota_cbor_get_array(d, &na) == 0 && na == 6) {
+            if (mota_cbor_get_array(d, &na) == 0 && na != 6)
+                skip_items(d, na);
+            else if (d->err == 0) {
                 if (mota_cbor_get_tstr(d, &s, &sl) == 0)
                     copy_str(m->about_name, sizeof(m->about_name), s, sl);
                 if (mota_cbor_get_tstr(d, &s, &sl) == 0)
@@ -109,7 +123,9 @@ static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
             }
             break;
         case 14:
-            if (mota_cbor_get_array(d, &na) == 0 && na == 2 && mota_cbor_get_uint(d, &m->exec_size) == 0)
+            if (mota_cbor_get_array(d, &na) == 0 && na != 2)
+                skip_items(d, na);
+            else if (d->err == 0 && mota_cbor_get_uint(d, &m->exec_size) == 0)
                 mota_cbor_get_uint(d, &m->ext_size);
             break;
         default: mota_cbor_skip(d); break;
@@ -466,8 +482,9 @@ static int link_args(int argc, char **argv, struct link_opts *o, const char *usa
         case O_BAUD:
         case O_TIMEOUT:
         case O_OUT_SIZE:
-            if (!tool_parse_u64(optarg, &v) || v == 0) {
-                tool_err("'%s' is not a positive number", optarg);
+            if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
+                tool_err(c == O_TIMEOUT ? "--timeout %s: seconds, from 1 to 86400" : "'%s' is not a positive number",
+                         optarg);
                 return EXIT_USAGE;
             }
             if (c == O_BAUD) o->baud = (unsigned)v;
@@ -504,9 +521,12 @@ static int connect_device(struct client *c, const struct link_opts *o, double de
             if (ret == MOTA_OK)
                 return MOTA_OK;
             client_close(c);
-            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT && ret != MOTA_ERR_TIMEOUT)
-                return ret; /* the device answered and said no (busy, protocol version) */
-            snprintf(c->why, sizeof(c->why), "%s: connected, but no answer to HELLO", o->port);
+            /* the device answered and said no (busy, protocol version); on a reconnect, busy may be our
+             * own earlier connection, not yet seen gone: try again */
+            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT && ret != MOTA_ERR_TIMEOUT &&
+                (first || ret != MOTA_ERR_BUSY))
+                return ret;
+            snprintf(c->why, sizeof(c->why), "connected, but no answer to HELLO");
         } else if (first && ret != MOTA_ERR_TIMEOUT) {
             return ret;
         }
@@ -841,7 +861,7 @@ int cmd_push(int argc, char **argv)
             if (ret != MOTA_OK || status != MOTA_OK) {
                 confirm_err = ret != MOTA_OK ? ret : status;
                 tool_fail(confirm_err, "confirm");
-                rc = ret != MOTA_OK ? EXIT_IO : EXIT_INVALID;
+                rc = ret != MOTA_OK ? link_exit(ret) : EXIT_INVALID;
             }
         }
         n_models = 0;
@@ -970,7 +990,9 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
         req[0] = (uint8_t)idx;
         mota_put16(req + 1, (uint16_t)o.out_size);
         memcpy(req + 3, in.data, in.len);
-        ret = client_call(&c, MOTA_CMD_INVOKE, req, in.len + 3, &status, &body, &blen, 10000, 1);
+        /* one try (an inference is not repeated behind the user's back), as long as --timeout allows */
+        ret = client_call(&c, MOTA_CMD_INVOKE, req, in.len + 3, &status, &body, &blen,
+                          (int)(o.timeout_s * 1000), 1);
         tool_unmap(&in);
         if (ret == MOTA_OK && status == MOTA_OK && blen >= 4) {
             uint32_t us = mota_get32(body);

@@ -22,6 +22,9 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +135,7 @@ static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
 }
 
 enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
-       O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_ASYNC,
+       O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_RT_ASYNC,
        O_NO_ASYNC, O_LLATON, O_STRUCT, O_FAMILY, O_PROFILE, O_LIKE, O_PARAMS, O_LIST, O_IDLE, O_TRIAL,
        O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD };
 
@@ -185,6 +188,8 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
     optind = 1;
     opterr = 0; /* the second pass reports */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h' || c == O_LIST)
+            return EXIT_OK; /* the second pass answers */
         if (c == O_PROFILE) name = optarg;
         else if (c == O_LIKE) like = optarg;
         else if (c == O_PARAMS) params = optarg;
@@ -209,12 +214,21 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
     }
     if (like) {
         struct mapped m, pm = {0};
-        if (tool_map(like, &m) != MOTA_OK || (params && tool_map(params, &pm) != MOTA_OK))
+        if (tool_map(like, &m) != MOTA_OK)
             return EXIT_IO;
+        if (params && tool_map(params, &pm) != MOTA_OK) {
+            tool_unmap(&m);
+            return EXIT_IO;
+        }
         int ret = tool_profile_like(m.data, m.len, pm.data, pm.len, out);
         tool_unmap(&m);
         if (params)
             tool_unmap(&pm);
+        if (ret == MOTA_ERR_UNSUPPORTED) {
+            tool_fail(ret, "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
+                           "its external RAM", like, MOTA_POSIX_EXEC_BASE);
+            return EXIT_INVALID;
+        }
         if (ret != MOTA_OK) {
             tool_fail(ret, "--like %s: no profile from this model", like);
             return EXIT_INVALID;
@@ -248,13 +262,25 @@ static int serve_tcp(struct sim *s)
         mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
         return MOTA_OK;
     }
-    struct pollfd p = {.fd = s->pt.listen_fd, .events = POLLIN};
-    if (poll(&p, 1, 0) > 0) {
-        int fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0) {
+    int fd;
+    while ((fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+        /* a client that has hung up (the reconnect of a push) does not make the next one busy */
+        char c;
+        if (s->pt.rfd >= 0 && recv(s->pt.rfd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+            client_gone(s);
+        if (s->pt.rfd >= 0) {
             fprintf(stderr, "mota-sim: another client while one is connected: answered MOTA_ERR_BUSY\n");
             gate_refuse(&s->gate, fd);
+            continue;
         }
+        int one = 1;
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        s->pt.rfd = s->pt.wfd = fd;
+        gate_connected(&s->gate);
+        s->client_erases = s->d.pf.erases;
+        s->client_progs = s->d.pf.progs;
+        mota_link_reconnect(&s->d.device.link);
     }
     if (gate_idle(&s->gate)) {
         fprintf(stderr, "mota-sim: dropping a client silent for %.0f s (--idle-timeout)\n", s->gate.idle_s);
@@ -287,7 +313,7 @@ int cmd_sim(int argc, char **argv)
         {"soft-float", no_argument, 0, O_SOFT}, {"float-abi", required_argument, 0, O_FLOAT_ABI},
         {"secure", no_argument, 0, O_SEC}, {"non-secure", no_argument, 0, O_NONSEC},
         {"dbg-info", no_argument, 0, O_DBG}, {"no-dbg-info", no_argument, 0, O_NO_DBG},
-        {"async", no_argument, 0, O_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
+        {"async", no_argument, 0, O_RT_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
         {"ll-aton", required_argument, 0, O_LLATON}, {"struct-sizes", required_argument, 0, O_STRUCT},
         {"family", required_argument, 0, O_FAMILY}, {"profile", required_argument, 0, O_PROFILE},
         {"like", required_argument, 0, O_LIKE}, {"params", required_argument, 0, O_PARAMS},
@@ -360,7 +386,7 @@ int cmd_sim(int argc, char **argv)
         case O_NONSEC: p->secure = false; break;
         case O_DBG: p->dbg_info = true; break;
         case O_NO_DBG: p->dbg_info = false; break;
-        case O_ASYNC: p->async = true; break;
+        case O_RT_ASYNC: p->async = true; break;
         case O_NO_ASYNC: p->async = false; break;
         case O_TORN: torn = true; break;
         case O_ONCE: once = true; break;
@@ -558,8 +584,11 @@ int cmd_sim(int argc, char **argv)
                 continue;
             if (ret != MOTA_OK)
                 return EXIT_IO;
-            if (s->pt.rfd < 0)
+            if (s->pt.rfd < 0) {
+                if (once)
+                    break;
                 continue; /* an idle client was dropped */
+            }
         }
         unsigned resets = s->d.resets;
         ret = mota_device_step(&s->d.device, 100);

@@ -109,6 +109,8 @@ void gate_poll(struct gate *g)
                 drop(r);
             }
         }
+        if (r->fd >= 0 && gate_now() - r->since > GATE_ANSWER_S)
+            drop(r); /* bytes, but no request in time: garbage */
     }
 }
 

@@ -152,34 +152,57 @@ int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, siz
     if (out->exec_ram < 4 * KIB) /* the simulator's smallest exec RAM */
         out->exec_ram = 4 * KIB;
     out->ext_ram = round8((uint32_t)c.ext_ram_size);
-    out->ext_base = 0x90000000u;
     out->internal_ram = out->exec_ram;
     /* room for two copies of the container (model, params, a head) in A/B slots, and the journal */
     uint64_t need = 2ull * ((uint64_t)len + (in.split ? params_len : 0) + 64 * KIB) + 64 * KIB;
     out->update_area = need < 8 * MIB ? 8 * MIB : (uint32_t)((need + MIB - 1) / MIB * MIB);
     out->flash = out->update_area;
     /* the pools that land at fixed addresses (COPY and RESET pools) */
+    uint64_t lo[MOTA_NBIN_MAX_POOLS], hi[MOTA_NBIN_MAX_POOLS];
+    unsigned n = 0;
     for (unsigned i = 0; i < in.n_pools; i++) {
         uint32_t type = in.pools[i].flags >> 24;
-        if ((type != 2 && type != 3) || in.pools[i].size == 0)
-            continue;
-        uint64_t lo = in.pools[i].dst, hi = lo + round8(in.pools[i].size);
-        unsigned r = 0;
-        for (; r < out->n_regions; r++) { /* pools sharing a RAM share its region */
-            struct mota_posix_region *g = &out->regions[r];
-            if (lo <= (uint64_t)g->base + g->size && g->base <= hi) {
-                uint64_t glo = lo < g->base ? lo : g->base, ghi = hi > (uint64_t)g->base + g->size ? hi : g->base + g->size;
-                out->internal_ram += (ghi - glo) - g->size;
-                *g = (struct mota_posix_region){(uint32_t)glo, (uint32_t)(ghi - glo)};
-                break;
-            }
+        if ((type == 2 || type == 3) && in.pools[i].size > 0 && n < MOTA_NBIN_MAX_POOLS) {
+            lo[n] = in.pools[i].dst;
+            hi[n++] = (uint64_t)in.pools[i].dst + round8(in.pools[i].size);
         }
-        if (r < out->n_regions)
-            continue;
-        if (out->n_regions == MOTA_POSIX_MAX_REGIONS)
-            return MOTA_ERR_NBIN_DESC_TOO_MANY;
-        out->regions[out->n_regions++] = (struct mota_posix_region){(uint32_t)lo, (uint32_t)(hi - lo)};
-        out->internal_ram += hi - lo;
     }
+    /* pools sharing a RAM share its region: merge until no two touch */
+    for (bool merged = true; merged;) {
+        merged = false;
+        for (unsigned a = 0; a < n && !merged; a++)
+            for (unsigned b = a + 1; b < n && !merged; b++)
+                if (lo[a] <= hi[b] && lo[b] <= hi[a]) {
+                    lo[a] = lo[a] < lo[b] ? lo[a] : lo[b];
+                    hi[a] = hi[a] > hi[b] ? hi[a] : hi[b];
+                    lo[b] = lo[--n];
+                    hi[b] = hi[n];
+                    merged = true;
+                }
+    }
+    if (n > MOTA_POSIX_MAX_REGIONS)
+        return MOTA_ERR_NBIN_DESC_TOO_MANY;
+    for (unsigned r = 0; r < n; r++) {
+        if (hi[r] > 0x100000000ull)
+            return MOTA_ERR_NBIN_DESC_RANGE;
+        /* the simulator's exec RAM sits at MOTA_POSIX_EXEC_BASE */
+        if (lo[r] < (uint64_t)MOTA_POSIX_EXEC_BASE + out->exec_ram && MOTA_POSIX_EXEC_BASE < hi[r])
+            return MOTA_ERR_UNSUPPORTED;
+        out->regions[r] = (struct mota_posix_region){(uint32_t)lo[r], (uint32_t)(hi[r] - lo[r])};
+        out->internal_ram += hi[r] - lo[r];
+    }
+    out->n_regions = n;
+    /* the external RAM where no pool is (an N6's XSPI1 window first) */
+    static const uint32_t bases[] = {0x90000000u, 0x70000000u, 0xC0000000u, 0x60000000u, 0xA0000000u};
+    out->ext_base = 0;
+    for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]) && out->ext_base == 0; b++) {
+        bool clear = true;
+        for (unsigned r = 0; r < n; r++)
+            clear &= !(lo[r] < (uint64_t)bases[b] + out->ext_ram && bases[b] < hi[r]);
+        if (clear)
+            out->ext_base = bases[b];
+    }
+    if (out->ext_base == 0)
+        return MOTA_ERR_UNSUPPORTED;
     return MOTA_OK;
 }

@@ -33,8 +33,10 @@ void tool_profile_list(FILE *f);
 /*
  * A profile that accepts exactly this model (mota sim --like): its CPU, FPU,
  * float ABI, secure state, family and runtime, and the memory it needs,
- * including the fixed-address RAM its pools claim. MOTA_OK or the model's
- * reason code (it must validate).
+ * including the fixed-address RAM its pools claim. MOTA_OK, the model's
+ * reason code (it must validate), or MOTA_ERR_UNSUPPORTED when its pools
+ * claim the simulator's exec RAM window (MOTA_POSIX_EXEC_BASE) or leave no
+ * room for its external RAM.
  */
 int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, size_t params_len,
                       struct tool_profile *out);

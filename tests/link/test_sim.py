@@ -33,6 +33,31 @@ def sim(env, *args, flash="sim.flash"):
     return env.start(a, r"listening on tcp:(\S+)")
 
 
+def cobs(data):
+    """Consistent overhead byte stuffing, as agent/proto does it."""
+    out, code_at, code = bytearray(b"\0"), 0, 1
+    for b in data:
+        if b == 0:
+            out[code_at], code_at, code = code, len(out), 1
+            out.append(0)
+            continue
+        out.append(b)
+        code += 1
+        if code == 0xFF:
+            out[code_at], code_at, code = code, len(out), 1
+            out.append(0)
+    out[code_at] = code
+    return bytes(out)
+
+
+def frame(cmd, seq, payload=b""):
+    """A request frame as docs/protocol.md lays it out."""
+    import struct
+    import zlib
+    body = struct.pack("<BBHBBH", 1, 1, seq, cmd, 0, len(payload)) + payload
+    return cobs(body + struct.pack("<I", zlib.crc32(body))) + b"\0"
+
+
 def stop_and_log(proc):
     """Stop a sim; its stderr."""
     proc.terminate()
@@ -100,6 +125,19 @@ def case_real_n6_model_installs_on_its_board_profile_and_is_refused_one_field_at
         # --like: a profile made from the model accepts it
         proc, port = sim(env, "--like", YOLO)
         rc, _, res, err = env.push(port, c)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        stop_and_log(proc)
+        # a model whose activation pool sits where the simulated external RAM would: the external RAM moves
+        import struct
+        d = bytearray(open(YOLO, "rb").read())
+        at = d.find(struct.pack("<III", 0x03020200, 0, 0x34200000))
+        assert at > 0 and d.count(struct.pack("<III", 0x03020200, 0, 0x34200000)) == 1
+        struct.pack_into("<I", d, at + 8, 0x90000000)
+        moved = env.p("moved_rel.bin")
+        open(moved, "wb").write(d)
+        proc, port = sim(env, "--like", moved)
+        c2 = env.pack("moved.mota", moved, seq=8, selftest=None)
+        rc, _, res, err = env.push(port, c2)
         assert rc == 0 and res["installed"], (rc, res, err)
         stop_and_log(proc)
     finally:
@@ -192,6 +230,23 @@ def case_an_idle_client_is_dropped_and_a_second_one_is_told_busy():
         assert 2.5 < time.time() - connected < 8, time.time() - connected
         r = env.run("status", "--timeout", "10", "tcp:" + port, check=False, timeout=30)
         assert r.returncode == 0, r.stderr
+        # clients that take turns never see each other as busy (a push reconnecting after its link broke)
+        for i in range(40):
+            r = env.run("status", "--timeout", "10", "tcp:" + port, check=False, timeout=30)
+            assert r.returncode == 0, (i, r.returncode, r.stderr)
+        # a client that sends requests and never reads its answers: dropped once the answers stall
+        hog = socket.create_connection((host, int(p)))
+        status_req = frame(4, 7)
+        hog.setblocking(False)
+        t = time.time()
+        while time.time() - t < 8:
+            try:
+                hog.send(status_req * 64)
+            except (BlockingIOError, OSError):
+                time.sleep(0.05)
+        r = env.run("status", "--timeout", "10", "tcp:" + port, check=False, timeout=30)
+        hog.close()
+        assert r.returncode == 0, ("a client that never reads wedged the simulator", r.returncode, r.stderr)
         log = stop_and_log(proc)
         assert "dropping a client silent for 3 s" in log and "answered MOTA_ERR_BUSY" in log, log
     finally:

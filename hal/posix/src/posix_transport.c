@@ -60,11 +60,11 @@ int mota_posix_transport_tcp_listen(struct mota_posix_transport *t, const char *
     reset(t);
     if (resolve(host, *port, &sa) != MOTA_OK)
         return MOTA_ERR_TRANSPORT;
-    t->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    t->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0); /* accept never blocks */
     if (t->listen_fd < 0)
         return MOTA_ERR_TRANSPORT;
     setsockopt(t->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(t->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(t->listen_fd, 1) != 0 ||
+    if (bind(t->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(t->listen_fd, 16) != 0 ||
         getsockname(t->listen_fd, (struct sockaddr *)&sa, &sl) != 0) {
         close(t->listen_fd);
         t->listen_fd = -1;
@@ -85,13 +85,15 @@ int mota_posix_transport_tcp_accept(struct mota_posix_transport *t, int timeout_
         t->rfd = t->wfd = -1;
     }
     int r = poll(&p, 1, timeout_ms);
-    if (r == 0)
+    if (r == 0 || (r < 0 && errno == EINTR))
         return MOTA_ERR_TIMEOUT;
     if (r < 0)
         return MOTA_ERR_TRANSPORT;
-    int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
-        return MOTA_ERR_TRANSPORT;
+    /* non-blocking: a client that stops reading cannot hold a write forever (tr_write gives up) */
+    int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) /* the client left before we took it, a signal: try again later */
+        return errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EPROTO ? MOTA_ERR_TIMEOUT
+                                                                                          : MOTA_ERR_TRANSPORT;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     t->rfd = t->wfd = fd;
     return MOTA_OK;
@@ -185,18 +187,24 @@ static int tr_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
     return (int)n;
 }
 
+/* A peer that takes nothing for this long is gone (a non-blocking descriptor: an accepted TCP client). */
+#define WRITE_STALL_MS 5000
+
 static int tr_write(void *ctx, const uint8_t *buf, size_t len)
 {
     struct mota_posix_transport *t = ctx;
+    int stalled_ms = 0;
     while (len > 0) {
         ssize_t n = write(t->wfd, buf, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN) {
             struct pollfd p = {.fd = t->wfd, .events = POLLOUT};
-            poll(&p, 1, 100);
+            if (poll(&p, 1, 100) == 0 && (stalled_ms += 100) >= WRITE_STALL_MS)
+                return MOTA_ERR_TRANSPORT;
             continue;
         }
+        stalled_ms = 0;
         if (n <= 0)
             return MOTA_ERR_TRANSPORT;
         buf += n;
