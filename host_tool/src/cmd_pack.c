@@ -301,6 +301,11 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         tool_fail(MOTA_ERR_ARG, "--vendor is empty: give the vendor's domain name, e.g. example.com");
         return EXIT_USAGE;
     }
+    /* the class id names the boards the model is for: an empty one is a forgotten option */
+    if (o->klass[0] == '\0') {
+        tool_fail(MOTA_ERR_ARG, "--class is empty: give the device class, e.g. board-rev-b");
+        return EXIT_USAGE;
+    }
     size_t bad;
     if (!semver_valid(o->version, &bad)) {
         tool_fail(MOTA_ERR_ARG_SEMVER,

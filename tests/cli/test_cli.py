@@ -387,6 +387,8 @@ def case_pack_refuses_text_that_verify_would_reject():
         assert "%s: byte %d " % (opt, off) in r.stderr, r.stderr
     r = run("pack", "-k", priv, "--vendor", "", "--class", "c", "-o", p("t.mota"), YOLO, rc=2)
     assert reason(r) == "MOTA_ERR_ARG" and "--vendor is empty" in r.stderr, r.stderr
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "", "-o", p("t.mota"), YOLO, rc=2)
+    assert reason(r) == "MOTA_ERR_ARG" and "--class is empty" in r.stderr, r.stderr
     # semver.org 2.0.0: its own examples of valid and invalid versions
     for bad, off in (("1.2", 3), ("1.2.3.4", 5), ("01.2.3", 0), ("1.02.3", 2), ("v1.2.3", 0), ("1.2.3-", 6),
                      ("1.2.3+", 6), ("1.2.3-rc..1", 9), ("1.2.3-01", 6), ("1.2.3-rc_1", 8), ("", 0),
