@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <string.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 static speed_t baud_const(unsigned baud)
@@ -135,13 +134,6 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
     return send_seq(c, cmd, s, payload, len);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
 {
     for (;;) {
@@ -155,7 +147,7 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
         struct pollfd pf = {.fd = c->fd, .events = POLLIN};
         int wait = timeout_ms;
         if (c->deadline > 0) { /* --timeout bounds every wait */
-            double left = c->deadline - mono_s();
+            double left = c->deadline - tool_now();
             if (left <= 0)
                 return MOTA_ERR_TIMEOUT;
             if (left * 1000 < wait)
@@ -201,7 +193,7 @@ int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
             *body_len = f.len - 2u;
             return MOTA_OK;
         }
-        if (c->deadline > 0 && mono_s() >= c->deadline)
+        if (c->deadline > 0 && tool_now() >= c->deadline)
             return MOTA_ERR_TIMEOUT;
     }
     return MOTA_ERR_DEVICE_LOST;

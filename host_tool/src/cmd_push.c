@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct dev_model {
@@ -34,13 +33,6 @@ struct dev_model {
     char about_name[33], about_compiled[33], about_tool[25];
     uint64_t about_tool_version, about_acts, about_weights;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void copy_str(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -513,7 +505,7 @@ static int connect_device(struct client *c, const struct link_opts *o, double de
                           const uint8_t **info, size_t *info_len)
 {
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - tool_now();
         c->deadline = deadline;
         int ret = client_open(c, o->port, o->baud, left > 0 ? (int)(left * 1000) + 1 : 1);
         if (ret == MOTA_OK) {
@@ -530,7 +522,7 @@ static int connect_device(struct client *c, const struct link_opts *o, double de
         } else if (first && ret != MOTA_ERR_TIMEOUT) {
             return ret;
         }
-        if (now_s() >= deadline)
+        if (tool_now() >= deadline)
             return MOTA_ERR_TIMEOUT;
         usleep(200 * 1000);
     }
@@ -582,12 +574,12 @@ static void event(const struct link_opts *o, const char *fmt, ...)
 static void progress(const struct link_opts *o, bool tty, uint64_t done, uint64_t total, double t0, bool final)
 {
     static int last_decile = -1;
-    double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
+    double el = tool_now() - t0, rate = el > 0 ? (double)done / el : 0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0;
     if (o->json) {
         static double last;
-        if (final || now_s() - last > 0.25) {
-            last = now_s();
+        if (final || tool_now() - last > 0.25) {
+            last = tool_now();
             event(o, "{\"event\": \"progress\", \"offset\": %llu, \"total\": %llu, \"bytes_per_s\": %.0f}",
                   (unsigned long long)done, (unsigned long long)total, rate);
         }
@@ -655,7 +647,7 @@ int cmd_push(int argc, char **argv)
     struct dev_model models[4];
     unsigned n_models = 0;
     char detail[320] = "";
-    double t0 = now_s(), last_progress = t0;
+    double t0 = tool_now(), last_progress = t0;
     uint64_t total = m.len, acked = 0, send_ptr = 0;
     unsigned reconnects = 0;
     int result = MOTA_ERR_DEVICE_LOST;
@@ -667,7 +659,7 @@ int cmd_push(int argc, char **argv)
     if (ret != MOTA_OK) {
         event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
                   "\"seconds\": %.3f}",
-              mota_err_name(ret) ? mota_err_name(ret) : "?", mota_err_str(ret), now_s() - t0);
+              mota_err_name(ret) ? mota_err_name(ret) : "?", mota_err_str(ret), tool_now() - t0);
         link_fail(ret, &c, &o);
         rc = link_exit(ret);
         goto out;
@@ -717,7 +709,7 @@ int cmd_push(int argc, char **argv)
         send_ptr = 0;
         uint16_t stale_below = c.seq + 1; /* answers to frames sent before now are ignored for rewinds */
         unsigned inflight = 0;
-        double last_answer = now_s();
+        double last_answer = tool_now();
         uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
         while (link_err == MOTA_OK) {
             while (inflight < c.window && send_ptr < total) {
@@ -739,13 +731,13 @@ int cmd_push(int argc, char **argv)
                 break;
             }
             if (r == 0) {
-                if (now_s() - last_answer > 3.0) { /* silence: resend from the last acknowledged offset */
+                if (tool_now() - last_answer > 3.0) { /* silence: resend from the last acknowledged offset */
                     send_ptr = acked;
                     inflight = 0;
                     stale_below = (uint16_t)(c.seq + 1);
-                    last_answer = now_s();
+                    last_answer = tool_now();
                 }
-                if (now_s() - last_progress > o.timeout_s) {
+                if (tool_now() - last_progress > o.timeout_s) {
                     link_err = MOTA_ERR_TIMEOUT;
                     break;
                 }
@@ -753,7 +745,7 @@ int cmd_push(int argc, char **argv)
             }
             if (f.cmd != MOTA_CMD_DATA || f.len < 2)
                 continue;
-            last_answer = now_s();
+            last_answer = tool_now();
             if (inflight > 0)
                 inflight--;
             status = (int16_t)mota_get16(f.payload);
@@ -762,7 +754,7 @@ int cmd_push(int argc, char **argv)
                 uint32_t next = mota_get32(b);
                 if (next > acked) {
                     acked = next;
-                    last_progress = now_s();
+                    last_progress = tool_now();
                     c.deadline = last_progress + o.timeout_s;
                     progress(&o, tty, acked, total, t0, false);
                 }
@@ -802,7 +794,7 @@ int cmd_push(int argc, char **argv)
         if (result != MOTA_ERR_DEVICE_LOST)
             break;
         /* the link broke (or BEGIN went unanswered): reconnect and resume, while there is progress */
-        if (link_err == MOTA_ERR_TIMEOUT || now_s() - last_progress > o.timeout_s) {
+        if (link_err == MOTA_ERR_TIMEOUT || tool_now() - last_progress > o.timeout_s) {
             result = MOTA_ERR_TIMEOUT;
             break;
         }
@@ -831,7 +823,7 @@ int cmd_push(int argc, char **argv)
     else if (tty && !o.quiet)
         fputc('\n', stderr);
 
-    double el = now_s() - t0;
+    double el = tool_now() - t0;
     if (result == MOTA_OK) {
         rc = EXIT_OK;
         int status, confirm_err = MOTA_OK;
@@ -840,7 +832,7 @@ int cmd_push(int argc, char **argv)
         /* the model is in: a lossy line must not turn that into a failure, so the calls that follow
          * retry (same seq, answered once) for up to the timeout */
         int tries = o.timeout_s / 2 < 3 ? 3 : o.timeout_s / 2 > 15 ? 15 : (int)(o.timeout_s / 2);
-        c.deadline = now_s() + o.timeout_s;
+        c.deadline = tool_now() + o.timeout_s;
         if (o.confirm) {
             /* the model's index: from a fresh STATUS, else from HELLO's list; never a guess */
             struct dev_model fresh[4];
@@ -926,7 +918,7 @@ static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
     size_t info_len, blen;
     struct dev_model models[4];
     unsigned n = 0;
-    int status, ret = connect_device(&c, &o, now_s() + o.timeout_s, true, &info, &info_len);
+    int status, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
     if (ret != MOTA_OK) {
         link_fail(ret, &c, &o);
         return link_exit(ret);

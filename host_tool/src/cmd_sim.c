@@ -22,9 +22,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,13 +233,8 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
         return EXIT_OK;
     }
     /* the posix device's defaults: an N6-class part */
-    *out = (struct tool_profile){
-        .name = NULL, .board = "default",
-        .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
-                .reloc_families = 1u << MOTA_NBIN_FAMILY_NPU, .has_ll_aton = true, .ll_aton_major = 1,
-                .ll_aton_minor = 1, .ll_aton_micro = 1,
-                .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)},
-        .exec_ram = 1u << 20, .update_area = 8u << 20};
+    *out = (struct tool_profile){.name = NULL, .board = "default", .dev = mota_posix_default_profile,
+                                 .exec_ram = 1u << 20, .update_area = 8u << 20};
     return EXIT_OK;
 }
 
@@ -252,8 +244,6 @@ static int serve_tcp(struct sim *s)
     gate_poll(&s->gate);
     if (s->pt.rfd < 0) {
         int ret = mota_posix_transport_tcp_accept(&s->pt, 100);
-        if (ret == MOTA_ERR_TIMEOUT)
-            return ret;
         if (ret != MOTA_OK)
             return ret;
         gate_connected(&s->gate);
@@ -262,25 +252,20 @@ static int serve_tcp(struct sim *s)
         mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
         return MOTA_OK;
     }
-    int fd;
-    while ((fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-        /* a client that has hung up (the reconnect of a push) does not make the next one busy */
+    struct pollfd lp = {.fd = s->pt.listen_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) > 0) {
+        /* a client that has hung up (the reconnect of a push) does not make the next one busy: it is
+         * let go, and the next round takes the newcomer */
         char c;
-        if (s->pt.rfd >= 0 && recv(s->pt.rfd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+        if (recv(s->pt.rfd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
             client_gone(s);
-        if (s->pt.rfd >= 0) {
+            return MOTA_OK;
+        }
+        int fd;
+        while ((fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
             fprintf(stderr, "mota-sim: another client while one is connected: answered MOTA_ERR_BUSY\n");
             gate_refuse(&s->gate, fd);
-            continue;
         }
-        int one = 1;
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        s->pt.rfd = s->pt.wfd = fd;
-        gate_connected(&s->gate);
-        s->client_erases = s->d.pf.erases;
-        s->client_progs = s->d.pf.progs;
-        mota_link_reconnect(&s->d.device.link);
     }
     if (gate_idle(&s->gate)) {
         fprintf(stderr, "mota-sim: dropping a client silent for %.0f s (--idle-timeout)\n", s->gate.idle_s);
@@ -587,7 +572,7 @@ int cmd_sim(int argc, char **argv)
             if (s->pt.rfd < 0) {
                 if (once)
                     break;
-                continue; /* an idle client was dropped */
+                continue; /* the client was dropped (idle) or has hung up */
             }
         }
         unsigned resets = s->d.resets;

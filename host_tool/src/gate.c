@@ -1,20 +1,14 @@
 #include "gate.h"
 
+#include "util.h"
+
 #include "mota/err.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-double gate_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void gate_init(struct gate *g, double idle_s)
 {
@@ -26,17 +20,17 @@ void gate_init(struct gate *g, double idle_s)
 
 void gate_connected(struct gate *g)
 {
-    g->connected = g->active = gate_now();
+    g->connected = g->active = tool_now();
 }
 
 void gate_activity(struct gate *g)
 {
-    g->active = gate_now();
+    g->active = tool_now();
 }
 
 bool gate_idle(const struct gate *g)
 {
-    return g->idle_s > 0 && gate_now() - g->active > g->idle_s;
+    return g->idle_s > 0 && tool_now() - g->active > g->idle_s;
 }
 
 static void drop(struct gate_refused *r)
@@ -59,7 +53,7 @@ void gate_refuse(struct gate *g, int fd)
     }
     drop(r);
     r->fd = fd;
-    r->since = gate_now();
+    r->since = tool_now();
     mota_deframer_init(&r->df, r->buf, sizeof(r->buf));
 }
 
@@ -68,7 +62,7 @@ static void answer_busy(struct gate *g, struct gate_refused *r, const struct mot
 {
     uint8_t payload[96], out[MOTA_PROTO_ENCODED_MAX(sizeof(payload))];
     int n = snprintf((char *)payload + 2, sizeof(payload) - 2,
-                     "device busy: another client has held it for %.0f s", gate_now() - g->connected);
+                     "device busy: another client has held it for %.0f s", tool_now() - g->connected);
     mota_put16(payload, (uint16_t)(int16_t)MOTA_ERR_BUSY);
     struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq,
                            .len = (uint16_t)(2 + (n > 0 ? n : 0)), .payload = payload};
@@ -86,7 +80,7 @@ void gate_poll(struct gate *g)
             continue;
         struct pollfd p = {.fd = r->fd, .events = POLLIN};
         if (poll(&p, 1, 0) <= 0) {
-            if (gate_now() - r->since > GATE_ANSWER_S)
+            if (tool_now() - r->since > GATE_ANSWER_S)
                 drop(r); /* asked nothing */
             continue;
         }
@@ -109,7 +103,7 @@ void gate_poll(struct gate *g)
                 drop(r);
             }
         }
-        if (r->fd >= 0 && gate_now() - r->since > GATE_ANSWER_S)
+        if (r->fd >= 0 && tool_now() - r->since > GATE_ANSWER_S)
             drop(r); /* bytes, but no request in time: garbage */
     }
 }

@@ -43,6 +43,5 @@ void gate_refuse(struct gate *g, int fd);
 /* Serve the refused connections without blocking: call often. */
 void gate_poll(struct gate *g);
 void gate_close(struct gate *g);
-double gate_now(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void tool_err(const char *fmt, ...)
@@ -465,4 +466,11 @@ void json_null(struct json *j, const char *key)
 {
     json_key(j, key);
     fputs("null", j->f);
+}
+
+double tool_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

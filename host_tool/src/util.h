@@ -92,6 +92,9 @@ void json_null(struct json *j, const char *key);
 /* n bytes of s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
 void json_escaped(FILE *f, const char *s, size_t n);
 
+/* Seconds on the monotonic clock: timeouts and deadlines. */
+double tool_now(void);
+
 /* Option parsing helpers: strict numbers. */
 bool tool_parse_u64(const char *s, uint64_t *v);
 

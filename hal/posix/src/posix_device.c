@@ -9,6 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+const struct mota_device_profile mota_posix_default_profile = {
+    .cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
+    .reloc_families = 1u << MOTA_NBIN_FAMILY_NPU, .has_ll_aton = true,
+    .ll_aton_major = 1, .ll_aton_minor = 1, .ll_aton_micro = 1,
+    .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)};
+
 static uint64_t mono_us(void)
 {
     struct timespec ts;
@@ -149,15 +155,7 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
         c->models[m].ext_ram_addr = o->ext_ram_size ? d->ext_base + m * o->ext_ram_size : 0;
         c->models[m].ext_ram_size = o->ext_ram_size;
     }
-    struct mota_device_profile *p = &c->profile;
-    p->cpu_part = 0xD22;
-    p->fpu_enabled = true;
-    p->float_abi = 2;
-    p->secure = true;
-    p->reloc_families = 1u << MOTA_NBIN_FAMILY_NPU;
-    p->has_ll_aton = true;
-    p->ll_aton_major = p->ll_aton_minor = p->ll_aton_micro = 1;
-    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    c->profile = mota_posix_default_profile;
     c->max_trial_boots = 3;
     c->loader_mem = &d->mem;
     c->infer = mota_posix_sim_infer;

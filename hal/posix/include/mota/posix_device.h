@@ -67,10 +67,12 @@ struct mota_posix_device {
     uint8_t selftest[8192];
 };
 
+/* The default profile: Cortex-M55, FPU, hard float, secure, NPU with LL_ATON 1.1.1, XIP and COPY. */
+extern const struct mota_device_profile mota_posix_default_profile;
+
 /*
- * Assemble the device: flash, layout, exec RAM, system callbacks, the
- * simulated inference, and a default profile (Cortex-M55, FPU, hard float,
- * secure, NPU with LL_ATON 1.1.1, XIP and COPY). MOTA_OK or a reason.
+ * Assemble the device: flash, layout, RAM, system callbacks, the simulated
+ * inference, and the default profile. MOTA_OK or a reason.
  */
 int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_device_options *o);
 
