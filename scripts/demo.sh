@@ -11,7 +11,7 @@ cd "$root"
 scripts/setup.sh test
 scripts/fetch-cross-deps.sh >/dev/null # the board's firmware is cross-built with the host build
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
-cmake --build build/release >/dev/null
+cmake --build build/release >build/release/build.log 2>&1 || { tail -40 build/release/build.log; echo "demo: the build failed (build/release/build.log)" >&2; exit 1; }
 mota=$root/build/release/host_tool/mota
 w=$root/build/demo
 rm -rf "$w" && mkdir -p "$w"
@@ -90,7 +90,7 @@ step "11. nobody confirms v3: the board reboots three times (2 trial boots allow
 for i in 1 2 3; do
   "$mota" reboot "$bport" >/dev/null
   sleep 0.5
-  "$mota" status --timeout 10 "$bport" | grep "model dense" | sed "s/^/after reboot $i: /"
+  "$mota" status --timeout 10 "$bport" | grep "active:" | sed "s/^ */after reboot $i: /"
 done
 
 step "12. the board after the trial: v1 again, and it says why"

@@ -44,6 +44,15 @@ static void kick(const struct mota_agent *a)
         sys->watchdog_kick(sys->ctx);
 }
 
+/* A model's last error that is not journaled (a refusal before any erase, a fault): this boot's, now. */
+static void model_error(struct mota_agent *a, unsigned m, int reason)
+{
+    struct mota_agent_model_state *s = &a->st[m];
+    s->last_error = reason;
+    s->last_error_this_boot = true;
+    s->last_error_ms = (uint32_t)(a->cfg->sys->now_us(a->cfg->sys->ctx) / 1000u);
+}
+
 static int journal(struct mota_agent *a, enum jrec_type type, unsigned m, int reason)
 {
     struct jrec r;
@@ -61,12 +70,13 @@ struct head_check {
     uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];
     uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];
     uint32_t container_len, slot_used;
-    struct mota_compat_result compat; /* the failing rule, when compatibility refused it */
+    struct mota_agent_refusal why; /* the facts behind a refusal (a compatibility rule, a revoked key) */
 };
 
 /* Revoked keys are refused for new uploads; a stored model signed before the
  * revocation still re-validates (revoking must not brick the device). */
-static int authenticate(const struct mota_agent *a, const struct mota_envelope *env, bool new_upload)
+static int authenticate(const struct mota_agent *a, const struct mota_envelope *env, bool new_upload,
+                        struct mota_agent_refusal *why)
 {
     struct mota_trusted_key keys[MOTA_AGENT_MAX_KEYS];
     size_t idx = 0;
@@ -75,8 +85,10 @@ static int authenticate(const struct mota_agent *a, const struct mota_envelope *
     int ret = mota_envelope_authenticate(env, keys, a->cfg->n_keys, &idx);
     if (ret != MOTA_OK)
         return ret;
-    if (new_upload && a->cfg->keys[idx].index < a->key_floor)
+    if (new_upload && a->cfg->keys[idx].index < a->key_floor) {
+        *why = (struct mota_agent_refusal){MOTA_ERR_KEY_REVOKED, NULL, a->key_floor, a->cfg->keys[idx].index};
         return MOTA_ERR_KEY_REVOKED;
+    }
     return MOTA_OK;
 }
 
@@ -107,7 +119,7 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
         mota_sha256(env->manifest_wrapped, env->manifest_wrapped_len, md);
         if (mota_ct_memcmp(md, env->digest, MOTA_SHA256_LEN) != 0)
             return MOTA_ERR_MANIFEST_DIGEST;
-    } else if ((ret = authenticate(a, env, auth == AUTH_NEW_UPLOAD)) != MOTA_OK) {
+    } else if ((ret = authenticate(a, env, auth == AUTH_NEW_UPLOAD, &hc->why)) != MOTA_OK) {
         return ret;
     }
     if ((ret = mota_manifest_decode(env, man)) != MOTA_OK)
@@ -134,7 +146,7 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
     for (size_t c = 0; c < man->n_components; c++)
         split |= man->comp[c].role == MOTA_COMPONENT_PARAMS;
     if ((ret = mota_compat_check(&p, &man->compat, split, &cr)) != MOTA_OK) {
-        hc->compat = cr;
+        hc->why = (struct mota_agent_refusal){ret, cr.field, cr.expected, cr.found};
         return ret;
     }
     hc->install_mode = cr.install_mode;
@@ -306,6 +318,15 @@ static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const s
     return mota_loader_install(&c, out);
 }
 
+/* The first 8 bytes of a digest as a number: enough to tell two outputs apart in a refusal's detail. */
+static uint64_t digest_prefix(const uint8_t md[32])
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | md[i];
+    return v;
+}
+
 /* Run the manifest's self-test on an installed model. */
 static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
                         const struct head_check *hc, const struct mota_installed *inst)
@@ -331,10 +352,16 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (ret != MOTA_OK)
         return ret < 0 && ret != MOTA_ERR_ARG ? ret : MOTA_ERR_SELFTEST_RUN;
     mota_sha256(a->cfg->selftest_buf, (size_t)t->output_size, md);
-    if (mota_ct_memcmp(md, t->output_digest, 32) != 0)
+    if (mota_ct_memcmp(md, t->output_digest, 32) != 0) {
+        /* the manifest holds the expected output's digest only: no byte offset to name */
+        a->refusal = (struct mota_agent_refusal){MOTA_ERR_SELFTEST_OUTPUT, NULL, digest_prefix(md),
+                                                 digest_prefix(t->output_digest)};
         return MOTA_ERR_SELFTEST_OUTPUT;
-    if (latency > t->max_latency_us)
+    }
+    if (latency > t->max_latency_us) {
+        a->refusal = (struct mota_agent_refusal){MOTA_ERR_SELFTEST_SLOW, NULL, latency, t->max_latency_us};
         return MOTA_ERR_SELFTEST_SLOW;
+    }
     return MOTA_OK;
 }
 
@@ -458,7 +485,7 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
         if (ret == MOTA_ERR_POWER_LOST)
             return ret;
     } else {
-        a->st[m].last_error = reason;
+        model_error(a, m, reason);
     }
     return reason;
 }
@@ -551,6 +578,13 @@ static int resume_at(struct mota_agent *a, uint32_t o)
 /* All payloads received: verify from flash, install, self-test, trial. */
 static int finish_upload_(struct mota_agent *a);
 
+/* The host waits through these steps in silence otherwise: say which one starts. */
+static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
+{
+    if (a->on_phase != NULL)
+        a->on_phase(a->phase_ctx, ph, a->st[m].upload_len);
+}
+
 /* Every byte is in: digests, install, self-test, verdict (timed from here). */
 static int finish_upload(struct mota_agent *a)
 {
@@ -586,6 +620,7 @@ static int finish_upload_(struct mota_agent *a)
         hc.install_mode = cr.install_mode;
     }
     if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
+        phase(a, m, MOTA_PHASE_VERIFY);
         uint32_t t0 = now_us(a);
         ret = verify_components(a, m, s->upload.slot, &a->up_man, &hc);
         a->timing.digest_us = now_us(a) - t0;
@@ -600,17 +635,21 @@ static int finish_upload_(struct mota_agent *a)
     /* the new model takes the exec RAM for its self-test; the old one is
      * installed again if the new one does not make it */
     a->installed[m] = false;
+    phase(a, m, MOTA_PHASE_INSTALL);
     uint32_t t0 = now_us(a);
     ret = install_slot(a, m, s->upload.slot, &a->up_man, &hc, &inst);
     a->timing.install_us = now_us(a) - t0;
-    if (ret == MOTA_OK)
+    if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
+        phase(a, m, MOTA_PHASE_SELFTEST);
         ret = run_selftest(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+    }
     if (ret != MOTA_OK) {
         int r2 = fail_upload(a, m, ret);
         (void)activate(a, m);
         return r2;
     }
     struct jrec r;
+    phase(a, m, MOTA_PHASE_COMMIT);
     mota_journal_rec(&r, J_TRIAL, m);
     r.slot = s->upload.slot;
     r.seq = s->upload.seq;
@@ -687,16 +726,17 @@ static int head_complete(struct mota_agent *a)
         unsigned m = (unsigned)hc.model;
         if (a->st[m].testing)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
-        else
-            ret = check_sequence(a, m, a->up_man.seq, a->up_env.digest);
+        else if ((ret = check_sequence(a, m, a->up_man.seq, a->up_env.digest)) != MOTA_OK)
+            hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up_man.seq};
     }
     a->timing.check_us = now_us(a) - t0;
     if (ret != MOTA_OK) {
         a->last_error = ret;
-        a->refusal = hc.compat;
+        a->refusal = hc.why;
+        a->refusal.reason = ret; /* vendor, class, unknown key: the ids are read where they are kept */
         a->up_model = NOT_RECEIVING;
         if (hc.model >= 0)
-            a->st[hc.model].last_error = ret;
+            model_error(a, (unsigned)hc.model, ret);
         return ret; /* refused before any erase */
     }
     unsigned m = (unsigned)hc.model;
@@ -941,11 +981,19 @@ int mota_agent_rollback(struct mota_agent *a, unsigned m)
     bool retire = !a->st[m].testing;
     if (retire && a->model_faults[m] == 0)
         return MOTA_ERR_NOT_TESTING;
-    if (a->st[m].previous.slot == MOTA_AGENT_NO_SLOT)
+    /* a first model on trial has nothing before it and is removed, as its trial's expiry would remove it;
+     * a confirmed first model is all there is, and stays */
+    if (retire && a->st[m].previous.slot == MOTA_AGENT_NO_SLOT)
         return MOTA_ERR_NO_PREVIOUS;
+    /* a trial ended on request is a success and clears the last error; a retirement keeps the fault that
+     * caused it (the application's own inference is not in the link's ERRORS ring) */
     int ret = journal(a, J_ROLLBACK, m, retire ? a->st[m].last_error : MOTA_OK);
     if (ret != MOTA_OK)
         return ret;
+    if (a->st[m].active.slot == MOTA_AGENT_NO_SLOT) {
+        a->installed[m] = false;
+        return MOTA_OK;
+    }
     return activate(a, m);
 }
 
@@ -1009,7 +1057,7 @@ int mota_agent_model_fault(struct mota_agent *a, unsigned m, int reason)
     if (a == NULL || a->cfg == NULL || m >= a->cfg->n_models || reason >= 0)
         return MOTA_ERR_ARG;
     a->model_faults[m]++;
-    a->st[m].last_error = reason;
+    model_error(a, m, reason);
     return MOTA_OK;
 }
 
@@ -1018,6 +1066,35 @@ int mota_agent_last_error(const struct mota_agent *a, unsigned m)
     if (a == NULL || m >= a->cfg->n_models)
         return MOTA_ERR_ARG;
     return a->st[m].last_error;
+}
+
+int mota_agent_previous(const struct mota_agent *a, unsigned m, struct mota_agent_previous *out)
+{
+    struct mota_envelope env;
+    struct mota_manifest man;
+    uint8_t md[MOTA_SHA256_LEN];
+    int ret = MOTA_ERR_NO_PREVIOUS;
+    if (a == NULL || out == NULL || m >= a->cfg->n_models)
+        return MOTA_ERR_ARG;
+    const struct mota_agent_slot_ref *ref = &a->st[m].previous;
+    const struct mota_flash *fl = a->cfg->flash;
+    if (ref->slot > 1)
+        return ret;
+    /* read in place: the slot must still hold the journaled head (an update forgets it when it begins) */
+    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), mcfg(a, m)->slot_size);
+    if (p == NULL || mota_envelope_decode(p, mcfg(a, m)->slot_size, &env) != MOTA_OK ||
+        memcmp(env.digest, ref->digest, 32) != 0)
+        return ret;
+    mota_sha256(env.manifest_wrapped, env.manifest_wrapped_len, md);
+    if (mota_ct_memcmp(md, env.digest, 32) != 0 || mota_manifest_decode(&env, &man) != MOTA_OK ||
+        man.seq != ref->seq)
+        return ret;
+    out->seq = ref->seq;
+    memcpy(out->digest, ref->digest, 32);
+    out->slot = ref->slot;
+    out->version = man.text.version; /* points into the mapped slot, not into man */
+    out->version_len = man.text.version_len;
+    return MOTA_OK;
 }
 
 int mota_agent_find_model(const struct mota_agent *a, const char *c_name, size_t len)

@@ -103,14 +103,26 @@ static void ref_clear(struct mota_agent_slot_ref *ref)
     ref->slot = MOTA_AGENT_NO_SLOT;
 }
 
+/* A record's last error: when, if it is being written now (live); one replayed at boot is of an earlier
+ * boot, whose clock is gone (no flash write per boot to keep it). */
+static void set_error(struct mota_agent *a, struct mota_agent_model_state *s, int reason, bool live)
+{
+    s->last_error = reason;
+    s->last_error_this_boot = live && reason != 0;
+    s->last_error_ms = s->last_error_this_boot ? (uint32_t)(a->cfg->sys->now_us(a->cfg->sys->ctx) / 1000u) : 0;
+}
+
 /* The single definition of what each record means. */
-static void apply(struct mota_agent *a, const struct jrec *r)
+static void apply(struct mota_agent *a, const struct jrec *r, bool live)
 {
     if (r->model >= MOTA_AGENT_MAX_MODELS)
         return;
     struct mota_agent_model_state *s = &a->st[r->model];
     switch (r->type) {
     case J_UPLOAD_BEGIN:
+        /* the slot of the model a rollback would bring back is about to be erased: no going back to it */
+        if (s->previous.slot == r->slot)
+            ref_clear(&s->previous);
         ref_set(&s->upload, r);
         s->upload_state = MOTA_UPLOAD_RECEIVING;
         s->upload_len = r->value;
@@ -130,7 +142,7 @@ static void apply(struct mota_agent *a, const struct jrec *r)
     case J_UPLOAD_ABORT:
         s->upload_state = MOTA_UPLOAD_NONE;
         ref_clear(&s->upload);
-        s->last_error = r->reason;
+        set_error(a, s, r->reason, live);
         break;
     case J_TRIAL:
         if (!s->testing && s->active.slot != MOTA_AGENT_NO_SLOT)
@@ -140,6 +152,7 @@ static void apply(struct mota_agent *a, const struct jrec *r)
         s->trial_boots = 0;
         s->upload_state = MOTA_UPLOAD_NONE;
         ref_clear(&s->upload);
+        set_error(a, s, 0, live); /* installed: an earlier failure is history (the link's ERRORS ring) */
         break;
     case J_BOOT:
         s->trial_boots = r->value;
@@ -150,6 +163,7 @@ static void apply(struct mota_agent *a, const struct jrec *r)
         s->committed_seq = s->active.seq;
         memcpy(s->committed_digest, s->active.digest, 32);
         s->has_committed = true;
+        set_error(a, s, 0, live);
         break;
     case J_ROLLBACK:
         /* a confirmed model retired (it faulted): its sequence number stays the floor and not even
@@ -160,14 +174,14 @@ static void apply(struct mota_agent *a, const struct jrec *r)
         ref_clear(&s->previous);
         s->testing = false;
         s->trial_boots = 0;
-        s->last_error = r->reason;
+        set_error(a, s, r->reason, live); /* 0 for a rollback asked for: a success */
         break;
     case J_REVOKE:
         if (r->value > a->key_floor)
             a->key_floor = r->value;
         break;
     case J_ERROR:
-        s->last_error = r->reason;
+        set_error(a, s, r->reason, live);
         break;
     case J_SET_ACTIVE:
         ref_set(&s->active, r);
@@ -298,7 +312,7 @@ int mota_journal_append(struct mota_agent *a, struct jrec *r)
     a->jnext++; /* even a failed program may have left bytes: never reuse the place */
     if (ret != MOTA_OK)
         return ret;
-    apply(a, r);
+    apply(a, r, true);
     return MOTA_OK;
 }
 
@@ -365,7 +379,7 @@ int mota_journal_load(struct mota_agent *a)
             continue;
         if (r.jseq > a->jseq)
             a->jseq = r.jseq;
-        apply(a, &r);
+        apply(a, &r, false);
     }
     return MOTA_OK;
 }

@@ -2,6 +2,7 @@
 #include "mota/link.h"
 
 #include "mota/cbor.h"
+#include "mota/crypto.h" /* mota_key_id */
 #include "mota/err.h"
 #include "mota/nbin.h" /* mota_crc32 */
 
@@ -27,6 +28,7 @@ void mota_link_reconnect(struct mota_link *l)
     l->session = l->ended = false;
     l->total = l->expected = 0;
     l->replay_ok = false;
+    l->io_in = l->io_out = 0;
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
@@ -97,25 +99,135 @@ static bool is_retry(const struct mota_link *l, const struct mota_frame *f)
            mota_crc32(0, f->payload, f->len) == l->replay_crc;
 }
 
-/* "FIELD: device 0xEXPECTED, model 0xFOUND": the compatibility rule that refused an upload. */
-static size_t refusal_detail(const struct mota_compat_result *r, uint8_t *out, size_t cap)
+/* A text built in a caller's buffer; what does not fit is cut. */
+struct text {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static const char hexd[] = "0123456789abcdef";
+
+static void put_s(struct text *t, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t n = 0;
-    const char *parts[2] = {": device 0x", ", model 0x"};
-    uint64_t vals[2] = {r->expected, r->found};
-    for (const char *s = r->field; *s && n + 1 < cap; s++)
-        out[n++] = (uint8_t)*s;
-    for (int i = 0; i < 2; i++) {
-        for (const char *s = parts[i]; *s && n + 1 < cap; s++)
-            out[n++] = (uint8_t)*s;
-        int d = 60;
-        while (d > 0 && ((vals[i] >> d) & 0xF) == 0)
-            d -= 4;
-        for (; d >= 0 && n + 1 < cap; d -= 4)
-            out[n++] = (uint8_t)hex[(vals[i] >> d) & 0xF];
+    for (; *s && t->n < t->cap; s++)
+        t->p[t->n++] = (uint8_t)*s;
+}
+
+static void put_hex(struct text *t, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n && t->n + 2 <= t->cap; i++) {
+        t->p[t->n++] = (uint8_t)hexd[b[i] >> 4];
+        t->p[t->n++] = (uint8_t)hexd[b[i] & 15];
     }
-    return n;
+}
+
+/* 0x and hex digits (a compatibility field's bits), or decimal (counts, times) */
+static void put_num(struct text *t, uint64_t v, bool hex)
+{
+    char b[24];
+    size_t i = sizeof(b) - 1;
+    b[i] = 0;
+    do {
+        b[--i] = hexd[hex ? v & 15 : v % 10];
+        v = hex ? v >> 4 : v / 10;
+    } while (v != 0);
+    if (hex) {
+        b[--i] = 'x';
+        b[--i] = '0';
+    }
+    put_s(t, b + i);
+}
+
+static void put_uuid(struct text *t, const uint8_t u[16])
+{
+    for (unsigned i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            put_s(t, "-");
+        put_hex(t, u + i, 1);
+    }
+}
+
+/* The container's vendor or class id that differs from the device's. */
+static const uint8_t *their_id(const struct mota_agent *a, bool vendor)
+{
+    const uint8_t *mine = vendor ? a->cfg->vendor_id : a->cfg->class_id;
+    for (size_t c = 0; c < a->up_man.n_components; c++) {
+        const uint8_t *id = vendor ? a->up_man.comp[c].vendor_id : a->up_man.comp[c].class_id;
+        if (memcmp(id, mine, 16) != 0)
+            return id;
+    }
+    return NULL;
+}
+
+/*
+ * The facts behind a refusal, "FIELD: device VALUE, model VALUE": what the device has, trusts or measured,
+ * and what the container says or needs (docs/protocol.md, "Refusal details"); 0 for a reason without any.
+ * Built from the agent's state at the verdict, so it needs no message strings.
+ */
+static size_t refusal_detail(const struct mota_agent *a, int reason, uint8_t *out, size_t cap)
+{
+    const struct mota_agent_refusal *r = &a->refusal;
+    const struct mota_agent_config *c = a->cfg;
+    struct text t = {out, 0, cap};
+    const char *field = r->field;
+    bool hex = field != NULL;
+    if (r->reason != reason)
+        return 0;
+    if (reason == MOTA_ERR_VENDOR_MISMATCH || reason == MOTA_ERR_CLASS_MISMATCH) {
+        bool vendor = reason == MOTA_ERR_VENDOR_MISMATCH;
+        const uint8_t *theirs = their_id(a, vendor);
+        if (theirs == NULL)
+            return 0;
+        put_s(&t, vendor ? "vendor_id: device " : "class_id: device ");
+        put_uuid(&t, vendor ? c->vendor_id : c->class_id);
+        put_s(&t, ", model ");
+        put_uuid(&t, theirs);
+        return t.n;
+    }
+    if (reason == MOTA_ERR_KEY_UNKNOWN) { /* every key it trusts, and the ones the container names */
+        const char *none = " none";
+        put_s(&t, "key_id: device");
+        for (unsigned k = 0; k < c->n_keys; k++) {
+            uint8_t kid[MOTA_KEY_ID_LEN];
+            mota_key_id(c->keys[k].pub, kid);
+            put_s(&t, " ");
+            put_hex(&t, kid, sizeof(kid));
+        }
+        put_s(&t, ", model");
+        for (size_t b = 0; b < a->up_env.n_blocks; b++) {
+            if (a->up_env.blocks[b].kid != NULL) {
+                put_s(&t, " ");
+                put_hex(&t, a->up_env.blocks[b].kid, a->up_env.blocks[b].kid_len);
+                none = "";
+            }
+        }
+        put_s(&t, none);
+        return t.n;
+    }
+    if (field == NULL) {
+        switch (reason) {
+        case MOTA_ERR_KEY_REVOKED: field = "key_index"; break;
+        case MOTA_ERR_ROLLBACK:
+        case MOTA_ERR_ROLLBACK_SAME_SEQ: field = "seq"; break;
+        case MOTA_ERR_SELFTEST_SLOW: field = "latency_us"; break;
+        case MOTA_ERR_SELFTEST_OUTPUT: field = "output_sha256"; break;
+        default: return 0;
+        }
+    }
+    uint64_t vals[2] = {r->device, r->model};
+    put_s(&t, field);
+    for (int i = 0; i < 2; i++) {
+        put_s(&t, i == 0 ? ": device " : ", model ");
+        if (reason == MOTA_ERR_SELFTEST_OUTPUT) { /* a digest's first 8 bytes, all 16 digits */
+            uint8_t b[8];
+            for (int k = 0; k < 8; k++)
+                b[k] = (uint8_t)(vals[i] >> (56 - 8 * k));
+            put_hex(&t, b, sizeof(b));
+        } else {
+            put_num(&t, vals[i], hex);
+        }
+    }
+    return t.n;
 }
 
 /* Model keys 7 to 13: the active model. */
@@ -151,7 +263,9 @@ static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsi
     }
 }
 
-static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap)
+/* extras: the previous model (key 15) and when the last error happened (key 16), the first things to go when
+ * an answer does not fit */
+static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap, bool extras)
 {
     struct mota_agent_model_info info;
     const struct mota_agent_model_config *mc = &a->cfg->models[m];
@@ -160,7 +274,10 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     struct mota_model_about about;
     bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->model_about != NULL &&
                      a->cfg->model_about(a->cfg->infer_ctx, info.instance, &about) == MOTA_OK;
-    mota_cbor_put_map(e, has ? 13u + has_about : 7u);
+    struct mota_agent_previous prev;
+    bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
+    bool has_when = extras && s->last_error != 0;
+    mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when);
     mota_cbor_put_uint(e, 1);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, 2);
@@ -182,15 +299,30 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_array(e, 2);
     mota_cbor_put_uint(e, mc->exec_ram_size);
     mota_cbor_put_uint(e, mc->ext_ram_size);
+    if (has_prev) { /* what a rollback would bring back: [seq, version, manifest digest, slot] */
+        size_t vl = prev.version ? prev.version_len : 0;
+        mota_cbor_put_uint(e, 15);
+        mota_cbor_put_array(e, 4);
+        mota_cbor_put_uint(e, prev.seq);
+        mota_cbor_put_tstr_n(e, prev.version ? prev.version : "", vl < vcap ? vl : vcap);
+        mota_cbor_put_bstr(e, prev.digest, 32);
+        mota_cbor_put_uint(e, prev.slot);
+    }
+    if (has_when) { /* when the last error happened: [this boot, ms since boot]; false: an earlier boot */
+        mota_cbor_put_uint(e, 16);
+        mota_cbor_put_array(e, 2);
+        mota_cbor_put_bool(e, s->last_error_this_boot);
+        mota_cbor_put_uint(e, s->last_error_ms);
+    }
 }
 
-static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
+static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
 {
     const struct mota_agent_config *c = l->agent->cfg;
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, p->name != NULL ? 11 : 10);
+    mota_cbor_put_map(&e, p->name != NULL ? 13 : 12);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, 2);
@@ -220,7 +352,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_uint(&e, 7);
     mota_cbor_put_array(&e, c->n_models);
     for (unsigned m = 0; m < c->n_models; m++)
-        put_ref(&e, l->agent, m, vcap);
+        put_ref(&e, l->agent, m, vcap, extras);
     mota_cbor_put_uint(&e, 8); /* provisioned: any trusted key */
     mota_cbor_put_bool(&e, c->n_keys > 0);
     mota_cbor_put_uint(&e, 9); /* why this boot happened */
@@ -231,19 +363,23 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
         mota_cbor_put_uint(&e, 11); /* the profile's name */
         mota_cbor_put_tstr(&e, p->name);
     }
+    mota_cbor_put_uint(&e, 12); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
+    mota_cbor_put_uint(&e, c->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
+    mota_cbor_put_uint(&e, 13); /* boots a model on trial gets before it is reverted: "boots left" */
+    mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
     return e.err ? 0 : e.len;
 }
 
-static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap)
+static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
 {
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
     const struct mota_agent_timing *t = &l->agent->timing;
-    mota_cbor_put_map(&e, 4);
+    mota_cbor_put_map(&e, 5);
     mota_cbor_put_uint(&e, 1);
     mota_cbor_put_array(&e, l->agent->cfg->n_models);
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
-        put_ref(&e, l->agent, m, vcap);
+        put_ref(&e, l->agent, m, vcap, extras);
     mota_cbor_put_uint(&e, 2);
     mota_cbor_put_array(&e, 6);
     mota_cbor_put_uint(&e, l->df.frames);
@@ -263,21 +399,24 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_uint(&e, t->selftest_us);
     mota_cbor_put_uint(&e, t->verdict_us);
     mota_cbor_put_uint(&e, t->digest_bytes);
+    mota_cbor_put_uint(&e, 5); /* uptime in ms: how long ago a model's last error (key 16) happened */
+    mota_cbor_put_uint(&e, now_ms(l));
     return e.err ? 0 : e.len;
 }
 
 /*
  * HELLO and STATUS must always fit one answer, whatever text the installed
  * manifests carry (version texts may be 256 bytes each): when they do not,
- * the versions are cut short, then left out. A device that cannot say HELLO
- * could never be updated again.
+ * the versions are cut short, then left out, then the previous models and
+ * the errors' times too. A device that cannot say HELLO could never be
+ * updated again.
  */
-static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link *, uint8_t *, size_t, size_t))
+static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link *, uint8_t *, size_t, size_t, bool))
 {
-    static const size_t vcaps[] = {SIZE_MAX, 32, 0};
+    static const size_t vcaps[] = {SIZE_MAX, 32, 0, 0};
     size_t n = 0;
     for (unsigned i = 0; i < sizeof(vcaps) / sizeof(vcaps[0]) && n == 0; i++)
-        n = build(l, BODY(l), BODY_CAP(l), vcaps[i]);
+        n = build(l, BODY(l), BODY_CAP(l), vcaps[i], i < 3);
     return n;
 }
 
@@ -288,6 +427,50 @@ static size_t fault_detail(struct mota_link *l, int status)
     if ((status != MOTA_ERR_SELFTEST_FAULT && status != MOTA_ERR_SELFTEST_TIMEOUT) || c->infer_detail == NULL)
         return 0;
     return c->infer_detail(c->infer_ctx, (char *)BODY(l), BODY_CAP(l) < 128 ? BODY_CAP(l) : 128);
+}
+
+/* The body of a refused upload's answer: the facts behind it, or where a guarded model stopped. */
+static size_t verdict_detail(struct mota_link *l, int status)
+{
+    size_t n = refusal_detail(l->agent, status, BODY(l), BODY_CAP(l) < 224 ? BODY_CAP(l) : 224);
+    return n > 0 ? n : fault_detail(l, status);
+}
+
+/* Before each step after the last byte, the host hears which one starts: an event about the DATA request
+ * being answered (kind 3: never taken for the answer). Best effort: the verdict follows either way. */
+static void send_event(void *ctx, enum mota_agent_phase phase, uint32_t offset)
+{
+    struct mota_link *l = ctx;
+    uint8_t p[MOTA_PROTO_EVENT_LEN];
+    p[0] = (uint8_t)phase;
+    mota_put32(p + 1, offset);
+    struct mota_frame f = {.kind = MOTA_KIND_EVENT, .cmd = MOTA_CMD_DATA, .seq = l->last_seq, .len = sizeof(p),
+                           .payload = p};
+    size_t len = mota_frame_encode(&f, l->ev, sizeof(l->ev));
+    if (len > 0)
+        (void)l->tr->write(l->tr->ctx, l->ev, len);
+}
+
+/* Run model m once. A guarding port's fault or time verdict is counted as the model's fault. */
+static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t in_len, uint8_t *out,
+                     size_t out_len, uint64_t *us)
+{
+    struct mota_agent_model_info info;
+    const struct mota_agent_config *c = l->agent->cfg;
+    int ret = mota_agent_model_info(l->agent, m, &info);
+    if (ret != MOTA_OK)
+        return ret;
+    if (c->infer == NULL)
+        return MOTA_ERR_UNSUPPORTED;
+    *us = 0; /* the budget: the device's own */
+    ret = c->infer(c->infer_ctx, info.instance, in, in_len, out, out_len, us);
+    if (ret != MOTA_OK) {
+        ret = ret == MOTA_ERR_SELFTEST_FAULT || ret == MOTA_ERR_SELFTEST_TIMEOUT ? ret : MOTA_ERR_SELFTEST_RUN;
+        note_error(l, ret, m);
+        if (ret != MOTA_ERR_SELFTEST_RUN)
+            (void)mota_agent_model_fault(l->agent, m, ret);
+    }
+    return ret;
 }
 
 static int upload_model(const struct mota_link *l)
@@ -307,6 +490,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
 
     l->requests++;
     l->last_cmd = f->cmd;
+    l->last_seq = f->seq;
     if (f->kind != MOTA_KIND_REQUEST)
         return MOTA_OK; /* the device ignores stray responses */
     if (is_retry(l, f)) {
@@ -332,6 +516,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
         l->total = mota_get32(p);
         l->expected = 0;
+        l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
         l->session = true;
         l->ended = false;
         l->last_result = MOTA_OK;
@@ -354,7 +539,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         if (!l->session && l->ended) {
             /* a repeat or a late copy after the end (its answer may have been lost): the same verdict */
             if (l->last_result != MOTA_OK)
-                return respond(l, f, l->last_result, NULL, 0);
+                return respond(l, f, l->last_result, BODY(l), verdict_detail(l, l->last_result));
             mota_put32(out, l->expected);
             return respond(l, f, MOTA_OK, out, 4);
         }
@@ -368,6 +553,9 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             mota_put32(b + 4, off);
             return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
         }
+        l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
+        l->agent->on_phase = send_event;
+        l->agent->phase_ctx = l;
         ret = mota_agent_write(l->agent, off, p + 4, f->len - 4u);
         if (ret == MOTA_ERR_POWER_LOST)
             return ret;
@@ -376,9 +564,7 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
             l->ended = true;
             l->last_result = ret;
             note_error(l, ret, (unsigned)upload_model(l));
-            if (l->agent->refusal.reason == ret && l->agent->refusal.field != NULL)
-                return respond(l, f, ret, BODY(l), refusal_detail(&l->agent->refusal, BODY(l), 128));
-            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
+            return respond(l, f, ret, BODY(l), verdict_detail(l, ret));
         }
         l->expected = (uint32_t)ret;
         mota_put32(out, (uint32_t)ret);
@@ -439,29 +625,66 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, BODY(l), e.len);
     }
     case MOTA_CMD_INVOKE: {
-        struct mota_agent_model_info info;
         uint64_t us = 0;
         if (f->len < 3)
             return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        unsigned m = p[0];
         uint16_t out_len = mota_get16(p + 1);
         if (out_len + 4u > BODY_CAP(l) || out_len + 6u > l->max_payload)
             return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
-        if ((ret = mota_agent_model_info(l->agent, m, &info)) != MOTA_OK)
-            return respond(l, f, ret, NULL, 0);
-        const struct mota_agent_config *c = l->agent->cfg;
-        if (c->infer == NULL)
-            return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0);
-        ret = c->infer(c->infer_ctx, info.instance, p + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
-        if (ret != MOTA_OK) { /* a guarding port's fault or time-budget verdict is the answer, and is kept */
-            ret = ret == MOTA_ERR_SELFTEST_FAULT || ret == MOTA_ERR_SELFTEST_TIMEOUT ? ret : MOTA_ERR_SELFTEST_RUN;
-            note_error(l, ret, m);
-            if (ret != MOTA_ERR_SELFTEST_RUN)
-                (void)mota_agent_model_fault(l->agent, m, ret);
+        ret = run_model(l, p[0], p + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
+        if (ret != MOTA_OK)
             return respond(l, f, ret, BODY(l), fault_detail(l, ret));
-        }
         mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
         return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);
+    }
+    case MOTA_CMD_INPUT: { /* an input larger than a frame, in pieces: a retry writes the same bytes again */
+        const struct mota_agent_config *c = l->agent->cfg;
+        if (f->len < 4)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        uint32_t off = mota_get32(p), len = f->len - 4u;
+        if (off > l->io_in) {
+            uint8_t b[8];
+            mota_put32(b, l->io_in);
+            mota_put32(b + 4, off);
+            return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
+        }
+        if (c->selftest_buf == NULL || (uint64_t)off + len > c->selftest_buf_size)
+            return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
+        memcpy(c->selftest_buf + off, p + 4, len);
+        l->io_in = off + len;
+        l->io_out = 0;
+        mota_put32(out, l->io_in);
+        return respond(l, f, MOTA_OK, out, 4);
+    }
+    case MOTA_CMD_RUN: { /* the model on the input held; its output stays for OUTPUT */
+        const struct mota_agent_config *c = l->agent->cfg;
+        uint64_t us = 0;
+        if (f->len < 5)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        uint32_t out_len = mota_get32(p + 1), at = (l->io_in + 31u) & ~31u; /* aligned as a model's I/O is */
+        l->io_out = 0;
+        if (c->selftest_buf == NULL || (uint64_t)at + out_len > c->selftest_buf_size)
+            return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
+        ret = run_model(l, p[0], c->selftest_buf, l->io_in, c->selftest_buf + at, out_len, &us);
+        if (ret != MOTA_OK)
+            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
+        l->io_out = out_len;
+        l->io_out_at = at;
+        mota_put32(out, us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
+        mota_put32(out + 4, out_len);
+        return respond(l, f, MOTA_OK, out, 8);
+    }
+    case MOTA_CMD_OUTPUT: { /* a window of the last RUN's output */
+        if (f->len < 6)
+            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+        uint32_t off = mota_get32(p);
+        size_t len = mota_get16(p + 4), cap = l->max_payload - 2u < BODY_CAP(l) ? l->max_payload - 2u : BODY_CAP(l);
+        if (l->io_out == 0)
+            return respond(l, f, MOTA_ERR_PROTO_NO_OUTPUT, NULL, 0);
+        if (off > l->io_out)
+            return respond(l, f, MOTA_ERR_ARG, NULL, 0);
+        len = len < l->io_out - off ? len : l->io_out - off;
+        return respond(l, f, MOTA_OK, l->agent->cfg->selftest_buf + l->io_out_at + off, len < cap ? len : cap);
     }
     default:
         return respond(l, f, MOTA_ERR_PROTO_COMMAND, NULL, 0);

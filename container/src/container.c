@@ -207,6 +207,13 @@ static int decode_sign1(const uint8_t *buf, size_t len, struct mota_auth_block *
         return d.err;
     if (b->alg != MOTA_COSE_ALG_ES256 && b->alg != MOTA_COSE_ALG_ESP256)
         return MOTA_ERR_COSE_ALG;
+    /* an empty signature is a block `mota pack --unsigned` left for `mota sign`: well formed, never
+     * authentic (mota_envelope_authenticate refuses it with its own reason) */
+    if (sig_len == 0) {
+        b->sig = NULL;
+        b->no_sig = true;
+        return 0;
+    }
     if (sig_len != MOTA_P256_SIG_LEN)
         return MOTA_ERR_COSE_SIG_LEN;
     return 0;
@@ -334,13 +341,14 @@ int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *e
     return 0;
 }
 
-/* Sig_structure = [ "Signature1", protected, h'', payload ] -> SHA-256 */
-static int sig_structure_hash(const struct mota_envelope *env, const struct mota_auth_block *b,
-                              uint8_t hash[MOTA_SHA256_LEN])
+/* Sig_structure = [ "Signature1", protected, h'', payload ] */
+int mota_sig_structure(const struct mota_envelope *env, const struct mota_auth_block *b, uint8_t *out, size_t cap,
+                       size_t *len)
 {
-    uint8_t buf[256];
     struct mota_cbor_enc e;
-    mota_cbor_enc_init(&e, buf, sizeof(buf));
+    if (env == NULL || b == NULL || out == NULL || len == NULL)
+        return MOTA_ERR_ARG;
+    mota_cbor_enc_init(&e, out, cap);
     mota_cbor_put_array(&e, 4);
     mota_cbor_put_tstr(&e, "Signature1");
     mota_cbor_put_bstr(&e, b->protected_hdr, b->protected_len);
@@ -348,7 +356,19 @@ static int sig_structure_hash(const struct mota_envelope *env, const struct mota
     mota_cbor_put_bstr(&e, env->digest_enc, env->digest_enc_len);
     if (e.err != 0)
         return MOTA_ERR_CBOR_TOO_LARGE;
-    mota_sha256(buf, e.len, hash);
+    *len = e.len;
+    return MOTA_OK;
+}
+
+static int sig_structure_hash(const struct mota_envelope *env, const struct mota_auth_block *b,
+                              uint8_t hash[MOTA_SHA256_LEN])
+{
+    uint8_t buf[MOTA_SIG_STRUCTURE_MAX];
+    size_t len;
+    int ret = mota_sig_structure(env, b, buf, sizeof(buf), &len);
+    if (ret != MOTA_OK)
+        return ret;
+    mota_sha256(buf, len, hash);
     return MOTA_OK;
 }
 
@@ -357,7 +377,7 @@ int mota_envelope_authenticate(const struct mota_envelope *env, const struct mot
 {
     int ret = MOTA_ERR_SIGNATURE;
     uint8_t md[MOTA_SHA256_LEN], hash[MOTA_SHA256_LEN];
-    bool any_known = false;
+    bool any_known = false, any_signed = false;
 
     if (env == NULL || (keys == NULL && n_keys > 0))
         return MOTA_ERR_ARG;
@@ -370,6 +390,9 @@ int mota_envelope_authenticate(const struct mota_envelope *env, const struct mot
 
     for (size_t b = 0; b < env->n_blocks; b++) {
         const struct mota_auth_block *blk = &env->blocks[b];
+        if (blk->no_sig)
+            continue; /* nothing to verify, and never a pass */
+        any_signed = true;
         int r = sig_structure_hash(env, blk, hash);
         if (r != MOTA_OK)
             return r;
@@ -388,7 +411,7 @@ int mota_envelope_authenticate(const struct mota_envelope *env, const struct mot
                 return r;
         }
     }
-    ret = any_known ? MOTA_ERR_SIGNATURE : MOTA_ERR_KEY_UNKNOWN;
+    ret = !any_signed ? MOTA_ERR_UNSIGNED : any_known ? MOTA_ERR_SIGNATURE : MOTA_ERR_KEY_UNKNOWN;
     return ret;
 }
 

@@ -266,6 +266,32 @@ static int check_spec(const struct mota_pack_spec *s)
 
 #define HEAD_RESERVE 512u /* tag, map, authentication wrapper, manifest bstr head */
 
+/* SUIT_Authentication with one COSE_Sign1 block; sig NULL: an empty signature (unsigned). */
+static void put_auth(struct mota_cbor_enc *a, const uint8_t *digest_enc, size_t digest_enc_len, const uint8_t *prot,
+                     size_t prot_len, const uint8_t *sig)
+{
+    mota_cbor_put_array(a, 2);
+    mota_cbor_put_bstr(a, digest_enc, digest_enc_len);
+    size_t o = mota_cbor_bstr_open(a);
+    mota_cbor_put_tag(a, MOTA_COSE_TAG_SIGN1);
+    mota_cbor_put_array(a, 4);
+    mota_cbor_put_bstr(a, prot, prot_len);
+    mota_cbor_put_map(a, 0);
+    mota_cbor_put_null(a);
+    mota_cbor_put_bstr(a, sig, sig != NULL ? MOTA_P256_SIG_LEN : 0);
+    mota_cbor_bstr_close(a, o);
+}
+
+/* Tag, map head and the authentication wrapper member; the manifest member follows. */
+static void put_envelope_head(struct mota_cbor_enc *h, size_t members, const uint8_t *auth, size_t auth_len)
+{
+    mota_cbor_put_tag(h, MOTA_SUIT_TAG_ENVELOPE);
+    mota_cbor_put_map(h, members);
+    mota_cbor_put_uint(h, 2);
+    mota_cbor_put_bstr(h, auth, auth_len);
+    mota_cbor_put_uint(h, 3);
+}
+
 int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
                                mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
 {
@@ -276,7 +302,7 @@ int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t 
     uint8_t mhead[9];
     size_t mhead_len;
 
-    if (spec == NULL || kid == NULL || sign == NULL || out == NULL || len == NULL || cap <= HEAD_RESERVE)
+    if (spec == NULL || kid == NULL || out == NULL || len == NULL || cap <= HEAD_RESERVE)
         goto out;
     if ((ret = check_spec(spec)) != MOTA_OK)
         goto out;
@@ -324,29 +350,18 @@ int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t 
         ret = MOTA_ERR_INTERNAL;
         goto out;
     }
-    mota_sha256(sig_struct, h.len, hash);
-    if ((ret = sign(sign_ctx, hash, sig)) != MOTA_OK)
-        goto out;
+    if (sign != NULL) {
+        mota_sha256(sig_struct, h.len, hash);
+        if ((ret = sign(sign_ctx, hash, sig)) != MOTA_OK)
+            goto out;
+    }
 
     mota_cbor_enc_init(&a, auth, sizeof(auth));
-    mota_cbor_put_array(&a, 2);
-    mota_cbor_put_bstr(&a, digest_enc, digest_enc_len);
-    size_t o = mota_cbor_bstr_open(&a);
-    mota_cbor_put_tag(&a, MOTA_COSE_TAG_SIGN1);
-    mota_cbor_put_array(&a, 4);
-    mota_cbor_put_bstr(&a, prot, prot_len);
-    mota_cbor_put_map(&a, 0);
-    mota_cbor_put_null(&a);
-    mota_cbor_put_bstr(&a, sig, sizeof(sig));
-    mota_cbor_bstr_close(&a, o);
+    put_auth(&a, digest_enc, digest_enc_len, prot, prot_len, sign != NULL ? sig : NULL);
 
     /* 4. envelope head in front, then move the manifest up to it */
     mota_cbor_enc_init(&h, out, HEAD_RESERVE);
-    mota_cbor_put_tag(&h, MOTA_SUIT_TAG_ENVELOPE);
-    mota_cbor_put_map(&h, 2 + spec->n_components);
-    mota_cbor_put_uint(&h, 2);
-    mota_cbor_put_bstr(&h, auth, a.len);
-    mota_cbor_put_uint(&h, 3);
+    put_envelope_head(&h, 2 + spec->n_components, auth, a.len);
     mota_cbor_put_raw(&h, mhead, mhead_len);
     if (a.err != 0 || h.err != 0) {
         ret = MOTA_ERR_INTERNAL;
@@ -373,4 +388,34 @@ int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8
         return e.err;
     *len = e.len;
     return MOTA_OK;
+}
+
+int mota_container_sign_head(const uint8_t *in, size_t in_len, const uint8_t sig[MOTA_P256_SIG_LEN], uint8_t *out,
+                             size_t cap, size_t *len)
+{
+    int ret = MOTA_ERR_ARG;
+    struct mota_envelope env;
+    struct mota_cbor_enc a, h;
+    uint8_t auth[HEAD_RESERVE];
+
+    if (in == NULL || sig == NULL || out == NULL || len == NULL)
+        goto out;
+    if ((ret = mota_envelope_decode(in, in_len, &env)) != MOTA_OK)
+        goto out;
+    ret = MOTA_ERR_ALREADY_SIGNED;
+    if (env.n_blocks != 1 || !env.blocks[0].no_sig)
+        goto out;
+    /* the unprotected map is kept as pack writes it (empty): the signed bytes do not cover it, and a
+     * signer adds nothing there */
+    mota_cbor_enc_init(&a, auth, sizeof(auth));
+    put_auth(&a, env.digest_enc, env.digest_enc_len, env.blocks[0].protected_hdr, env.blocks[0].protected_len, sig);
+    mota_cbor_enc_init(&h, out, cap);
+    put_envelope_head(&h, 2 + env.n_payloads, auth, a.len);
+    mota_cbor_put_raw(&h, env.manifest_wrapped, env.manifest_wrapped_len);
+    ret = a.err != 0 ? MOTA_ERR_INTERNAL : h.err;
+    if (ret != MOTA_OK)
+        goto out;
+    *len = h.len;
+out:
+    return ret;
 }

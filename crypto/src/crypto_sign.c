@@ -3,6 +3,7 @@
 
 #include "mota/err.h"
 
+#include <mbedtls/asn1.h>
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
@@ -210,6 +211,36 @@ out:
     mbedtls_mpi_free(&r);
     mbedtls_mpi_free(&d);
     mbedtls_ecp_group_free(&grp);
+    return ret;
+}
+
+int mota_ecdsa_sig_from_der(const uint8_t *der, size_t len, uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    int ret = MOTA_ERR_ARG;
+    unsigned char *p = (unsigned char *)der, *end;
+    size_t seq_len;
+    mbedtls_mpi r, s;
+
+    mbedtls_mpi_init(&r);
+    mbedtls_mpi_init(&s);
+    if (der == NULL || sig == NULL)
+        goto out;
+    end = p + len;
+    /* ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }, nothing before or after */
+    if (mbedtls_asn1_get_tag(&p, end, &seq_len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE) != 0 ||
+        p + seq_len != end)
+        goto out;
+    if (mbedtls_asn1_get_mpi(&p, end, &r) != 0 || mbedtls_asn1_get_mpi(&p, end, &s) != 0 || p != end)
+        goto out;
+    if (mbedtls_mpi_cmp_int(&r, 0) <= 0 || mbedtls_mpi_cmp_int(&s, 0) <= 0)
+        goto out;
+    /* more than 32 bytes is no P-256 scalar */
+    if (mbedtls_mpi_write_binary(&r, sig, 32) != 0 || mbedtls_mpi_write_binary(&s, sig + 32, 32) != 0)
+        goto out;
+    ret = MOTA_OK;
+out:
+    mbedtls_mpi_free(&s);
+    mbedtls_mpi_free(&r);
     return ret;
 }
 

@@ -42,8 +42,12 @@ static bool looks_like_tcp(const char *port)
 int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
 {
     double deadline = c->deadline;
+    void (*on_event)(void *, unsigned, uint32_t) = c->on_event;
+    void *event_ctx = c->event_ctx;
     memset(c, 0, sizeof(*c));
     c->deadline = deadline;
+    c->on_event = on_event; /* a reconnect keeps the caller's hook */
+    c->event_ctx = event_ctx;
     c->fd = -1;
     snprintf(c->port, sizeof(c->port), "%s", port);
     c->baud = baud;
@@ -143,6 +147,10 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             c->in_off += used;
             if (got && f->kind == MOTA_KIND_RESPONSE)
                 return 1;
+            /* an event is never an answer: the device is at work on a request (a phase after the last byte) */
+            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= MOTA_PROTO_EVENT_LEN &&
+                c->on_event != NULL)
+                c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));
         }
         struct pollfd pf = {.fd = c->fd, .events = POLLIN};
         int wait = timeout_ms;
@@ -230,60 +238,4 @@ int client_hello(struct client *c, const uint8_t **body, size_t *body_len)
         }
     }
     return MOTA_OK;
-}
-
-static void json_of(FILE *f, struct mota_cbor_dec *d, int depth)
-{
-    struct mota_cbor_item it;
-    if (depth > 8 || mota_cbor_next(d, &it) != 0) {
-        fputs("null", f);
-        return;
-    }
-    switch (it.type) {
-    case MOTA_CBOR_UINT: fprintf(f, "%llu", (unsigned long long)it.val); break;
-    case MOTA_CBOR_NINT: fprintf(f, "-%llu", (unsigned long long)it.val + 1); break;
-    case MOTA_CBOR_TRUE: fputs("true", f); break;
-    case MOTA_CBOR_FALSE: fputs("false", f); break;
-    case MOTA_CBOR_NULL: fputs("null", f); break;
-    case MOTA_CBOR_BSTR:
-        fputc('"', f);
-        tool_hex(f, it.ptr, it.len);
-        fputc('"', f);
-        break;
-    case MOTA_CBOR_TSTR:
-        json_escaped(f, (const char *)it.ptr, it.len);
-        break;
-    case MOTA_CBOR_ARRAY:
-        fputc('[', f);
-        for (uint64_t i = 0; i < it.val; i++) {
-            if (i)
-                fputs(", ", f);
-            json_of(f, d, depth + 1);
-        }
-        fputc(']', f);
-        break;
-    case MOTA_CBOR_MAP:
-        fputc('{', f);
-        for (uint64_t i = 0; i < it.val; i++) {
-            struct mota_cbor_item k;
-            if (i)
-                fputs(", ", f);
-            if (mota_cbor_next(d, &k) != 0)
-                break;
-            fprintf(f, "\"%lld\": ", k.type == MOTA_CBOR_NINT ? -1 - (long long)k.val : (long long)k.val);
-            json_of(f, d, depth + 1);
-        }
-        fputc('}', f);
-        break;
-    default:
-        fputs("null", f);
-        break;
-    }
-}
-
-void cbor_to_json(FILE *f, const uint8_t *p, size_t len)
-{
-    struct mota_cbor_dec d;
-    mota_cbor_dec_init(&d, p, len);
-    json_of(f, &d, 0);
 }

@@ -23,6 +23,11 @@ struct client {
     uint64_t bytes_out, bytes_in;
     double deadline; /* CLOCK_MONOTONIC seconds: no wait goes past it (MOTA_ERR_TIMEOUT); 0: none */
     char why[320];   /* what client_open found: "PATH: No such file or directory" */
+    /* Optional: the device's event frames (kind 3), never returned as an answer. After the last DATA byte
+     * the device announces each step before it runs it: phase 1 verify (digests from flash), 2 install,
+     * 3 self-test, 4 commit; offset is the upload's (the container length). Kept by client_open. */
+    void (*on_event)(void *ctx, unsigned phase, uint32_t offset);
+    void *event_ctx;
 };
 
 /* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
@@ -32,7 +37,8 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
 void client_close(struct client *c);
 /* Send a request; returns its sequence number in *seq. */
 int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq);
-/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error (MOTA_ERR_TIMEOUT past c->deadline). */
+/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error (MOTA_ERR_TIMEOUT past c->deadline).
+ * Event frames read on the way go to c->on_event, and do not end the wait. */
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
 /* A request and its response (matched by sequence number); retries on timeout.
  * *status is the device's status; body/len the rest of the response. */
@@ -41,7 +47,5 @@ int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
 /* HELLO: negotiate the frame size; the device-info CBOR is returned in body. */
 int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
 
-/* CBOR (as the device sends it) to JSON, for --json and reports. */
-void cbor_to_json(FILE *f, const uint8_t *p, size_t len);
 
 #endif

@@ -233,7 +233,7 @@ int cmd_provision(int argc, char **argv)
     int c;
     memset(&id, 0, sizeof(id));
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hf:k:", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "hf:k:", opts, "provision")) != -1) {
         int r = identity_opt(&id, c, optarg);
         if (r == 0)
             r = target_opt(&t, c, optarg);
@@ -243,8 +243,8 @@ int cmd_provision(int argc, char **argv)
             continue;
         if (c == 'f') {
             flash = optarg;
-        } else {
-            FILE *f = c == 'h' ? stdout : stderr;
+        } else if (c == 'h') {
+            FILE *f = stdout;
             fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [--vendor DOMAIN]\n"
                        "                      [--class NAME] [--name DEVICE] [--model C_NAME ...] [--trial-boots N]\n"
                        "                      [--target an547|an505]\n\n"
@@ -254,13 +254,15 @@ int cmd_provision(int argc, char **argv)
                        "provisioning sector of its flash file (created erased if absent). A board is\n"
                        "provisioned once: a different record over an existing one is refused.\n"
                        "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
-            return c == 'h' ? EXIT_OK : EXIT_USAGE;
+            return EXIT_OK;
+        } else {
+            return EXIT_USAGE;
         }
     }
-    if (flash == NULL || id.n_keys == 0 || optind != argc) {
-        tool_err("mota provision needs --flash and at least one --key");
-        return EXIT_USAGE;
-    }
+    if (optind != argc)
+        return tool_usage_err("provision", "unexpected argument '%s'", argv[optind]);
+    if (flash == NULL || id.n_keys == 0)
+        return tool_usage_err("provision", "needs --flash and at least one --key");
     identity_defaults(&id, t);
     bool done = false;
     int ret = provision(flash, &id, &done);
@@ -545,6 +547,9 @@ static void help_board(FILE *f)
             "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port). One client\n"
             "                         at a time, as on a cable: another one is answered MOTA_ERR_BUSY\n"
             "  --idle-timeout S       drop a client silent for S seconds (default 30; 0: never)\n"
+            "  --port-file F          once the board is ready: F holds tcp:HOST:PORT for push,\n"
+            "                         written atomically; removed when the launcher ends. The\n"
+            "                         boards have no --pty or --stdio: TCP only\n"
             "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
             "                         created erased and provisioned from the options below\n"
             "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
@@ -566,7 +571,7 @@ static void help_board(FILE *f)
 int cmd_sim_board(int argc, char **argv)
 {
     enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK,
-           O_IDLE };
+           O_IDLE, O_PORT_FILE, O_PTY, O_STDIO };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
@@ -574,7 +579,8 @@ int cmd_sim_board(int argc, char **argv)
         {"qemu", required_argument, 0, O_QEMU}, {"icount", no_argument, 0, O_ICOUNT},
         {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
         {"hang-on-trial", no_argument, 0, O_HANG}, {"measure-stack", no_argument, 0, O_STACK},
-        {"idle-timeout", required_argument, 0, O_IDLE},
+        {"idle-timeout", required_argument, 0, O_IDLE}, {"port-file", required_argument, 0, O_PORT_FILE},
+        {"pty", no_argument, 0, O_PTY}, {"stdio", no_argument, 0, O_STDIO},
         {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
@@ -582,7 +588,8 @@ int cmd_sim_board(int argc, char **argv)
     static struct board B;
     struct board *b = &B;
     struct identity id;
-    const char *tcp = "127.0.0.1:0", *firmware = NULL, *log = NULL;
+    const char *tcp = "127.0.0.1:0", *firmware = NULL, *log = NULL, *port_path = NULL;
+    bool have_tcp = false, port_written = false;
     char default_flash[32];
     uint64_t v;
     int c;
@@ -592,7 +599,7 @@ int cmd_sim_board(int argc, char **argv)
     b->t = &targets[0];
     b->qemu = "qemu-system-arm";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "h", opts, "sim --target")) != -1) {
         int r = identity_opt(&id, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
@@ -606,7 +613,17 @@ int cmd_sim_board(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case O_TCP: tcp = optarg; break;
+        case O_TCP:
+            if (have_tcp)
+                return tool_usage_err("sim", "--tcp twice: one endpoint per board");
+            tcp = optarg;
+            have_tcp = true;
+            break;
+        case O_PTY: case O_STDIO:
+            /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
+            return tool_usage_err("sim", "%s: the QEMU boards (--target an547|an505) listen on TCP only (--tcp)",
+                                  c == O_PTY ? "--pty" : "--stdio");
+        case O_PORT_FILE: port_path = optarg; break;
         case O_FLASH: b->flash = optarg; break;
         case O_LOG: log = optarg; break;
         case O_FIRMWARE: firmware = optarg; break;
@@ -629,13 +646,15 @@ int cmd_sim_board(int argc, char **argv)
             }
             b->cut_at_op = v;
             break;
-        default: help_board(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE;
         }
     }
-    if (optind != argc) {
-        help_board(stderr);
-        return EXIT_USAGE;
-    }
+    if (optind != argc)
+        return tool_usage_err("sim", "unexpected argument '%s'", argv[optind]);
+    if (port_path != NULL && tool_out_check(port_path) != MOTA_OK)
+        return EXIT_IO;
+    if (port_path != NULL)
+        unlink(port_path); /* a stale one would send a client to a port nobody serves */
     identity_defaults(&id, b->t);
     snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
     if (b->flash == NULL) {
@@ -737,6 +756,13 @@ int cmd_sim_board(int argc, char **argv)
         if (poll(p, (nfds_t)n, 10) < 0 && errno != EINTR)
             break;
         read_log(b);
+        if (port_path != NULL && b->ready && !port_written) {
+            if (tool_out_line(port_path, where) != MOTA_OK) {
+                rc = EXIT_IO;
+                break;
+            }
+            port_written = true;
+        }
         if (cut_requested && b->pid > 0) {
             cut_requested = 0;
             kill(b->pid, SIGKILL);
@@ -817,5 +843,7 @@ int cmd_sim_board(int argc, char **argv)
     gate_close(&b->gate);
     unlink(b->sock);
     rmdir(b->dir);
+    if (port_written)
+        unlink(port_path);
     return rc;
 }

@@ -477,7 +477,7 @@ int cmd_build_model(int argc, char **argv)
     struct mapped m = {0};
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:I:D:", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "ho:I:D:", opts, "build-model")) != -1) {
         switch (c) {
         case 'h': help(stdout); return EXIT_OK;
         case 'o': out = optarg; break;
@@ -506,13 +506,11 @@ int cmd_build_model(int argc, char **argv)
             user_flags[n_user++] = optarg;
             user_part |= c == 'D' && strncmp(optarg, "MOTA_MODEL_CPU_PART", 19) == 0;
             break;
-        default: help(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE;
         }
     }
-    if (out == NULL || optind >= argc) {
-        tool_err("build-model needs -o and at least one source (see --help)");
-        return EXIT_USAGE;
-    }
+    if (out == NULL || optind >= argc)
+        return tool_usage_err("build-model", "needs -o OUT and at least one source");
     if (argc - optind > 64) {
         tool_err("at most 64 sources");
         return EXIT_USAGE;

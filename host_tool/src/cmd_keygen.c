@@ -27,22 +27,19 @@ int cmd_keygen(int argc, char **argv)
     uint8_t kid[MOTA_KEY_ID_LEN];
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "hf", opts, "keygen")) != -1) {
         if (c == 'h') {
             help(stdout);
             return EXIT_OK;
         }
         if (c == 'f')
             force = 1;
-        else {
-            help(stderr);
+        else
             return EXIT_USAGE;
-        }
     }
-    if (argc - optind < 1 || argc - optind > 2) {
-        help(stderr);
-        return EXIT_USAGE;
-    }
+    if (argc - optind < 1 || argc - optind > 2)
+        return tool_usage_err("keygen", argc - optind < 1 ? "needs the private key's path" : "unexpected argument '%s'",
+                              argv[argc - 1]);
     const char *priv_path = argv[optind];
     if (argc - optind == 2) {
         snprintf(pub_path, sizeof(pub_path), "%s", argv[optind + 1]);

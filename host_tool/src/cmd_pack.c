@@ -19,35 +19,50 @@
 static void help(FILE *f)
 {
     fprintf(f,
-            "usage: mota pack --key PRIVATE.pem --vendor DOMAIN --class NAME -o OUT.mota\n"
-            "                 [options] network_rel.bin\n\n"
+            "usage: mota pack --key PRIVATE.pem --vendor DOMAIN --class NAME --seq N|from-version\n"
+            "                 -o OUT.mota [options] network_rel.bin\n"
+            "       mota pack --unsigned --pub PUBLIC.pem|--key-id HEX ... (then `mota sign`)\n\n"
             "Wraps an ST runtime-loadable model into a signed SUIT container. The\n"
             "compatibility data devices check before installing is read from the NBIN\n"
             "header; a split model's params file must match the header's size and CRC.\n\n"
             "  -k, --key FILE            P-256 private key (SEC1 or PKCS#8, PEM or DER)\n"
             "  -o, --out FILE            container to write (written atomically)\n"
-            "      --params FILE         params file of a split model (network_rel_params.bin)\n"
             "      --vendor DOMAIN       vendor id = UUID5(DNS, DOMAIN), e.g. example.com (not empty)\n"
             "      --class NAME          class id = UUID5(vendor id, NAME), e.g. board-rev-b\n"
-            "      --version SEMVER      model version, semantic versioning 2.0.0 (default 0.0.0)\n"
-            "      --seq N               anti-rollback sequence number (default: UTC seconds)\n"
+            "      --seq N               anti-rollback sequence number (required): a device refuses\n"
+            "                            any container with a lower one for good, so never a clock\n"
+            "      --seq from-version    derived from --version (required then), ordered as semantic\n"
+            "                            versions are: ((MAJOR*2^20 + MINOR)*2^20 + PATCH)*2, +1 for a\n"
+            "                            release; pre-releases of one version share a number\n"
+            "      --version SEMVER      model version: semantic versioning 2.0.0, e.g. 1.2.0 or\n"
+            "                            2.0.0-rc.1+build.5 (default 0.0.0)\n"
+            "      --params FILE         params file of a split model (network_rel_params.bin)\n"
             "      --name TEXT           model name (default: the model's c_name)\n"
             "      --description TEXT    free text for people\n"
             "      --install-mode MODE   xip or copy (default xip)\n"
+            "Self-test (all three or none):\n"
             "      --selftest-input FILE       input the device feeds the model after install\n"
             "      --selftest-output FILE      expected output bytes (digest is stored)\n"
-            "      --selftest-max-latency-us N latency limit for the self-test inference\n\n"
+            "      --selftest-max-latency-us N latency limit for the self-test inference\n"
+            "Separate signing (the private key stays elsewhere: an HSM, a KMS, a signing host):\n"
+            "      --unsigned            write the container complete but for its signature; the key\n"
+            "                            it will be signed with is named by one of:\n"
+            "      --pub FILE            that key's public half (PEM or DER)\n"
+            "      --key-id HEX          that key's id (32 hex digits, as keygen prints it)\n"
+            "                            Devices and verify refuse it (MOTA_ERR_UNSIGNED) until\n"
+            "                            `mota sign` has signed it.\n\n"
             "Text options (--vendor, --version, --name, --description) must be UTF-8, at most\n"
             "%u bytes. The output may not be one of the input files.\n"
-            "With --seq and SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n",
+            "With SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n",
             MOTA_CONTAINER_MAX_TEXT);
 }
 
 struct pack_opts {
     const char *key, *out, *params, *vendor, *klass, *version, *name, *description;
-    const char *st_in, *st_out, *model;
+    const char *st_in, *st_out, *model, *pub;
     uint64_t seq, st_latency;
-    bool have_seq, have_latency;
+    bool have_seq, seq_from_version, have_version, have_latency, unsigned_, have_kid;
+    uint8_t kid[MOTA_KEY_ID_LEN];
     uint32_t mode;
 };
 
@@ -206,9 +221,36 @@ fail:
     return false;
 }
 
+/*
+ * --seq from-version: a number that orders as semantic versions do (semver
+ * section 11, build metadata ignored), so a newer version is never refused
+ * as a rollback: ((MAJOR * 2^20 + MINOR) * 2^20 + PATCH) * 2, plus 1 for a
+ * release, which comes after its pre-releases. s is a valid semver.
+ */
+static bool seq_from_version(const char *s, uint64_t *seq)
+{
+    uint64_t part[3];
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        part[i] = 0;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (part[i] > (1u << 22))
+                return false; /* out of range, and no overflow below */
+            part[i] = part[i] * 10 + (uint64_t)(*p - '0');
+        }
+        if (*p == '.')
+            p++;
+    }
+    if (part[0] >= (1u << 22) || part[1] >= (1u << 20) || part[2] >= (1u << 20))
+        return false;
+    *seq = (((part[0] << 20 | part[1]) << 20 | part[2]) << 1) | (*p == '-' ? 0u : 1u);
+    return true;
+}
+
 static int parse_args(int argc, char **argv, struct pack_opts *o)
 {
-    enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT };
+    enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
+           O_UNSIGNED, O_PUB, O_KID };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"params", required_argument, 0, O_PARAMS}, {"vendor", required_argument, 0, O_VENDOR},
@@ -216,13 +258,14 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"seq", required_argument, 0, O_SEQ}, {"name", required_argument, 0, O_NAME},
         {"description", required_argument, 0, O_DESC}, {"install-mode", required_argument, 0, O_MODE},
         {"selftest-input", required_argument, 0, O_STIN}, {"selftest-output", required_argument, 0, O_STOUT},
-        {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {0, 0, 0, 0}};
+        {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {"unsigned", no_argument, 0, O_UNSIGNED},
+        {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID}, {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof(*o));
     o->version = "0.0.0";
     o->mode = MOTA_INSTALL_XIP;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hk:o:", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "hk:o:", opts, "pack")) != -1) {
         switch (c) {
         case 'h': help(stdout); exit(EXIT_OK);
         case 'k': o->key = optarg; break;
@@ -230,22 +273,28 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         case O_PARAMS: o->params = optarg; break;
         case O_VENDOR: o->vendor = optarg; break;
         case O_CLASS: o->klass = optarg; break;
-        case O_VERSION: o->version = optarg; break;
+        case O_VERSION: o->version = optarg; o->have_version = true; break;
+        case O_UNSIGNED: o->unsigned_ = true; break;
+        case O_PUB: o->pub = optarg; break;
+        case O_KID:
+            if (!tool_parse_hex(optarg, o->kid, sizeof(o->kid)))
+                return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)",
+                                      optarg, sizeof(o->kid));
+            o->have_kid = true;
+            break;
         case O_NAME: o->name = optarg; break;
         case O_DESC: o->description = optarg; break;
         case O_STIN: o->st_in = optarg; break;
         case O_STOUT: o->st_out = optarg; break;
         case O_SEQ:
-            if (!tool_parse_u64(optarg, &o->seq)) {
-                tool_err("--seq: '%s' is not an unsigned integer", optarg);
-                return EXIT_USAGE;
-            }
+            o->seq_from_version = strcmp(optarg, "from-version") == 0;
+            if (!o->seq_from_version && !tool_parse_u64(optarg, &o->seq))
+                return tool_usage_err("pack", "--seq '%s' is neither an unsigned integer nor from-version", optarg);
             o->have_seq = true;
             break;
         case O_STLAT:
             if (!tool_parse_u64(optarg, &o->st_latency) || o->st_latency == 0) {
-                tool_err("--selftest-max-latency-us: '%s' is not a positive integer", optarg);
-                return EXIT_USAGE;
+                return tool_usage_err("pack", "--selftest-max-latency-us '%s' is not a positive integer", optarg);
             }
             o->have_latency = true;
             break;
@@ -255,27 +304,35 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
             else if (strcmp(optarg, "copy") == 0)
                 o->mode = MOTA_INSTALL_COPY;
             else {
-                tool_err("--install-mode: '%s' is neither xip nor copy", optarg);
-                return EXIT_USAGE;
+                return tool_usage_err("pack", "--install-mode '%s' is neither xip nor copy", optarg);
             }
             break;
-        default: help(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE;
         }
     }
-    if (argc - optind != 1) {
-        tool_err("pack takes exactly one model file");
-        return EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return tool_usage_err("pack", argc - optind < 1 ? "needs the model file (network_rel.bin)"
+                                                        : "takes exactly one model file, not also '%s'", argv[argc - 1]);
     o->model = argv[optind];
-    const char *missing = !o->key ? "--key" : !o->out ? "--out" : !o->vendor ? "--vendor" : !o->klass ? "--class" : NULL;
-    if (missing) {
-        tool_err("%s is required (see mota pack --help)", missing);
-        return EXIT_USAGE;
-    }
-    if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out && o->have_latency)) {
-        tool_err("a self-test needs --selftest-input, --selftest-output and --selftest-max-latency-us");
-        return EXIT_USAGE;
-    }
+    if (o->unsigned_ && o->key)
+        return tool_usage_err("pack", "--unsigned writes no signature: name the key with --pub or --key-id, not --key");
+    if (!o->unsigned_ && (o->pub || o->have_kid))
+        return tool_usage_err("pack", "--pub and --key-id go with --unsigned (--key signs at once)");
+    if (o->unsigned_ && !o->pub == !o->have_kid)
+        return tool_usage_err("pack", "--unsigned needs the signing key's --pub PUBLIC.pem or its --key-id, one of them");
+    const char *missing = !o->key && !o->unsigned_ ? "--key" : !o->out ? "--out" : !o->vendor ? "--vendor"
+                          : !o->klass ? "--class" : NULL;
+    if (missing)
+        return tool_usage_err("pack", "%s is required", missing);
+    /* a clock as the default once locked devices out: the first such container confirmed, every
+     * later container with a small --seq is a rollback for good */
+    if (!o->have_seq)
+        return tool_usage_err("pack", "--seq is required: a number that grows with every release, or from-version");
+    if (o->seq_from_version && !o->have_version)
+        return tool_usage_err("pack", "--seq from-version needs --version");
+    if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out && o->have_latency))
+        return tool_usage_err("pack", "a self-test needs all three of --selftest-input, --selftest-output and "
+                                      "--selftest-max-latency-us");
     if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT || (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
         (o->name && strlen(o->name) > MOTA_CONTAINER_MAX_TEXT) || strlen(o->vendor) > MOTA_CONTAINER_MAX_TEXT) {
         tool_err("text options are limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
@@ -314,6 +371,9 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
                   o->version, bad);
         return EXIT_USAGE;
     }
+    if (o->seq_from_version && !seq_from_version(o->version, &o->seq))
+        return tool_usage_err("pack", "--seq from-version: --version %s is out of range (MAJOR below 4194304, "
+                                      "MINOR and PATCH below 1048576): give --seq N", o->version);
     return EXIT_OK;
 }
 
@@ -338,7 +398,7 @@ int cmd_pack(int argc, char **argv)
     const struct {
         const char *what, *path;
     } inputs[] = {{"--key", o.key}, {"the model", o.model}, {"--params", o.params}, {"--selftest-input", o.st_in},
-                  {"--selftest-output", o.st_out}};
+                  {"--selftest-output", o.st_out}, {"--pub", o.pub}};
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         if (inputs[i].path != NULL && tool_same_file(o.out, inputs[i].path)) {
             tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o.out, inputs[i].what, inputs[i].path);
@@ -349,11 +409,16 @@ int cmd_pack(int argc, char **argv)
         return EXIT_IO;
     memset(&key, 0, sizeof(key));
     rc = EXIT_IO;
-    if (tool_load_key(o.key, &key) != MOTA_OK)
-        goto done;
-    if (!key.has_private) {
-        tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o.key);
-        goto done;
+    if (o.key != NULL || o.pub != NULL) {
+        if (tool_load_key(o.key != NULL ? o.key : o.pub, &key) != MOTA_OK)
+            goto done;
+        if (o.key != NULL && !key.has_private) {
+            tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o.key);
+            goto done;
+        }
+        mota_key_id(key.pub, kid);
+    } else {
+        memcpy(kid, o.kid, sizeof(kid)); /* --unsigned --key-id */
     }
     if (tool_map(o.model, &model) != MOTA_OK)
         goto done;
@@ -388,7 +453,7 @@ int cmd_pack(int argc, char **argv)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    spec.seq = o.have_seq ? o.seq : now;
+    spec.seq = o.seq;
     mota_uuid5(mota_uuid_ns_dns, o.vendor, strlen(o.vendor), spec.vendor_id);
     mota_uuid5(spec.vendor_id, o.klass, strlen(o.klass), spec.class_id);
     memcpy(name_buf, info.c_name, info.c_name_len);
@@ -426,12 +491,11 @@ int cmd_pack(int argc, char **argv)
         spec.compat.selftest.max_latency_us = o.st_latency;
         mota_sha256(st_out.data, st_out.len, spec.compat.selftest.output_digest);
     }
-    mota_key_id(key.pub, kid);
 
     /* Head length first (digest values and signature have fixed sizes). */
     size_t head_guess = 0;
-    if ((ret = mota_container_encode_head(&spec, kid, zero_sign_cb, NULL, head, sizeof(head), &head_guess)) !=
-        MOTA_OK) {
+    if ((ret = mota_container_encode_head(&spec, kid, o.unsigned_ ? NULL : zero_sign_cb, NULL, head, sizeof(head),
+                                          &head_guess)) != MOTA_OK) {
         tool_fail(ret, "encoding the manifest");
         goto done;
     }
@@ -467,7 +531,8 @@ int cmd_pack(int argc, char **argv)
         goto fail_out;
     }
     rc = EXIT_INVALID;
-    if ((ret = mota_container_encode_head(&spec, kid, sign_cb, &key, head, sizeof(head), &head_len)) != MOTA_OK) {
+    if ((ret = mota_container_encode_head(&spec, kid, o.unsigned_ ? NULL : sign_cb, &key, head, sizeof(head),
+                                          &head_len)) != MOTA_OK) {
         tool_fail(ret, "encoding the manifest");
         goto fail_out;
     }
@@ -482,9 +547,9 @@ int cmd_pack(int argc, char **argv)
     }
     if (tool_out_commit(&out) != MOTA_OK)
         goto done;
-    printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), key id ", o.out,
+    printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
            info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)info.c_name_len, info.c_name, o.version,
-           (unsigned long long)spec.seq, spec.n_components);
+           (unsigned long long)spec.seq, spec.n_components, o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
     rc = EXIT_OK;

@@ -1,6 +1,7 @@
-/* push, status, confirm, rollback, invoke, reboot: the host side of the update link. */
+/* push: send a container to a device and report its verdict. */
 #include "client.h"
 #include "cmds.h"
+#include "devlink.h"
 #include "profiles.h"
 #include "util.h"
 
@@ -9,598 +10,183 @@
 #include "mota/err.h"
 #include "mota/nbin.h"
 
-#include <getopt.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
-struct dev_model {
-    char name[65];
-    uint64_t slot_size, committed, seq;
-    int last_error;
-    unsigned up_state;
-    uint64_t up_off, up_len;
-    bool has;
-    char version[65];
-    uint8_t digest[32];
-    unsigned slot, mode, boots;
-    bool testing;
-    uint64_t exec_used, faults;
-    uint64_t exec_size, ext_size; /* what a model may use here (key 14) */
-    bool has_about; /* the model's own description (key 13) */
-    char about_name[33], about_compiled[33], about_tool[25];
-    uint64_t about_tool_version, about_acts, about_weights;
+/* One push: what the progress display and the JSON events need. */
+struct push {
+    const struct link_opts *o;
+    bool tty;          /* a progress bar on stderr */
+    double t0;
+    uint64_t total;
+    uint64_t shown;    /* bytes the display last showed */
+    int last_decile;   /* non-TTY progress lines: one per 10% */
+    double last_event; /* JSON progress events: at most 4 a second */
+    const char *phase; /* what the device is doing after the last byte, as it said */
+    double phase_t;
+    double heard;      /* when the device last said anything (an answer or an event) */
 };
 
-static void copy_str(char *dst, size_t cap, const char *s, size_t n)
+/* A JSON event line of push: {"schema", "command": "push", "event": name, ...}. */
+static bool event_begin(const struct push *p, struct json *j, const char *name)
 {
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, s, n);
-    dst[n] = 0;
-}
-
-/* A device of another version may send an array of another length: its items are skipped, so the rest of
- * the map still decodes in step. */
-static void skip_items(struct mota_cbor_dec *d, size_t n)
-{
-    for (size_t i = 0; i < n && d->err == 0; i++)
-        mota_cbor_skip(d);
-}
-
-/* One model entry as put_ref() (agent/src/link.c) writes it. */
-static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
-{
-    size_t n, na;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    memset(m, 0, sizeof(*m));
-    if (mota_cbor_get_map(d, &n) != 0)
-        return d->err;
-    for (size_t i = 0; i < n; i++) {
-        const char *s;
-        size_t sl;
-        const uint8_t *b;
-        int64_t iv;
-        uint64_t v;
-        bool bv;
-        if (mota_cbor_get_int_key(d, &key, &prev) != 0)
-            return d->err;
-        switch (key) {
-        case 1: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->name, sizeof(m->name), s, sl); break;
-        case 2: mota_cbor_get_uint(d, &m->slot_size); break;
-        case 3: mota_cbor_get_uint(d, &m->committed); break;
-        case 4: if (mota_cbor_get_int(d, &iv) == 0) m->last_error = (int)iv; break;
-        case 5:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 3)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
-                m->up_state = (unsigned)v;
-                mota_cbor_get_uint(d, &m->up_off);
-                mota_cbor_get_uint(d, &m->up_len);
-            }
-            break;
-        case 6: if (mota_cbor_get_bool(d, &bv) == 0) m->has = bv; break;
-        case 7: mota_cbor_get_uint(d, &m->seq); break;
-        case 8: if (mota_cbor_get_bstr(d, &b, &sl) == 0 && sl == 32) memcpy(m->digest, b, 32); break;
-        case 9: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->version, sizeof(m->version), s, sl); break;
-        case 10:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 4)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
-                m->slot = (unsigned)v;
-                mota_cbor_get_uint(d, &v);
-                m->mode = (unsigned)v;
-                mota_cbor_get_bool(d, &m->testing);
-                mota_cbor_get_uint(d, &v);
-                m->boots = (unsigned)v;
-            }
-            break;
-        case 11: mota_cbor_get_uint(d, &m->exec_used); break;
-        case 12: mota_cbor_get_uint(d, &m->faults); break;
-        case 13:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 6)
-                skip_items(d, na);
-            else if (d->err == 0) {
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_name, sizeof(m->about_name), s, sl);
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_compiled, sizeof(m->about_compiled), s, sl);
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_tool, sizeof(m->about_tool), s, sl);
-                mota_cbor_get_uint(d, &m->about_tool_version);
-                mota_cbor_get_uint(d, &m->about_acts);
-                m->has_about = mota_cbor_get_uint(d, &m->about_weights) == 0;
-            }
-            break;
-        case 14:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 2)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &m->exec_size) == 0)
-                mota_cbor_get_uint(d, &m->ext_size);
-            break;
-        default: mota_cbor_skip(d); break;
-        }
-    }
-    return d->err;
-}
-
-/* The device's compatibility profile (HELLO key 6) and its name (key 11). */
-struct dev_profile {
-    struct mota_device_profile p;
-    uint64_t key_floor;
-    char name[48];
-    bool valid;
-};
-
-static void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out)
-{
-    struct mota_cbor_dec d;
-    size_t n, na;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    memset(out, 0, sizeof(*out));
-    mota_cbor_dec_init(&d, info, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return;
-    for (size_t i = 0; i < n && d.err == 0; i++) {
-        const char *s;
-        size_t sl;
-        uint64_t v[12];
-        bool b[4];
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return;
-        if (key == 11 && mota_cbor_get_tstr(&d, &s, &sl) == 0) {
-            copy_str(out->name, sizeof(out->name), s, sl);
-            continue;
-        }
-        if (key != 6) {
-            mota_cbor_skip(&d);
-            continue;
-        }
-        /* [CPU part, FPU, float ABI, secure, dbg-info, async, families, LL_ATON, struct sizes, install modes,
-         *  split policy, key floor] */
-        if (mota_cbor_get_array(&d, &na) != 0 || na < 12)
-            return;
-        mota_cbor_get_uint(&d, &v[0]);
-        mota_cbor_get_bool(&d, &b[0]);
-        mota_cbor_get_uint(&d, &v[2]);
-        mota_cbor_get_bool(&d, &b[1]);
-        mota_cbor_get_bool(&d, &b[2]);
-        mota_cbor_get_bool(&d, &b[3]);
-        for (unsigned k = 6; k < 12; k++)
-            mota_cbor_get_uint(&d, &v[k]);
-        for (size_t k = 12; k < na; k++)
-            mota_cbor_skip(&d);
-        if (d.err)
-            return;
-        struct mota_device_profile *p = &out->p;
-        p->cpu_part = (uint32_t)v[0];
-        p->fpu_enabled = b[0];
-        p->float_abi = (uint32_t)v[2];
-        p->secure = b[1];
-        p->dbg_info = b[2];
-        p->async = b[3];
-        p->reloc_families = (uint32_t)v[6];
-        p->has_ll_aton = v[7] != 0;
-        p->ll_aton_major = (uint32_t)(v[7] >> 16) & 0xFF;
-        p->ll_aton_minor = (uint32_t)(v[7] >> 8) & 0xFF;
-        p->ll_aton_micro = (uint32_t)v[7] & 0xFF;
-        p->struct_sizes = (uint32_t)v[8];
-        p->install_modes = (uint32_t)v[9];
-        p->split_policy = (uint32_t)v[10];
-        out->key_floor = v[11];
-        out->valid = true;
-    }
-}
-
-static void print_profile(const struct dev_profile *dp)
-{
-    char d[320];
-    if (!dp->valid)
-        return;
-    tool_profile_describe(&dp->p, d, sizeof(d));
-    printf("profile %s: %s; installs%s%s\n", dp->name[0] ? dp->name : "(unnamed)", d,
-           (dp->p.install_modes & (1u << MOTA_INSTALL_XIP)) ? " XIP" : "",
-           (dp->p.install_modes & (1u << MOTA_INSTALL_COPY)) ? " COPY" : "");
-}
-
-static void json_profile(const struct dev_profile *dp)
-{
-    struct json j = {.f = stdout, .depth = 1, .first = {true, true}};
-    const struct mota_device_profile *p = &dp->p;
-    char v[16];
-    json_obj(&j, NULL);
-    json_str(&j, "name", dp->name);
-    json_uint(&j, "cpu_part", p->cpu_part);
-    json_str(&j, "cpu", mota_nbin_cpu_name((uint16_t)p->cpu_part) ? mota_nbin_cpu_name((uint16_t)p->cpu_part) : "");
-    json_bool(&j, "fpu", p->fpu_enabled);
-    json_str(&j, "float_abi", mota_nbin_float_abi_name(p->float_abi) ? mota_nbin_float_abi_name(p->float_abi) : "");
-    json_bool(&j, "secure", p->secure);
-    json_arr(&j, "families");
-    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_NPU))
-        json_str(&j, NULL, "npu");
-    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_LEGACY))
-        json_str(&j, NULL, "legacy");
-    json_arr_end(&j);
-    snprintf(v, sizeof(v), "%u.%u.%u", p->ll_aton_major, p->ll_aton_minor, p->ll_aton_micro);
-    if (p->has_ll_aton)
-        json_str(&j, "ll_aton", v);
-    else
-        json_null(&j, "ll_aton");
-    json_bool(&j, "dbg_info", p->dbg_info);
-    json_bool(&j, "async", p->async);
-    json_uint(&j, "struct_sizes", p->struct_sizes);
-    json_bool(&j, "xip", (p->install_modes & (1u << MOTA_INSTALL_XIP)) != 0);
-    json_bool(&j, "copy", (p->install_modes & (1u << MOTA_INSTALL_COPY)) != 0);
-    json_uint(&j, "key_floor", dp->key_floor);
-    json_obj_end(&j);
-}
-
-/* The models array under `want_key` of a device-info or status map. */
-static int parse_models(const uint8_t *p, size_t len, int64_t want_key, struct dev_model *out, unsigned *n_out)
-{
-    struct mota_cbor_dec d;
-    size_t n, na;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    *n_out = 0;
-    mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return d.err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return d.err;
-        if (key != want_key) {
-            mota_cbor_skip(&d);
-            continue;
-        }
-        if (mota_cbor_get_array(&d, &na) != 0)
-            return d.err;
-        for (size_t k = 0; k < na; k++) {
-            struct dev_model tmp;
-            if (parse_model(&d, *n_out < 4 ? &out[*n_out] : &tmp) != 0)
-                return d.err;
-            if (*n_out < 4)
-                (*n_out)++;
-        }
-    }
-    return d.err;
-}
-
-/* An unsigned field of the device info (HELLO); false when the device does not report it. */
-static bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v)
-{
-    struct mota_cbor_dec d;
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
+    if (!p->o->json)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return false;
-        if (key == want)
-            return mota_cbor_get_uint(&d, v) == 0;
-        if (mota_cbor_skip(&d) != 0)
-            return false;
-    }
-    return false;
+    json_doc(j, stdout, "push", true);
+    json_str(j, "event", name);
+    return true;
 }
 
-/* The device line of `status`: name, provisioning, why it last booted (HELLO keys 1, 8, 9). */
-static void print_device(const uint8_t *p, size_t len)
+static int term_cols(void)
 {
-    static const char *const causes[] = {"power-on", "software reset", "watchdog reset", "fault reset"};
-    struct mota_cbor_dec d;
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    char name[64] = "?";
-    bool provisioned = true, has_cause = false;
-    uint64_t cause = 0;
-    mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+/* 3.3 MiB, 912.0 KiB, 640 B */
+static const char *human(char *buf, size_t cap, double v)
+{
+    if (v >= 1024 * 1024)
+        snprintf(buf, cap, "%.1f MiB", v / (1024 * 1024));
+    else if (v >= 1024)
+        snprintf(buf, cap, "%.1f KiB", v / 1024);
+    else
+        snprintf(buf, cap, "%.0f B", v);
+    return buf;
+}
+
+/* The bar, as wide as the terminal: [####....] 42%  1.4 MiB of 3.3 MiB  24.1 KiB/s  ETA 1m22s, then after the
+ * last byte the device's phase until its verdict. */
+static void draw_bar(const struct push *p, uint64_t done)
+{
+    char line[512], tail[160], a[24], b[24], r[24];
+    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    unsigned pct = p->total ? (unsigned)(100 * done / p->total) : 100;
+    if (p->phase != NULL) {
+        snprintf(tail, sizeof(tail), " 100%%  %s sent; device: %s (%.1f s)", human(a, sizeof(a), (double)p->total),
+                 p->phase, tool_now() - p->phase_t);
+    } else {
+        double eta = rate > 0 ? (double)(p->total - done) / rate : 0;
+        snprintf(tail, sizeof(tail), " %3u%%  %s of %s  %s/s  ETA %um%02us", pct, human(a, sizeof(a), (double)done),
+                 human(b, sizeof(b), (double)p->total), human(r, sizeof(r), rate), (unsigned)eta / 60,
+                 (unsigned)eta % 60);
+    }
+    int cols = term_cols(), tl = (int)strlen(tail);
+    int width = cols - tl - 3; /* brackets, and the cursor's column */
+    if (width > 60)
+        width = 60;
+    if (width < 5) { /* too narrow for a bar: the numbers alone */
+        fprintf(stderr, "\r%.*s\033[K", cols - 1, tail + 1);
         return;
-    for (size_t i = 0; i < n && d.err == 0; i++) {
-        const char *s;
-        size_t sl;
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return;
-        if (key == 1 && mota_cbor_get_tstr(&d, &s, &sl) == 0)
-            copy_str(name, sizeof(name), s, sl);
-        else if (key == 8)
-            mota_cbor_get_bool(&d, &provisioned);
-        else if (key == 9)
-            has_cause = mota_cbor_get_uint(&d, &cause) == 0;
-        else
-            mota_cbor_skip(&d);
     }
-    printf("device %s: %s", name,
-           provisioned ? "provisioned" : "NOT PROVISIONED: no identity or trusted key, every update is refused");
-    if (has_cause)
-        printf("; booted after %s", cause < 4 ? causes[cause] : "an unknown reset");
-    printf("\n");
+    int fill = p->phase != NULL ? width : (int)((uint64_t)width * pct / 100);
+    memset(line, '#', (size_t)fill);
+    memset(line + fill, '.', (size_t)(width - fill));
+    line[width] = 0;
+    fprintf(stderr, "\r[%s]%s\033[K", line, tail);
 }
 
-/* STATUS key 4: where the device's last update spent its time. */
-static void print_timing(const uint8_t *p, size_t len)
+static void progress(struct push *p, uint64_t done, bool final)
 {
-    static const char *const what[] = {"head check (signature, manifest, compatibility)", "erase", "digests",
-                                       "install", "self-test run"};
-    struct mota_cbor_dec d;
-    size_t n, k;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    uint64_t t[7] = {0};
-    mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
+    struct json j;
+    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    p->shown = done;
+    if (p->o->json) {
+        if ((final || tool_now() - p->last_event > 0.25) && event_begin(p, &j, "progress")) {
+            p->last_event = tool_now();
+            json_uint(&j, "offset", done);
+            json_uint(&j, "total", p->total);
+            json_real(&j, "bytes_per_s", rate, 0);
+            json_end(&j);
+        }
         return;
-    for (size_t i = 0; i < n && d.err == 0; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return;
-        if (key != 4) {
-            mota_cbor_skip(&d);
-            continue;
-        }
-        if (mota_cbor_get_array(&d, &k) != 0 || k < 7)
-            return;
-        for (size_t j = 0; j < k; j++)
-            if (j >= 7 ? mota_cbor_skip(&d) != 0 : mota_cbor_get_uint(&d, &t[j]) != 0)
-                return;
     }
-    if (t[0] == 0)
-        return; /* no update since boot */
-    printf("last update:");
-    for (unsigned j = 0; j < 5; j++)
-        if (t[j])
-            printf("%s %s %.1f ms", j ? "," : "", what[j], (double)t[j] / 1000);
-    if (t[5])
-        printf("; verdict %.1f ms after the last byte", (double)t[5] / 1000);
-    printf("\n");
-}
-
-static const char *mode_name(unsigned m)
-{
-    return m == MOTA_INSTALL_XIP ? "XIP" : m == MOTA_INSTALL_COPY ? "COPY" : "?";
-}
-
-static void print_models(const struct dev_model *m, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        printf("model %s: ", m[i].name);
-        if (m[i].has)
-            printf("seq %llu %s%s, slot %u, %s, exec RAM %llu bytes%s", (unsigned long long)m[i].seq,
-                   m[i].version[0] ? "v" : "", m[i].version, m[i].slot, mode_name(m[i].mode),
-                   (unsigned long long)m[i].exec_used, m[i].testing ? ", ON TRIAL (confirm or roll back)" : ", confirmed");
-        else
-            printf("none installed");
-        printf("; committed seq %llu; largest container %llu bytes", (unsigned long long)m[i].committed,
-               (unsigned long long)m[i].slot_size);
-        if (m[i].up_state)
-            printf("; upload in progress at %llu of %llu", (unsigned long long)m[i].up_off,
-                   (unsigned long long)m[i].up_len);
-        if (m[i].last_error)
-            printf("; last error %s (%s)", mota_err_name(m[i].last_error) ? mota_err_name(m[i].last_error) : "?",
-                   mota_err_str(m[i].last_error));
-        if (m[i].faults)
-            printf("; %llu fault(s) or overrun(s) since boot", (unsigned long long)m[i].faults);
-        if (m[i].exec_size)
-            printf("; memory for a model: exec RAM %llu, external RAM %llu bytes", (unsigned long long)m[i].exec_size,
-                   (unsigned long long)m[i].ext_size);
-        printf("\n");
-        if (m[i].has_about) /* what the model's own runtime says of it */
-            printf("  model's report: %s, compiled %s, by %s %u.%u.%u; activations %llu, weights %llu bytes\n",
-                   m[i].about_name, m[i].about_compiled, m[i].about_tool,
-                   (unsigned)(m[i].about_tool_version >> 16) & 0xFF, (unsigned)(m[i].about_tool_version >> 8) & 0xFF,
-                   (unsigned)m[i].about_tool_version & 0xFF, (unsigned long long)m[i].about_acts,
-                   (unsigned long long)m[i].about_weights);
+    if (p->o->quiet)
+        return;
+    if (p->tty) {
+        draw_bar(p, done);
+        if (final)
+            fputc('\n', stderr);
+        return;
+    }
+    int decile = p->total ? (int)(10 * done / p->total) : 10;
+    if (decile != p->last_decile) {
+        p->last_decile = decile;
+        fprintf(stderr, "progress: %llu of %llu bytes (%d%%), %.1f KiB/s\n", (unsigned long long)done,
+                (unsigned long long)p->total, p->total ? (int)(100 * done / p->total) : 100, rate / 1024);
     }
 }
 
-/* The device's ring of recent errors (ERRORS): [[code, model, ms since boot], ...], oldest first. */
-static int print_errors(const uint8_t *p, size_t len, const struct dev_model *m, unsigned n, bool json)
+/* The phases the device announces after the last byte (event frames, docs/protocol.md). */
+static const char *phase_name(unsigned phase)
 {
-    struct mota_cbor_dec d;
-    struct json j = {.f = stdout, .depth = 0, .first = {true}};
-    size_t count, three;
-    mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_array(&d, &count) != 0)
-        return MOTA_ERR_PROTO_FRAME;
-    if (json)
-        json_arr(&j, NULL);
-    else if (count > 0)
-        printf("recent errors (oldest first):\n");
-    for (size_t i = 0; i < count; i++) {
-        int64_t code;
-        uint64_t model, at_ms;
-        if (mota_cbor_get_array(&d, &three) != 0 || three != 3 || mota_cbor_get_int(&d, &code) != 0 ||
-            mota_cbor_get_uint(&d, &model) != 0 || mota_cbor_get_uint(&d, &at_ms) != 0)
-            break;
-        int c32 = code < INT32_MIN || code > 0 ? INT32_MIN : (int)code;
-        const char *name = mota_err_name(c32) ? mota_err_name(c32) : "?";
-        const char *msg = mota_err_str(c32) ? mota_err_str(c32) : "a code this host does not know";
-        const char *mname = model < n ? m[model].name : "?";
-        if (json) {
-            json_obj(&j, NULL);
-            json_int(&j, "code", code);
-            json_str(&j, "name", name);
-            json_str(&j, "model", mname);
-            json_uint(&j, "at_ms", at_ms);
-            json_obj_end(&j);
-        } else {
-            printf("  %9.3f s  %s (%lld) model %s: %s\n", (double)at_ms / 1000.0, name, (long long)code, mname, msg);
-        }
-    }
-    if (json)
-        json_arr_end(&j);
-    return d.err ? MOTA_ERR_PROTO_FRAME : MOTA_OK;
+    static const char *const names[] = {"?", "verify", "install", "selftest", "commit"};
+    return phase < 5 ? names[phase] : "?";
 }
 
-/* ---- common options ---- */
-
-struct link_opts {
-    const char *port;
-    unsigned baud;
-    bool json, quiet, confirm;
-    double timeout_s;
-    const char *model;
-    const char *input, *output;
-    uint64_t out_size;
-};
-
-static int link_args(int argc, char **argv, struct link_opts *o, const char *usage, bool want_container,
-                     const char **container, double default_timeout)
+/* The device said what it is doing after the last byte (or went quiet with everything sent). */
+static void show_phase(struct push *p, const char *phase)
 {
-    enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'}, {"baud", required_argument, 0, O_BAUD}, {"json", no_argument, 0, O_JSON},
-        {"quiet", no_argument, 0, 'q'}, {"timeout", required_argument, 0, O_TIMEOUT},
-        {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
-        {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
-        {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
-    int c;
-    uint64_t v;
-    memset(o, 0, sizeof(*o));
-    o->baud = 115200;
-    o->timeout_s = default_timeout;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "hqo:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': printf("%s", usage); exit(EXIT_OK);
-        case 'q': o->quiet = true; break;
-        case O_JSON: o->json = true; break;
-        case O_CONFIRM: o->confirm = true; break;
-        case O_MODEL: o->model = optarg; break;
-        case O_INPUT: o->input = optarg; break;
-        case 'o': o->output = optarg; break;
-        case O_BAUD:
-        case O_TIMEOUT:
-        case O_OUT_SIZE:
-            if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
-                tool_err(c == O_TIMEOUT ? "--timeout %s: seconds, from 1 to 86400" : "'%s' is not a positive number",
-                         optarg);
-                return EXIT_USAGE;
-            }
-            if (c == O_BAUD) o->baud = (unsigned)v;
-            else if (c == O_TIMEOUT) o->timeout_s = (double)v;
-            else o->out_size = v;
-            break;
-        default: fputs(usage, stderr); return EXIT_USAGE;
-        }
+    struct json j;
+    if (p->phase != NULL && strcmp(p->phase, phase) == 0)
+        return;
+    /* a phase comes after the last byte: lines and events say 100% first (the bar shows it in its tail) */
+    if (p->phase == NULL && p->shown < p->total && (p->o->json || !p->tty))
+        progress(p, p->total, true);
+    p->phase = phase;
+    p->phase_t = tool_now();
+    if (event_begin(p, &j, "phase")) {
+        json_str(&j, "phase", phase);
+        json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_end(&j);
+    } else if (!p->o->quiet && p->tty) {
+        draw_bar(p, p->total);
+    } else if (!p->o->quiet) {
+        fprintf(stderr, "device: %s\n", phase);
     }
-    if (argc - optind != (want_container ? 2 : 1)) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
-    o->port = argv[optind];
-    if (want_container)
-        *container = argv[optind + 1];
-    return EXIT_OK;
 }
 
 /*
- * Open the link and say hello before the deadline (every wait inside is bounded by it). A port that
- * cannot be opened at all (no such file, connection refused) is reported at once when `first`;
- * on a reconnect it is tried again, as a device that resets drops off the bus for a moment.
+ * Before anything is sent: the file must be a container, and hold exactly what its envelope declares
+ * (head, then each integrated payload the manifest lists, nothing after). A truncated copy or one with
+ * bytes appended is refused here with both lengths, not left to the device.
  */
-static int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first,
-                          const uint8_t **info, size_t *info_len)
+static int precheck(const struct mapped *m, struct mota_verify_result *vr, char *why, size_t cap)
 {
-    for (;;) {
-        double left = deadline - tool_now();
-        c->deadline = deadline;
-        int ret = client_open(c, o->port, o->baud, left > 0 ? (int)(left * 1000) + 1 : 1);
-        if (ret == MOTA_OK) {
-            ret = client_hello(c, info, info_len);
-            if (ret == MOTA_OK)
-                return MOTA_OK;
-            client_close(c);
-            /* the device answered and said no (busy, protocol version); on a reconnect, busy may be our
-             * own earlier connection, not yet seen gone: try again */
-            if (ret != MOTA_ERR_DEVICE_LOST && ret != MOTA_ERR_TRANSPORT && ret != MOTA_ERR_TIMEOUT &&
-                (first || ret != MOTA_ERR_BUSY))
-                return ret;
-            snprintf(c->why, sizeof(c->why), "connected, but no answer to HELLO");
-        } else if (first && ret != MOTA_ERR_TIMEOUT) {
-            return ret;
-        }
-        if (tool_now() >= deadline)
-            return MOTA_ERR_TIMEOUT;
-        usleep(200 * 1000);
+    int ret = mota_envelope_decode(m->data, m->len, &vr->env);
+    if (ret == MOTA_ERR_CBOR_TRUNCATED) {
+        snprintf(why, cap, "the file (%zu bytes) ends inside the container's head", m->len);
+        return ret;
     }
-}
-
-/* Exit code for a failure to reach or hear the device. */
-static int link_exit(int ret)
-{
-    return ret == MOTA_ERR_BUSY ? EXIT_BUSY : ret == MOTA_ERR_TIMEOUT ? EXIT_TIMEOUT : EXIT_IO;
-}
-
-/* Why the device could not be reached, with what the tool found (c->why). */
-static void link_fail(int ret, const struct client *c, const struct link_opts *o)
-{
-    if (ret == MOTA_ERR_BUSY)
-        tool_fail(ret, "%s: another client holds the device; try again when it is done", o->port);
-    else if (ret == MOTA_ERR_TIMEOUT)
-        tool_fail(ret, "%s: no answer within %g s (--timeout)%s%s", o->port, o->timeout_s, c->why[0] ? ": " : "",
-                  c->why);
-    else if (c->why[0])
-        tool_fail(ret, "%s", c->why);
-    else
-        tool_fail(ret, "%s", o->port);
-}
-
-static int model_index(const struct dev_model *m, unsigned n, const char *name, size_t len)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (strlen(m[i].name) == len && memcmp(m[i].name, name, len) == 0)
-            return (int)i;
-    return -1;
-}
-
-/* ---- push ---- */
-
-static void event(const struct link_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void event(const struct link_opts *o, const char *fmt, ...)
-{
-    va_list ap;
-    if (!o->json)
-        return;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-}
-
-static void progress(const struct link_opts *o, bool tty, uint64_t done, uint64_t total, double t0, bool final)
-{
-    static int last_decile = -1;
-    double el = tool_now() - t0, rate = el > 0 ? (double)done / el : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    if (o->json) {
-        static double last;
-        if (final || tool_now() - last > 0.25) {
-            last = tool_now();
-            event(o, "{\"event\": \"progress\", \"offset\": %llu, \"total\": %llu, \"bytes_per_s\": %.0f}",
-                  (unsigned long long)done, (unsigned long long)total, rate);
-        }
-        return;
+    if (ret == MOTA_OK)
+        ret = mota_manifest_decode(&vr->env, &vr->manifest);
+    if (ret != MOTA_OK) {
+        snprintf(why, cap, "not a container");
+        return ret;
     }
-    if (o->quiet)
-        return;
-    if (tty) {
-        int width = 30, fill = total ? (int)(width * done / total) : width;
-        fprintf(stderr, "\r[%.*s%*s] %3d%% %7.1f KiB/s ETA %4.0fs ", fill, "##############################",
-                width - fill, "", total ? (int)(100 * done / total) : 100, rate / 1024, eta);
-        if (final)
-            fputc('\n', stderr);
-    } else {
-        int decile = total ? (int)(10 * done / total) : 10;
-        if (decile != last_decile) {
-            last_decile = decile;
-            fprintf(stderr, "progress: %llu of %llu bytes (%d%%), %.1f KiB/s\n", (unsigned long long)done,
-                    (unsigned long long)total, total ? (int)(100 * done / total) : 100, rate / 1024);
-        }
+    /* what the manifest declares: the head, then each integrated payload with its own small head */
+    uint64_t declared = vr->env.head_len;
+    for (size_t i = 0; i < vr->manifest.n_components; i++) {
+        const struct mota_component *c = &vr->manifest.comp[i];
+        if (c->has_uri)
+            declared += mota_payload_head_size(c->role, c->size) + c->size;
     }
+    /* the walk ends exactly at the file's end or says why; declared is for the message */
+    ret = mota_container_check_payloads(m->data, m->len, vr);
+    if (ret == MOTA_ERR_CBOR_TRUNCATED || ret == MOTA_ERR_PAYLOAD_MISSING)
+        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: truncated", m->len,
+                 (unsigned long long)declared);
+    else if (ret == MOTA_ERR_CBOR_TRAILING)
+        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: %llu extra byte(s) after it",
+                 m->len, (unsigned long long)declared, (unsigned long long)(m->len - declared));
+    else if (ret != MOTA_OK)
+        snprintf(why, cap, "its payloads do not match its manifest");
+    return ret;
 }
 
 static const char push_usage[] =
@@ -619,11 +205,72 @@ static const char push_usage[] =
     "(no such device, connection refused); 5 device busy (another client holds it);\n"
     "6 timed out (the device stopped answering for --timeout seconds).\n";
 
+/* The model a push is about: from the container, for the result line and the JSON. */
+static void json_container(struct json *j, const struct mota_verify_result *vr, uint64_t bytes)
+{
+    const struct mota_manifest *man = &vr->manifest;
+    json_obj(j, "container");
+    json_strn(j, "model", man->compat.c_name ? man->compat.c_name : "", man->compat.c_name_len);
+    json_uint(j, "seq", man->seq);
+    if (man->text.version)
+        json_strn(j, "version", man->text.version, man->text.version_len);
+    else
+        json_null(j, "version");
+    json_hex(j, "digest", vr->env.digest, sizeof(vr->env.digest));
+    json_uint(j, "bytes", bytes);
+    json_obj_end(j);
+}
+
+/* Facts the host holds when the device's refusal carries none: what the device has and expects. */
+static void host_detail(int result, const struct mota_verify_result *vr, const uint8_t *info, size_t info_len,
+                        const struct dev_model *models, unsigned n, char *detail, size_t cap)
+{
+    const struct mota_manifest *man = &vr->manifest;
+    int idx = man->compat.c_name ? model_index(models, n, man->compat.c_name, man->compat.c_name_len) : -1;
+    size_t at = 0;
+    if (result == MOTA_ERR_NO_SLOT) {
+        at += (size_t)snprintf(detail, cap, "the container's model is %.*s; the device has", (int)man->compat.c_name_len,
+                               man->compat.c_name ? man->compat.c_name : "");
+        for (unsigned i = 0; i < n && at < cap; i++)
+            at += (size_t)snprintf(detail + at, cap - at, "%s %s", i ? "," : ":", models[i].name);
+        if (n == 0 && at < cap)
+            snprintf(detail + at, cap - at, " no model slot");
+    } else if ((result == MOTA_ERR_ROLLBACK || result == MOTA_ERR_ROLLBACK_SAME_SEQ) && idx >= 0) {
+        snprintf(detail, cap, "seq: committed %llu on the device, offered %llu; pack with --seq above %llu",
+                 (unsigned long long)models[idx].committed, (unsigned long long)man->seq,
+                 (unsigned long long)models[idx].committed);
+    } else if (result == MOTA_ERR_VENDOR_MISMATCH || result == MOTA_ERR_CLASS_MISMATCH) {
+        uint8_t want[16];
+        bool vendor = result == MOTA_ERR_VENDOR_MISMATCH;
+        if (!dev_identity(info, info_len, vendor ? 0 : 1, want))
+            return;
+        for (size_t i = 0; i < man->n_components; i++) {
+            const struct mota_component *c = &man->comp[i];
+            if (vendor ? !c->has_vendor : !c->has_class)
+                continue;
+            char w[40], g[40];
+            tool_uuid_str(want, w);
+            tool_uuid_str(vendor ? c->vendor_id : c->class_id, g);
+            snprintf(detail, cap, "%s id: device %s, container %s (pack --%s NAME with the device's name)",
+                     vendor ? "vendor" : "class", w, g, vendor ? "vendor" : "class");
+            return;
+        }
+    }
+}
+
+static void on_event(void *ctx, unsigned phase, uint32_t offset)
+{
+    struct push *p = ctx;
+    (void)offset;
+    p->heard = tool_now(); /* the device is working on the verdict: not silence */
+    show_phase(p, phase_name(phase));
+}
+
 int cmd_push(int argc, char **argv)
 {
     struct link_opts o;
     const char *path = NULL;
-    int rc = link_args(argc, argv, &o, push_usage, true, &path, 60);
+    int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
         return rc;
     struct mapped m;
@@ -631,51 +278,75 @@ int cmd_push(int argc, char **argv)
         return EXIT_IO;
     static struct mota_verify_result vr;
     struct mota_envelope *env = &vr.env;
-    int ret = mota_envelope_decode(m.data, m.len, env);
-    if (ret == MOTA_OK)
-        ret = mota_manifest_decode(env, &vr.manifest);
+    struct push p = {.o = &o, .tty = isatty(STDERR_FILENO) && !o.json, .t0 = tool_now(), .total = m.len,
+                     .last_decile = -1};
+    struct json j;
+    char detail[320] = "";
+    int ret = precheck(&m, &vr, detail, sizeof(detail));
     if (ret != MOTA_OK) {
-        tool_fail(ret, "%s is not a container", path);
+        if (event_begin(&p, &j, "result")) {
+            json_reason(&j, ret);
+            json_bool(&j, "installed", false);
+            json_bool(&j, "sent", false);
+            json_str(&j, "detail", detail);
+            json_end(&j);
+        }
+        tool_fail(ret, "%s: %s; nothing was sent", path, detail);
         tool_unmap(&m);
         return EXIT_INVALID;
     }
     signal(SIGPIPE, SIG_IGN);
-    bool tty = isatty(STDERR_FILENO) && !o.json;
     static struct client c;
     const uint8_t *info;
     size_t info_len;
-    struct dev_model models[4];
+    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD]; /* the device info outlives the receive buffer */
+    struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models = 0;
-    char detail[320] = "";
-    double t0 = tool_now(), last_progress = t0;
+    double last_progress = p.t0;
     uint64_t total = m.len, acked = 0, send_ptr = 0;
     unsigned reconnects = 0;
     int result = MOTA_ERR_DEVICE_LOST;
     const char *mname = vr.manifest.compat.c_name;
     size_t mname_len = vr.manifest.compat.c_name_len;
+    bool sent = false;
 
+    c.on_event = on_event;
+    c.event_ctx = &p;
     rc = EXIT_IO;
-    ret = connect_device(&c, &o, t0 + o.timeout_s, true, &info, &info_len);
+    if (p.tty && !o.quiet)
+        fprintf(stderr, "connecting to %s ...", o.port);
+    ret = connect_device(&c, &o, p.t0 + o.timeout_s, true, &info, &info_len);
+    if (p.tty && !o.quiet)
+        fprintf(stderr, "\r\033[K");
     if (ret != MOTA_OK) {
-        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
-                  "\"seconds\": %.3f}",
-              mota_err_name(ret) ? mota_err_name(ret) : "?", mota_err_str(ret), tool_now() - t0);
+        if (event_begin(&p, &j, "result")) {
+            json_reason(&j, ret);
+            json_bool(&j, "installed", false);
+            json_bool(&j, "sent", false);
+            json_str(&j, "detail", c.why);
+            json_real(&j, "seconds", tool_now() - p.t0, 3);
+            json_end(&j);
+        }
         link_fail(ret, &c, &o);
         rc = link_exit(ret);
         goto out;
     }
+    memcpy(info_copy, info, info_len);
+    info = info_copy;
     parse_models(info, info_len, 7, models, &n_models);
-    if (o.json) { /* the port is the user's text: escaped */
-        printf("{\"event\": \"hello\", \"port\": ");
-        json_escaped(stdout, o.port, strlen(o.port));
-        printf(", \"max_payload\": %u, \"window\": %u}\n", c.max_payload, c.window);
-        fflush(stdout);
+    char dev_name[65] = "";
+    dev_text(info, info_len, 1, dev_name, sizeof(dev_name));
+    if (event_begin(&p, &j, "hello")) {
+        json_str(&j, "port", o.port);
+        json_str(&j, "device", dev_name);
+        json_uint(&j, "max_payload", c.max_payload);
+        json_uint(&j, "window", c.window);
+        json_container(&j, &vr, total);
+        json_end(&j);
     }
     if (!o.quiet && !o.json)
-        fprintf(stderr, "device on %s: %u model slot(s); frames of %u bytes, window %u\n", o.port, n_models,
-                c.max_payload, c.window);
-    if (mname && model_index(models, n_models, mname, mname_len) < 0 && n_models > 0 && !o.json)
-        fprintf(stderr, "note: the device lists no model named %.*s\n", (int)mname_len, mname);
+        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n", dev_name[0] ? dev_name : "device",
+                o.port, n_models, c.max_payload, c.window);
 
     /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
     uint64_t head_cap = 0;
@@ -698,18 +369,26 @@ int cmd_push(int argc, char **argv)
         if (link_err == MOTA_OK && status == MOTA_OK && blen >= 7) {
             uint32_t resume = mota_get32(body);
             if (resume > 0) {
-                event(&o, "{\"event\": \"resume\", \"offset\": %u}", resume);
+                if (event_begin(&p, &j, "resume")) {
+                    json_uint(&j, "offset", resume);
+                    json_end(&j);
+                }
                 if (!o.quiet && !o.json)
                     fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", resume);
             }
         } else if (link_err == MOTA_OK) {
             result = status;
+            size_t dl = blen < sizeof(detail) - 1 ? blen : sizeof(detail) - 1;
+            memcpy(detail, body, dl);
+            detail[dl] = 0;
+            if (strcmp(detail, mota_err_str(status)) == 0)
+                detail[0] = 0;
             break;
         }
         send_ptr = 0;
         uint16_t stale_below = c.seq + 1; /* answers to frames sent before now are ignored for rewinds */
         unsigned inflight = 0;
-        double last_answer = tool_now();
+        p.heard = tool_now();
         uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
         while (link_err == MOTA_OK) {
             while (inflight < c.window && send_ptr < total) {
@@ -720,6 +399,7 @@ int cmd_push(int argc, char **argv)
                 if ((link_err = client_send(&c, MOTA_CMD_DATA, frame, 4u + n, NULL)) != MOTA_OK)
                     break;
                 send_ptr += n;
+                sent = true;
                 inflight++;
             }
             if (link_err != MOTA_OK)
@@ -731,11 +411,15 @@ int cmd_push(int argc, char **argv)
                 break;
             }
             if (r == 0) {
-                if (tool_now() - last_answer > 3.0) { /* silence: resend from the last acknowledged offset */
+                if (send_ptr >= total && tool_now() - p.heard > 1.0 && p.phase == NULL)
+                    show_phase(&p, "verdict pending"); /* a device that does not tell its phases */
+                else if (p.phase != NULL && p.tty && !o.quiet)
+                    draw_bar(&p, total); /* the phase's clock */
+                if (tool_now() - p.heard > 3.0) { /* silence: resend from the last acknowledged offset */
                     send_ptr = acked;
                     inflight = 0;
                     stale_below = (uint16_t)(c.seq + 1);
-                    last_answer = tool_now();
+                    p.heard = tool_now();
                 }
                 if (tool_now() - last_progress > o.timeout_s) {
                     link_err = MOTA_ERR_TIMEOUT;
@@ -745,7 +429,7 @@ int cmd_push(int argc, char **argv)
             }
             if (f.cmd != MOTA_CMD_DATA || f.len < 2)
                 continue;
-            last_answer = tool_now();
+            p.heard = tool_now();
             if (inflight > 0)
                 inflight--;
             status = (int16_t)mota_get16(f.payload);
@@ -756,7 +440,8 @@ int cmd_push(int argc, char **argv)
                     acked = next;
                     last_progress = tool_now();
                     c.deadline = last_progress + o.timeout_s;
-                    progress(&o, tty, acked, total, t0, false);
+                    if (next < total)
+                        progress(&p, acked, false);
                 }
                 if (next >= total) {
                     result = MOTA_OK;
@@ -800,14 +485,21 @@ int cmd_push(int argc, char **argv)
         }
         client_close(&c);
         reconnects++;
-        event(&o, "{\"event\": \"reconnect\", \"count\": %u, \"acked\": %llu}", reconnects, (unsigned long long)acked);
+        if (event_begin(&p, &j, "reconnect")) {
+            json_uint(&j, "count", reconnects);
+            json_uint(&j, "acked", acked);
+            json_end(&j);
+        }
         if (!o.quiet && !o.json)
-            fprintf(stderr, "%slink lost (%s); reconnecting\n", tty ? "\n" : "", mota_err_name(link_err));
+            fprintf(stderr, "%slink lost (%s); reconnecting\n", p.tty ? "\n" : "", mota_err_name(link_err));
+        p.phase = NULL;
         ret = connect_device(&c, &o, last_progress + o.timeout_s, false, &info, &info_len);
         if (ret != MOTA_OK) {
             result = ret;
             break;
         }
+        memcpy(info_copy, info, info_len);
+        info = info_copy;
         acked = 0;
     }
     if (result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
@@ -817,13 +509,15 @@ int cmd_push(int argc, char **argv)
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
                      "first", models[idx].name, (unsigned long long)models[idx].seq, models[idx].version[0] ? " v" : "",
                      models[idx].version);
+    } else if (result != MOTA_OK && detail[0] == 0) {
+        host_detail(result, &vr, info_copy, info_len, models, n_models, detail, sizeof(detail));
     }
-    if (result == MOTA_OK)
-        progress(&o, tty, total, total, t0, true);
-    else if (tty && !o.quiet)
+    if (result == MOTA_OK && (p.tty || p.shown < total))
+        progress(&p, total, true);
+    else if (p.tty && !o.quiet && p.shown > 0)
         fputc('\n', stderr);
 
-    double el = tool_now() - t0;
+    double el = tool_now() - p.t0;
     if (result == MOTA_OK) {
         rc = EXIT_OK;
         int status, confirm_err = MOTA_OK;
@@ -835,7 +529,7 @@ int cmd_push(int argc, char **argv)
         c.deadline = tool_now() + o.timeout_s;
         if (o.confirm) {
             /* the model's index: from a fresh STATUS, else from HELLO's list; never a guess */
-            struct dev_model fresh[4];
+            struct dev_model fresh[DEV_MAX_MODELS];
             unsigned n_fresh = 0;
             if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
                 status == MOTA_OK && parse_models(body, blen, 1, fresh, &n_fresh) == 0 && n_fresh > 0) {
@@ -856,31 +550,59 @@ int cmd_push(int argc, char **argv)
                 rc = ret != MOTA_OK ? link_exit(ret) : EXIT_INVALID;
             }
         }
+        /* the device's verdict said installed; its status must show this very container as the active model */
         n_models = 0;
-        if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK)
-            parse_models(body, blen, 1, models, &n_models);
-        /* installed either way; the status is the confirm's when that failed, so CI sees why */
-        event(&o, "{\"event\": \"result\", \"status\": \"%s\", \"installed\": true, \"bytes\": %llu, "
-                  "\"seconds\": %.3f, \"reconnects\": %u, \"wire_bytes_out\": %llu, \"confirmed\": %s}",
-              mota_err_name(confirm_err) ? mota_err_name(confirm_err) : "?", (unsigned long long)total, el,
-              reconnects, (unsigned long long)c.bytes_out, o.confirm && rc == EXIT_OK ? "true" : "false");
-        if (!o.json && !o.quiet) {
+        uint64_t uptime = 0, max_boots = 0;
+        bool checked = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+                       status == MOTA_OK && parse_models(body, blen, 1, models, &n_models) == 0;
+        bool has_uptime = checked && status_uptime_ms(body, blen, &uptime);
+        info_uint(info_copy, info_len, 13, &max_boots);
+        int idx = mname ? model_index(models, n_models, mname, mname_len) : -1;
+        bool active = checked && idx >= 0 && models[idx].has && memcmp(models[idx].digest, env->digest, 32) == 0;
+        if (checked && !active) {
+            result = MOTA_ERR_INTERNAL;
+            snprintf(detail, sizeof(detail), "the device answered installed, but its status does not show %.*s seq %llu "
+                     "active", (int)mname_len, mname ? mname : "", (unsigned long long)vr.manifest.seq);
+            rc = EXIT_INVALID;
+        }
+        bool confirmed = active && !models[idx].testing;
+        if (event_begin(&p, &j, "result")) {
+            /* installed either way; the status is the confirm's when that failed, so CI sees why */
+            json_reason(&j, result != MOTA_OK ? result : confirm_err);
+            json_bool(&j, "installed", result == MOTA_OK);
+            json_bool(&j, "confirmed", confirmed);
+            json_bool(&j, "sent", true);
+            json_bool(&j, "status_checked", checked);
+            json_str(&j, "detail", detail);
+            json_container(&j, &vr, total);
+            json_real(&j, "seconds", el, 3);
+            json_uint(&j, "reconnects", reconnects);
+            json_uint(&j, "wire_bytes_out", c.bytes_out);
+            json_end(&j);
+        }
+        if (result != MOTA_OK) {
+            tool_fail(result, "%s", detail);
+        } else if (!o.json && !o.quiet) {
             printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)mname_len, mname,
                    (unsigned long long)vr.manifest.seq, el, (double)total / 1024 / (el > 0 ? el : 1),
                    reconnects ? ", resumed after a link loss" : "",
-                   o.confirm && rc == EXIT_OK ? ", confirmed" : ", on trial: confirm with `mota confirm`");
-            print_models(models, n_models);
+                   confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+            print_models(models, n_models, has_uptime ? (int64_t)uptime : -1, (unsigned)max_boots);
         }
     } else {
         bool link = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT || result == MOTA_ERR_TIMEOUT ||
                     result == MOTA_ERR_BUSY;
         rc = link ? link_exit(result) : EXIT_INVALID;
-        if (o.json) {
-            printf("{\"event\": \"result\", \"status\": \"%s\", \"installed\": false, \"message\": \"%s\", "
-                   "\"detail\": ", mota_err_name(result) ? mota_err_name(result) : "?", mota_err_str(result));
-            json_escaped(stdout, detail, strlen(detail));
-            printf(", \"seconds\": %.3f}\n", el);
-            fflush(stdout);
+        if (event_begin(&p, &j, "result")) {
+            json_reason(&j, result);
+            json_bool(&j, "installed", false);
+            json_bool(&j, "sent", sent);
+            json_str(&j, "detail", detail);
+            json_container(&j, &vr, total);
+            json_uint(&j, "acked", acked);
+            json_real(&j, "seconds", el, 3);
+            json_uint(&j, "reconnects", reconnects);
+            json_end(&j);
         }
         if (!head_fits)
             tool_fail(result, "not sent: the device would refuse it (%s); its model is unchanged", detail);
@@ -898,169 +620,4 @@ out:
     client_close(&c);
     tool_unmap(&m);
     return rc;
-}
-
-/* ---- status, confirm, rollback, reboot, invoke ---- */
-
-#define LINK_EXITS                                                                                     \
-    "--timeout S bounds every wait for the device (default 10).\n"                                    \
-    "Exit codes: 0 done; 1 refused by the device; 2 usage; 3 port unusable; 5 device busy;\n"           \
-    "6 timed out.\n"
-
-static int simple(int argc, char **argv, uint8_t cmd, const char *usage)
-{
-    struct link_opts o;
-    int rc = link_args(argc, argv, &o, usage, false, NULL, 10);
-    if (rc != EXIT_OK)
-        return rc;
-    static struct client c;
-    const uint8_t *info, *body;
-    size_t info_len, blen;
-    struct dev_model models[4];
-    unsigned n = 0;
-    int status, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
-    if (ret != MOTA_OK) {
-        link_fail(ret, &c, &o);
-        return link_exit(ret);
-    }
-    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD]; /* the next response reuses the receive buffer */
-    memcpy(info_copy, info, info_len);
-    info = info_copy;
-    parse_models(info, info_len, 7, models, &n);
-    int idx = 0;
-    if (o.model && (idx = model_index(models, n, o.model, strlen(o.model))) < 0) {
-        tool_err("the device has no model named %s", o.model);
-        client_close(&c);
-        return EXIT_USAGE;
-    }
-    if (cmd == MOTA_CMD_STATUS) {
-        ret = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3);
-        if (ret == MOTA_OK && status == MOTA_OK) {
-            struct dev_profile dp;
-            parse_profile(info, info_len, &dp);
-            if (o.json) {
-                printf("{\"device\": ");
-                cbor_to_json(stdout, info, info_len);
-                printf(", \"profile\": ");
-                json_profile(&dp);
-                printf(", \"status\": ");
-                cbor_to_json(stdout, body, blen);
-            } else {
-                print_device(info, info_len);
-                print_profile(&dp);
-                parse_models(body, blen, 1, models, &n);
-                print_models(models, n);
-                print_timing(body, blen);
-            }
-            ret = client_call(&c, MOTA_CMD_ERRORS, NULL, 0, &status, &body, &blen, 2000, 3);
-            if (ret == MOTA_OK && status == MOTA_OK) {
-                if (o.json)
-                    printf(", \"errors\": ");
-                ret = print_errors(body, blen, models, n, o.json);
-            }
-            if (o.json)
-                printf("}\n");
-        }
-    } else if (cmd == MOTA_CMD_INVOKE) {
-        struct mapped in;
-        if (o.input == NULL || o.out_size == 0 || o.out_size > 2048) {
-            tool_err("invoke needs --input FILE and --output-size N (at most 2048)");
-            client_close(&c);
-            return EXIT_USAGE;
-        }
-        if (tool_map(o.input, &in) != MOTA_OK) {
-            client_close(&c);
-            return EXIT_IO;
-        }
-        uint8_t req[MOTA_PROTO_MAX_PAYLOAD];
-        if (in.len + 3 > c.max_payload) {
-            tool_err("input of %zu bytes does not fit a %u-byte frame", in.len, c.max_payload);
-            tool_unmap(&in);
-            client_close(&c);
-            return EXIT_USAGE;
-        }
-        req[0] = (uint8_t)idx;
-        mota_put16(req + 1, (uint16_t)o.out_size);
-        memcpy(req + 3, in.data, in.len);
-        /* one try (an inference is not repeated behind the user's back), as long as --timeout allows */
-        ret = client_call(&c, MOTA_CMD_INVOKE, req, in.len + 3, &status, &body, &blen,
-                          (int)(o.timeout_s * 1000), 1);
-        tool_unmap(&in);
-        if (ret == MOTA_OK && status == MOTA_OK && blen >= 4) {
-            uint32_t us = mota_get32(body);
-            if (o.output != NULL) {
-                struct outfile of;
-                if (tool_out_open(&of, o.output, 0644) != MOTA_OK ||
-                    tool_out_write(&of, body + 4, blen - 4) != MOTA_OK || tool_out_commit(&of) != MOTA_OK)
-                    ret = MOTA_ERR_IO;
-            }
-            if (o.json) {
-                printf("{\"duration_us\": %u, \"output\": \"", us);
-                tool_hex(stdout, body + 4, blen - 4);
-                printf("\"}\n");
-            } else {
-                printf("inference: %u us, %zu output bytes: ", us, blen - 4);
-                tool_hex(stdout, body + 4, blen - 4 < 32 ? blen - 4 : 32);
-                printf("%s\n", blen - 4 > 32 ? "..." : "");
-            }
-        }
-    } else {
-        uint8_t mi = (uint8_t)idx;
-        ret = client_call(&c, cmd, &mi, 1, &status, &body, &blen, 3000, 3);
-        if (ret == MOTA_OK && status == MOTA_OK && !o.quiet) {
-            printf("%s: done\n", cmd == MOTA_CMD_CONFIRM ? "confirm" : cmd == MOTA_CMD_ROLLBACK ? "rollback" : "reboot");
-            if (cmd != MOTA_CMD_REBOOT &&
-                client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3) == MOTA_OK) {
-                parse_models(body, blen, 1, models, &n);
-                print_models(models, n);
-            }
-        }
-    }
-    client_close(&c);
-    if (ret != MOTA_OK) {
-        link_fail(ret, &c, &o);
-        return link_exit(ret);
-    }
-    if (status != MOTA_OK) {
-        tool_fail(status, "the device refused");
-        return EXIT_INVALID;
-    }
-    return EXIT_OK;
-}
-
-int cmd_status(int argc, char **argv)
-{
-    return simple(argc, argv, MOTA_CMD_STATUS,
-                  "usage: mota status [--json] [--baud N] [--timeout S] PORT\n\n"
-                  "Device identity, compatibility profile and, per model: the active model, its\n"
-                  "trial state, the committed sequence number, an upload in progress, the last error;\n"
-                  "then the device's recent errors (kept across reconnects, cleared by a reboot).\n" LINK_EXITS);
-}
-
-int cmd_confirm(int argc, char **argv)
-{
-    return simple(argc, argv, MOTA_CMD_CONFIRM,
-                  "usage: mota confirm [--model NAME] [--baud N] [--timeout S] PORT\n\nCommit the model on trial.\n" LINK_EXITS);
-}
-
-int cmd_rollback(int argc, char **argv)
-{
-    return simple(argc, argv, MOTA_CMD_ROLLBACK,
-                  "usage: mota rollback [--model NAME] [--baud N] [--timeout S] PORT\n\n"
-                  "Revert the model on trial to the previous confirmed one. A confirmed model that\n"
-                  "faulted or overran since the device booted (`mota status`: faults) can be retired\n"
-                  "the same way: the previous model comes back, and the retired one's sequence\n"
-                  "number stays the anti-rollback floor (a fix needs a higher one).\n" LINK_EXITS);
-}
-
-int cmd_reboot(int argc, char **argv)
-{
-    return simple(argc, argv, MOTA_CMD_REBOOT, "usage: mota reboot [--baud N] [--timeout S] PORT\n\nRestart the device.\n" LINK_EXITS);
-}
-
-int cmd_invoke(int argc, char **argv)
-{
-    return simple(argc, argv, MOTA_CMD_INVOKE,
-                  "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
-                  "Run the active model on FILE on the device; print the output and the time it took.\n" LINK_EXITS);
 }

@@ -16,22 +16,14 @@
 
 static void uuid_print(FILE *f, const uint8_t u[16])
 {
-    for (int i = 0; i < 16; i++)
-        fprintf(f, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+    char s[37];
+    fputs(tool_uuid_str(u, s), f);
 }
 
 static void uuid_json(struct json *j, const char *key, const uint8_t u[16])
 {
-    char s[40];
-    int n = 0;
-    for (int i = 0; i < 16; i++)
-        n += snprintf(s + n, sizeof(s) - (size_t)n, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
-    json_str(j, key, s);
-}
-
-static const char *mode_name(uint32_t m)
-{
-    return m == MOTA_INSTALL_XIP ? "xip" : m == MOTA_INSTALL_COPY ? "copy" : "invalid";
+    char s[37];
+    json_str(j, key, tool_uuid_str(u, s));
 }
 
 static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status)
@@ -48,7 +40,7 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
             tool_hex(stdout, blk->kid, blk->kid_len);
         else
             printf("(none)");
-        printf("\n");
+        printf("%s\n", blk->no_sig ? "; UNSIGNED: `mota sign` signs it, nothing accepts it before" : "");
     }
     printf("manifest:    version %llu, sequence number %llu, digest ", (unsigned long long)m->version,
            (unsigned long long)m->seq);
@@ -109,7 +101,7 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("  external RAM:    %llu bytes\n", (unsigned long long)c->ext_ram_size);
         printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
                (unsigned long long)c->exec_ram_copy);
-        printf("  install mode:    %s\n", mode_name(c->install_mode));
+        printf("  install mode:    %s\n", tool_install_mode(c->install_mode));
         if (c->selftest.present) {
             printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
                    (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
@@ -125,20 +117,20 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("verification: not done (mota verify --key checks signature and digests)\n");
 }
 
-static void report_json(const char *path, const struct mota_verify_result *r, bool verified, int status)
+static void report_json(const char *cmd, const char *path, const struct mota_verify_result *r, bool verified,
+                        int status)
 {
     const struct mota_manifest *m = &r->manifest;
     const struct mota_compat *c = &m->compat;
     struct json j;
-    json_begin(&j, stdout);
+    json_doc(&j, stdout, cmd, false);
+    json_reason(&j, status);
     json_str(&j, "container", path);
-    if (verified) {
-        json_bool(&j, "valid", status == 0);
-        json_str(&j, "reason", mota_err_name(status));
-    }
+    json_bool(&j, "verified", verified); /* signature and every payload digest checked (a key was given) */
+    json_bool(&j, "valid", status == 0);
     json_uint(&j, "manifest_version", m->version);
-    json_uint(&j, "sequence_number", m->seq);
-    json_hex(&j, "manifest_digest", r->env.digest, MOTA_SHA256_LEN);
+    json_uint(&j, "seq", m->seq);
+    json_hex(&j, "digest", r->env.digest, MOTA_SHA256_LEN);
     json_arr(&j, "signatures");
     for (size_t b = 0; b < r->env.n_blocks; b++) {
         json_obj(&j, NULL);
@@ -147,6 +139,7 @@ static void report_json(const char *path, const struct mota_verify_result *r, bo
             json_hex(&j, "kid", r->env.blocks[b].kid, r->env.blocks[b].kid_len);
         else
             json_null(&j, "kid");
+        json_bool(&j, "signed", !r->env.blocks[b].no_sig); /* false: pack --unsigned, waiting for mota sign */
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -178,12 +171,13 @@ static void report_json(const char *path, const struct mota_verify_result *r, bo
         json_uint(&j, "reloc_major", c->reloc_major);
         json_uint(&j, "reloc_minor", c->reloc_minor);
         json_uint(&j, "cpu_part", c->cpu_part);
+        json_str(&j, "cpu", mota_nbin_cpu_name((uint16_t)c->cpu_part));
         json_bool(&j, "fpu", c->fpu);
-        json_uint(&j, "float_abi", c->float_abi);
+        json_str(&j, "float_abi", mota_nbin_float_abi_name(c->float_abi));
         json_bool(&j, "secure", c->secure);
         json_bool(&j, "dbg_info", c->dbg_info);
         json_bool(&j, "async", c->async);
-        json_uint(&j, "toolchain", c->toolchain);
+        json_str(&j, "toolchain", mota_nbin_toolchain_name(c->toolchain));
         if (c->has_runtime_version) {
             char v[32];
             snprintf(v, sizeof(v), "%u.%u.%u", c->rt_major, c->rt_minor, c->rt_micro);
@@ -199,7 +193,7 @@ static void report_json(const char *path, const struct mota_verify_result *r, bo
         json_uint(&j, "ext_ram_size", c->ext_ram_size);
         json_uint(&j, "exec_ram_xip", c->exec_ram_xip);
         json_uint(&j, "exec_ram_copy", c->exec_ram_copy);
-        json_str(&j, "install_mode", mode_name(c->install_mode));
+        json_str(&j, "install_mode", tool_install_mode(c->install_mode));
         if (c->selftest.present) {
             json_obj(&j, "selftest");
             json_hex(&j, "output_sha256", c->selftest.output_digest, MOTA_SHA256_LEN);
@@ -241,7 +235,7 @@ static int show(int argc, char **argv, bool verify)
     static struct mota_verify_result r;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hk:jq", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "hk:jq", opts, verify ? "verify" : "inspect")) != -1) {
         if (c == 'h') {
             if (verify)
                 printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
@@ -272,14 +266,10 @@ static int show(int argc, char **argv, bool verify)
             return EXIT_USAGE;
         }
     }
-    if (argc - optind != 1) {
-        tool_err("expected exactly one container file");
-        return EXIT_USAGE;
-    }
-    if (verify && n_keys == 0) {
-        tool_err("verify needs at least one --key");
-        return EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return tool_usage_err(verify ? "verify" : "inspect", "takes exactly one container file");
+    if (verify && n_keys == 0)
+        return tool_usage_err("verify", "needs at least one --key");
     const char *path = argv[optind];
     if (load_keys(key_paths, n_keys, keys) != MOTA_OK)
         return EXIT_IO;
@@ -302,17 +292,17 @@ static int show(int argc, char **argv, bool verify)
         tool_fail(ret, "%s", path);
         if (json) {
             struct json j;
-            json_begin(&j, stdout);
+            json_doc(&j, stdout, verify ? "verify" : "inspect", false);
+            json_reason(&j, ret);
             json_str(&j, "container", path);
+            json_bool(&j, "verified", checked);
             json_bool(&j, "valid", false);
-            json_str(&j, "reason", mota_err_name(ret));
-            json_str(&j, "message", mota_err_str(ret));
             json_end(&j);
         }
         return EXIT_INVALID;
     }
     if (json)
-        report_json(path, &r, checked, ret);
+        report_json(verify ? "verify" : "inspect", path, &r, checked, ret);
     else if (!(verify && quiet))
         report_text(path, &r, checked, ret);
     tool_unmap(&f); /* the report's strings point into the mapping */
@@ -381,7 +371,7 @@ int cmd_info(int argc, char **argv)
     struct mapped f;
     struct mota_nbin_info in;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "hj", opts, "info")) != -1) {
         if (c == 'h') {
             printf("usage: mota info [--json] network_rel.bin\n\n"
                    "Decodes the header, runtime context and memory-pool descriptors of an ST\n"
@@ -393,14 +383,20 @@ int cmd_info(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (argc - optind != 1) {
-        tool_err("expected exactly one model file");
-        return EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return tool_usage_err("info", "takes exactly one model file");
     if (tool_map(argv[optind], &f) != MOTA_OK)
         return EXIT_IO;
     ret = mota_nbin_validate(f.data, f.len, &in);
     if (ret != MOTA_OK) {
+        if (json) {
+            struct json j;
+            json_doc(&j, stdout, "info", false);
+            json_reason(&j, ret);
+            json_str(&j, "file", argv[optind]);
+            json_bool(&j, "valid", false);
+            json_end(&j);
+        }
         tool_fail(ret, "%s", argv[optind]);
         tool_unmap(&f);
         return EXIT_INVALID;
@@ -409,8 +405,10 @@ int cmd_info(int argc, char **argv)
         info_text(argv[optind], f.len, &in);
     } else {
         struct json j;
-        json_begin(&j, stdout);
+        json_doc(&j, stdout, "info", false);
+        json_reason(&j, MOTA_OK);
         json_str(&j, "file", argv[optind]);
+        json_bool(&j, "valid", true);
         json_uint(&j, "size", f.len);
         json_str(&j, "family", in.family == MOTA_NBIN_FAMILY_NPU ? "npu" : "legacy");
         json_uint(&j, "header_words", in.header_words);
@@ -418,15 +416,24 @@ int cmd_info(int argc, char **argv)
         json_uint(&j, "reloc_major", in.reloc_major);
         json_uint(&j, "reloc_minor", in.reloc_minor);
         json_uint(&j, "cpu_part", in.cpu_part);
+        json_str(&j, "cpu", mota_nbin_cpu_name(in.cpu_part));
         json_bool(&j, "fpu", in.fpu);
-        json_uint(&j, "float_abi", in.float_abi);
+        json_str(&j, "float_abi", mota_nbin_float_abi_name(in.float_abi));
         json_bool(&j, "secure", in.secure);
         json_bool(&j, "dbg_info", in.dbg_info);
         json_bool(&j, "async", in.async);
-        json_uint(&j, "toolchain", in.toolchain);
+        json_str(&j, "toolchain", mota_nbin_toolchain_name(in.toolchain));
         json_strn(&j, "c_name", in.c_name, in.c_name_len);
         if (in.rt_desc) json_strn(&j, "runtime_desc", in.rt_desc, in.rt_desc_len); else json_null(&j, "runtime_desc");
         json_uint(&j, "rt_version", in.rt_version);
+        if (in.family == MOTA_NBIN_FAMILY_NPU) {
+            char v[16];
+            snprintf(v, sizeof(v), "%u.%u.%u", in.rt_version >> 24, (in.rt_version >> 16) & 0xff,
+                     (in.rt_version >> 8) & 0xff);
+            json_str(&j, "ll_aton_version", v);
+        } else {
+            json_null(&j, "ll_aton_version");
+        }
         json_uint(&j, "rtctx_words", in.rtctx_words);
         json_uint(&j, "ro_size", in.ro_size);
         json_uint(&j, "rw_size", in.rw_size);
@@ -451,7 +458,6 @@ int cmd_info(int argc, char **argv)
             json_obj_end(&j);
         }
         json_arr_end(&j);
-        json_str(&j, "verdict", "valid");
         json_end(&j);
     }
     tool_unmap(&f);
@@ -467,9 +473,7 @@ int cmd_errors(int argc, char **argv)
         return EXIT_OK;
     }
     if (argc > 1 && !md) {
-        tool_err("unexpected argument '%s'", strcmp(argv[1], "--markdown") == 0 ? argv[2] : argv[1]);
-        fputs(usage, stderr);
-        return EXIT_USAGE;
+        return tool_usage_err("errors", "unexpected argument '%s'", strcmp(argv[1], "--markdown") == 0 ? argv[2] : argv[1]);
     }
     if (md)
         printf("| code | name | message |\n|---:|---|---|\n");

@@ -38,12 +38,17 @@ static void help(FILE *f)
             "Its self-test inference is simulated, not executed (this host cannot run the\n"
             "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
             "an547 and an505 targets run the model for real.\n"
-            "Transport (one of):\n"
+            "Transport (exactly one of):\n"
             "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
             "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
             "  --idle-timeout S       drop a TCP client silent for S seconds (default 30; 0: never)\n"
             "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
             "  --stdio                stdin/stdout\n"
+            "  --port-file F          once the device serves: F holds the port to give push\n"
+            "                         (tcp:HOST:PORT or the pty's path), written atomically;\n"
+            "                         removed when the simulator ends (not with --stdio)\n"
+            "  --baud N               the link's line rate, 8N1 (N/10 bytes/s each way), so a\n"
+            "                         push takes as long as on a UART (default: unlimited)\n"
             "Device profile (docs/device-profiles.md; later options override it):\n"
             "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
             "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
@@ -55,7 +60,9 @@ static void help(FILE *f)
             "  default (no profile): Cortex-M55 0xD22, FPU, hard float, secure, NBIN v8 with\n"
             "  LL_ATON 1.1.1, 1 MiB exec RAM, no external RAM\n"
             "Device:\n"
-            "  --flash FILE           flash image (default mota-sim.flash; created erased)\n"
+            "  --flash FILE           flash image, kept: the device's state across runs (created\n"
+            "                         erased). Without it: a throw-away flash in a temporary\n"
+            "                         directory, removed at exit\n"
             "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
             "                         (4 KiB sectors, 16-byte program units)\n"
             "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
@@ -83,6 +90,8 @@ struct sim {
     double corrupt_rate;
     unsigned seed;
     int mode; /* 0 tcp, 1 pty, 2 stdio */
+    double bytes_per_s;             /* --baud / 10; 0: unlimited */
+    double rx_free_at, tx_free_at;  /* when each direction of the line is idle again */
     struct gate gate;
     uint64_t client_erases, client_progs; /* flash counters when the client connected */
 };
@@ -96,6 +105,19 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+/* --baud: n bytes on one direction of the line take n / bytes_per_s seconds after the line is free. */
+static void line_pace(const struct sim *s, double *free_at, size_t n)
+{
+    if (s->bytes_per_s <= 0)
+        return;
+    double now = tool_now();
+    if (*free_at < now)
+        *free_at = now;
+    *free_at += (double)n / s->bytes_per_s;
+    if (*free_at > now)
+        usleep((useconds_t)((*free_at - now) * 1e6));
+}
+
 /* The transport as the faults see it. */
 static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
@@ -103,6 +125,7 @@ static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
     int n = s->tr.read(s->tr.ctx, buf, len, timeout_ms);
     if (n <= 0)
         return n;
+    line_pace(s, &s->rx_free_at, (size_t)n);
     gate_activity(&s->gate);
     if (s->drop_after && !s->dropped && s->received + (uint64_t)n > s->drop_after) {
         s->dropped = true;
@@ -123,6 +146,7 @@ static int faulty_write(void *ctx, const uint8_t *buf, size_t len)
 {
     struct sim *s = ctx;
     gate_activity(&s->gate);
+    line_pace(s, &s->tx_free_at, len);
     return s->tr.write(s->tr.ctx, buf, len);
 }
 
@@ -134,7 +158,35 @@ static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
 enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
        O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_RT_ASYNC,
        O_NO_ASYNC, O_LLATON, O_STRUCT, O_FAMILY, O_PROFILE, O_LIKE, O_PARAMS, O_LIST, O_IDLE, O_TRIAL,
-       O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD };
+       O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD, O_PORT_FILE, O_BAUD };
+
+/* What is removed when the simulator ends however it returns: the throw-away flash, the port file. */
+static char tmp_flash_dir[4096], tmp_flash[4200], port_file[4096];
+
+static void remove_at_exit(void)
+{
+    if (port_file[0])
+        unlink(port_file);
+    if (tmp_flash[0]) {
+        unlink(tmp_flash);
+        rmdir(tmp_flash_dir);
+    }
+}
+
+/* A flash for this run only: a CI job starts from an erased device and leaves nothing behind. */
+static const char *throwaway_flash(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmp_flash_dir, sizeof(tmp_flash_dir), "%s/mota-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(tmp_flash_dir) == NULL) {
+        tool_fail(MOTA_ERR_IO, "%s: %s", tmp_flash_dir, strerror(errno));
+        return NULL;
+    }
+    snprintf(tmp_flash, sizeof(tmp_flash), "%s/flash", tmp_flash_dir);
+    fprintf(stderr, "mota-sim: throw-away flash %s, removed at exit (--flash FILE keeps the device's state)\n",
+            tmp_flash);
+    return tmp_flash;
+}
 
 /* The client left (or was dropped): what it cost the flash, for tests that prove "nothing erased". */
 static void client_gone(struct sim *s)
@@ -256,8 +308,10 @@ static int serve_tcp(struct sim *s)
     if (poll(&lp, 1, 0) > 0) {
         /* a client that has hung up (the reconnect of a push) does not make the next one busy: it is
          * let go, and the next round takes the newcomer */
-        char c;
-        if (recv(s->pt.rfd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+        /* hung up even with bytes left unread (a refused push, a slow --baud line): those bytes are
+         * nobody's now */
+        struct pollfd cp = {.fd = s->pt.rfd, .events = POLLRDHUP};
+        if (poll(&cp, 1, 0) > 0 && (cp.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
             client_gone(s);
             return MOTA_OK;
         }
@@ -306,10 +360,11 @@ int cmd_sim(int argc, char **argv)
         {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
         {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
         {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
-        {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE}, {0, 0, 0, 0}};
+        {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
+        {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD}, {0, 0, 0, 0}};
     struct sim *s = &S;
-    const char *tcp = NULL, *pty_link = NULL, *flash = "mota-sim.flash", *vendor = "example.com",
-               *klass = "mota-sim";
+    const char *tcp = NULL, *pty_link = NULL, *flash = NULL, *vendor = "example.com", *klass = "mota-sim",
+               *port_path = NULL, *transport = NULL;
     const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys = 0, n_models = 0;
     uint64_t flash_size = 0, exec = 0, ext = 0, cut = 0, head = 0, v;
@@ -329,15 +384,29 @@ int cmd_sim(int argc, char **argv)
     enum mota_sim_mode sim_mode = MOTA_SIM_PASS;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = tool_getopt(argc, argv, "h", opts, "sim")) != -1) {
         switch (c) {
         case 'h': help(stdout); return EXIT_OK;
         case O_LIST: tool_profile_list(stdout); return EXIT_OK;
         case O_TARGET: case O_PROFILE: case O_LIKE: case O_PARAMS: break; /* taken above */
-        case O_TCP: tcp = optarg; s->mode = 0; break;
-        case O_PTY: s->mode = 1; break;
+        case O_TCP: case O_PTY: case O_STDIO: {
+            const char *name = c == O_TCP ? "--tcp" : c == O_PTY ? "--pty" : "--stdio";
+            /* one device, one line: a second transport would be silently ignored */
+            if (transport != NULL)
+                return tool_usage_err("sim", "%s and %s: one transport only", transport, name);
+            transport = name;
+            s->mode = c == O_TCP ? 0 : c == O_PTY ? 1 : 2;
+            if (c == O_TCP)
+                tcp = optarg;
+            break;
+        }
         case O_PTY_LINK: pty_link = optarg; break;
-        case O_STDIO: s->mode = 2; break;
+        case O_PORT_FILE: port_path = optarg; break;
+        case O_BAUD:
+            if (!tool_parse_u64(optarg, &v) || v < 300 || v > 100000000)
+                return tool_usage_err("sim", "--baud '%s' is not a line rate from 300 to 100000000", optarg);
+            s->bytes_per_s = (double)v / 10; /* 8N1: a start bit, 8 data bits, a stop bit */
+            break;
         case O_FLASH: flash = optarg; break;
         case O_VENDOR: vendor = optarg; break;
         case O_CLASS: klass = optarg; break;
@@ -433,17 +502,19 @@ int cmd_sim(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        default: tool_err("see mota sim --help"); return EXIT_USAGE;
+        default: return EXIT_USAGE;
         }
     }
-    if (optind < argc) {
-        tool_err("unexpected argument '%s'", argv[optind]);
-        return EXIT_USAGE;
-    }
-    if (s->mode < 0 || n_keys == 0) {
-        tool_err("mota sim needs a transport (--tcp, --pty or --stdio) and at least one --key");
-        return EXIT_USAGE;
-    }
+    if (optind < argc)
+        return tool_usage_err("sim", "unexpected argument '%s'", argv[optind]);
+    if (s->mode < 0 || n_keys == 0)
+        return tool_usage_err("sim", "needs a transport (--tcp, --pty or --stdio) and at least one --key");
+    if (pty_link != NULL && s->mode != 1)
+        return tool_usage_err("sim", "--pty-link goes with --pty");
+    if (port_path != NULL && s->mode == 2)
+        return tool_usage_err("sim", "--port-file: --stdio has no port");
+    if (port_path != NULL && tool_out_check(port_path) != MOTA_OK)
+        return EXIT_IO;
     if (n_models == 0)
         models[n_models++] = "network";
     /* the profile's memories are the board's: shared out among the models, as a firmware would */
@@ -469,6 +540,11 @@ int cmd_sim(int argc, char **argv)
         tool_err("--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
         return EXIT_USAGE;
     }
+    atexit(remove_at_exit);
+    if (port_path != NULL)
+        unlink(port_path); /* a stale one would send a client to a port nobody serves */
+    if (flash == NULL && (flash = throwaway_flash()) == NULL)
+        return EXIT_IO;
     /* layout: journal (2 sectors), then two equal slots per model */
     struct mota_posix_device_options o = {.flash_path = flash, .flash_size = (uint32_t)flash_size,
                                           .n_models = n_models, .exec_ram_size = (uint32_t)exec,
@@ -512,6 +588,7 @@ int cmd_sim(int argc, char **argv)
     }
 
     /* the transport */
+    char port_name[300] = "";
     if (s->mode == 0) {
         char host[256];
         const char *colon = strrchr(tcp, ':');
@@ -529,6 +606,7 @@ int cmd_sim(int argc, char **argv)
             return EXIT_IO;
         }
         printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
+        snprintf(port_name, sizeof(port_name), "tcp:%s:%u", host, p16);
     } else if (s->mode == 1) {
         if (mota_posix_transport_pty(&s->pt) != MOTA_OK) {
             tool_fail(MOTA_ERR_TRANSPORT, "cannot open a pty");
@@ -542,6 +620,10 @@ int cmd_sim(int argc, char **argv)
             }
         }
         printf("mota-sim: pty %s\n", s->pt.pty_path);
+        if ((size_t)snprintf(port_name, sizeof(port_name), "%s", s->pt.pty_path) >= sizeof(port_name)) {
+            tool_fail(MOTA_ERR_IO, "pty path %s is too long for --port-file", s->pt.pty_path);
+            return EXIT_IO;
+        }
     } else {
         mota_posix_transport_stdio(&s->pt);
     }
@@ -561,6 +643,11 @@ int cmd_sim(int argc, char **argv)
         return EXIT_IO;
     }
     report_models(s);
+    if (port_path != NULL) {
+        if (tool_out_line(port_path, port_name) != MOTA_OK)
+            return EXIT_IO;
+        snprintf(port_file, sizeof(port_file), "%s", port_path);
+    }
 
     while (!stop_requested) {
         if (s->mode == 0) {
@@ -615,12 +702,15 @@ int cmd_sim(int argc, char **argv)
 int cmd_sim_output(int argc, char **argv)
 {
     uint64_t size = 0;
-    if (argc != 5 || strcmp(argv[1], "--input") != 0 || !tool_parse_u64(argv[3], &size) || size == 0 ||
-        size > (1u << 20)) {
+    bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (!help && (argc != 5 || strcmp(argv[1], "--input") != 0 || !tool_parse_u64(argv[3], &size) || size == 0 ||
+                  size > (1u << 20)))
+        return tool_usage_err("sim-output", "takes --input FILE SIZE OUTPUT, SIZE from 1 to 1048576");
+    if (help) {
         printf("usage: mota sim-output --input FILE SIZE OUTPUT\n\n"
                "Writes the SIZE-byte output the simulated device's inference gives for FILE, to\n"
                "pack containers whose self-test passes on `mota sim` (--selftest-output).\n");
-        return argc == 2 && strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+        return EXIT_OK;
     }
     struct mapped in;
     if (tool_map(argv[2], &in) != MOTA_OK)

@@ -3,6 +3,9 @@
 
 int cmd_keygen(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_sign(int argc, char **argv);
+int cmd_getpub(int argc, char **argv);
+int cmd_ports(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -14,6 +17,7 @@ int cmd_confirm(int argc, char **argv);
 int cmd_rollback(int argc, char **argv);
 int cmd_reboot(int argc, char **argv);
 int cmd_invoke(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_output(int argc, char **argv);
 int cmd_sim_board(int argc, char **argv);

@@ -2,6 +2,8 @@
 #include "cmds.h"
 #include "util.h"
 
+#include "mota/proto.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +13,9 @@ static const struct {
     const char *help;
 } commands[] = {
     {"keygen", cmd_keygen, "write a new P-256 signing key pair (PEM)"},
+    {"getpub", cmd_getpub, "a key's public half: C source for firmware, PEM, or the key id"},
     {"pack", cmd_pack, "wrap network_rel.bin (+ params) into a signed container"},
+    {"sign", cmd_sign, "sign a container packed --unsigned (key file or external signer)"},
     {"inspect", cmd_inspect, "print what a container holds (--json for machines)"},
     {"verify", cmd_verify, "check structure, signature and every digest of a container"},
     {"info", cmd_info, "print and validate an ST NBIN model file"},
@@ -21,7 +25,9 @@ static const struct {
     {"confirm", cmd_confirm, "commit the model on trial"},
     {"rollback", cmd_rollback, "revert the model on trial"},
     {"invoke", cmd_invoke, "run the device's active model on an input"},
+    {"validate", cmd_validate, "run the device's model on many inputs; error metrics and latency against references"},
     {"reboot", cmd_reboot, "restart a device"},
+    {"ports", cmd_ports, "list serial ports and which one looks like a device"},
     {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target an547|an505)"},
     {"provision", cmd_provision, "write a board's identity and trusted keys into its flash"},
     {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
@@ -49,15 +55,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("mota 0.1.0\n");
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("mota %s (link protocol %u, JSON schema %u)\n", MOTA_TOOL_VERSION, MOTA_PROTO_VERSION, TOOL_JSON_SCHEMA);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     }
-    tool_err("unknown command '%s'", argv[1]);
-    usage(stderr);
+    tool_err("unknown command '%s' (see mota --help)", argv[1]);
     return EXIT_USAGE;
 }

@@ -1,10 +1,12 @@
 #include "util.h"
 
+#include "mota/compat.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -22,6 +24,38 @@ void tool_err(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int tool_usage_err(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mota: error: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see mota %s --help)\n", cmd);
+    return EXIT_USAGE;
+}
+
+int tool_getopt(int argc, char **argv, const char *shorts, const struct option *longs, const char *cmd)
+{
+    char sh[64];
+    int idx = -1;
+    snprintf(sh, sizeof(sh), ":%s", shorts); /* ':' first: a missing value is told apart from an unknown option */
+    opterr = 0;
+    int c = getopt_long(argc, argv, sh, longs, &idx);
+    if (c != '?' && c != ':')
+        return c;
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (c == ':' && optopt != 0 && optopt < 256 && strchr(shorts, optopt) != NULL && arg[1] != '-')
+        tool_usage_err(cmd, "option -%c needs a value", optopt);
+    else if (c == ':')
+        tool_usage_err(cmd, "option %s needs a value", arg);
+    else if (optopt != 0 && arg[0] == '-' && arg[1] != '-')
+        tool_usage_err(cmd, "unknown option -%c", optopt);
+    else
+        tool_usage_err(cmd, "unknown option %s", arg);
+    return '?';
 }
 
 int tool_fail(int code, const char *fmt, ...)
@@ -109,6 +143,19 @@ static const char *file_type(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
            : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int tool_out_line(const char *path, const char *text)
+{
+    struct outfile o;
+    int ret = tool_out_open(&o, path, 0644);
+    if (ret != MOTA_OK)
+        return ret;
+    if ((ret = tool_out_write(&o, text, strlen(text))) != MOTA_OK || (ret = tool_out_write(&o, "\n", 1)) != MOTA_OK) {
+        tool_out_abort(&o);
+        return ret;
+    }
+    return tool_out_commit(&o);
 }
 
 int tool_out_check(const char *path)
@@ -337,6 +384,24 @@ bool tool_parse_u64(const char *s, uint64_t *v)
     return true;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+bool tool_parse_hex(const char *s, uint8_t *out, size_t n)
+{
+    if (s == NULL || strlen(s) != 2 * n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}
+
 /* ---- JSON ---- */
 
 static void json_indent(struct json *j)
@@ -348,10 +413,12 @@ static void json_indent(struct json *j)
 static void json_key(struct json *j, const char *key)
 {
     if (!j->first[j->depth])
-        fputc(',', j->f);
-    fputc('\n', j->f);
+        fputs(j->compact ? ", " : ",", j->f);
     j->first[j->depth] = false;
-    json_indent(j);
+    if (!j->compact) {
+        fputc('\n', j->f);
+        json_indent(j);
+    }
     if (key != NULL) {
         fputc('"', j->f);
         fputs(key, j->f);
@@ -383,9 +450,32 @@ void json_begin(struct json *j, FILE *f)
     j->first[1] = true;
 }
 
+void json_doc(struct json *j, FILE *f, const char *command, bool compact)
+{
+    json_begin(j, f);
+    j->compact = compact;
+    json_uint(j, "schema", TOOL_JSON_SCHEMA);
+    json_str(j, "command", command);
+}
+
 void json_end(struct json *j)
 {
-    fputs("\n}\n", j->f);
+    fputs(j->compact ? "}\n" : "\n}\n", j->f);
+    fflush(j->f);
+}
+
+void json_reason(struct json *j, int code)
+{
+    const char *name = mota_err_name(code);
+    json_str(j, "status", name ? name : "MOTA_ERR_UNKNOWN");
+    json_int(j, "code", code);
+    json_str(j, "message", mota_err_str(code) ? mota_err_str(code) : "a code this tool does not know");
+}
+
+void json_real(struct json *j, const char *key, double v, int decimals)
+{
+    json_key(j, key);
+    fprintf(j->f, "%.*f", decimals, v);
 }
 
 void json_obj(struct json *j, const char *key)
@@ -399,8 +489,10 @@ void json_obj(struct json *j, const char *key)
 void json_obj_end(struct json *j)
 {
     j->depth--;
-    fputc('\n', j->f);
-    json_indent(j);
+    if (!j->compact) {
+        fputc('\n', j->f);
+        json_indent(j);
+    }
     fputc('}', j->f);
 }
 
@@ -415,8 +507,10 @@ void json_arr(struct json *j, const char *key)
 void json_arr_end(struct json *j)
 {
     j->depth--;
-    fputc('\n', j->f);
-    json_indent(j);
+    if (!j->compact) {
+        fputc('\n', j->f);
+        json_indent(j);
+    }
     fputc(']', j->f);
 }
 
@@ -466,6 +560,19 @@ void json_null(struct json *j, const char *key)
 {
     json_key(j, key);
     fputs("null", j->f);
+}
+
+const char *tool_install_mode(uint32_t mode)
+{
+    return mode == MOTA_INSTALL_XIP ? "xip" : mode == MOTA_INSTALL_COPY ? "copy" : "invalid";
+}
+
+const char *tool_uuid_str(const uint8_t u[16], char out[37])
+{
+    int n = 0;
+    for (int i = 0; i < 16; i++)
+        n += snprintf(out + n, 37 - (size_t)n, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+    return out;
 }
 
 double tool_now(void)

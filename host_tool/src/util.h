@@ -51,6 +51,9 @@ int tool_out_open_new(struct outfile *o, const char *path, int mode);
 int tool_out_write(struct outfile *o, const void *p, size_t n);
 int tool_out_commit(struct outfile *o); /* on failure the output is aborted */
 void tool_out_abort(struct outfile *o);
+/* One line of text (a newline is added) as a whole file, atomically: a file another process polls for
+ * (mota sim --port-file) is either absent or complete. */
+int tool_out_line(const char *path, const char *text);
 /* tool_out_open's checks of path alone, to refuse before any work is done. */
 int tool_out_check(const char *path);
 /* Record an input read other than through tool_map (a compiler's source). */
@@ -62,6 +65,13 @@ bool tool_same_file(const char *a, const char *b);
 /* "mota: error: NAME: message[: detail]" on stderr; returns code. */
 int tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error, in the same form and with a pointer to the help:
+ * "mota: error: CMD: what (see mota CMD --help)"; returns EXIT_USAGE. */
+int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* getopt_long that reports an unknown option or a missing value with tool_usage_err (one line, not the
+ * whole help) and then returns '?'. */
+struct option;
+int tool_getopt(int argc, char **argv, const char *shorts, const struct option *longs, const char *cmd);
 
 /* Load a key file (PEM/DER) into a trusted key / a signing key; an empty or
  * unparsable file is MOTA_ERR_KEY_INVALID with the path and what a key file holds. */
@@ -69,15 +79,28 @@ struct mota_p256_key;
 int tool_load_key(const char *path, struct mota_p256_key *key);
 
 void tool_hex(FILE *f, const uint8_t *p, size_t n);
+/* An install mode (enum mota_install_mode) as every output names it: "xip", "copy", "invalid". */
+const char *tool_install_mode(uint32_t mode);
+/* A 16-byte UUID in its 8-4-4-4-12 form, into out[37]; returns out. */
+const char *tool_uuid_str(const uint8_t u[16], char out[37]);
+
+/* The version of the JSON every command prints (docs/json.md): "schema" in each document. */
+#define TOOL_JSON_SCHEMA 1u
 
 /* Minimal JSON writer. */
 struct json {
     FILE *f;
     int depth;
     bool first[16];
+    bool compact; /* one line: push's event stream */
 };
 void json_begin(struct json *j, FILE *f);
+/* A command's JSON document: {"schema": TOOL_JSON_SCHEMA, "command": command, ...}; compact: on one line. */
+void json_doc(struct json *j, FILE *f, const char *command, bool compact);
 void json_end(struct json *j);
+/* A result in every command's form: "status": reason name ("MOTA_OK"), "code": its value, "message". */
+void json_reason(struct json *j, int code);
+void json_real(struct json *j, const char *key, double v, int decimals);
 void json_obj(struct json *j, const char *key);     /* key NULL inside arrays */
 void json_obj_end(struct json *j);
 void json_arr(struct json *j, const char *key);
@@ -97,5 +120,7 @@ double tool_now(void);
 
 /* Option parsing helpers: strict numbers. */
 bool tool_parse_u64(const char *s, uint64_t *v);
+/* Exactly n bytes as 2n hex digits (either case), nothing else. */
+bool tool_parse_hex(const char *s, uint8_t *out, size_t n);
 
 #endif

@@ -15,16 +15,15 @@ import sys
 import shutil
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "link"))
+from harness import Skip, run_case  # noqa: E402
+
 MOTA, FIX, SRC, CASE = sys.argv[1:5]
 ORACLE = os.path.join(SRC, "tests", "oracle", "check_container.py")
 YOLO = os.path.join(FIX, "st-n6", "yolov8n_network_rel.bin")
 EX0 = os.path.join(FIX, "suit", "example0.suit")
 EX0_KEY = os.path.join(FIX, "suit", "example0_public.pem")
 W = tempfile.mkdtemp(prefix="mota-cli-")
-
-
-class Skip(Exception):
-    pass
 
 
 def need(*paths):
@@ -137,12 +136,12 @@ def case_split_model_with_selftest_checks_out_with_an_independent_verifier():
 def case_inspect_round_trips_every_compatibility_field():
     need(YOLO)
     priv, pub = keys()
-    run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "-o", p("y.mota"), YOLO)
+    run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "1", "-o", p("y.mota"), YOLO)
     c = json.loads(run("inspect", "--json", p("y.mota")).stdout)["compat"]
     i = json.loads(run("info", "--json", YOLO).stdout)
     rt = i["rt_version"]
     want = {
-        "reloc_major": i["reloc_major"], "reloc_minor": i["reloc_minor"], "cpu_part": i["cpu_part"],
+        "reloc_major": i["reloc_major"], "reloc_minor": i["reloc_minor"], "cpu_part": i["cpu_part"], "cpu": i["cpu"],
         "fpu": i["fpu"], "float_abi": i["float_abi"], "secure": i["secure"], "dbg_info": i["dbg_info"],
         "async": i["async"], "toolchain": i["toolchain"],
         "ll_aton_version": "%d.%d.%d" % (rt >> 24, rt >> 16 & 255, rt >> 8 & 255),
@@ -180,7 +179,7 @@ def case_pack_refuses_bad_inputs_and_leaves_no_file():
     open(p("badcrc.bin"), "wb").write(bad)
     open(p("short.bin"), "wb").write(bytes(open(params, "rb").read()[:-8]))
     before = files_in_workdir()
-    base = ["pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("out.mota")]
+    base = ["pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("out.mota")]
     cases = [
         ([p("notnbin.bin")], "MOTA_ERR_NBIN_MAGIC"),
         ([rel], "MOTA_ERR_NBIN_SPLIT"),                                   # split model, no params
@@ -192,9 +191,11 @@ def case_pack_refuses_bad_inputs_and_leaves_no_file():
         r = run(*base, *extra, rc=1)
         assert reason(r) == want, (extra, r.stderr)
         print("refused %s: %s" % (" ".join(os.path.basename(x) for x in extra), want))
-    r = run(*base[:1], "-k", p("notnbin.bin"), "--vendor", "v", "--class", "c", "-o", p("out.mota"), YOLO, rc=3)
+    r = run(*base[:1], "-k", p("notnbin.bin"), "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("out.mota"), YOLO,
+            rc=3)
     assert reason(r) == "MOTA_ERR_KEY_INVALID", r.stderr
-    r = run("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", "/nonexistent-dir/x.mota", YOLO, rc=3)
+    r = run("pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", "/nonexistent-dir/x.mota", YOLO,
+            rc=3)
     assert reason(r) == "MOTA_ERR_IO"
     assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
 
@@ -221,7 +222,7 @@ def case_openssl_and_der_keys_are_accepted():
         if b"-" in open(p("d.der"), "rb").read():
             break
     assert b"-" in open(p("d.der"), "rb").read()
-    run("pack", "-k", p("d.pem"), "--vendor", "v", "--class", "c", "-o", p("d.mota"), YOLO)
+    run("pack", "-k", p("d.pem"), "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("d.mota"), YOLO)
     run("verify", "-q", "--key", p("d.der"), p("d.mota"))
     openssl("ecparam", "-genkey", "-name", "secp384r1", "-out", p("p384.pem"))
     r = run("verify", "--key", p("p384.pem"), p("p8.pem.mota"), rc=3)
@@ -232,13 +233,14 @@ def case_verify_names_the_key_problem():
     need(YOLO)
     priv, pub = keys()
     run("keygen", p("other.pem"))
-    run("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("y.mota"), YOLO)
+    run("pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("y.mota"), YOLO)
     r = run("verify", "--key", p("other.pub.pem"), p("y.mota"), rc=1)
     assert reason(r) == "MOTA_ERR_KEY_UNKNOWN"
     run("verify", "--key", p("other.pub.pem"), "--key", pub, "-q", p("y.mota"))
     j = json.loads(run("verify", "--json", "--key", p("other.pub.pem"), p("y.mota"), rc=1).stdout)
-    assert j == {"container": p("y.mota"), "valid": False, "reason": "MOTA_ERR_KEY_UNKNOWN",
-                 "message": "signed by a key that is not trusted here"}, j
+    assert j == {"schema": 1, "command": "verify", "status": "MOTA_ERR_KEY_UNKNOWN", "code": -217,
+                 "message": "signed by a key that is not trusted here", "container": p("y.mota"), "verified": True,
+                 "valid": False}, j
     r = run("verify", p("y.mota"), rc=2)
     r = run("verify", "--key", p("missing.pem"), p("y.mota"), rc=3)
     assert reason(r) == "MOTA_ERR_IO"
@@ -246,7 +248,7 @@ def case_verify_names_the_key_problem():
 
 def case_every_subcommand_has_help():
     out = run("--help").stdout
-    for cmd in ("keygen", "pack", "inspect", "verify", "info", "errors"):
+    for cmd in ("keygen", "pack", "sign", "getpub", "inspect", "verify", "info", "errors", "ports"):
         assert cmd in out
         h = run(cmd, "--help").stdout
         assert h.startswith("usage: mota " + cmd), h
@@ -285,7 +287,7 @@ def case_build_model_refuses_what_cannot_be_relocated():
     run("build-model", "-o", p("ok.bin"), model, os.path.join(gen, "dense_weights.c"))
     info = json.loads(run("info", "--json", p("ok.bin")).stdout)
     assert info["c_name"] == "dense" and info["rel_entries"] >= 3 and info["got_entries"] >= 6, info
-    assert info["cpu_part"] == 0xD22 and info["fpu"] and info["float_abi"] == 2 and not info["split"]
+    assert info["cpu_part"] == 0xD22 and info["fpu"] and info["float_abi"] == "hard" and not info["split"]
     # an absolute address in read-only data: not patchable in XIP mode
     open(p("abs_ro.c"), "w").write('#include "mota_model.h"\nint32_t x;\n'
                                     '__attribute__((section(".rodata.p"))) int32_t *const px = &x;\n'
@@ -355,7 +357,7 @@ def case_build_model_legacy_family_has_st_layout():
     for opt in ("-O2", "-O3"):
         run("build-model", "--family", "legacy", "--cpu", "cortex-m33", "--opt", opt, "-o", p("o.bin"), *srcs)
         info = json.loads(run("info", "--json", p("o.bin")).stdout)
-        assert info["verdict"] == "valid", (opt, info)
+        assert info["valid"] and info["status"] == "MOTA_OK", (opt, info)
     # the wrong family name is a usage error
     run("build-model", "--family", "npu6", "-o", p("bad.bin"), *srcs, rc=2)
 
@@ -385,9 +387,9 @@ def case_pack_refuses_text_that_verify_would_reject():
         r = run(*pack_args(priv, opt, val, "-o", p("t.mota"), YOLO), rc=2)
         assert reason(r) == "MOTA_ERR_ARG_UTF8", r.stderr
         assert "%s: byte %d " % (opt, off) in r.stderr, r.stderr
-    r = run("pack", "-k", priv, "--vendor", "", "--class", "c", "-o", p("t.mota"), YOLO, rc=2)
+    r = run("pack", "-k", priv, "--vendor", "", "--class", "c", "--seq", "1", "-o", p("t.mota"), YOLO, rc=2)
     assert reason(r) == "MOTA_ERR_ARG" and "--vendor is empty" in r.stderr, r.stderr
-    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "", "-o", p("t.mota"), YOLO, rc=2)
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "", "--seq", "1", "-o", p("t.mota"), YOLO, rc=2)
     assert reason(r) == "MOTA_ERR_ARG" and "--class is empty" in r.stderr, r.stderr
     # semver.org 2.0.0: its own examples of valid and invalid versions
     for bad, off in (("1.2", 3), ("1.2.3.4", 5), ("01.2.3", 0), ("1.02.3", 2), ("v1.2.3", 0), ("1.2.3-", 6),
@@ -478,7 +480,7 @@ def case_an_empty_key_file_is_named_as_such():
     _, pub = keys()
     open(p("empty.pem"), "wb").close()
     for args in (("verify", "--key", p("empty.pem"), YOLO), ("pack", "-k", p("empty.pem"), "--vendor", "v",
-                                                            "--class", "c", "-o", p("y.mota"), YOLO)):
+                                                            "--class", "c", "--seq", "1", "-o", p("y.mota"), YOLO)):
         r = run(*args, rc=3)
         assert reason(r) == "MOTA_ERR_KEY_INVALID", r.stderr
         assert "%s is empty" % p("empty.pem") in r.stderr and "PEM" in r.stderr and "DER" in r.stderr, r.stderr
@@ -530,7 +532,7 @@ def case_inspect_refuses_a_malformed_container():
             r = run(*args, p(name), rc=1)
             assert reason(r) == want, (name, args, r.stderr)
         j = json.loads(run("inspect", "--json", p(name), rc=1).stdout)
-        assert j["valid"] is False and j["reason"] == want, j
+        assert j["valid"] is False and j["status"] == want and j["command"] == "inspect", j
     run("inspect", p("missing.mota"), rc=3)
     run("inspect", rc=2)
     run("inspect", "--frobnicate", p("y.mota"), rc=2)
@@ -548,14 +550,15 @@ def case_every_command_exits_with_its_documented_code():
         r = run(*args, rc=2)
         assert r.stderr or args[0] == "sim-output", args  # sim-output prints its usage on stdout
     # 3: a file that cannot be read
-    for args in (("pack", "-k", missing, "--vendor", "v", "--class", "c", "-o", p("o"), YOLO),
-                 ("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("o"), missing),
+    for args in (("pack", "-k", missing, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("o"), YOLO),
+                 ("pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("o"), missing),
                  ("inspect", missing), ("verify", "--key", pub, missing), ("verify", "--key", missing, p("y.mota")),
                  ("info", missing), ("sim-output", "--input", missing, "8", p("o"))):
         r = run(*args, rc=3)
         assert reason(r) == "MOTA_ERR_IO", (args, r.stderr)
     # 1: the input examined and refused
-    for args in (("info", p("y.mota")), ("pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("o"), pub)):
+    for args in (("info", p("y.mota")),
+                 ("pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("o"), pub)):
         r = run(*args, rc=1)
         assert reason(r).startswith("MOTA_ERR_NBIN_"), (args, r.stderr)
     # 0
@@ -565,21 +568,312 @@ def case_every_command_exits_with_its_documented_code():
     assert not os.path.exists(p("o"))
 
 
-def main():
-    fn = globals().get("case_" + CASE)
-    if fn is None:
-        print("no such case: " + CASE)
-        return 2
-    try:
-        fn()
-    except Skip as e:
-        print("SKIPPED: %s" % e)
-        shutil.rmtree(W, ignore_errors=True)
-        return 77
-    print("PASS " + CASE)
-    shutil.rmtree(W, ignore_errors=True)  # kept when the case fails, to look at
-    return 0
+def inspect_seq(path):
+    return json.loads(run("inspect", "--json", path).stdout)["seq"]
+
+
+def case_pack_needs_an_explicit_seq_and_from_version_orders_as_semver_does():
+    need(YOLO)
+    priv, _ = keys()
+    base = ["pack", "-k", priv, "--vendor", "v", "--class", "c", "-o", p("s.mota")]
+    # no clock default: a container stamped with the time would make every later small --seq a rollback
+    r = run(*base, YOLO, rc=2)
+    assert r.stderr.startswith("mota: error: pack: --seq is required") and r.stderr.count("\n") == 1, r.stderr
+    r = run(*base, "--seq", "from-version", YOLO, rc=2)
+    assert "--seq from-version needs --version" in r.stderr, r.stderr
+    r = run(*base, "--seq", "soon", YOLO, rc=2)
+    assert "neither an unsigned integer nor from-version" in r.stderr, r.stderr
+    r = run(*base, "--seq", "from-version", "--version", "4194304.0.0", YOLO, rc=2)
+    assert "out of range" in r.stderr, r.stderr
+    assert not os.path.exists(p("s.mota"))
+    ordered = ["0.0.1", "0.9.9", "0.10.0", "1.0.0-alpha", "1.0.0", "1.0.1-rc.1", "1.0.1+build.7", "1.2.0",
+               "1.10.0", "2.0.0", "4194303.1048575.1048575"]
+    seqs = []
+    for i, v in enumerate(ordered):
+        run(*base[:-1], p("v%d.mota" % i), "--seq", "from-version", "--version", v, YOLO)
+        seqs.append(inspect_seq(p("v%d.mota" % i)))
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), list(zip(ordered, seqs))
+    assert seqs[ordered.index("1.2.0")] == ((1 << 20 | 2) << 20) * 2 + 1, seqs
+    # build metadata does not order (semver 2.0.0 section 10): one number for both builds
+    run(*base[:-1], p("b.mota"), "--seq", "from-version", "--version", "1.0.1+build.8", YOLO)
+    assert inspect_seq(p("b.mota")) == seqs[ordered.index("1.0.1+build.7")]
+    h = run("pack", "--help").stdout
+    for said in ("--seq N", "--seq from-version", "semantic versioning 2.0.0", "all three or none", "--unsigned"):
+        assert said in h, (said, h)
+    r = run(*base, "--seq", "1", "--selftest-input", YOLO, YOLO, rc=2)
+    assert "all three" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def case_unsigned_then_signed_equals_the_directly_signed_container():
+    need(YOLO)
+    priv, pub = keys()
+    run("keygen", p("other.pem"))
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    common = ["--vendor", "example.com", "--class", "b", "--seq", "42", "--version", "1.2.0"]
+    run("pack", "-k", priv, *common, "-o", p("direct.mota"), YOLO, env=env)
+    run("pack", "--unsigned", "--pub", pub, *common, "-o", p("u.mota"), YOLO, env=env)
+    kid = run("getpub", "--lang", "id", priv).stdout.strip()
+    run("pack", "--unsigned", "--key-id", kid, *common, "-o", p("u2.mota"), YOLO, env=env)
+    assert open(p("u.mota"), "rb").read() == open(p("u2.mota"), "rb").read(), "--pub and --key-id differ"
+    # unsigned: well formed (inspect), never valid (verify), with its own reason
+    assert "UNSIGNED" in run("inspect", p("u.mota")).stdout
+    assert [s["signed"] for s in json.loads(run("inspect", "--json", p("u.mota")).stdout)["signatures"]] == [False]
+    r = run("verify", "--key", pub, p("u.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_UNSIGNED", r.stderr
+    j = json.loads(run("verify", "--json", "--key", pub, p("u.mota"), rc=1).stdout)
+    assert j["valid"] is False and j["status"] == "MOTA_ERR_UNSIGNED", j
+    out = run("sign", "--key", priv, "-o", p("signed.mota"), p("u.mota")).stdout
+    assert "signed, seq 42, key id " + kid in out, out
+    assert open(p("signed.mota"), "rb").read() == open(p("direct.mota"), "rb").read(), \
+        "pack --unsigned + sign differs from pack --key"
+    oracle(p("signed.mota"), pub, YOLO, "--vendor", "example.com", "--class", "b", "--seq", "42")
+    # refused: another key than the one named, a container already signed, an unsigned one made from it
+    r = run("sign", "--key", p("other.pem"), "-o", p("x.mota"), p("u.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_KEY_MISMATCH" and kid in r.stderr, r.stderr
+    r = run("sign", "--key", priv, "-o", p("x.mota"), p("signed.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_ALREADY_SIGNED", r.stderr
+    tampered = bytearray(open(p("u.mota"), "rb").read())
+    tampered[-1] ^= 1
+    open(p("t.mota"), "wb").write(tampered)
+    r = run("sign", "--key", priv, "-o", p("x.mota"), p("t.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_PAYLOAD_DIGEST", r.stderr
+    r = run("sign", "--key", priv, "-o", p("u.mota"), p("u.mota"), rc=3)
+    assert reason(r) == "MOTA_ERR_SAME_FILE", r.stderr
+    assert not os.path.exists(p("x.mota"))
+    # the command line: one way to sign, and pack's key options that do not go together
+    for args in (("sign", "-o", p("x.mota"), p("u.mota")),
+                 ("sign", "--key", priv, "--signer", "true", "-o", p("x.mota"), p("u.mota")),
+                 ("sign", "--signer", "true", "-o", p("x.mota"), p("u.mota")),
+                 ("sign", "--key", priv, "--signer-format", "raw", "-o", p("x.mota"), p("u.mota")),
+                 ("sign", "--key", priv, p("u.mota")),
+                 ("pack", "--unsigned", "-k", priv, *common, "-o", p("x.mota"), YOLO),
+                 ("pack", "--unsigned", *common, "-o", p("x.mota"), YOLO),
+                 ("pack", "--unsigned", "--pub", pub, "--key-id", kid, *common, "-o", p("x.mota"), YOLO),
+                 ("pack", "--unsigned", "--key-id", kid[:-2], *common, "-o", p("x.mota"), YOLO),
+                 ("pack", "-k", priv, "--pub", pub, *common, "-o", p("x.mota"), YOLO)):
+        r = run(*args, rc=2)
+        assert r.stderr.startswith("mota: error: %s: " % args[0]) and r.stderr.count("\n") == 1, (args, r.stderr)
+    assert not os.path.exists(p("x.mota"))
+
+
+SIGNER = r"""
+import hashlib, os, sys
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+key_path, mode = sys.argv[1], sys.argv[2]
+tbs = sys.stdin.buffer.read()
+# what the signer is told is what it is given
+assert os.environ["MOTA_SIGN_DIGEST"] == hashlib.sha256(tbs).hexdigest(), "digest"
+assert len(os.environ["MOTA_SIGN_KEY_ID"]) == 32
+key = serialization.load_pem_private_key(open(key_path, "rb").read(), None)
+der = key.sign(tbs, ec.ECDSA(hashes.SHA256()))
+r, s = decode_dss_signature(der)
+out = {"der": der, "raw": r.to_bytes(32, "big") + s.to_bytes(32, "big"), "short": der[:-1],
+       "garbage": b"signature: ok\n", "huge": der * 100, "fail": b""}[mode]
+if mode == "fail":
+    sys.stderr.write("signer: the HSM is locked\n")
+    sys.exit(1)
+sys.stdout.buffer.write(out)
+"""
+
+
+def case_sign_through_an_external_signer_and_refuse_a_bad_one():
+    need(YOLO)
+    priv, pub = keys()
+    run("keygen", p("other.pem"))
+    open(p("signer.py"), "w").write(SIGNER)
+    common = ["--vendor", "example.com", "--class", "b", "--seq", "7"]
+    run("pack", "--unsigned", "--pub", pub, *common, "-o", p("u.mota"), YOLO)
+
+    def signer(key, mode):
+        return "/usr/bin/python3 %s %s %s" % (p("signer.py"), key, mode)
+
+    for mode, fmt in (("der", []), ("raw", ["--signer-format", "raw"])):
+        out = p("s-%s.mota" % mode)
+        run("sign", "--signer", signer(priv, mode), *fmt, "--pub", pub, "-o", out, p("u.mota"))
+        run("verify", "-q", "--key", pub, out)
+        oracle(out, pub, YOLO, "--vendor", "example.com", "--class", "b", "--seq", "7")
+    # openssl as the signer: its DER output as it comes
+    run("sign", "--signer", "openssl dgst -sha256 -sign %s" % priv, "--pub", pub, "-o", p("s-ossl.mota"), p("u.mota"))
+    run("verify", "-q", "--key", pub, p("s-ossl.mota"))
+    before = files_in_workdir()
+    for cmd, fmt, want, said in (
+            (signer(priv, "fail"), [], "MOTA_ERR_SIGNER", "exited with status 1"),  # says why on stderr
+            ("/nonexistent/signer", [], "MOTA_ERR_SIGNER", "status 127"),
+            ("kill -9 $$", [], "MOTA_ERR_SIGNER", "killed by signal 9"),
+            (signer(priv, "garbage"), [], "MOTA_ERR_SIGNER_OUTPUT", "no DER ECDSA-Sig-Value"),
+            (signer(priv, "short"), [], "MOTA_ERR_SIGNER_OUTPUT", "no DER ECDSA-Sig-Value"),
+            (signer(priv, "huge"), [], "MOTA_ERR_SIGNER_OUTPUT", "more than"),
+            (signer(priv, "der"), ["--signer-format", "raw"], "MOTA_ERR_SIGNER_OUTPUT", "raw is 64 bytes"),
+            (signer(p("other.pem"), "der"), [], "MOTA_ERR_SIGNER_KEY", "does not verify with " + pub)):
+        r = run("sign", "--signer", cmd, *fmt, "--pub", pub, "-o", p("bad.mota"), p("u.mota"), rc=3)
+        last = r.stderr.splitlines()[-1]  # the signer's own messages come first
+        assert last.split(":")[2].strip() == want and said in last, (cmd, r.stderr)
+        print("refused %s: %s" % (cmd.split()[-1], want))
+    assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
+    # a signer with another key's public half: refused before it is run (the container names the key)
+    r = run("sign", "--signer", "false", "--pub", p("other.pub.pem"), "-o", p("bad.mota"), p("u.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_KEY_MISMATCH", r.stderr
+
+
+VERIFY_PROGRAM = r"""
+#include "mota/agent.h"
+#include "mota/container.h"
+#include "mota/err.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct mota_agent_key release_key;
+extern const uint8_t release_key_id[MOTA_KEY_ID_LEN];
+
+int main(int argc, char **argv)
+{
+    static uint8_t buf[1 << 24];
+    struct mota_agent_config cfg;
+    struct mota_trusted_key tk;
+    static struct mota_verify_result res;
+    FILE *f = fopen(argv[1], "rb");
+    size_t n = fread(buf, 1, sizeof(buf), f);
+    (void)argc;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.keys[cfg.n_keys++] = release_key;  /* as the generated file says the agent takes it */
+    mota_trusted_key_set(&tk, cfg.keys[0].pub);
+    if (memcmp(tk.kid, release_key_id, MOTA_KEY_ID_LEN) != 0 || cfg.keys[0].index != 3) {
+        puts("key id or index differs");
+        return 2;
+    }
+    int ret = mota_container_verify(buf, n, &tk, 1, &res);
+    puts(ret == MOTA_OK ? "MOTA_OK" : mota_err_name(ret));
+    return ret == MOTA_OK ? 0 : 1;
+}
+"""
+
+
+def case_getpub_c_source_builds_into_firmware_that_verifies_that_keys_containers():
+    need(YOLO)
+    cc = shutil.which("cc")
+    if cc is None:
+        raise Skip("no C compiler")
+    priv, pub = keys()
+    run("keygen", p("other.pem"))
+    common = ["--vendor", "example.com", "--class", "b", "--seq", "1"]
+    run("pack", "-k", priv, *common, "-o", p("mine.mota"), YOLO)
+    run("pack", "-k", p("other.pem"), *common, "-o", p("theirs.mota"), YOLO)
+    # from the private key or its public half: the same source
+    run("getpub", "--lang", "c", "--name", "release_key", "--index", "3", "-o", p("key.c"), priv)
+    src = open(p("key.c")).read()
+    assert run("getpub", "--name", "release_key", "--index", "3", pub).stdout == src.replace(priv, pub)
+    assert "const struct mota_agent_key release_key = {" in src and "const uint8_t release_key_id[" in src, src
+    open(p("prog.c"), "w").write(VERIFY_PROGRAM)
+    build = os.path.dirname(os.path.dirname(os.path.abspath(MOTA)))
+    inc = ["-I" + os.path.join(SRC, d, "include") for d in ("agent", "container", "crypto", "hal", "loader")]
+    libs = [os.path.join(build, d) for d in ("container/libmota_container.a", "loader/libmota_loader.a",
+                                               "crypto/libmota_crypto.a", "hal/libmota_base.a")]
+    extra = os.environ.get("MOTA_TEST_LDFLAGS", "").split()  # the sanitizer build's libraries need its runtime
+    r = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *inc, *extra, "-o", p("prog"), p("prog.c"),
+                        p("key.c"), *libs, "-lcbor", "-lmbedcrypto"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([p("prog"), p("mine.mota")], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "MOTA_OK\n", (r.returncode, r.stdout)
+    r = subprocess.run([p("prog"), p("theirs.mota")], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stdout == "MOTA_ERR_KEY_UNKNOWN\n", (r.returncode, r.stdout)
+    # the other forms agree with keygen's files and its key id
+    assert run("getpub", "--lang", "pem", priv).stdout == open(pub).read()
+    printed = run("keygen", p("k2.pem")).stdout.split("key id:")[1].strip()
+    assert run("getpub", "--lang", "id", p("k2.pem")).stdout == printed + "\n"
+    assert run("getpub", "--lang", "id", p("k2.pub.pem")).stdout == printed + "\n"
+    for args in (("getpub",), ("getpub", "--lang", "rust", priv), ("getpub", "--name", "1x", priv),
+                 ("getpub", "--index", "0", priv)):
+        r = run(*args, rc=2)
+        assert r.stderr.startswith("mota: error: getpub: "), r.stderr
+
+
+def fake_machine(root, extra_acm=False):
+    """A sysfs and /dev tree as Linux lays them out: an ST-LINK's VCP (cdc_acm), an FTDI adapter
+    (usb-serial, one level further down), a PNP UART, a platform UART with no hardware, a virtual console."""
+    sys_, dev = os.path.join(root, "sys"), os.path.join(root, "dev")
+
+    def usb_device(path, vid, pid, manufacturer, product, serial):
+        os.makedirs(path)
+        for name, value in (("idVendor", vid), ("idProduct", pid), ("manufacturer", manufacturer),
+                            ("product", product), ("serial", serial)):
+            open(os.path.join(path, name), "w").write(value + "\n")
+
+    def bound(path, bus, driver):
+        os.makedirs(path, exist_ok=True)
+        os.makedirs(os.path.join(sys_, "bus", bus, "drivers", driver), exist_ok=True)
+        os.symlink(os.path.relpath(os.path.join(sys_, "bus", bus), path), os.path.join(path, "subsystem"))
+        os.symlink(os.path.relpath(os.path.join(sys_, "bus", bus, "drivers", driver), path),
+                   os.path.join(path, "driver"))
+
+    def tty(name, device):
+        d = os.path.join(sys_, "class", "tty", name)
+        os.makedirs(d)
+        if device:
+            os.symlink(os.path.relpath(device, d), os.path.join(d, "device"))
+        open(os.path.join(dev, name), "w").close()  # stands for the device node
+
+    os.makedirs(os.path.join(dev, "serial", "by-id"))
+    usb = os.path.join(sys_, "devices", "pci0000:00", "0000:00:14.0", "usb1")
+    usb_device(os.path.join(usb, "1-2"), "0483", "374b", "STMicroelectronics", "STM32 STLink", "066DFF3732")
+    bound(os.path.join(usb, "1-2", "1-2:1.2"), "usb", "cdc_acm")
+    tty("ttyACM0", os.path.join(usb, "1-2", "1-2:1.2"))
+    usb_device(os.path.join(usb, "1-3"), "0403", "6001", "FTDI", "FT232R USB UART", "A50285BI")
+    bound(os.path.join(usb, "1-3", "1-3:1.0", "ttyUSB0"), "usb-serial", "ftdi_sio")
+    tty("ttyUSB0", os.path.join(usb, "1-3", "1-3:1.0", "ttyUSB0"))
+    bound(os.path.join(sys_, "devices", "pnp0", "00:05"), "pnp", "serial")
+    tty("ttyS0", os.path.join(sys_, "devices", "pnp0", "00:05"))
+    bound(os.path.join(sys_, "devices", "platform", "serial8250"), "platform", "serial8250")
+    tty("ttyS1", os.path.join(sys_, "devices", "platform", "serial8250"))
+    tty("tty0", None)
+    if extra_acm:
+        usb_device(os.path.join(usb, "1-4"), "2fe3", "0100", "ZEPHYR", "USB-DEV", "1")
+        bound(os.path.join(usb, "1-4", "1-4:1.0"), "usb", "cdc_acm")
+        tty("ttyACM1", os.path.join(usb, "1-4", "1-4:1.0"))
+    by_id = os.path.join(dev, "serial", "by-id")
+    os.symlink("../../ttyACM0", os.path.join(by_id, "usb-STMicroelectronics_STM32_STLink_066DFF3732-if02"))
+    os.symlink("../../ttyUSB0", os.path.join(by_id, "usb-FTDI_FT232R_USB_UART_A50285BI-if00-port0"))
+    return dict(os.environ, MOTA_SYSFS_ROOT=sys_, MOTA_DEV_ROOT=dev)
+
+
+def case_ports_lists_serial_ports_and_points_at_the_one_device():
+    env = fake_machine(p("m1"))
+    dev = os.path.join(p("m1"), "dev")
+    stlink_id = os.path.join(dev, "serial", "by-id", "usb-STMicroelectronics_STM32_STLink_066DFF3732-if02")
+    j = json.loads(run("ports", "--json", env=env).stdout)
+    assert j["schema"] == 1, j
+    ports = {os.path.basename(x["port"]): x for x in j["ports"]}
+    # a platform UART with no hardware and a virtual console are no ports to push to
+    assert sorted(ports) == ["ttyACM0", "ttyS0", "ttyUSB0"], sorted(ports)
+    acm = ports["ttyACM0"]
+    assert acm["port"] == os.path.join(dev, "ttyACM0") and acm["by_id"] == [stlink_id], acm
+    assert acm["usb"] == {"vendor_id": "0483", "product_id": "374b", "manufacturer": "STMicroelectronics",
+                          "product": "STM32 STLink", "serial": "066DFF3732"}, acm
+    assert acm["driver"] == "cdc_acm" and acm["looks_like_device"] and "ST-LINK" in acm["kind"], acm
+    ftdi = ports["ttyUSB0"]
+    assert ftdi["usb"]["vendor_id"] == "0403" and ftdi["usb"]["serial"] == "A50285BI", ftdi
+    assert ftdi["driver"] == "ftdi_sio" and not ftdi["looks_like_device"] and ftdi["kind"] is None, ftdi
+    assert ports["ttyS0"]["usb"] is None and ports["ttyS0"]["subsystem"] == "pnp", ports["ttyS0"]
+    assert j["hint"] == stlink_id, j["hint"]
+    text = run("ports", env=env).stdout
+    assert "0483:374b STMicroelectronics STM32 STLink, serial 066DFF3732 (cdc_acm)" in text, text
+    assert "one port looks like a device: mota push %s model.mota" % stlink_id in text, text
+    # two candidates: no guess
+    env2 = fake_machine(p("m2"), extra_acm=True)
+    j = json.loads(run("ports", "--json", env=env2).stdout)
+    assert j["hint"] is None and sum(x["looks_like_device"] for x in j["ports"]) == 2, j
+    assert "2 ports look like devices" in run("ports", env=env2).stdout
+    # nothing plugged in
+    os.makedirs(p("m3/sys/class/tty"))
+    empty = dict(os.environ, MOTA_SYSFS_ROOT=p("m3/sys"), MOTA_DEV_ROOT=p("m3/dev"))
+    assert run("ports", env=empty).stdout == "no serial ports\n"
+    assert json.loads(run("ports", "--json", env=empty).stdout) == {"schema": 1, "command": "ports", "status": "MOTA_OK", "code": 0, "message": "success", "ports": [], "hint": None}
+    for args in (("ports", "x"), ("ports", "--frob")):
+        r = run(*args, rc=2)
+        assert r.stderr.startswith("mota: error: ports: "), r.stderr
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_case(globals(), CASE, cleanup=lambda: shutil.rmtree(W, ignore_errors=True)))

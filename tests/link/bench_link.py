@@ -48,6 +48,6 @@ try:
     st = env.status(port)
     print("incompatible container (%d bytes) at 115200 baud: refused with %s after %.3f s, %d bytes sent, "
           "upload state %s (nothing written)" % (os.path.getsize(bad), res.get("status"), res.get("seconds", 0),
-                                                 counters["bytes_to_device"], st["5"][0]))
+                                                 counters["bytes_to_device"], (st["upload"] or {"state": "none"})["state"]))
 finally:
     env.close()

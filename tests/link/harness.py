@@ -13,6 +13,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
 
 
+class Skip(Exception):
+    """A case that cannot run here (a fixture or a tool is absent): it prints SKIPPED and exits 77."""
+
+
+def run_case(namespace, case, cleanup=None):
+    """Run case_CASE of a test script: exit 0 PASS, 1 fail (the traceback), 2 no such case, 77 skipped.
+    cleanup runs after a pass or a skip; a failed case keeps its files to look at."""
+    fn = namespace.get("case_" + case)
+    if fn is None:
+        print("no such case: " + case)
+        return 2
+    try:
+        fn()
+    except Skip as e:
+        print("SKIPPED: %s" % e)
+        if cleanup:
+            cleanup()
+        return 77
+    print("PASS " + case)
+    if cleanup:
+        cleanup()
+    return 0
+
+
 class Env:
     def __init__(self, mota, work):
         self.mota, self.work = mota, work
@@ -37,8 +61,9 @@ class Env:
                         str(seed)], check=True)
         return rel, params
 
-    def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim"):
-        args = ["pack", "-k", self.p("k.pem"), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
+    def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim",
+             vendor="example.com", key="k.pem"):
+        args = ["pack", "-k", self.p(key), "--vendor", vendor, "--class", cls, "--seq", str(seq),
                 "--version", version, "-o", self.p(out)]
         if params:
             args += ["--params", params]
@@ -106,7 +131,7 @@ class Env:
 
     def status(self, port):
         r = self.run("status", "--json", "tcp:" + port)
-        return json.loads(r.stdout)["status"]["1"][0]
+        return json.loads(r.stdout)["models"][0]
 
     def stop(self, proc, sig=signal.SIGTERM):
         if proc.poll() is None:
@@ -129,3 +154,87 @@ class Env:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+
+def cobs_encode(data):
+    """Consistent overhead byte stuffing, as agent/proto does it."""
+    out, code_at, code = bytearray(b"\0"), 0, 1
+    for b in data:
+        if b == 0:
+            out[code_at], code_at, code = code, len(out), 1
+            out.append(0)
+            continue
+        out.append(b)
+        code += 1
+        if code == 0xFF:
+            out[code_at], code_at, code = code, len(out), 1
+            out.append(0)
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data):
+    out, i = bytearray(), 0
+    while i < len(data):
+        code = data[i]
+        if code == 0 or i + code > len(data) + (0 if code > 1 else 1):
+            raise ValueError("bad COBS")
+        out += data[i + 1:i + code]
+        i += code
+        if code < 0xFF and i < len(data):
+            out.append(0)
+    return bytes(out)
+
+
+class RawLink:
+    """A host that speaks docs/protocol.md itself, without mota push's checks: to show what the device
+    decides on its own."""
+    def __init__(self, port, timeout=10):
+        import socket
+        host, p = port.rsplit(":", 1)
+        self.s = socket.create_connection((host, int(p)), timeout=timeout)
+        self.seq, self.buf = 0, b""
+
+    def request(self, cmd, payload=b""):
+        """Send a request, return (status, body) of its answer; unsolicited event frames are skipped."""
+        import struct
+        import zlib
+        self.seq = (self.seq + 1) & 0xFFFF
+        hdr = struct.pack("<BBHBBH", 1, 1, self.seq, cmd, 0, len(payload)) + payload
+        self.s.sendall(cobs_encode(hdr + struct.pack("<I", zlib.crc32(hdr))) + b"\0")
+        while True:
+            while b"\0" not in self.buf:
+                chunk = self.s.recv(65536)
+                if not chunk:
+                    raise AssertionError("the device closed the link")
+                self.buf += chunk
+            raw, self.buf = self.buf.split(b"\0", 1)
+            if not raw:
+                continue
+            f = cobs_decode(raw)
+            ver, kind, seq, rcmd, _, n = struct.unpack("<BBHBBH", f[:8])
+            if kind != 2 or seq != self.seq or rcmd != cmd:
+                continue
+            body = f[8:8 + n]
+            return struct.unpack("<h", body[:2])[0], body[2:]
+
+    def upload(self, container, declared_len, digest):
+        """HELLO, BEGIN with declared_len, then every byte of container in order: the device's last answer."""
+        import struct
+        st, _ = self.request(1, struct.pack("<BH", 1, 1024))
+        assert st == 0, st
+        st, body = self.request(2, struct.pack("<I", declared_len) + digest)
+        if st != 0:
+            return st, body
+        chunk = struct.unpack("<H", body[4:6])[0] - 4  # BEGIN's answer: [u32 kept, u16 payload size, u8 window]
+        off, status = 0, 0
+        while off < len(container):
+            n = min(chunk, len(container) - off)
+            status, body = self.request(3, struct.pack("<I", off) + container[off:off + n])
+            if status != 0:
+                return status, body
+            off += n
+        return status, body
+
+    def close(self):
+        self.s.close()

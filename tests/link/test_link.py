@@ -37,28 +37,28 @@ def case_pack_push_install_confirm_end_to_end():
     rc, events, res, err = env.push(port, v1, "--confirm")
     assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (rc, res, err)
     st = env.status(port)
-    assert st["6"] and st["7"] == 1 and st["9"] == "1.0.0" and st["10"][2] is False, st
-    assert st["8"] == digest_of(v1)
+    assert st["active"] and st["active"]["seq"] == 1 and st["active"]["version"] == "1.0.0" and st["active"]["state"] == "confirmed", st
+    assert st["active"]["digest"] == digest_of(v1)
     # v2's self-test fails on the device: refused, v1 stays, the reason is kept
     rc, events, res, err = env.push(port, v2)
     assert rc == 1 and res["status"] == "MOTA_ERR_SELFTEST_OUTPUT" and res["installed"] is False, (rc, res, err)
     st = env.status(port)
-    assert st["7"] == 1 and st["4"] == -807 and st["8"] == digest_of(v1), st
+    assert st["active"]["seq"] == 1 and st["last_error"]["code"] == -807 and st["active"]["digest"] == digest_of(v1), st
     # a later client still reads why: the device's recent errors outlive the connection
-    errs = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["errors"]
-    assert [(e["name"], e["model"]) for e in errs] == [("MOTA_ERR_SELFTEST_OUTPUT", "network")], errs
+    errs = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["recent_errors"]
+    assert [(e["status"], e["model"]) for e in errs] == [("MOTA_ERR_SELFTEST_OUTPUT", "network")], errs
     text = env.run("status", "tcp:" + port).stdout
     assert "recent errors" in text and "MOTA_ERR_SELFTEST_OUTPUT (-807) model network" in text, text
     # a model on trial, then a confirm and a reboot
     v3 = env.pack("v3.mota", rel, params, seq=3, version="3.0.0")
     rc, events, res, err = env.push(port, v3)
-    assert rc == 0 and env.status(port)["10"][2] is True
+    assert rc == 0 and env.status(port)["active"]["state"] == "trial"
     env.run("confirm", "tcp:" + port)
     env.run("reboot", "tcp:" + port)
     time.sleep(0.3)
     st = env.status(port)
-    assert st["7"] == 3 and st["10"][2] is False and st["3"] == 3, st
-    assert json.loads(env.run("status", "--json", "tcp:" + port).stdout)["errors"] == []  # a reboot clears them
+    assert st["active"]["seq"] == 3 and st["active"]["state"] == "confirmed" and st["committed_seq"] == 3, st
+    assert json.loads(env.run("status", "--json", "tcp:" + port).stdout)["recent_errors"] == []  # a reboot clears them
     # invoke runs the (simulated) model
     inp = env.p("invoke.in")
     open(inp, "wb").write(b"hello")
@@ -93,11 +93,11 @@ def case_link_faults_never_corrupt_a_slot():
         counters = env.stop(emu)
         st = env.status(port)
         if rc == 0:
-            assert st["7"] == seq and st["8"] == digest_of(c) and st["10"][2] is False, (name, st)
+            assert st["active"]["seq"] == seq and st["active"]["digest"] == digest_of(c) and st["active"]["state"] == "confirmed", (name, st)
         else:
             # failed with a reason: the device still runs a verified model
             assert res.get("status", "").startswith("MOTA_ERR"), (name, rc, res, err)
-            assert st["6"], (name, st)
+            assert st["active"], (name, st)
         print("%-11s rc %d %s; emulator %s" % (name, rc, res.get("status"), counters.strip()))
         assert rc == 0, "%s: the transfer did not complete: %s" % (name, err)
         seq += 1
@@ -106,7 +106,7 @@ def case_link_faults_never_corrupt_a_slot():
     sim, port = env.sim("--corrupt-rate", "0.0005", "--seed", "7")
     c = env.pack("dev.mota", rel, params, seq=seq)
     rc, events, res, err = env.push(port, c, "--confirm", timeout=180)
-    assert rc == 0 and env.status(port)["7"] == seq, (rc, res, err)
+    assert rc == 0 and env.status(port)["active"]["seq"] == seq, (rc, res, err)
     print("device-side corruption: rc %d" % rc)
 
 
@@ -131,7 +131,7 @@ def case_lost_answers_to_begin_and_confirm_are_retried_not_fatal():
     assert counters["dropped"] == 7, counters
     assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"] and res["reconnects"] == 1, (rc, res, err)
     st = env.status(port)
-    assert st["7"] == 2 and st["8"] == digest_of(c2) and st["10"][2] is False, st
+    assert st["active"]["seq"] == 2 and st["active"]["digest"] == digest_of(c2) and st["active"]["state"] == "confirmed", st
     print("7 answers lost (3 BEGIN, 4 CONFIRM): reconnected once, confirmed; %s" % json.dumps(counters))
 
 
@@ -167,7 +167,7 @@ def case_simulator_restart_resumes_from_the_persisted_offset():
     counters = json.loads(env.stop(emu).strip().splitlines()[-1])
     assert counters["bytes_to_device"] < size * 1.6, counters
     st = env.status(port)
-    assert st["7"] == 1 and st["8"] == digest_of(c)
+    assert st["active"]["seq"] == 1 and st["active"]["digest"] == digest_of(c)
     print("killed the simulator after %d of %d bytes; it resumed at %d; %d bytes crossed the link in all"
           % (cut_at, size, resumes[-1]["offset"], counters["bytes_to_device"]))
 
@@ -222,7 +222,7 @@ def case_malformed_frames_and_floods_do_not_hurt_the_device():
     s.close()
     assert sim.poll() is None, "the simulator died"
     st = env.status(port)  # it still answers
-    assert "6" in st
+    assert "active" in st
     c = env.pack("ok.mota", rel, params, seq=1)
     rc, events, res, err = env.push(port, c)
     assert rc == 0, (res, err)
@@ -243,8 +243,8 @@ def case_push_over_a_pty_like_a_serial_port():
     res = [e for e in events if e.get("event") == "result"][-1]
     assert r.returncode == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (r.returncode, res, r.stderr)
     assert any(e.get("event") == "progress" for e in events), events
-    st = json.loads(env.run("status", "--json", link).stdout)["status"]["1"][0]
-    assert st["7"] == 1 and st["8"] == digest_of(v1) and st["10"][2] is False, st
+    st = json.loads(env.run("status", "--json", link).stdout)["models"][0]
+    assert st["active"]["seq"] == 1 and st["active"]["digest"] == digest_of(v1) and st["active"]["state"] == "confirmed", st
     # a second client on the same pty after the first closed it: the device keeps serving
     inp = env.p("invoke.in")
     open(inp, "wb").write(b"pty")
@@ -275,14 +275,15 @@ def case_power_cut_over_a_pty_resumes_like_a_usb_device_reset():
     resumes = [e for e in events if e.get("event") == "resume"]
     assert push.returncode == 0 and res["status"] == "MOTA_OK", (push.returncode, res, err)
     assert resumes and resumes[-1]["offset"] > size * 0.3, resumes
-    st = json.loads(env.run("status", "--json", link).stdout)["status"]["1"][0]
-    assert st["7"] == 1 and st["8"] == digest_of(c), st
+    st = json.loads(env.run("status", "--json", link).stdout)["models"][0]
+    assert st["active"]["seq"] == 1 and st["active"]["digest"] == digest_of(c), st
     print("power cut at flash op 2200 on %s; the push reopened %s (now %s) and resumed at %d of %d"
           % (path1, link, path2, resumes[-1]["offset"], size))
 
 
-def unframe(raw):
-    """Responses in a byte stream: [(seq, cmd, status, body)], frames with a bad CRC left out."""
+def unframe(raw, kinds=(2,)):
+    """Responses in a byte stream: [(seq, cmd, status, body)], frames with a bad CRC left out (and, with
+    kinds=(2, 3), events too: [(seq, cmd, kind, payload)])."""
     out = []
     for enc in raw.split(b"\x00")[:-1]:
         dec, i = bytearray(), 0
@@ -295,7 +296,12 @@ def unframe(raw):
         if len(dec) < 14 or zlib.crc32(dec[:-4]) != struct.unpack("<I", dec[-4:])[0]:
             continue
         _, kind, seq, cmd, _, n = struct.unpack("<BBHBBH", dec[:8])
-        out.append((seq, cmd, struct.unpack("<h", dec[8:10])[0], bytes(dec[10:8 + n])))
+        if kind not in kinds:
+            continue
+        if kinds == (2,):
+            out.append((seq, cmd, struct.unpack("<h", dec[8:10])[0], bytes(dec[10:8 + n])))
+        else:
+            out.append((seq, cmd, kind, bytes(dec[8:8 + n])))
     return out
 
 
@@ -319,7 +325,7 @@ def case_a_retried_request_is_answered_again_not_run_twice():
     rel, params = env.model("m", 8 * 1024)
     sim, port = env.sim()
     rc, events, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1))
-    assert rc == 0 and env.status(port)["10"][2] is True  # on trial
+    assert rc == 0 and env.status(port)["active"]["state"] == "trial"  # on trial
     s, call = raw_link(port)
 
     call(1, b"\x01\x00\x08", 1)                      # HELLO
@@ -336,7 +342,7 @@ def case_a_retried_request_is_answered_again_not_run_twice():
     counters = cbor2.loads(st[3])[2]
     assert counters[5] == 1, counters                 # one answer replayed
     st = env.status(port)
-    assert st["7"] == 1 and st["10"][2] is False, st
+    assert st["active"]["seq"] == 1 and st["active"]["state"] == "confirmed", st
     print("a retried CONFIRM got the first answer again; a new one was refused with MOTA_ERR_NOT_TESTING")
 
 
@@ -350,7 +356,7 @@ def case_a_head_larger_than_the_device_takes_is_refused_before_anything_is_sent(
     assert rc == 1 and res["status"] == "MOTA_ERR_ENV_TOO_LARGE", (res, err)
     assert "container head of %d bytes; the device takes at most %d" % (head, head - 1) in res["detail"], res
     st = env.status(port)
-    assert st["6"] is False and st["5"][0] == 0, st   # no model, no upload begun
+    assert st["active"] is None and st["upload"] is None, st  # no model, no upload begun
     # a host that sends it anyway: the device refuses it at its head, before any erase
     s, call = raw_link(port)
     data = open(v1, "rb").read()
@@ -363,7 +369,7 @@ def case_a_head_larger_than_the_device_takes_is_refused_before_anything_is_sent(
     assert answers[-1][2] == -204, answers            # MOTA_ERR_ENV_TOO_LARGE
     s.close()
     st = env.status(port)
-    assert st["6"] is False and st["4"] == 0 and st["5"][0] == 0, st
+    assert st["active"] is None and st["last_error"] is None and st["upload"] is None, st
     sim_log = env.stop(sim)
     # and the same device with one byte more takes it
     sim, port = env.sim("--head-buffer", str(head), flash="sim2.flash")
@@ -371,6 +377,221 @@ def case_a_head_larger_than_the_device_takes_is_refused_before_anything_is_sent(
     assert rc == 0 and res["status"] == "MOTA_OK", (res, err, sim_log)
     print("a %d-byte head was refused by a device with a %d-byte head buffer (by push, and by the device "
           "when sent anyway); one byte more and it installs" % (head, head - 1))
+
+
+def key_id(pub_pem):
+    """A key's id, computed here: the first 16 bytes of SHA-256 of its uncompressed public point."""
+    from cryptography.hazmat.primitives import serialization
+    key = serialization.load_pem_public_key(open(env.p(pub_pem), "rb").read())
+    point = key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return hashlib.sha256(point).hexdigest()[:32]
+
+
+def ids(vendor, cls):
+    """The device's vendor and class ids: UUIDv5 of the vendor's domain, and of the class under it."""
+    import uuid
+    v = uuid.uuid5(uuid.NAMESPACE_DNS, vendor)
+    return str(v), str(uuid.uuid5(v, cls))
+
+
+def case_refusals_name_the_facts_a_user_needs():
+    rel, params = env.model("m", 8 * 1024)
+    env.run("keygen", env.p("k2.pem"))
+    trusted, stranger = key_id("k.pub.pem"), key_id("k2.pub.pem")
+    vendor, cls = ids("example.com", "mota-sim")
+    sim, port = env.sim()
+    # each refusal's detail says what the device has and what the container says
+    rc, _, res, err = env.push(port, env.pack("v.mota", rel, params, vendor="example.org"))
+    assert rc == 1 and res["status"] == "MOTA_ERR_VENDOR_MISMATCH", (rc, res, err)
+    assert res["detail"] == "vendor_id: device %s, model %s" % (vendor, ids("example.org", "mota-sim")[0]), res
+    rc, _, res, err = env.push(port, env.pack("c.mota", rel, params, cls="other-board"))
+    assert res["status"] == "MOTA_ERR_CLASS_MISMATCH", (rc, res, err)
+    assert res["detail"] == "class_id: device %s, model %s" % (cls, ids("example.com", "other-board")[1]), res
+    rc, _, res, err = env.push(port, env.pack("k.mota", rel, params, key="k2.pem"))
+    assert res["status"] == "MOTA_ERR_KEY_UNKNOWN", (rc, res, err)
+    assert res["detail"] == "key_id: device %s, model %s" % (trusted, stranger), res
+    # the self-test: its output (the manifest holds only the expected output's digest: its first 8 bytes)
+    bad = env.pack("bad.mota", rel, params, seq=3, selftest="fail")
+    rc, _, res, err = env.push(port, bad)
+    expected = open(bad + ".out", "rb").read()
+    produced = bytes([expected[0] ^ 0xFF]) + expected[1:]
+    assert res["status"] == "MOTA_ERR_SELFTEST_OUTPUT", (rc, res, err)
+    assert res["detail"] == "output_sha256: device %s, model %s" % (
+        hashlib.sha256(produced).hexdigest()[:16], hashlib.sha256(expected).hexdigest()[:16]), res
+    # the last error says when: in this boot, at most the uptime STATUS reports
+    full = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+    e = full["models"][0]["last_error"]
+    assert e["code"] == -807 and e["this_boot"] is True and 0 < e["at_ms"] <= full["device"]["uptime_ms"], full
+    # anti-rollback: the committed number and the offered one
+    rc, _, res, err = env.push(port, env.pack("v5.mota", rel, params, seq=5), "--confirm")
+    assert rc == 0 and res["confirmed"], (rc, res, err)
+    m = env.status(port)
+    assert m["last_error"] is None, m  # a later install and confirm: nothing stale
+    rc, _, res, err = env.push(port, env.pack("v4.mota", rel, params, seq=4))
+    assert res["status"] == "MOTA_ERR_ROLLBACK" and res["detail"] == "seq: device 5, model 4", (rc, res, err)
+    # latency over its budget, as the device measured it
+    env.stop(sim)
+    sim, port = env.sim("--selftest", "slow")
+    rc, _, res, err = env.push(port, env.pack("v6.mota", rel, params, seq=6))
+    assert res["status"] == "MOTA_ERR_SELFTEST_SLOW", (rc, res, err)
+    assert res["detail"] == "latency_us: device 10000000, model 100000", res
+    # an error read back from the journal is of an earlier boot: no time
+    env.run("reboot", "tcp:" + port)
+    time.sleep(0.3)
+    m = env.status(port)
+    assert m["last_error"]["code"] == -808 and m["last_error"]["this_boot"] is False, m
+    assert m["last_error"]["at_ms"] is None, m
+    print("vendor, class, key, self-test output, anti-rollback and latency refusals name both sides; "
+          "the last error says when, and a later install clears it")
+
+
+def case_rollback_removes_a_first_model_on_trial_and_status_names_the_previous_one():
+    rel, params = env.model("m", 8 * 1024)
+    v1 = env.pack("v1.mota", rel, params, seq=1, version="1.0.0")
+    sim, port = env.sim()
+    rc, _, res, err = env.push(port, v1)
+    assert rc == 0 and env.status(port)["active"]["state"] == "trial", (rc, res, err)
+    # the first model on trial has nothing before it: a rollback removes it, as its trial's expiry would
+    r = env.run("rollback", "tcp:" + port, check=False)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    m = env.status(port)
+    assert m["active"] is None and m["last_error"] is None and m["previous"] is None, m
+    rc, _, res, err = env.push(port, v1, "--confirm")
+    assert rc == 0, (rc, res, err)
+    # a confirmed first model is all there is
+    r = env.run("rollback", "tcp:" + port, check=False)
+    assert r.returncode == 1 and "MOTA_ERR_NOT_TESTING" in r.stderr, (r.returncode, r.stderr)
+    # with v2 on trial, v1 in the other slot is what a rollback brings back (key 15), in HELLO and STATUS
+    v2 = env.pack("v2.mota", rel, params, seq=2, version="2.0.0")
+    rc, _, res, err = env.push(port, v2)
+    assert rc == 0, (rc, res, err)
+    full = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+    m = full["models"][0]
+    assert m["previous"] == {"seq": 1, "version": "1.0.0", "digest": digest_of(v1), "slot": 1 - m["active"]["slot"]}, m
+    assert m["active"]["seq"] == 2 and m["active"]["state"] == "trial", m
+    assert "previous:  seq 1 v1.0.0" in env.run("status", "tcp:" + port).stdout
+    # an update erases that slot: the device no longer offers it
+    env.run("confirm", "tcp:" + port)
+    assert env.status(port)["previous"]["seq"] == 1
+    rc, _, res, err = env.push(port, env.pack("v3.mota", rel, params, seq=3, selftest="fail"))
+    assert rc == 1, (rc, res, err)
+    m = env.status(port)
+    assert m["previous"] is None and m["active"]["seq"] == 2, m
+    print("rollback removed a first model on trial; status named v1 as what a rollback of v2 brings back, "
+          "and stopped naming it once an update had erased its slot")
+
+
+def case_validate_compares_every_output_with_its_reference_and_times_the_runs():
+    rel, params = env.model("m", 8 * 1024)
+    sim, port = env.sim()
+    rc, _, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1), "--confirm")
+    assert rc == 0, (rc, res, err)
+    ins, refs = env.p("in"), env.p("ref")
+    os.makedirs(ins)
+    os.makedirs(refs)
+    rnd = random.Random(3)
+    for i in range(12):  # outputs of 3000 bytes: larger than a frame, through the I/O buffer
+        name = "sample%02d.bin" % i
+        open(os.path.join(ins, name), "wb").write(bytes(rnd.randrange(256) for _ in range(100 + i)))
+        env.run("sim-output", "--input", os.path.join(ins, name), "3000", os.path.join(refs, name))
+    tcp = "tcp:" + port
+    j = json.loads(env.run("validate", "--json", "--inputs", ins, "--outputs", refs, tcp).stdout)
+    assert j["status"] == "MOTA_OK" and j["samples"] == 12 and j["errors"]["exact"] == 12, j
+    assert j["errors"]["max_abs"] == 0 and j["errors"]["cosine"] == 1 and j["errors"]["top1_agree"] == 12, j
+    lat = j["latency_us"]
+    assert 0 < lat["min"] <= lat["median"] <= lat["max"], lat
+    # one reference off by 3 in one int8 element: refused at tolerance 0, named, and accepted at 3
+    p = os.path.join(refs, "sample07.bin")
+    b = bytearray(open(p, "rb").read())
+    b[100] = (b[100] + 3) & 0xFF if b[100] < 0x7D or b[100] >= 0x80 else b[100] - 3
+    open(p, "wb").write(b)
+    r = env.run("validate", "--json", "--inputs", ins, "--outputs", refs, tcp, check=False)
+    j = json.loads(r.stdout)
+    assert r.returncode == 1 and j["status"] == "MOTA_ERR_VALIDATE_MISMATCH", (r.returncode, j)
+    assert j["errors"]["max_abs"] == 3 and j["errors"]["exact"] == 11 and j["errors"]["worst"] == "sample07.bin", j
+    assert "sample07.bin, off by 3" in r.stderr, r.stderr
+    text = env.run("validate", "--tolerance", "3", "--inputs", ins, "--outputs", refs, tcp).stdout
+    assert "max |e| 3" in text and "11 exact" in text and "latency: min" in text, text
+    # a missing reference and a reference of no whole element are the user's mistakes
+    os.unlink(os.path.join(refs, "sample11.bin"))
+    assert env.run("validate", "--inputs", ins, "--outputs", refs, tcp, check=False).returncode == 3
+    print("validate: 12 outputs of 3000 bytes equal to their references; one off by 3 is named and refused at "
+          "tolerance 0, accepted at 3; latency min/median/max %d/%d/%d us" % (lat["min"], lat["median"], lat["max"]))
+
+
+def case_invoke_moves_inputs_and_outputs_larger_than_a_frame():
+    rel, params = env.model("m", 8 * 1024)
+    sim, port = env.sim()
+    rc, _, res, err = env.push(port, env.pack("v1.mota", rel, params, seq=1), "--confirm")
+    assert rc == 0, (rc, res, err)
+    inp = env.p("big.in")
+    data = bytes(random.Random(5).randrange(256) for _ in range(5000))
+    open(inp, "wb").write(data)
+    out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "65536", "-o", env.p("big.out"),
+                             "tcp:" + port).stdout)
+    want = b"".join(hashlib.sha256(b"mota-sim" + data + struct.pack("<I", i)).digest() for i in range(2048))
+    assert bytes.fromhex(out["output"]) == want and open(env.p("big.out"), "rb").read() == want
+    # larger than the device's I/O buffer (HELLO key 12): refused, with the sizes
+    io = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["device"]["io_buffer"]
+    r = env.run("invoke", "--input", inp, "--output-size", str(io), "tcp:" + port, check=False)
+    assert r.returncode == 1 and "MOTA_ERR_PROTO_IO_SIZE" in r.stderr and str(io) in r.stderr, r.stderr
+    # the commands themselves: a window before any run, a gap in the input
+    s, call = raw_link(port)
+    call(1, b"\x01\x00\x04", 1)
+    assert call(14, struct.pack("<IH", 0, 64), 2)[2] == -908      # OUTPUT: nothing held
+    assert call(12, struct.pack("<I", 0) + data[:1000], 3)[2] == 0
+    gap = call(12, struct.pack("<I", 2000) + data[:10], 4)          # INPUT past what is held
+    assert gap[2] == -805 and gap[3] == struct.pack("<II", 1000, 2000), gap
+    run = call(13, b"\x00" + struct.pack("<I", 100), 5)
+    assert run[2] == 0 and struct.unpack("<I", run[3][4:8])[0] == 100, run
+    window = call(14, struct.pack("<IH", 96, 64), 6)                 # the last 4 bytes
+    expect = b"".join(hashlib.sha256(b"mota-sim" + data[:1000] + struct.pack("<I", i)).digest() for i in range(4))
+    assert window[2] == 0 and window[3] == expect[96:100], window
+    s.close()
+    print("invoke: a 5000-byte input and a 65536-byte output through the I/O buffer match the simulation; "
+          "beyond the buffer it is refused with the sizes")
+
+
+def case_the_device_announces_each_step_after_the_last_byte():
+    rel, params = env.model("m", 16 * 1024)
+    c = env.pack("v1.mota", rel, params, seq=1)
+    sim, port = env.sim()
+    data = open(c, "rb").read()
+    host, p = port.rsplit(":", 1)
+    s = socket.create_connection((host, int(p)))
+    s.settimeout(10)
+    s.sendall(frame(1, b"\x01\x00\x04", seq=1))
+    s.sendall(frame(2, struct.pack("<I", len(data)) + bytes.fromhex(digest_of(c)), seq=2))
+    seq, frames = 3, []
+    for off in range(0, len(data), 1000):
+        s.sendall(frame(3, struct.pack("<I", off) + data[off:off + 1000], seq=seq))
+        seq += 1
+    last = seq - 1
+    raw = b""
+    while not any(f[0] == last and f[2] == 2 for f in frames):
+        raw += s.recv(1 << 16)
+        frames = unframe(raw, kinds=(2, 3))
+    s.close()
+    events = [f for f in frames if f[2] == 3]
+    # about the last DATA request, before its answer: verify, install, self-test, commit
+    assert [(f[0], f[1]) for f in events] == [(last, 3)] * 4, events
+    assert [struct.unpack("<BI", f[3]) for f in events] == [(ph, len(data)) for ph in (1, 2, 3, 4)], events
+    answer = [f for f in frames if f[2] == 2 and f[0] == last][0]
+    assert frames.index(answer) > frames.index(events[-1]) and answer[3][2:6] == struct.pack("<I", len(data))
+    # and mota push, which matches answers by seq, takes them in its stride
+    env.run("confirm", "tcp:" + port)
+    rc, ev, res, err = env.push(port, env.pack("v2.mota", rel, params, seq=2))
+    assert rc == 0 and res["status"] == "MOTA_OK", (rc, res, err)
+    # its events say 100% once, before the first phase: the device has every byte when it names one
+    kinds = [e.get("event") if e.get("event") != "progress" or e["offset"] < e["total"] else "100%" for e in ev]
+    assert kinds.count("100%") == 1 and kinds.index("100%") < kinds.index("phase"), kinds
+    env.run("confirm", "tcp:" + port)
+    r = env.run("push", "tcp:" + port, env.pack("v3.mota", rel, params, seq=3))  # lines, not a terminal
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith(("progress:", "device:"))]
+    assert lines[-4:] == ["device: " + ph for ph in ("verify", "install", "selftest", "commit")], lines
+    assert sum("(100%)" in ln for ln in lines) == 1 and "(100%)" in lines[-5], lines
+    print("the last DATA frame got 4 events (verify, install, self-test, commit) before its answer; push says "
+          "100%% once, then the phases")
 
 
 def cbor2_head(container):

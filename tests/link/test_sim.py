@@ -15,14 +15,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, PY  # noqa: E402
+from harness import Env, PY, Skip, cobs_encode, run_case  # noqa: E402
 
 MOTA, WORK, FIXTURES, SRC, CASE = sys.argv[1:6]
 YOLO = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
-
-
-class Skip(Exception):
-    pass
 
 
 def sim(env, *args, flash="sim.flash"):
@@ -33,29 +29,12 @@ def sim(env, *args, flash="sim.flash"):
     return env.start(a, r"listening on tcp:(\S+)")
 
 
-def cobs(data):
-    """Consistent overhead byte stuffing, as agent/proto does it."""
-    out, code_at, code = bytearray(b"\0"), 0, 1
-    for b in data:
-        if b == 0:
-            out[code_at], code_at, code = code, len(out), 1
-            out.append(0)
-            continue
-        out.append(b)
-        code += 1
-        if code == 0xFF:
-            out[code_at], code_at, code = code, len(out), 1
-            out.append(0)
-    out[code_at] = code
-    return bytes(out)
-
-
 def frame(cmd, seq, payload=b""):
     """A request frame as docs/protocol.md lays it out."""
     import struct
     import zlib
     body = struct.pack("<BBHBBH", 1, 1, seq, cmd, 0, len(payload)) + payload
-    return cobs(body + struct.pack("<I", zlib.crc32(body))) + b"\0"
+    return cobs_encode(body + struct.pack("<I", zlib.crc32(body))) + b"\0"
 
 
 def stop_and_log(proc):
@@ -90,11 +69,11 @@ def case_real_n6_model_installs_on_its_board_profile_and_is_refused_one_field_at
         assert rc == 0 and res["status"] == "MOTA_OK" and res["installed"] and res["confirmed"], (rc, res, err)
         st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
         prof = st["profile"]
-        assert prof["name"] == "stm32n6570-dk" and prof["cpu_part"] == 0xD22 and prof["ll_aton"] == "1.1.1", prof
+        assert prof["name"] == "stm32n6570-dk" and prof["cpu_part"] == 0xD22 and prof["ll_aton_version"] == "1.1.1", prof
         assert prof["dbg_info"] and prof["async"] and prof["secure"] and prof["families"] == ["npu"], prof
-        m = st["status"]["1"][0]
-        assert m["6"] and m["7"] == 7 and m["10"][2] is False, m  # installed, confirmed
-        assert m["14"] == [1 << 20, 32 << 20], m  # the board's exec and external RAM
+        m = st["models"][0]
+        assert m["active"] and m["active"]["seq"] == 7 and m["active"]["state"] == "confirmed", m  # installed, confirmed
+        assert m["memory"] == {"exec_ram": 1 << 20, "ext_ram": 32 << 20}, m  # the board's exec and external RAM
         text = env.run("status", "tcp:" + port).stdout
         assert "profile stm32n6570-dk: Cortex-M55 (0xD22)" in text and "LL_ATON 1.1.1" in text, text
         stop_and_log(proc)
@@ -165,7 +144,7 @@ def case_a_legacy_model_goes_through_a_legacy_profile_and_not_an_npu_one():
         assert rc == 0 and res["installed"] and res["confirmed"], (rc, res, err)
         st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
         assert st["profile"]["name"] == "b-u585i-iot02a" and "legacy" in st["profile"]["families"], st["profile"]
-        assert not st["profile"]["secure"] and st["profile"]["ll_aton"] is None, st["profile"]
+        assert not st["profile"]["secure"] and st["profile"]["ll_aton_version"] is None, st["profile"]
         stop_and_log(proc)
         # a Cortex-M33 model on the N6 board: no legacy runtime there
         proc, port = sim(env, "--profile", "stm32n6570-dk", "--model", "dense")
@@ -377,19 +356,153 @@ def case_push_timeout_bounds_connect_handshake_each_window_and_the_verdict():
         env.close()
 
 
-def main():
-    fn = globals().get("case_" + CASE)
-    if fn is None:
-        print("no such case: " + CASE)
-        return 2
+def case_an_unsigned_container_is_refused_by_the_device_before_any_erase():
+    env = Env(MOTA, WORK)
     try:
-        fn()
-    except Skip as e:
-        print("SKIPPED: %s" % e)
-        return 77
-    print("PASS " + CASE)
-    return 0
+        rel, params = env.model("u", 4096)
+        args = ["pack", "--unsigned", "--pub", env.p("k.pub.pem"), "--vendor", "example.com", "--class", "mota-sim",
+                "--seq", "3", "--version", "1.0.0", "--params", params, "-o", env.p("u.mota"), rel]
+        env.run(*args)
+        proc, port = sim(env, "--like", rel, "--params", params)
+        rc, _, res, err = env.push(port, env.p("u.mota"), "--timeout", "20")
+        assert rc == 1 and res["status"] == "MOTA_ERR_UNSIGNED" and not res["installed"], (rc, res, err)
+        assert "not signed" in res["message"], res
+        # signed, the same container goes in
+        env.run("sign", "--key", env.p("k.pem"), "-o", env.p("s.mota"), env.p("u.mota"))
+        rc, _, res, err = env.push(port, env.p("s.mota"), "--timeout", "20")
+        assert rc == 0 and res["installed"], (rc, res, err)
+        log = stop_and_log(proc)
+        used = flash_used(log)
+        assert used and used[0][0] == 0, ("erased before refusing the unsigned container", log)
+    finally:
+        env.close()
+
+
+def wait_file(path, proc, timeout=10):
+    """The contents of path once it exists (the simulator writes it atomically: absent or whole)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if os.path.exists(path):
+            return open(path).read()
+        assert proc.poll() is None, ("the simulator ended", proc.stderr.read() if proc.stderr else "")
+        time.sleep(0.05)
+    raise AssertionError("%s never appeared" % path)
+
+
+def case_port_file_and_a_throw_away_flash_need_no_cleanup():
+    env = Env(MOTA, WORK)
+    try:
+        pf = env.p("port")
+        open(pf, "w").write("tcp:127.0.0.1:1\n")  # a stale one, from a run that was killed
+        proc = subprocess.Popen([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"),
+                                 "--port-file", pf, "--dbg-info", "--async"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env.procs.append(proc)
+        listening = proc.stdout.readline()
+        port = wait_file(pf, proc)
+        assert port.endswith("\n") and port.strip() in listening and port != "tcp:127.0.0.1:1\n", (port, listening)
+        flash_line = proc.stderr.readline()
+        m = re.match(r"mota-sim: throw-away flash (\S+), removed at exit", flash_line)
+        assert m and os.path.isfile(m.group(1)), flash_line
+        flash = m.group(1)
+        c = env.pack("v1.mota", *env.model("v1", 2048), seq=1)
+        rc, _, res, err = env.push(port.strip()[4:], c, "--confirm")
+        assert rc == 0 and res["installed"] and res["confirmed"], (rc, res, err)
+        proc.terminate()
+        proc.communicate(timeout=10)
+        assert not os.path.exists(flash) and not os.path.exists(os.path.dirname(flash)), flash
+        assert not os.path.exists(pf), "the port file outlived the simulator"
+        # a pty: the port file holds its path, which push and status take as they are
+        proc = subprocess.Popen([MOTA, "sim", "--pty", "--key", env.p("k.pub.pem"), "--port-file", pf,
+                                 "--flash", env.p("kept.flash")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env.procs.append(proc)
+        path = wait_file(pf, proc).strip()
+        assert path.startswith("/dev/pts/"), path
+        r = env.run("status", "--json", "--timeout", "10", path, timeout=30)
+        assert json.loads(r.stdout)["models"], r.stdout  # its one model slot, through the pty
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+        assert "throw-away" not in err and os.path.exists(env.p("kept.flash")), err
+    finally:
+        env.close()
+
+
+def case_transports_are_exclusive_and_misplaced_transport_options_are_usage_errors():
+    env = Env(MOTA, WORK)
+    try:
+        k = ["--key", env.p("k.pub.pem"), "--flash", env.p("x.flash")]
+        for args in (["--tcp", "127.0.0.1:0", "--pty"], ["--pty", "--tcp", "127.0.0.1:0"],
+                     ["--tcp", "127.0.0.1:0", "--stdio"], ["--pty", "--stdio"],
+                     ["--tcp", "127.0.0.1:0", "--tcp", "127.0.0.1:0"], ["--tcp", "127.0.0.1:0", "--pty-link", "x"],
+                     ["--stdio", "--port-file", env.p("pf")], ["--tcp", "127.0.0.1:0", "--baud", "fast"],
+                     ["--tcp", "127.0.0.1:0", "--baud", "0"],
+                     ["--target", "an547", "--pty"], ["--target", "an505", "--stdio"],
+                     ["--target", "an547", "--tcp", "127.0.0.1:0", "--tcp", "127.0.0.1:0"]):
+            r = env.run("sim", *args, *k, check=False, timeout=10)
+            assert r.returncode == 2 and r.stderr.startswith("mota: error: sim: ") and r.stderr.count("\n") == 1, \
+                (args, r.returncode, r.stderr)
+        assert not os.path.exists(env.p("x.flash")) and not os.path.exists(env.p("pf"))
+    finally:
+        env.close()
+
+
+def case_baud_paces_a_push_like_a_serial_line():
+    env = Env(MOTA, WORK)
+    try:
+        c = env.pack("v1.mota", *env.model("v1", 30000), seq=1)
+        size = os.path.getsize(c)
+        baud = 115200
+        line_s = size * 10 / baud  # 8N1: ten bits a byte
+        took = {}
+        for name, extra in (("unlimited", []), ("paced", ["--baud", str(baud)])):
+            proc, port = env.sim(*extra, flash=name + ".flash")
+            t = time.time()
+            rc, events, res, err = env.push(port, c)
+            took[name] = time.time() - t
+            assert rc == 0 and res["installed"], (name, rc, res, err)
+            progress = [e for e in events if e.get("event") == "progress"]
+            env.stop(proc)
+            if name == "paced":
+                assert len(progress) >= 3, ("a progress bar needs steps", len(progress))
+        print("%d bytes: unlimited %.2f s, %d baud %.2f s (the line alone: %.2f s)"
+              % (size, took["unlimited"], baud, took["paced"], line_s))
+        assert took["paced"] >= 0.95 * line_s, took
+        assert took["paced"] < 3 * line_s + 5, took
+        assert took["unlimited"] < line_s / 2, took
+    finally:
+        env.close()
+
+
+FAKE_QEMU = """#!/bin/sh
+# stands in for qemu-system-arm: the board's console says it is ready, then the board runs
+echo "mota-an547: ready" >&2
+exec sleep 60
+"""
+
+
+def case_board_launcher_writes_its_port_file_once_the_board_is_ready():
+    env = Env(MOTA, WORK)
+    try:
+        qemu = env.p("fake-qemu")
+        open(qemu, "w").write(FAKE_QEMU)
+        os.chmod(qemu, 0o755)
+        pf = env.p("port")
+        proc = subprocess.Popen([MOTA, "sim", "--target", "an547", "--flash", env.p("b.flash"), "--qemu", qemu,
+                                 "--firmware", qemu, "--port-file", pf],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env.procs.append(proc)
+        listening = proc.stdout.readline()
+        port = wait_file(pf, proc).strip()
+        assert re.match(r"tcp:127\.0\.0\.1:\d+$", port) and port in listening, (port, listening)
+        host, p = port[4:].rsplit(":", 1)
+        socket.create_connection((host, int(p)), timeout=5).close()
+        proc.terminate()
+        proc.communicate(timeout=10)
+        assert not os.path.exists(pf), "the port file outlived the launcher"
+    finally:
+        env.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_case(globals(), CASE))

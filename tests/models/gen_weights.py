@@ -27,7 +27,7 @@ def c_array(name, ctype, values, per_line=16):
 def main():
     model, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    rng = random.Random({"dense": 11, "conv": 23}[model])
+    rng = random.Random({"dense": 11, "conv": 23, "wide": 37}[model])
     spec = reference.SPECS[model]
     params = {}
     src = ['#include "mota_model.h"\n']

@@ -8,6 +8,10 @@ SPECS = {
         "params": [("dense_w1", "int8_t", 32 * 64, -64, 64), ("dense_b1", "int32_t", 32, -2000, 2000),
                    ("dense_w2", "int8_t", 10 * 32, -64, 64), ("dense_b2", "int32_t", 10, -500, 500)],
     },
+    "wide": {
+        "input_size": 600, "output_size": 1200,
+        "params": [("wide_w", "int8_t", 32, -64, 64), ("wide_b", "int32_t", 32, -500, 500)],
+    },
     "conv": {
         "input_size": 12 * 12, "output_size": 4,
         "params": [("conv_k", "int8_t", 4 * 9, -40, 40), ("conv_b", "int32_t", 4, -300, 300),
@@ -36,6 +40,12 @@ def run(model, p, x):
     if model == "dense":
         h = dense(x, p["dense_w1"], p["dense_b1"], 32, 8, True)
         return dense(h, p["dense_w2"], p["dense_b2"], 10, 7, False)
+    if model == "wide":  # per element: w * x + b, then the value and its negation at two scales
+        y = []
+        for i, v in enumerate(x):
+            acc = p["wide_b"][i % 32] + v * p["wide_w"][i % 32]
+            y += [requant(acc, 4), requant(-acc, 5)]
+        return y
     # conv: 12x12x1 -> conv3x3x4 (valid) ReLU -> 10x10x4 -> maxpool 2x2 -> 5x5x4 -> dense 100->4
     fm = []
     for c in range(4):

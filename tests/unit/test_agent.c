@@ -215,6 +215,130 @@ static void test_two_models_each_have_their_own_pair(void **state)
     dev_free(d);
 }
 
+static void test_rollback_removes_a_first_model_on_trial_and_a_confirmed_first_model_stays(void **state)
+{
+    (void)state;
+    struct mota_posix_device *d = dev_new(1);
+    struct mota_agent *a = &d->device.agent;
+    struct mota_agent_model_info info;
+    size_t l1;
+    struct container_opts o1 = {.seq = 1, .selftest = true};
+    uint8_t *c1 = make_container(&o1, &l1);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_ERR_NOT_TESTING); /* nothing at all */
+    assert_int_equal(send_container(a, c1, l1, 1000), MOTA_OK);
+    expect_active(d, 0, c1, l1, true);
+    /* nothing before it: removed, as its trial's expiry would remove it, and it stays removed */
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(a, 0, &info), MOTA_ERR_NO_MODEL);
+    assert_int_equal(mota_agent_last_error(a, 0), MOTA_OK);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(mota_agent_model_info(a, 0, &info), MOTA_ERR_NO_MODEL);
+    /* nothing was committed: the same container may come again; confirmed, it is all there is */
+    assert_int_equal(send_container(a, c1, l1, 1000), MOTA_OK);
+    assert_int_equal(mota_agent_confirm(a, 0), MOTA_OK);
+    assert_int_equal(mota_agent_model_fault(a, 0, MOTA_ERR_SELFTEST_FAULT), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_ERR_NO_PREVIOUS);
+    expect_active(d, 0, c1, l1, false);
+    free(c1);
+    dev_free(d);
+}
+
+static void test_a_later_install_confirm_or_rollback_clears_the_last_error_and_a_journaled_one_is_of_an_earlier_boot(
+    void **state)
+{
+    (void)state;
+    struct mota_posix_device *d = dev_new(1);
+    struct mota_agent *a = &d->device.agent;
+    const struct mota_agent_model_state *s = &a->st[0];
+    size_t l1, l2, l3, lbad;
+    struct container_opts o1 = {.seq = 1}, o2 = {.seq = 2, .model = {.fill = 2}}, o3 = {.seq = 3, .model = {.fill = 3}};
+    struct container_opts ob = {.seq = 9, .selftest = true, .model = {.fill = 9}};
+    uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
+    uint8_t *bad = make_container(&ob, &lbad);
+    d->clock_at_zero = false;
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    /* a self-test that fails: journaled, in this boot */
+    d->sim.mode = MOTA_SIM_FAIL;
+    assert_int_equal(send_container(a, bad, lbad, 4096), MOTA_ERR_SELFTEST_OUTPUT);
+    d->sim.mode = MOTA_SIM_PASS;
+    uint64_t now_ms = d->sys.now_us(d->sys.ctx) / 1000u;
+    assert_int_equal(s->last_error, MOTA_ERR_SELFTEST_OUTPUT);
+    assert_true(s->last_error_this_boot);
+    assert_true(s->last_error_ms <= now_ms);
+    /* read back from the journal after a reboot: of an earlier boot, its time unknown */
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(s->last_error, MOTA_ERR_SELFTEST_OUTPUT);
+    assert_false(s->last_error_this_boot);
+    assert_int_equal(s->last_error_ms, 0);
+    /* an install clears it, and so does a confirm after a refusal, and a rollback after another */
+    assert_int_equal(send_container(a, c1, l1, 4096), MOTA_OK);
+    assert_int_equal(s->last_error, MOTA_OK);
+    assert_false(s->last_error_this_boot);
+    assert_int_equal(send_container(a, c2, l2, 4096), MOTA_ERR_TRIAL_PENDING);
+    assert_int_equal(s->last_error, MOTA_ERR_TRIAL_PENDING);
+    assert_true(s->last_error_this_boot);
+    assert_int_equal(mota_agent_confirm(a, 0), MOTA_OK);
+    assert_int_equal(s->last_error, MOTA_OK);
+    assert_int_equal(send_container(a, c2, l2, 4096), MOTA_OK);
+    assert_int_equal(send_container(a, c3, l3, 4096), MOTA_ERR_TRIAL_PENDING);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_OK);
+    assert_int_equal(s->last_error, MOTA_OK);
+    /* and stays cleared across a reboot */
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(mota_agent_last_error(a, 0), MOTA_OK);
+    free(c1);
+    free(c2);
+    free(c3);
+    free(bad);
+    dev_free(d);
+}
+
+static void test_the_previous_model_is_named_until_an_update_erases_its_slot(void **state)
+{
+    (void)state;
+    struct mota_posix_device *d = dev_new(1);
+    struct mota_agent *a = &d->device.agent;
+    struct mota_agent_previous prev;
+    struct mota_agent_model_info info;
+    size_t l1, l2, l3;
+    struct container_opts o1 = {.seq = 1, .version = "1.0.0"}, o2 = {.seq = 2, .version = "2.0.0", .model = {.fill = 2}};
+    struct container_opts o3 = {.seq = 3, .model = {.fill = 3}};
+    uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
+    uint8_t d1[32];
+    manifest_digest(c1, l1, d1);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(send_container(a, c1, l1, 4096), MOTA_OK);
+    assert_int_equal(mota_agent_previous(a, 0, &prev), MOTA_ERR_NO_PREVIOUS);
+    assert_int_equal(mota_agent_confirm(a, 0), MOTA_OK);
+    assert_int_equal(send_container(a, c2, l2, 4096), MOTA_OK);
+    /* v1, in the other slot, is what a rollback of v2 brings back; a confirm keeps it there */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(mota_agent_previous(a, 0, &prev), MOTA_OK);
+        assert_int_equal(mota_agent_model_info(a, 0, &info), MOTA_OK);
+        assert_int_equal(prev.seq, 1);
+        assert_memory_equal(prev.digest, d1, 32);
+        assert_int_equal(prev.slot, 1 - info.slot);
+        assert_int_equal(prev.version_len, 5);
+        assert_memory_equal(prev.version, "1.0.0", 5);
+        assert_int_equal(mota_agent_confirm(a, 0), i == 0 ? MOTA_OK : MOTA_ERR_NOT_TESTING);
+    }
+    /* the next update's head and first bytes: its slot is erased, v1 is gone for good (across a reboot too) */
+    struct mota_envelope env;
+    assert_int_equal(mota_envelope_decode(c3, l3, &env), MOTA_OK);
+    assert_true(mota_agent_write(a, 0, c3, env.head_len + 64) > 0);
+    assert_int_equal(mota_agent_previous(a, 0, &prev), MOTA_ERR_NO_PREVIOUS);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_int_equal(mota_agent_previous(a, 0, &prev), MOTA_ERR_NO_PREVIOUS);
+    assert_int_equal(mota_agent_model_fault(a, 0, MOTA_ERR_SELFTEST_FAULT), MOTA_OK);
+    assert_int_equal(mota_agent_rollback(a, 0), MOTA_ERR_NO_PREVIOUS); /* not back to an erased slot */
+    expect_active(d, 0, c2, l2, false);
+    free(c1);
+    free(c2);
+    free(c3);
+    dev_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +347,10 @@ int main(void)
         cmocka_unit_test(test_a_confirmed_model_that_faults_can_be_retired_and_cannot_come_back_at_its_number),
         cmocka_unit_test(test_interrupted_upload_resumes_from_the_persisted_offset),
         cmocka_unit_test(test_two_models_each_have_their_own_pair),
+        cmocka_unit_test(test_rollback_removes_a_first_model_on_trial_and_a_confirmed_first_model_stays),
+        cmocka_unit_test(
+            test_a_later_install_confirm_or_rollback_clears_the_last_error_and_a_journaled_one_is_of_an_earlier_boot),
+        cmocka_unit_test(test_the_previous_model_is_named_until_an_update_erases_its_slot),
     };
     return cmocka_run_group_tests_name("agent", tests, NULL, NULL);
 }

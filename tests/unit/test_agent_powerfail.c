@@ -16,9 +16,11 @@
 
 #include "agent_fixture.h"
 
-enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, N_SCENARIOS };
+enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, N_SCENARIOS };
 static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
-                              "update with journal compaction"};
+                              "update with journal compaction", "rollback of a first model on trial"};
+/* the scenarios that may end, correctly, with no model at all */
+#define MAY_HAVE_NONE(s) ((s) == FIRST_INSTALL || (s) == FIRST_ROLLBACK)
 
 static uint8_t *c1, *c2;
 static size_t l1, l2;
@@ -46,6 +48,7 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case CONFIRM:
         return mota_agent_confirm(&d->device.agent, 0);
     case ROLLBACK:
+    case FIRST_ROLLBACK:
         return mota_agent_rollback(&d->device.agent, 0);
     default:
         return MOTA_OK; /* the boot itself reverts the expired trial */
@@ -78,11 +81,11 @@ static uint8_t *prepare(enum scenario s)
 {
     struct mota_posix_device *d = dev_new(1);
     assert_int_equal(dev_boot(d), MOTA_OK);
-    if (s != FIRST_INSTALL) {
+    if (!MAY_HAVE_NONE(s)) {
         assert_int_equal(upload(d, c1, l1), MOTA_OK);
         assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     }
-    if (s == CONFIRM || s == ROLLBACK || s == EXPIRY)
+    if (s == CONFIRM || s == ROLLBACK || s == EXPIRY || s == FIRST_ROLLBACK)
         assert_int_equal(upload(d, c2, l2), MOTA_OK);
     if (s == EXPIRY) /* the trial has used all its boots */
         for (int b = 0; b < 3; b++)
@@ -110,15 +113,19 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     if (ret != MOTA_OK)
         fail_msg("%s, cut at op %llu: reboot failed: %s", names[s], (unsigned long long)op, mota_err_name(ret));
     observe(d, &o);
-    if (s != FIRST_INSTALL && !o.has_model)
+    if (!MAY_HAVE_NONE(s) && !o.has_model)
         fail_msg("%s, cut at op %llu: no valid model after the reboot", names[s], (unsigned long long)op);
-    if (s != FIRST_INSTALL && o.committed < 1)
+    if (s == FIRST_ROLLBACK && o.has_model && !(o.is_new && o.testing))
+        fail_msg("%s, cut at op %llu: a model other than the one on trial", names[s], (unsigned long long)op);
+    if (s == FIRST_ROLLBACK && completed && o.has_model)
+        fail_msg("%s, cut at op %llu: a completed removal was lost", names[s], (unsigned long long)op);
+    if (!MAY_HAVE_NONE(s) && o.committed < 1)
         fail_msg("%s, cut at op %llu: the committed sequence number was lost", names[s], (unsigned long long)op);
     if (s == CONFIRM && completed && o.committed != 2)
         fail_msg("confirm, cut at op %llu: a completed confirm was lost", (unsigned long long)op);
     if (s == ROLLBACK && completed && o.is_new)
         fail_msg("rollback, cut at op %llu: a completed rollback was lost", (unsigned long long)op);
-    if (!o.has_model && s != FIRST_INSTALL)
+    if (!o.has_model && !MAY_HAVE_NONE(s))
         fail_msg("%s: no model", names[s]);
 
     /* retry what was interrupted */
@@ -148,12 +155,14 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
             fail_msg("confirm, cut at op %llu: not confirmed after the retry (new %d testing %d)",
                      (unsigned long long)op, o.is_new, o.testing);
         break;
-    default: /* rollback, trial expiry */
+    default: /* rollback, trial expiry, the first model's removal */
         if (o.testing)
             assert_int_equal(mota_agent_rollback(&d->device.agent, 0), MOTA_OK);
         observe(d, &o);
         if (o.is_new || o.testing)
-            fail_msg("rollback, cut at op %llu: still on the new model after the retry", (unsigned long long)op);
+            fail_msg("%s, cut at op %llu: still on the new model after the retry", names[s], (unsigned long long)op);
+        if (s == FIRST_ROLLBACK && (o.has_model || mota_agent_upload_offset(&d->device.agent) != 0))
+            fail_msg("%s, cut at op %llu: something is left after the retry", names[s], (unsigned long long)op);
         break;
     }
     /* and the state survives one more reboot */
@@ -225,11 +234,12 @@ static void run_sweeps(bool torn)
         sum += n[s];
     }
     print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
-                  "trial expiry %llu, update with journal compaction %llu); every reboot found a verified old or "
-                  "new model, nothing committed lost, every retry completed\n",
+                  "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
+                  "%llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
+                  "or none), nothing committed lost, every retry completed\n",
                   torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
                   (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
-                  (unsigned long long)n[4], (unsigned long long)n[5]);
+                  (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6]);
 }
 
 static void test_power_cut_before_every_flash_operation(void **state)

@@ -64,11 +64,11 @@ static void make_spec(struct mota_pack_spec *s, bool with_params)
     c->install_mode = MOTA_INSTALL_COPY;
 }
 
-/* Build a whole container in buf; returns its length. */
-static size_t build(const struct mota_pack_spec *s, uint8_t *buf, size_t cap)
+/* Build a whole container in buf, signed or (sign NULL) unsigned; returns its length. */
+static size_t build_signed_by(const struct mota_pack_spec *s, mota_sign_cb sign, uint8_t *buf, size_t cap)
 {
     size_t len = 0, n;
-    assert_int_equal(mota_container_encode_head(s, trusted.kid, sign_cb, &key, buf, cap, &len), MOTA_OK);
+    assert_int_equal(mota_container_encode_head(s, trusted.kid, sign, &key, buf, cap, &len), MOTA_OK);
     for (size_t i = 0; i < s->n_components; i++) {
         const uint8_t *src = s->comp[i].role == MOTA_COMPONENT_CODE ? code : params;
         assert_int_equal(mota_payload_head_encode(s->comp[i].role, s->comp[i].size, buf + len, cap - len, &n), MOTA_OK);
@@ -77,6 +77,11 @@ static size_t build(const struct mota_pack_spec *s, uint8_t *buf, size_t cap)
         len += s->comp[i].size;
     }
     return len;
+}
+
+static size_t build(const struct mota_pack_spec *s, uint8_t *buf, size_t cap)
+{
+    return build_signed_by(s, sign_cb, buf, cap);
 }
 
 static int setup(void **state)
@@ -406,6 +411,47 @@ static void test_suit_example0_verifies_and_every_bit_flip_is_rejected(void **st
     print_message("rejected all %zu single-bit flips of example0.suit\n", flips);
 }
 
+/* pack --unsigned: the same container with an empty signature; sign_head fills it in to the directly
+ * signed bytes, and until then no key authenticates it. */
+static void test_unsigned_container_is_refused_until_signed_then_equals_the_signed_one(void **state)
+{
+    static uint8_t direct[16384], unsigned_[16384], head[4096], joined[16384];
+    struct mota_pack_spec s;
+    struct mota_envelope env;
+    struct mota_verify_result r;
+    uint8_t tbs[MOTA_SIG_STRUCTURE_MAX], hash[32], sig[64];
+    size_t dlen, ulen, tbs_len, hlen;
+    (void)state;
+    make_spec(&s, true);
+    dlen = build(&s, direct, sizeof(direct));
+    ulen = build_signed_by(&s, NULL, unsigned_, sizeof(unsigned_));
+
+    assert_int_equal(mota_envelope_decode(unsigned_, ulen, &env), MOTA_OK);
+    assert_true(env.blocks[0].no_sig);
+    assert_null(env.blocks[0].sig);
+    assert_int_equal(mota_envelope_authenticate(&env, &trusted, 1, NULL), MOTA_ERR_UNSIGNED);
+    assert_int_equal(mota_envelope_authenticate(&env, NULL, 0, NULL), MOTA_ERR_UNSIGNED);
+    assert_int_equal(mota_container_verify(unsigned_, ulen, &trusted, 1, &r), MOTA_ERR_UNSIGNED);
+
+    /* what a signer signs does not change with signing */
+    assert_int_equal(mota_sig_structure(&env, &env.blocks[0], tbs, sizeof(tbs), &tbs_len), MOTA_OK);
+    mota_sha256(tbs, tbs_len, hash);
+    assert_int_equal(mota_ecdsa_p256_sign(&key, hash, sig), MOTA_OK);
+    assert_int_equal(mota_container_sign_head(unsigned_, ulen, sig, head, sizeof(head), &hlen), MOTA_OK);
+    memcpy(joined, head, hlen);
+    memcpy(joined + hlen, unsigned_ + env.head_len, ulen - env.head_len);
+    assert_int_equal(hlen + ulen - env.head_len, dlen);
+    assert_memory_equal(joined, direct, dlen);
+    assert_int_equal(mota_container_verify(joined, dlen, &trusted, 1, &r), MOTA_OK);
+    /* signed once: not again */
+    assert_int_equal(mota_container_sign_head(direct, dlen, sig, head, sizeof(head), &hlen), MOTA_ERR_ALREADY_SIGNED);
+    /* a wrong signature in the empty one's place is a signature failure, not "unsigned" */
+    sig[5] ^= 1;
+    assert_int_equal(mota_container_sign_head(unsigned_, ulen, sig, head, sizeof(head), &hlen), MOTA_OK);
+    memcpy(joined, head, hlen);
+    assert_int_equal(mota_container_verify(joined, dlen, &trusted, 1, &r), MOTA_ERR_SIGNATURE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_cose_label_twice_in_a_map_or_in_both_maps_is_refused),
         cmocka_unit_test(test_cose_label_that_is_neither_int_nor_text_is_refused),
         cmocka_unit_test(test_suit_example0_verifies_and_every_bit_flip_is_rejected),
+        cmocka_unit_test(test_unsigned_container_is_refused_until_signed_then_equals_the_signed_one),
     };
     return cmocka_run_group_tests_name("container", tests, setup, NULL);
 }

@@ -54,6 +54,10 @@ struct answer {
     int status;
     uint32_t word0, word1; /* the first two body words, when present */
     size_t body_len;
+    uint8_t body[MOTA_LINK_MAX_PAYLOAD];
+    unsigned n_events;     /* event frames before the answer, about this request */
+    uint8_t phases[8];
+    uint32_t event_offset;
 };
 
 /* One request in, every frame the device sends back decoded; the last one returned. */
@@ -73,27 +77,41 @@ static int request(struct bench *b, uint8_t cmd, uint16_t seq, const uint8_t *p,
     struct mota_deframer df;
     mota_deframer_init(&df, dbuf, sizeof(dbuf));
     size_t off = 0, answers = 0;
+    memset(a, 0, sizeof(*a));
     while (off < b->w.to_host_len) {
         size_t used = 0;
         struct mota_frame r;
-        if (mota_deframer_push(&df, b->w.to_host + off, b->w.to_host_len - off, &used, &r)) {
-            assert_int_equal(r.kind, MOTA_KIND_RESPONSE);
-            assert_int_equal(r.cmd, cmd);
-            assert_int_equal(r.seq, seq);
-            assert_true(r.len >= 2);
-            a->status = (int16_t)mota_get16(r.payload);
-            a->body_len = r.len - 2u;
-            a->word0 = r.len >= 6 ? mota_get32(r.payload + 2) : 0;
-            a->word1 = r.len >= 10 ? mota_get32(r.payload + 6) : 0;
-            answers++;
-        }
+        int got = mota_deframer_push(&df, b->w.to_host + off, b->w.to_host_len - off, &used, &r);
         off += used;
+        if (!got)
+            continue;
+        if (r.kind == MOTA_KIND_EVENT) {
+            /* about this request, before its answer, never mistaken for it */
+            assert_int_equal(answers, 0);
+            assert_int_equal(r.seq, seq);
+            assert_int_equal(r.cmd, MOTA_CMD_DATA);
+            assert_int_equal(r.len, MOTA_PROTO_EVENT_LEN);
+            assert_true(a->n_events < sizeof(a->phases));
+            a->phases[a->n_events++] = r.payload[0];
+            a->event_offset = mota_get32(r.payload + 1);
+            continue;
+        }
+        assert_int_equal(r.kind, MOTA_KIND_RESPONSE);
+        assert_int_equal(r.cmd, cmd);
+        assert_int_equal(r.seq, seq);
+        assert_true(r.len >= 2);
+        a->status = (int16_t)mota_get16(r.payload);
+        a->body_len = r.len - 2u;
+        a->word0 = r.len >= 6 ? mota_get32(r.payload + 2) : 0;
+        a->word1 = r.len >= 10 ? mota_get32(r.payload + 6) : 0;
+        memcpy(a->body, r.payload + 2, a->body_len);
+        answers++;
     }
     assert_int_equal(answers, 1);
     return a->status;
 }
 
-static struct bench *bench_new(const struct mota_p256_key *key)
+static struct bench *bench_with(const struct container_opts *o)
 {
     struct bench *b = calloc(1, sizeof(*b));
     b->d = dev_new(1);
@@ -102,12 +120,17 @@ static struct bench *bench_new(const struct mota_p256_key *key)
     b->tr.write = wire_write;
     b->tr.ctx = &b->w;
     mota_link_init(&b->link, &b->d->device.agent, &b->tr, &b->d->sys, "test");
-    struct container_opts o = {.seq = 5, .key = key, .model = {.code_bytes = 20000, .params_bytes = 3000}};
-    b->c = make_container(&o, &b->c_len);
+    b->c = make_container(o, &b->c_len);
     struct answer a;
     uint8_t hello[3] = {MOTA_PROTO_VERSION, 0x00, 0x04}; /* 1 KiB frames */
     assert_int_equal(request(b, MOTA_CMD_HELLO, ++b->seq, hello, sizeof(hello), &a), MOTA_OK);
     return b;
+}
+
+static struct bench *bench_new(const struct mota_p256_key *key)
+{
+    struct container_opts o = {.seq = 5, .key = key, .model = {.code_bytes = 20000, .params_bytes = 3000}};
+    return bench_with(&o);
 }
 
 static void bench_free(struct bench *b)
@@ -234,6 +257,51 @@ static void test_data_before_any_begin_is_answered_no_session(void **state)
     bench_free(b);
 }
 
+static void test_the_last_data_frame_is_preceded_by_one_event_per_phase_and_the_others_by_none(void **state)
+{
+    (void)state;
+    struct container_opts o = {.seq = 5, .selftest = true, .model = {.code_bytes = 20000, .params_bytes = 3000}};
+    struct bench *b = bench_with(&o);
+    struct answer a;
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    uint32_t off = 0;
+    while (off + CHUNK < b->c_len) {
+        assert_int_equal(data(b, off, &a), MOTA_OK);
+        assert_int_equal(a.n_events, 0);
+        off = a.word0;
+    }
+    /* request() checks each event carries the request's seq and cmd DATA and comes before the answer */
+    assert_int_equal(data(b, off, &a), MOTA_OK);
+    assert_int_equal(a.word0, b->c_len);
+    assert_int_equal(a.n_events, 4);
+    assert_memory_equal(a.phases, ((uint8_t[]){MOTA_PHASE_VERIFY, MOTA_PHASE_INSTALL, MOTA_PHASE_SELFTEST,
+                                               MOTA_PHASE_COMMIT}),
+                        4);
+    assert_int_equal(a.event_offset, b->c_len);
+    /* the verdict again for a late copy: no work, no events */
+    assert_int_equal(data(b, off, &a), MOTA_OK);
+    assert_int_equal(a.n_events, 0);
+    bench_free(b);
+}
+
+static void test_a_refusal_names_its_facts_in_the_answer_and_again_for_late_frames(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new(NULL); /* signed by the key of index 1 */
+    struct answer a;
+    static const char want[] = "key_index: device 2, model 1";
+    assert_int_equal(mota_agent_revoke_keys(&b->d->device.agent, 2), MOTA_OK);
+    assert_int_equal(begin(b, &a), MOTA_OK);
+    assert_int_equal(send_rest(b, 0, &a), MOTA_ERR_KEY_REVOKED);
+    assert_int_equal(a.body_len, strlen(want));
+    assert_memory_equal(a.body, want, strlen(want));
+    /* the answer was lost: a later frame of the same upload hears the same facts */
+    assert_int_equal(data(b, CHUNK, &a), MOTA_ERR_KEY_REVOKED);
+    assert_int_equal(a.body_len, strlen(want));
+    assert_memory_equal(a.body, want, strlen(want));
+    bench_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +309,8 @@ int main(void)
         cmocka_unit_test(test_a_late_copy_of_the_first_frame_does_not_restart_the_upload),
         cmocka_unit_test(test_a_data_frame_after_a_refused_upload_gets_the_refusal_reason),
         cmocka_unit_test(test_data_before_any_begin_is_answered_no_session),
+        cmocka_unit_test(test_the_last_data_frame_is_preceded_by_one_event_per_phase_and_the_others_by_none),
+        cmocka_unit_test(test_a_refusal_names_its_facts_in_the_answer_and_again_for_late_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

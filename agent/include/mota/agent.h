@@ -133,7 +133,42 @@ struct mota_agent_model_state {
     uint8_t upload_state;                /* enum mota_upload_state */
     struct mota_agent_slot_ref upload;
     uint32_t upload_len, upload_head_len, upload_offset;
-    int last_error;
+    int last_error;                      /* cleared by a later install, confirm or rollback */
+    /* when: false for an error read from the journal at boot (an earlier boot: time is not journaled) */
+    bool last_error_this_boot;
+    uint32_t last_error_ms;              /* ms since this boot, when last_error_this_boot */
+};
+
+/*
+ * The facts behind the last refusal, for the host's detail text (docs/protocol.md, "Refusal details"):
+ * what the device has, trusts or measured, and what the container says or needs. Which values a reason
+ * carries: a compatibility rule (field names it), MOTA_ERR_KEY_REVOKED (revocation floor, the signing
+ * key's index), MOTA_ERR_ROLLBACK and _SAME_SEQ (committed, offered sequence number),
+ * MOTA_ERR_SELFTEST_SLOW (measured, budget in us), MOTA_ERR_SELFTEST_OUTPUT (the first 8 bytes of the
+ * output's SHA-256, big-endian: the device's, the manifest's). Vendor, class and unknown-key refusals
+ * carry none here: their ids are read from the configuration and the container head.
+ */
+struct mota_agent_refusal {
+    int reason;        /* the refusal these facts belong to; 0: none */
+    const char *field; /* a compatibility rule's name ("cpu_part"), else NULL */
+    uint64_t device, model;
+};
+
+/* The steps after the last byte of an upload, announced before each runs (the link's event frames). */
+enum mota_agent_phase {
+    MOTA_PHASE_VERIFY = 1,   /* every component read back from flash and hashed */
+    MOTA_PHASE_INSTALL = 2,  /* the loader: copy, relocation */
+    MOTA_PHASE_SELFTEST = 3, /* the manifest's self-test inference */
+    MOTA_PHASE_COMMIT = 4,   /* the trial journaled */
+};
+
+/* The model a rollback would bring back (mota_agent_previous). */
+struct mota_agent_previous {
+    uint64_t seq;
+    uint8_t digest[MOTA_SHA256_LEN]; /* manifest digest */
+    uint8_t slot;
+    const char *version; /* the manifest's version text, in the mapped slot; may be NULL */
+    size_t version_len;
 };
 
 /* What the application sees of the active model. */
@@ -203,7 +238,11 @@ struct mota_agent {
     bool up_resumed;         /* units past the resume point may already be on flash */
     bool up_active;          /* a container has started and has neither ended nor been refused */
     int last_error;
-    struct mota_compat_result refusal; /* the compatibility rule that refused the last upload, if one did */
+    struct mota_agent_refusal refusal; /* the facts behind the last refusal of an upload */
+    /* optional, set after mota_agent_init (the link does): told before each phase after the last byte;
+     * offset is the container's length */
+    void (*on_phase)(void *ctx, enum mota_agent_phase phase, uint32_t offset);
+    void *phase_ctx;
     enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
     struct mota_agent_timing timing;   /* of the last update */
     uint32_t model_faults[MOTA_AGENT_MAX_MODELS]; /* faults and overruns of each model since boot */
@@ -242,7 +281,8 @@ int mota_agent_abort(struct mota_agent *a);
 int mota_agent_confirm(struct mota_agent *a, unsigned model);
 
 /*
- * Revert a model on trial to the previous confirmed one. A confirmed model
+ * Revert a model on trial to the previous confirmed one; a first model on
+ * trial (nothing before it) is removed, as its trial's expiry would. A confirmed model
  * can be rolled back too, once it has faulted or overrun in the
  * application's inference since boot (mota_agent_model_fault): it is
  * retired, the previous model comes back if its slot still verifies, and
@@ -270,8 +310,16 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned model, struct mot
  */
 int mota_agent_model_fault(struct mota_agent *a, unsigned model, int reason);
 
-/* Last error (reason code) for a model, kept across reboots. */
+/* Last error (reason code) for a model, kept across reboots; a later install, confirm or rollback
+ * of the model clears it. When it happened: struct mota_agent_model_state last_error_this_boot, _ms. */
 int mota_agent_last_error(const struct mota_agent *a, unsigned model);
+
+/*
+ * The model a rollback would bring back: MOTA_OK and *out when the other slot
+ * still holds it (its head decodes and matches the journaled digest), else
+ * MOTA_ERR_NO_PREVIOUS. Reads the mapped flash; no signature check.
+ */
+int mota_agent_previous(const struct mota_agent *a, unsigned model, struct mota_agent_previous *out);
 
 /* Model index for a c_name, or -1. */
 int mota_agent_find_model(const struct mota_agent *a, const char *c_name, size_t len);

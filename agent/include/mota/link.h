@@ -55,6 +55,11 @@ struct mota_link {
     unsigned n_errors, next_error;
     uint32_t requests, responses, replays;
     uint8_t last_cmd; /* the last request handled (for a port's per-phase measurements) */
+    uint16_t last_seq; /* its seq: an event about it carries it */
+    uint8_t ev[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_EVENT_LEN)]; /* an event frame, encoded (the request is in rx) */
+    /* invoke through the I/O buffer (the agent's self-test buffer, free between updates): the input held,
+     * and the output of the last RUN at out_at; an upload forgets both (its self-test writes there) */
+    uint32_t io_in, io_out, io_out_at;
     /* The last state-changing request and its answer: a host that lost the
      * answer retries with the same seq, and gets it again instead of running
      * BEGIN, CONFIRM, ROLLBACK, ABORT or REBOOT twice. Reads (HELLO, STATUS,

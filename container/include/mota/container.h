@@ -85,7 +85,8 @@ struct mota_auth_block {
     size_t protected_len;
     const uint8_t *kid; /* NULL if absent */
     size_t kid_len;
-    const uint8_t *sig; /* 64 bytes */
+    const uint8_t *sig; /* 64 bytes; NULL when no_sig */
+    bool no_sig;        /* an empty signature: left by `mota pack --unsigned` for `mota sign` */
 };
 
 struct mota_envelope {
@@ -118,9 +119,24 @@ int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *e
  * Check the manifest digest, then the signatures: MOTA_OK once one
  * authentication block verifies with one of keys (selected by key id when
  * the block carries one). *key_index (may be NULL) names that key.
+ * Blocks with an empty signature are skipped; when no block has a
+ * signature the result is MOTA_ERR_UNSIGNED.
  */
 int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys,
                                size_t n_keys, size_t *key_index);
+
+/* Bytes of the Sig_structure mota_sig_structure writes for a valid envelope (its
+ * protected header is at most 128 bytes, its SUIT_Digest 36). */
+#define MOTA_SIG_STRUCTURE_MAX 256u
+
+/*
+ * The COSE Sig_structure of block b (RFC 9052 section 4.4, detached payload):
+ * ["Signature1", protected, h'', bstr(SUIT_Digest)], the bytes an ES256
+ * signature covers (through their SHA-256). MOTA_ERR_CBOR_TOO_LARGE if out
+ * is too small.
+ */
+int mota_sig_structure(const struct mota_envelope *env, const struct mota_auth_block *b, uint8_t *out, size_t cap,
+                       size_t *len);
 
 /* Decode an authenticated manifest. */
 int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *m);
@@ -198,10 +214,24 @@ typedef int (*mota_sign_cb)(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint
 /*
  * Encode the envelope head (tag, map, authentication wrapper, manifest) into
  * out; the payloads follow, each as mota_payload_head_encode() + content.
- * Deterministic: the same spec and key give the same bytes.
+ * Deterministic: the same spec and key give the same bytes. sign NULL
+ * writes an unsigned container: the COSE_Sign1 (kid included) with an
+ * empty signature, for mota_container_sign_head later.
  */
 int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
                                mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len);
+
+/*
+ * The head of an unsigned container (in: at least its head) with sig put
+ * into its one COSE_Sign1: the same bytes mota_container_encode_head gives
+ * with a signer that returns sig. Its payloads follow unchanged (they start
+ * at the unsigned envelope's head_len in the input). The caller computes
+ * sig over mota_sig_structure() of the unsigned envelope, which signing does
+ * not change. MOTA_ERR_ALREADY_SIGNED unless the container has exactly one
+ * authentication block, with an empty signature.
+ */
+int mota_container_sign_head(const uint8_t *in, size_t in_len, const uint8_t sig[MOTA_P256_SIG_LEN], uint8_t *out,
+                             size_t cap, size_t *len);
 
 /* Head of an integrated payload: tstr key then bstr head of size bytes. */
 int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,

@@ -37,6 +37,13 @@ int mota_key_write_public_pem(const struct mota_p256_key *key, char *out, size_t
 int mota_ecdsa_p256_sign(const struct mota_p256_key *key, const uint8_t hash[MOTA_SHA256_LEN],
                          uint8_t sig[MOTA_P256_SIG_LEN]);
 
+/*
+ * An ECDSA signature as DER (ECDSA-Sig-Value, RFC 3279: what openssl, cloud
+ * KMSs and most HSM front ends return) to COSE's r||s. MOTA_ERR_ARG unless
+ * der is exactly one SEQUENCE of two positive INTEGERs of at most 32 bytes.
+ */
+int mota_ecdsa_sig_from_der(const uint8_t *der, size_t len, uint8_t sig[MOTA_P256_SIG_LEN]);
+
 /* SHA-1, for UUID version 5 names only (never for integrity). */
 void mota_sha1(const void *data, size_t len, uint8_t out[20]);
 

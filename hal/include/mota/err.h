@@ -30,6 +30,11 @@
     X(MOTA_ERR_FILE_EXISTS, -12, "file exists: it is not overwritten without --force")     \
     X(MOTA_ERR_NOT_REGULAR, -13, "output is not a regular file")                           \
     X(MOTA_ERR_BUILD, -14, "the compiler or linker rejected the model sources")            \
+    X(MOTA_ERR_SIGNER, -15, "the external signer command failed")                          \
+    X(MOTA_ERR_SIGNER_OUTPUT, -16, "the external signer's output is not an ES256 signature") \
+    X(MOTA_ERR_SIGNER_KEY, -17, "the external signer signed with another key")             \
+    X(MOTA_ERR_KEY_MISMATCH, -18, "key is not the one the container names (key id differs)") \
+    X(MOTA_ERR_VALIDATE_MISMATCH, -19, "an output differs from its reference beyond the tolerance") \
     /* CBOR well-formedness and profile: -100 .. -199 */                                   \
     X(MOTA_ERR_CBOR_TRUNCATED, -100, "CBOR item runs past the end of its buffer")          \
     X(MOTA_ERR_CBOR_MALFORMED, -101, "CBOR is not well-formed")                            \
@@ -64,6 +69,8 @@
     X(MOTA_ERR_KEY_UNKNOWN, -217, "signed by a key that is not trusted here")              \
     X(MOTA_ERR_KEY_REVOKED, -218, "signing key has been revoked")                          \
     X(MOTA_ERR_COSE_DUP_LABEL, -219, "COSE label in protected and unprotected headers")    \
+    X(MOTA_ERR_UNSIGNED, -220, "container is not signed yet (pack --unsigned): never executable") \
+    X(MOTA_ERR_ALREADY_SIGNED, -221, "container is already signed")                        \
     /* SUIT manifest: -300 .. -399 */                                                      \
     X(MOTA_ERR_MANIFEST_VERSION, -300, "unsupported manifest version")                     \
     X(MOTA_ERR_MANIFEST_SEQ, -301, "manifest sequence number missing or invalid")          \
@@ -195,7 +202,9 @@
     X(MOTA_ERR_PROTO_TOO_LARGE, -903, "protocol frame larger than negotiated")             \
     X(MOTA_ERR_PROTO_NO_SESSION, -904, "no upload session: send BEGIN first")              \
     X(MOTA_ERR_DEVICE_LOST, -905, "device did not answer (link down or device reset)")     \
-    X(MOTA_ERR_BUSY, -906, "device busy: another client holds it")
+    X(MOTA_ERR_BUSY, -906, "device busy: another client holds it")                         \
+    X(MOTA_ERR_PROTO_IO_SIZE, -907, "invoke input or output larger than the device's I/O buffer") \
+    X(MOTA_ERR_PROTO_NO_OUTPUT, -908, "no inference output held: send the input and run the model first")
 
 enum mota_err {
     MOTA_OK = 0,

@@ -20,7 +20,9 @@
 /* encoded size of a frame with n payload bytes: COBS adds one byte per 254, plus the delimiter */
 #define MOTA_PROTO_ENCODED_MAX(n) ((n) + MOTA_PROTO_HEADER + MOTA_PROTO_CRC + ((n) + 12u) / 254u + 2u)
 
-enum mota_proto_kind { MOTA_KIND_REQUEST = 1, MOTA_KIND_RESPONSE = 2 };
+/* An event is unsolicited (device to host) and never an answer: it carries the seq and cmd of the request
+ * it is about (a DATA whose verdict is being worked out), and a host matching answers skips it. */
+enum mota_proto_kind { MOTA_KIND_REQUEST = 1, MOTA_KIND_RESPONSE = 2, MOTA_KIND_EVENT = 3 };
 
 enum mota_proto_cmd {
     MOTA_CMD_HELLO = 1,    /* req: u8 version, u16 max payload | rsp: CBOR device info */
@@ -33,8 +35,16 @@ enum mota_proto_cmd {
     MOTA_CMD_ROLLBACK = 8, /* req: u8 model */
     MOTA_CMD_REBOOT = 9,
     MOTA_CMD_ERRORS = 10,  /* rsp: recent errors, CBOR */
-    MOTA_CMD_INVOKE = 11,  /* req: u8 model, input bytes | rsp: u32 duration us, output bytes */
+    MOTA_CMD_INVOKE = 11,  /* req: u8 model, u16 output size, input bytes | rsp: u32 duration us, output bytes */
+    /* invoke with an input or output larger than a frame, through the device's I/O buffer (HELLO key 12) */
+    MOTA_CMD_INPUT = 12,   /* req: u32 offset, input bytes | rsp: u32 bytes of input held */
+    MOTA_CMD_RUN = 13,     /* req: u8 model, u32 output size | rsp: u32 duration us, u32 output size */
+    MOTA_CMD_OUTPUT = 14,  /* req: u32 offset, u16 length | rsp: output bytes from offset */
 };
+
+/* Event payload (kind 3, cmd DATA): u8 phase (enum mota_agent_phase: 1 verify, 2 install, 3 self-test,
+ * 4 commit), u32 the upload's offset (the container's length). */
+#define MOTA_PROTO_EVENT_LEN 5u
 
 /* Response payloads start with the status: int16 reason code (0: OK), then the body; on
  * failure the body is the reason's one-line message. */

@@ -64,7 +64,9 @@ struct mota_posix_device {
     struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
     uint8_t *region_mem[MOTA_POSIX_MAX_REGIONS];
     uint8_t scratch[MOTA_AGENT_SCRATCH_ANY + 1024];
-    uint8_t selftest[8192];
+    /* the self-test output, and between updates invoke's I/O buffer (INPUT, RUN, OUTPUT; HELLO key 12):
+     * room for a 64 KiB input and a 128 KiB output */
+    uint8_t selftest[192u * 1024u];
 };
 
 /* The default profile: Cortex-M55, FPU, hard float, secure, NPU with LL_ATON 1.1.1, XIP and COPY. */
