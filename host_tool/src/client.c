@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/file.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -84,6 +85,23 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
         else
             snprintf(c->why, sizeof(c->why), "%s: %s", port, strerror(e));
         return MOTA_ERR_TRANSPORT;
+    }
+    /* a device is a terminal (a UART, a USB CDC port, a pty): a regular file, a FIFO or /dev/null is a
+     * mistake (often a container named where the port belongs), and writing HELLO frames would ruin it */
+    if (!isatty(c->fd)) {
+        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a TCP device is written tcp:HOST:PORT)",
+                 port);
+        client_close(c);
+        return MOTA_ERR_TRANSPORT;
+    }
+    /* one host at a time, as on TCP: two clients on one line would take each other's answers (the lock
+     * is released when the descriptor closes, so a crashed client never leaves it held) */
+    if (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        snprintf(c->why, sizeof(c->why), "%s: %s", port,
+                 e == EWOULDBLOCK ? "another mota client has it open" : strerror(e));
+        client_close(c);
+        return e == EWOULDBLOCK ? MOTA_ERR_BUSY : MOTA_ERR_TRANSPORT;
     }
     struct termios tio;
     if (tcgetattr(c->fd, &tio) == 0) {

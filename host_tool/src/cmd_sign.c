@@ -22,6 +22,8 @@
 
 /* What a signer may print: a DER ECDSA-Sig-Value is at most 72 bytes; more is not a signature. */
 #define SIGNER_OUT_MAX 1024u
+/* A signer that writes this much is stopped: it would never end on its own (`yes`), or not soon. */
+#define SIGNER_FLOOD (64u * 1024u)
 
 static void help(FILE *f)
 {
@@ -108,7 +110,8 @@ static void hex_str(const uint8_t *p, size_t n, char *out)
 /*
  * Run the signer: tbs on its stdin, the digest and key id in its
  * environment, its stdout collected (at most SIGNER_OUT_MAX + 1 bytes are
- * kept: more is refused as not a signature). MOTA_OK once it exited 0.
+ * kept: more is refused as not a signature; past SIGNER_FLOOD it is
+ * stopped). MOTA_OK once it exited 0.
  */
 static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const uint8_t hash[MOTA_SHA256_LEN],
                       const uint8_t kid[MOTA_KEY_ID_LEN], uint8_t *out, size_t *out_len)
@@ -159,8 +162,10 @@ static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const
     in_pipe[1] = -1;
     size_t n = 0;
     uint8_t sink[256];
+    bool flood = false;
     for (;;) {
-        /* read to the end, so the signer never blocks on a full pipe; keep what fits */
+        /* read to the end, so a signer that writes a little too much never blocks on a full pipe; keep
+         * what fits. One that goes on and on (`yes`) is stopped: no signature is that long */
         uint8_t *dst = n <= SIGNER_OUT_MAX ? out + n : sink;
         size_t room = n <= SIGNER_OUT_MAX ? SIGNER_OUT_MAX + 1 - n : sizeof(sink);
         ssize_t r = read(out_pipe[0], dst, room);
@@ -169,11 +174,21 @@ static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const
         if (r <= 0)
             break;
         n += (size_t)r;
+        if (n > SIGNER_FLOOD) {
+            flood = true;
+            kill(pid, SIGKILL);
+            break;
+        }
     }
     close(out_pipe[0]);
     out_pipe[0] = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (flood) {
+        ret = tool_fail(MOTA_ERR_SIGNER_OUTPUT, "'%s' wrote more than %u bytes on its stdout and was stopped "
+                        "(a DER ECDSA signature is at most 72)", cmd, SIGNER_FLOOD);
+        goto out;
+    }
     if (WIFSIGNALED(status)) {
         tool_fail(ret, "'%s' was killed by signal %d", cmd, WTERMSIG(status));
         goto out;
@@ -226,7 +241,7 @@ int cmd_sign(int argc, char **argv)
     static uint8_t signer_out[SIGNER_OUT_MAX + 1];
     uint8_t tbs[MOTA_SIG_STRUCTURE_MAX], hash[MOTA_SHA256_LEN], sig[MOTA_P256_SIG_LEN], kid[MOTA_KEY_ID_LEN];
     uint8_t *signed_buf = NULL;
-    size_t tbs_len, head_len, n;
+    size_t tbs_len, head_len, n = 0;
     int rc = parse_args(argc, argv, &o), ret;
 
     if (rc != EXIT_OK)

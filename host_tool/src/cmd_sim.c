@@ -34,7 +34,7 @@ static void help(FILE *f)
             "usage: mota sim [--target posix] [options]\n"
             "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
             "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
-            "TCP, a pseudo-terminal or stdio. Its state survives restarts (the flash file).\n"
+            "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
             "Its self-test inference is simulated, not executed (this host cannot run the\n"
             "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
             "an547 and an505 targets run the model for real.\n"

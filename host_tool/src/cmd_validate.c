@@ -304,36 +304,45 @@ int cmd_validate(int argc, char **argv)
         json_uint(&j, "samples", done);
         json_str(&j, "dtype", dtypes[t].name);
         json_real(&j, "tolerance", tol, 6);
+        /* nothing measured (the device was not reached, or refused at once): null, never a perfect score */
+        double unmeasured = done > 0 ? 0 : NAN;
         json_obj(&j, "errors");
-        json_real(&j, "max_abs", total.max_abs, 6);
-        json_real(&j, "mae", mae, 6);
-        json_real(&j, "rmse", rmse, 6);
-        if (isinf(l2r))
-            json_null(&j, "l2r");
-        else
-            json_real(&j, "l2r", l2r, 6);
-        json_real(&j, "cosine", cos, 6);
+        json_real(&j, "max_abs", total.max_abs + unmeasured, 6);
+        json_real(&j, "mae", mae + unmeasured, 6);
+        json_real(&j, "rmse", rmse + unmeasured, 6);
+        json_real(&j, "l2r", l2r + unmeasured, 6); /* infinite (a zero reference) is null too */
+        json_real(&j, "cosine", cos + unmeasured, 6);
         json_uint(&j, "exact", exact);
         json_uint(&j, "top1_agree", top1);
         json_uint(&j, "beyond_tolerance", over);
-        if (done > 0)
+        if (done > 0 && total.max_abs != 0)
             json_str(&j, "worst", names[worst]);
         else
-            json_null(&j, "worst");
+            json_null(&j, "worst"); /* nothing is off */
         json_obj_end(&j);
         json_obj(&j, "latency_us");
-        json_uint(&j, "min", lmin);
-        json_uint(&j, "median", lmed);
-        json_real(&j, "mean", lmean, 1);
-        json_uint(&j, "max", lmax);
+        if (done > 0) {
+            json_uint(&j, "min", lmin);
+            json_uint(&j, "median", lmed);
+            json_real(&j, "mean", lmean, 1);
+            json_uint(&j, "max", lmax);
+        } else {
+            json_null(&j, "min");
+            json_null(&j, "median");
+            json_null(&j, "mean");
+            json_null(&j, "max");
+        }
         json_obj_end(&j);
         json_end(&j);
     } else if (done > 0) {
         printf("validated %zu output(s) of model %s against %s (%s, tolerance %g)\n", done,
                idx < (int)n_models ? models[idx].name : "?", ref_dir, dtypes[t].name, tol);
         printf("errors:  max |e| %g, MAE %.6g, RMSE %.6g, L2r %.6g, cosine %.6f\n", total.max_abs, mae, rmse, l2r, cos);
-        printf("         %zu exact, top-1 agrees on %zu of %zu, %zu beyond tolerance (worst: %s, %g)\n", exact, top1,
-               done, over, names[worst], worst_err);
+        if (worst_err != 0)
+            printf("         %zu exact, top-1 agrees on %zu of %zu, %zu beyond tolerance (worst: %s, %g)\n", exact,
+                   top1, done, over, names[worst], worst_err);
+        else
+            printf("         %zu exact, top-1 agrees on %zu of %zu\n", exact, top1, done);
         printf("latency: min %u us, median %u us, mean %.1f us, max %u us (the device's clock)\n", lmin, lmed, lmean,
                lmax);
     }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,10 +375,13 @@ void tool_hex(FILE *f, const uint8_t *p, size_t n)
 bool tool_parse_u64(const char *s, uint64_t *v)
 {
     char *end;
-    if (s == NULL || *s == '\0' || *s == '-')
+    /* decimal, or hex after 0x; never octal (--seq 010 is ten, not eight), no sign, no blanks */
+    bool hex = s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    if (s == NULL || *digits == '\0' || strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") != strlen(digits))
         return false;
     errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
+    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
     if (errno != 0 || *end != '\0')
         return false;
     *v = x;
@@ -475,7 +479,12 @@ void json_reason(struct json *j, int code)
 void json_real(struct json *j, const char *key, double v, int decimals)
 {
     json_key(j, key);
-    fprintf(j->f, "%.*f", decimals, v);
+    if (!isfinite(v)) /* JSON has no NaN or infinity */
+        fputs("null", j->f);
+    else if (v != 0 && fabs(v) < 1) /* 1e-9 is not 0.000000 */
+        fprintf(j->f, "%.*g", decimals > 6 ? decimals : 6, v);
+    else
+        fprintf(j->f, "%.*f", decimals, v);
 }
 
 void json_obj(struct json *j, const char *key)

@@ -118,7 +118,7 @@ void json_escaped(FILE *f, const char *s, size_t n);
 /* Seconds on the monotonic clock: timeouts and deadlines. */
 double tool_now(void);
 
-/* Option parsing helpers: strict numbers. */
+/* Option parsing helpers: strict numbers (decimal, or hex after 0x; no octal, sign or blanks). */
 bool tool_parse_u64(const char *s, uint64_t *v);
 /* Exactly n bytes as 2n hex digits (either case), nothing else. */
 bool tool_parse_hex(const char *s, uint8_t *out, size_t n);

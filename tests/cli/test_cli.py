@@ -583,6 +583,11 @@ def case_pack_needs_an_explicit_seq_and_from_version_orders_as_semver_does():
     assert "--seq from-version needs --version" in r.stderr, r.stderr
     r = run(*base, "--seq", "soon", YOLO, rc=2)
     assert "neither an unsigned integer nor from-version" in r.stderr, r.stderr
+    for odd in ("+5", " 5", "-1", "5 ", "0x"):  # a sign, blanks, no digits: not the number a user meant
+        run(*base, "--seq", odd, YOLO, rc=2)
+    run(*base, "--seq", "010", "--version", "1.0.0", YOLO)  # decimal, never octal
+    assert inspect_seq(p("s.mota")) == 10
+    os.unlink(p("s.mota"))
     r = run(*base, "--seq", "from-version", "--version", "4194304.0.0", YOLO, rc=2)
     assert "out of range" in r.stderr, r.stderr
     assert not os.path.exists(p("s.mota"))
@@ -705,6 +710,7 @@ def case_sign_through_an_external_signer_and_refuse_a_bad_one():
             (signer(priv, "garbage"), [], "MOTA_ERR_SIGNER_OUTPUT", "no DER ECDSA-Sig-Value"),
             (signer(priv, "short"), [], "MOTA_ERR_SIGNER_OUTPUT", "no DER ECDSA-Sig-Value"),
             (signer(priv, "huge"), [], "MOTA_ERR_SIGNER_OUTPUT", "more than"),
+            ("cat >/dev/null; yes", [], "MOTA_ERR_SIGNER_OUTPUT", "was stopped"),  # it would never end
             (signer(priv, "der"), ["--signer-format", "raw"], "MOTA_ERR_SIGNER_OUTPUT", "raw is 64 bytes"),
             (signer(p("other.pem"), "der"), [], "MOTA_ERR_SIGNER_KEY", "does not verify with " + pub)):
         r = run("sign", "--signer", cmd, *fmt, "--pub", pub, "-o", p("bad.mota"), p("u.mota"), rc=3)

@@ -10,6 +10,7 @@ import random
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import time
 import zlib
@@ -251,7 +252,26 @@ def case_push_over_a_pty_like_a_serial_port():
     out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", link).stdout)
     want = hashlib.sha256(b"mota-sim" + b"pty" + struct.pack("<I", 0)).hexdigest()[:32]
     assert out["output"] == want, out
-    print("pushed and confirmed over %s, then status and invoke on the same pty" % path)
+    # one host at a time, as on TCP: a second client while one holds the line is told busy at once
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                               "fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)\n"
+                               "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(30)", link],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    t0 = time.time()
+    r = env.run("status", "--json", link, check=False)
+    holder.kill()
+    holder.wait()
+    busy = json.loads(r.stdout)
+    assert r.returncode == 5 and busy["status"] == "MOTA_ERR_BUSY" and time.time() - t0 < 2, (r.returncode, busy)
+    # a file where the port belongs (a container, /dev/null) is refused at once and left as it was
+    v1_bytes = open(v1, "rb").read()
+    for wrong in (v1, "/dev/null"):
+        r = env.run("push", "--timeout", "5", wrong, v1, check=False)
+        assert r.returncode == 3 and "not a serial port or pty" in r.stderr, (wrong, r.returncode, r.stderr)
+    assert open(v1, "rb").read() == v1_bytes
+    print("pushed and confirmed over %s, then status and invoke on the same pty; a second host is told busy, "
+          "a file as the port is refused untouched" % path)
 
 
 def case_power_cut_over_a_pty_resumes_like_a_usb_device_reset():
@@ -335,7 +355,7 @@ def case_a_retried_request_is_answered_again_not_run_twice():
     other = call(7, b"\x01", 2)                        # same seq, other payload: a new request
     assert other[2] != 0, other
     fresh = call(7, b"\x00", 3)                        # a new CONFIRM: nothing on trial any more
-    assert fresh[2] == -811 and b"nothing to confirm" in fresh[3], fresh
+    assert fresh[2] == -811 and b"no model on trial" in fresh[3], fresh
     st = call(4, b"", 4)
     s.close()
     import cbor2
@@ -500,6 +520,25 @@ def case_validate_compares_every_output_with_its_reference_and_times_the_runs():
     assert j["errors"]["max_abs"] == 0 and j["errors"]["cosine"] == 1 and j["errors"]["top1_agree"] == 12, j
     lat = j["latency_us"]
     assert 0 < lat["min"] <= lat["median"] <= lat["max"], lat
+    assert j["errors"]["worst"] is None, j  # nothing is off
+    # strict JSON whatever the numbers: a NaN in a float32 reference is null, never a bare nan; 1e-9 stays 1e-9
+    strict = lambda text: json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))  # noqa: E731
+    nan_refs = env.p("ref_nan")
+    os.makedirs(nan_refs)
+    for name in os.listdir(refs):
+        b = bytearray(open(os.path.join(refs, name), "rb").read())
+        if name == "sample03.bin":
+            b[0:4] = struct.pack("<f", float("nan"))
+        open(os.path.join(nan_refs, name), "wb").write(b)
+    r = env.run("validate", "--json", "--dtype", "float32", "--tolerance", "1e-9", "--inputs", ins, "--outputs",
+                nan_refs, tcp, check=False)
+    j = strict(r.stdout)
+    assert r.returncode == 1 and j["errors"]["max_abs"] is None and j["tolerance"] == 1e-9, j
+    # nothing measured (the device not reached): no metric, rather than a perfect one
+    r = env.run("validate", "--json", "--inputs", ins, "--outputs", refs, "tcp:127.0.0.1:1", check=False)
+    j = strict(r.stdout)
+    assert r.returncode == 3 and j["samples"] == 0 and j["errors"]["cosine"] is None and j["errors"]["rmse"] is None \
+        and j["latency_us"]["min"] is None, j
     # one reference off by 3 in one int8 element: refused at tolerance 0, named, and accepted at 3
     p = os.path.join(refs, "sample07.bin")
     b = bytearray(open(p, "rb").read())

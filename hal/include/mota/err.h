@@ -180,7 +180,7 @@
     X(MOTA_ERR_SELFTEST_SLOW, -808, "self-test inference slower than its limit")           \
     X(MOTA_ERR_SELFTEST_RUN, -809, "self-test inference failed to run")                    \
     X(MOTA_ERR_NO_MODEL, -810, "no valid model installed")                                 \
-    X(MOTA_ERR_NOT_TESTING, -811, "nothing to confirm: no model on trial")                 \
+    X(MOTA_ERR_NOT_TESTING, -811, "no model on trial: nothing to confirm or roll back")    \
     X(MOTA_ERR_NO_PREVIOUS, -812, "no previous model to roll back to")                     \
     X(MOTA_ERR_SLOT_INVALID, -813, "stored model failed re-validation")                    \
     X(MOTA_ERR_JOURNAL, -814, "state journal unreadable")                                   \
