@@ -135,8 +135,9 @@ static void show_phase(struct push *p, const char *phase)
     struct json j;
     if (p->phase != NULL && strcmp(p->phase, phase) == 0)
         return;
-    /* a phase comes after the last byte: lines and events say 100% first (the bar shows it in its tail) */
-    if (p->phase == NULL && p->shown < p->total && (p->o->json || !p->tty))
+    /* the device names a phase once it has every byte: lines and events say 100% first (the bar shows it in
+     * its tail); "verdict pending" is the host's guess, and says nothing of what arrived */
+    if (p->shown < p->total && strcmp(phase, "verdict pending") != 0 && (p->o->json || !p->tty))
         progress(p, p->total, true);
     p->phase = phase;
     p->phase_t = tool_now();
@@ -389,6 +390,10 @@ int cmd_push(int argc, char **argv)
         uint16_t stale_below = c.seq + 1; /* answers to frames sent before now are ignored for rewinds */
         unsigned inflight = 0;
         p.heard = tool_now();
+        /* the line's pace, from the acknowledgements of this connection: on a slow line (a UART at 9600
+         * baud, mota sim --baud) a window takes seconds on the wire, and that is not silence */
+        double t_conn = tool_now();
+        uint64_t acked_conn = acked;
         uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
         while (link_err == MOTA_OK) {
             while (inflight < c.window && send_ptr < total) {
@@ -411,11 +416,15 @@ int cmd_push(int argc, char **argv)
                 break;
             }
             if (r == 0) {
-                if (send_ptr >= total && tool_now() - p.heard > 1.0 && p.phase == NULL)
+                double el = tool_now() - t_conn, rate = acked > acked_conn && el > 0 ? (double)(acked - acked_conn) / el : 0;
+                double on_wire = rate > 0 && send_ptr > acked ? (double)(send_ptr - acked) / rate : 0;
+                if (on_wire > o.timeout_s)
+                    on_wire = o.timeout_s;
+                if (send_ptr >= total && rate > 0 && tool_now() - p.heard > 1.0 + on_wire && p.phase == NULL)
                     show_phase(&p, "verdict pending"); /* a device that does not tell its phases */
                 else if (p.phase != NULL && p.tty && !o.quiet)
                     draw_bar(&p, total); /* the phase's clock */
-                if (tool_now() - p.heard > 3.0) { /* silence: resend from the last acknowledged offset */
+                if (tool_now() - p.heard > 3.0 + on_wire) { /* silence: resend from the last acknowledged offset */
                     send_ptr = acked;
                     inflight = 0;
                     stale_below = (uint16_t)(c.seq + 1);

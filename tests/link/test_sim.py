@@ -470,6 +470,19 @@ def case_baud_paces_a_push_like_a_serial_line():
         assert took["paced"] >= 0.95 * line_s, took
         assert took["paced"] < 3 * line_s + 5, took
         assert took["unlimited"] < line_s / 2, took
+        # a slow line (9600 baud: a 2 KiB frame takes 2 s): bytes on the wire are not silence, so nothing is
+        # sent twice, progress only rises, and no phase is named before the device has every byte
+        small = env.pack("slow.mota", *env.model("slow", 2000), seq=1)
+        proc, port = env.sim("--baud", "9600", flash="slow.flash")
+        rc, events, res, err = env.push(port, small)
+        env.stop(proc)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        kinds = [(e["event"], e.get("offset", e.get("phase"))) for e in events if e["event"] in ("progress", "phase")]
+        offsets = [o for k, o in kinds if k == "progress"]
+        assert offsets == sorted(set(offsets)) and offsets[-1] == os.path.getsize(small), kinds
+        first_phase = [i for i, (k, _) in enumerate(kinds) if k == "phase"][0]
+        assert kinds[first_phase - 1] == ("progress", os.path.getsize(small)), kinds
+        assert res["wire_bytes_out"] < 1.2 * os.path.getsize(small), (res["wire_bytes_out"], os.path.getsize(small))
     finally:
         env.close()
 
