@@ -66,6 +66,11 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
         }
         memcpy(host, port + 4, (size_t)(colon - (port + 4)));
         host[colon - (port + 4)] = 0;
+        char why[200];
+        if (!tool_host_resolves(host, why, sizeof(why))) { /* its own cause, not "no route to host" */
+            snprintf(c->why, sizeof(c->why), "%s: %s", port, why);
+            return MOTA_ERR_TRANSPORT;
+        }
         struct mota_posix_transport t;
         int ret = mota_posix_transport_tcp_connect(&t, host, (uint16_t)p, timeout_ms);
         if (ret != MOTA_OK) {

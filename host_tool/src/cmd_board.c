@@ -609,7 +609,7 @@ int cmd_sim_board(int argc, char **argv)
         case 'h': help_board(stdout); return EXIT_OK;
         case O_TARGET:
             if ((b->t = find_target(optarg)) == NULL) {
-                tool_err("--target: an547 or an505");
+                tool_usage_err("sim", "--target: an547 or an505");
                 return EXIT_USAGE;
             }
             break;
@@ -634,14 +634,14 @@ int cmd_sim_board(int argc, char **argv)
         case O_STACK: b->measure_stack = true; break;
         case O_IDLE:
             if (!tool_parse_u64(optarg, &v)) {
-                tool_err("--idle-timeout: seconds (0: never)");
+                tool_usage_err("sim", "--idle-timeout: seconds (0: never)");
                 return EXIT_USAGE;
             }
             b->gate.idle_s = (double)v;
             break;
         case O_CUT:
             if (!tool_parse_u64(optarg, &v) || v == 0) {
-                tool_err("--cut-at-op: a flash operation number from 1");
+                tool_usage_err("sim", "--cut-at-op: a flash operation number from 1");
                 return EXIT_USAGE;
             }
             b->cut_at_op = v;
@@ -720,7 +720,7 @@ int cmd_sim_board(int argc, char **argv)
     char where[300];
     b->hlisten = listen_tcp(tcp, where, sizeof(where));
     if (b->hlisten == -2) {
-        tool_err("--tcp: expected IPv4-HOST:PORT");
+        tool_usage_err("sim", "--tcp: expected IPv4-HOST:PORT");
         return EXIT_USAGE;
     }
     if (b->qlisten < 0 || b->hlisten < 0) {

@@ -491,7 +491,7 @@ int cmd_build_model(int argc, char **argv)
         case O_VERBOSE: verbose = true; break;
         case O_FAMILY:
             if (strcmp(optarg, "legacy") != 0 && strcmp(optarg, "npu") != 0) {
-                tool_err("--family is npu or legacy, not %s", optarg);
+                tool_usage_err("build-model", "--family is npu or legacy, not %s", optarg);
                 return EXIT_USAGE;
             }
             legacy = strcmp(optarg, "legacy") == 0;
@@ -499,7 +499,7 @@ int cmd_build_model(int argc, char **argv)
         case 'I':
         case 'D':
             if (n_user + 2 > 64) {
-                tool_err("too many -I/-D options");
+                tool_usage_err("build-model", "too many -I/-D options");
                 return EXIT_USAGE;
             }
             user_flags[n_user++] = c == 'I' ? "-I" : "-D";
@@ -512,7 +512,7 @@ int cmd_build_model(int argc, char **argv)
     if (out == NULL || optind >= argc)
         return tool_usage_err("build-model", "needs -o OUT and at least one source");
     if (argc - optind > 64) {
-        tool_err("at most 64 sources");
+        tool_usage_err("build-model", "at most 64 sources");
         return EXIT_USAGE;
     }
     /* an output over a source or over the other output: refused before compiling */
@@ -535,12 +535,12 @@ int cmd_build_model(int argc, char **argv)
             part = parts[i].part;
     }
     if (part == 0 && !user_part) {
-        tool_err("no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", cpu);
+        tool_usage_err("build-model", "no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", cpu);
         return EXIT_USAGE;
     }
     snprintf(part_flag, sizeof(part_flag), "-DMOTA_MODEL_CPU_PART=0x%03Xu", part);
     if ((keep != NULL && strlen(keep) >= sizeof(dir)) || strlen(sdk) >= 2048) {
-        tool_err("path too long");
+        tool_usage_err("build-model", "path too long");
         return EXIT_USAGE;
     }
     rc = EXIT_IO;

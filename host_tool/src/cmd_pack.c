@@ -335,7 +335,8 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
                                       "--selftest-max-latency-us");
     if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT || (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
         (o->name && strlen(o->name) > MOTA_CONTAINER_MAX_TEXT) || strlen(o->vendor) > MOTA_CONTAINER_MAX_TEXT) {
-        tool_err("text options are limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
+        tool_usage_err("pack", "--vendor, --name, --version and --description are limited to %u bytes",
+                       MOTA_CONTAINER_MAX_TEXT);
         return EXIT_USAGE;
     }
     /* the container's text strings must be UTF-8: refused here, not by verify later */
@@ -445,7 +446,7 @@ int cmd_pack(int argc, char **argv)
     const char *epoch = getenv("SOURCE_DATE_EPOCH");
     uint64_t now = (uint64_t)time(NULL);
     if (epoch != NULL && !tool_parse_u64(epoch, &now)) {
-        tool_err("SOURCE_DATE_EPOCH is not a number");
+        tool_usage_err("pack", "SOURCE_DATE_EPOCH is not a number");
         rc = EXIT_USAGE;
         goto done;
     }

@@ -245,17 +245,17 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
     }
     opterr = 1;
     if (name && like) {
-        tool_err("--profile and --like: one or the other");
+        tool_usage_err("sim", "--profile and --like: one or the other");
         return EXIT_USAGE;
     }
     if (params && !like) {
-        tool_err("--params goes with --like");
+        tool_usage_err("sim", "--params goes with --like");
         return EXIT_USAGE;
     }
     if (name) {
         const struct tool_profile *t = tool_profile_find(name);
         if (t == NULL) {
-            tool_err("--profile %s: no such profile; --list-profiles names them", name);
+            tool_usage_err("sim", "--profile %s: no such profile; --list-profiles names them", name);
             return EXIT_USAGE;
         }
         *out = *t;
@@ -335,7 +335,7 @@ int cmd_sim(int argc, char **argv)
             (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
             return cmd_sim_board(argc, argv);
         if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
-            tool_err("--target: posix (the default), an547 or an505");
+            tool_usage_err("sim", "--target: posix (the default), an547 or an505");
             return EXIT_USAGE;
         }
     }
@@ -412,14 +412,14 @@ int cmd_sim(int argc, char **argv)
         case O_CLASS: klass = optarg; break;
         case O_KEY:
             if (n_keys == MOTA_AGENT_MAX_KEYS) {
-                tool_err("at most %u keys", MOTA_AGENT_MAX_KEYS);
+                tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS);
                 return EXIT_USAGE;
             }
             keys[n_keys++] = optarg;
             break;
         case O_MODEL:
             if (n_models == MOTA_AGENT_MAX_MODELS) {
-                tool_err("at most %u models", MOTA_AGENT_MAX_MODELS);
+                tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS);
                 return EXIT_USAGE;
             }
             models[n_models++] = optarg;
@@ -432,7 +432,7 @@ int cmd_sim(int argc, char **argv)
             else if (strcmp(optarg, "softfp") == 0) p->float_abi = 1;
             else if (strcmp(optarg, "hard") == 0) p->float_abi = 2;
             else {
-                tool_err("--float-abi: soft, softfp or hard");
+                tool_usage_err("sim", "--float-abi: soft, softfp or hard");
                 return EXIT_USAGE;
             }
             break;
@@ -446,7 +446,7 @@ int cmd_sim(int argc, char **argv)
         case O_ONCE: once = true; break;
         case O_FAMILY:
             if (!parse_families(optarg, &p->reloc_families)) {
-                tool_err("--family: npu, legacy or npu,legacy");
+                tool_usage_err("sim", "--family: npu, legacy or npu,legacy");
                 return EXIT_USAGE;
             }
             break;
@@ -455,7 +455,7 @@ int cmd_sim(int argc, char **argv)
                 p->has_ll_aton = false;
             } else if (parse_version(optarg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK ||
                        p->ll_aton_major > 255 || p->ll_aton_minor > 255 || p->ll_aton_micro > 255) {
-                tool_err("--ll-aton: expected X.Y.Z (each at most 255) or none");
+                tool_usage_err("sim", "--ll-aton: expected X.Y.Z (each at most 255) or none");
                 return EXIT_USAGE;
             } else {
                 p->has_ll_aton = true;
@@ -469,21 +469,21 @@ int cmd_sim(int argc, char **argv)
             else if (strcmp(optarg, "slow") == 0)
                 sim_mode = MOTA_SIM_SLOW;
             else {
-                tool_err("--selftest: pass, fail or slow");
+                tool_usage_err("sim", "--selftest: pass, fail or slow");
                 return EXIT_USAGE;
             }
             break;
         case O_CORRUPT:
             s->corrupt_rate = atof(optarg);
             if (s->corrupt_rate < 0 || s->corrupt_rate > 1) {
-                tool_err("--corrupt-rate: a probability from 0 to 1");
+                tool_usage_err("sim", "--corrupt-rate: a probability from 0 to 1");
                 return EXIT_USAGE;
             }
             break;
         case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
         case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE:
             if (!tool_parse_u64(optarg, &v)) {
-                tool_err("'%s' is not a number", optarg);
+                tool_usage_err("sim", "'%s' is not a number", optarg);
                 return EXIT_USAGE;
             }
             if (c == O_FLASH_SIZE) flash_size = v;
@@ -498,7 +498,7 @@ int cmd_sim(int argc, char **argv)
             else if (c == O_IDLE) idle = (double)v;
             else s->seed = (unsigned)v;
             if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu)) {
-                tool_err("'%s' is out of range", optarg);
+                tool_usage_err("sim", "'%s' is out of range", optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -525,19 +525,19 @@ int cmd_sim(int argc, char **argv)
     if (flash_size == 0)
         flash_size = prof.update_area;
     if (flash_size < 64 * 1024 || flash_size > (256u << 20)) {
-        tool_err("--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)flash_size);
+        tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)flash_size);
         return EXIT_USAGE;
     }
     if (exec < 4096 || exec > (64u << 20)) {
-        tool_err("--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)exec);
+        tool_usage_err("sim", "--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)exec);
         return EXIT_USAGE;
     }
     if (ext > (256u << 20)) {
-        tool_err("--ext-ram %llu per model: at most 256 MiB", (unsigned long long)ext);
+        tool_usage_err("sim", "--ext-ram %llu per model: at most 256 MiB", (unsigned long long)ext);
         return EXIT_USAGE;
     }
     if (head != 0 && (head < MOTA_AGENT_SCRATCH_MIN || head > MOTA_AGENT_SCRATCH_ANY)) {
-        tool_err("--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
+        tool_usage_err("sim", "--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
         return EXIT_USAGE;
     }
     atexit(remove_at_exit);
@@ -595,14 +595,19 @@ int cmd_sim(int argc, char **argv)
         uint64_t port = 0;
         if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
             port > 65535) {
-            tool_err("--tcp: expected HOST:PORT");
-            return EXIT_USAGE;
+            return tool_usage_err("sim", "--tcp %s: expected HOST:PORT", tcp);
         }
         memcpy(host, tcp, (size_t)(colon - tcp));
         host[colon - tcp] = 0;
         uint16_t p16 = (uint16_t)port;
+        char why[200];
+        if (!tool_host_resolves(host, why, sizeof(why))) {
+            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, why);
+            return EXIT_IO;
+        }
+        errno = 0;
         if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
-            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, strerror(errno));
+            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, errno ? strerror(errno) : "no such address");
             return EXIT_IO;
         }
         printf("mota-sim: listening on tcp:%s:%u\n", host, p16);

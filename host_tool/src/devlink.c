@@ -468,9 +468,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         case O_TIMEOUT:
         case O_OUT_SIZE:
             if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
-                tool_err(c == O_TIMEOUT ? "--timeout %s: seconds, from 1 to 86400" : "'%s' is not a positive number",
-                         optarg);
-                return EXIT_USAGE;
+                return tool_usage_err(cmd, "%s %s: %s", c == O_TIMEOUT ? "--timeout" : c == O_BAUD ? "--baud" : "--output-size",
+                                      optarg, c == O_TIMEOUT ? "seconds, from 1 to 86400" : "a positive number");
             }
             if (c == O_BAUD) o->baud = (unsigned)v;
             else if (c == O_TIMEOUT) o->timeout_s = (double)v;

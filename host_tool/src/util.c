@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,22 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (see mota %s --help)\n", cmd);
     return EXIT_USAGE;
+}
+
+bool tool_host_resolves(const char *host, char *why, size_t cap)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (host[0] == '\0') {
+        snprintf(why, cap, "no host before the port (e.g. 127.0.0.1:PORT)");
+        return false;
+    }
+    int e = getaddrinfo(host, NULL, &hints, &res);
+    if (e != 0 || res == NULL) {
+        snprintf(why, cap, "cannot resolve host '%s': %s", host, e != 0 ? gai_strerror(e) : "no IPv4 address");
+        return false;
+    }
+    freeaddrinfo(res);
+    return true;
 }
 
 int tool_getopt(int argc, char **argv, const char *shorts, const struct option *longs, const char *cmd)

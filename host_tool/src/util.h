@@ -118,6 +118,9 @@ void json_escaped(FILE *f, const char *s, size_t n);
 /* Seconds on the monotonic clock: timeouts and deadlines. */
 double tool_now(void);
 
+/* A TCP host name or address resolves (IPv4, as the transport connects); else why not, in why. */
+bool tool_host_resolves(const char *host, char *why, size_t cap);
+
 /* Option parsing helpers: strict numbers (decimal, or hex after 0x; no octal, sign or blanks). */
 bool tool_parse_u64(const char *s, uint64_t *v);
 /* Exactly n bytes as 2n hex digits (either case), nothing else. */
