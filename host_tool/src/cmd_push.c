@@ -416,10 +416,13 @@ int cmd_push(int argc, char **argv)
                 break;
             }
             if (r == 0) {
-                double el = tool_now() - t_conn, rate = acked > acked_conn && el > 0 ? (double)(acked - acked_conn) / el : 0;
+                /* the pace up to the last acknowledgement, never up to now: measured to now it would fall
+                 * through a silence and push the resend ever further away */
+                double el = last_progress - t_conn;
+                double rate = acked > acked_conn && el > 0 ? (double)(acked - acked_conn) / el : 0;
                 double on_wire = rate > 0 && send_ptr > acked ? (double)(send_ptr - acked) / rate : 0;
-                if (on_wire > o.timeout_s)
-                    on_wire = o.timeout_s;
+                if (on_wire > 10.0) /* a first acknowledgement slowed by an erase misjudges the pace: bounded */
+                    on_wire = 10.0;
                 if (send_ptr >= total && rate > 0 && tool_now() - p.heard > 1.0 + on_wire && p.phase == NULL)
                     show_phase(&p, "verdict pending"); /* a device that does not tell its phases */
                 else if (p.phase != NULL && p.tty && !o.quiet)
