@@ -9,65 +9,44 @@
 #include "journal.h"
 
 #include "mota/err.h"
-#include "mota/nbin.h" /* mota_crc32 */
+#include "mota/crc32.h"
+#include "mota/le.h"
 
 #include <string.h>
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)v);
-    put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16;
-}
-
 static void encode(const struct jrec *r, uint8_t b[JREC_SIZE])
 {
-    put16(b, r->magic);
+    mota_put16(b, r->magic);
     b[2] = r->type;
     b[3] = r->model;
-    put32(b + 4, r->jseq);
-    put32(b + 8, (uint32_t)r->seq);
-    put32(b + 12, (uint32_t)(r->seq >> 32));
-    put32(b + 16, r->value);
-    put32(b + 20, r->value2);
+    mota_put32(b + 4, r->jseq);
+    mota_put32(b + 8, (uint32_t)r->seq);
+    mota_put32(b + 12, (uint32_t)(r->seq >> 32));
+    mota_put32(b + 16, r->value);
+    mota_put32(b + 20, r->value2);
     b[24] = r->slot;
     b[25] = r->flags;
-    put16(b + 26, (uint16_t)r->reason);
+    mota_put16(b + 26, (uint16_t)r->reason);
     memcpy(b + 28, r->digest, 32);
-    put32(b + 60, mota_crc32(0, b, 60));
+    mota_put32(b + 60, mota_crc32(0, b, 60));
 }
 
 static bool decode(const uint8_t b[JREC_SIZE], struct jrec *r)
 {
-    if (get16(b) != JREC_MAGIC || get32(b + 60) != mota_crc32(0, b, 60))
+    if (mota_get16(b) != JREC_MAGIC || mota_get32(b + 60) != mota_crc32(0, b, 60))
         return false;
     r->magic = JREC_MAGIC;
     r->type = b[2];
     r->model = b[3];
-    r->jseq = get32(b + 4);
-    r->seq = (uint64_t)get32(b + 8) | (uint64_t)get32(b + 12) << 32;
-    r->value = get32(b + 16);
-    r->value2 = get32(b + 20);
+    r->jseq = mota_get32(b + 4);
+    r->seq = (uint64_t)mota_get32(b + 8) | (uint64_t)mota_get32(b + 12) << 32;
+    r->value = mota_get32(b + 16);
+    r->value2 = mota_get32(b + 20);
     r->slot = b[24];
     r->flags = b[25];
-    r->reason = (int16_t)get16(b + 26);
+    r->reason = (int16_t)mota_get16(b + 26);
     memcpy(r->digest, b + 28, 32);
-    r->crc = get32(b + 60);
+    r->crc = mota_get32(b + 60);
     return true;
 }
 

@@ -4,7 +4,7 @@
 #include "mota/cbor.h"
 #include "mota/crypto.h" /* mota_key_id */
 #include "mota/err.h"
-#include "mota/nbin.h" /* mota_crc32 */
+#include "mota/crc32.h"
 
 #include <stdint.h>
 #include <string.h>

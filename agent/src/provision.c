@@ -2,7 +2,7 @@
 #include "mota/provision.h"
 
 #include "mota/err.h"
-#include "mota/nbin.h" /* mota_crc32 */
+#include "mota/crc32.h"
 
 #include <string.h>
 

@@ -13,6 +13,8 @@
 #include "util.h"
 
 #include "mota/err.h"
+#include "mota/crc32.h"
+#include "mota/le.h"
 #include "mota/nbin.h"
 
 #include <elf.h>
@@ -192,19 +194,6 @@ struct built {
     size_t params_len;
 };
 
-static void wr32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static size_t round8(size_t v)
 {
     return (v + 7) & ~(size_t)7;
@@ -240,7 +229,7 @@ static int words_add(struct words *w, uint32_t v)
 #define NOT_WEIGHTS 1 /* bind_weights: the word holds no weights address */
 static int bind_weights(const struct elf *e, const Elf32_Shdr *data, struct words *binds, uint32_t at)
 {
-    uint32_t v = rd32(e->d + data->sh_offset + (at - data->sh_addr));
+    uint32_t v = mota_get32(e->d + data->sh_offset + (at - data->sh_addr));
     if ((v >> 28) != (SEG_WEIGHTS >> 28))
         return NOT_WEIGHTS;
     if (words_add(binds, at - data->sh_addr) != MOTA_OK || words_add(binds, v - SEG_WEIGHTS) != MOTA_OK)
@@ -269,7 +258,7 @@ static int postprocess(const struct elf *e, bool split, bool legacy, struct buil
                          legacy ? "_mota_weight_binds" : "_params_desc");
     if (flash->sh_addr != SEG_FLASH || data->sh_addr != seg_ram || (params && params->sh_addr != seg_params))
         return tool_fail(MOTA_ERR_ARG, "segments are not at their tag addresses");
-    if (flash->sh_size < header_words * 4 || rd32(e->d + flash->sh_offset) != MOTA_NBIN_MAGIC)
+    if (flash->sh_size < header_words * 4 || mota_get32(e->d + flash->sh_offset) != MOTA_NBIN_MAGIC)
         return tool_fail(MOTA_ERR_ARG, ".flash does not start with the NBIN header");
 
     /* Relocations: keep ABS32 in the RW data, refuse what cannot move. */
@@ -362,7 +351,7 @@ static int postprocess(const struct elf *e, bool split, bool legacy, struct buil
     }
 
     const uint8_t *fl = e->d + flash->sh_offset;
-    uint32_t ro = rd32(fl + 16) & 0x0FFFFFFFu; /* LOADADDR(.data) */
+    uint32_t ro = mota_get32(fl + 16) & 0x0FFFFFFFu; /* LOADADDR(.data) */
     if (ro < flash->sh_size || ro % (legacy ? 4 : 8) != 0) {
         tool_fail(MOTA_ERR_ARG, "data load address 0x%08x is not after the flash section", ro);
         goto fail;
@@ -398,25 +387,25 @@ static int postprocess(const struct elf *e, bool split, bool legacy, struct buil
     memset(b->image + flash->sh_size, 0xff, ro - flash->sh_size); /* ST's flash fill */
     memcpy(b->image + ro, e->d + data->sh_offset, data_len);
     for (size_t i = 0; i < nrel; i++)
-        wr32(b->image + rel_off + 4 * i, seg_ram | (rel[i] - seg_ram));
+        mota_put32(b->image + rel_off + 4 * i, seg_ram | (rel[i] - seg_ram));
 
     uint8_t *blob = split ? b->params : b->image + img_len;
     if (plen > 0)
         memcpy(blob, e->d + params->sh_offset, plen);
 
-    wr32(b->image + 36, SEG_FLASH | (uint32_t)rel_off);
-    wr32(b->image + 40, SEG_FLASH | (uint32_t)rel_end);
+    mota_put32(b->image + 36, SEG_FLASH | (uint32_t)rel_off);
+    mota_put32(b->image + 40, SEG_FLASH | (uint32_t)rel_end);
     if (legacy) {
         bool appended = !split && plen > 0;
-        wr32(b->image + 44, appended ? SEG_FLASH | (uint32_t)img_len : 0); /* weights_start */
-        wr32(b->image + 48, appended ? SEG_FLASH | (uint32_t)(img_len + plen) : 0);
-        wr32(b->image + ro + (ctx->st_value - seg_ram) + 28, (uint32_t)plen); /* rt_ctx.weights_size */
+        mota_put32(b->image + 44, appended ? SEG_FLASH | (uint32_t)img_len : 0); /* weights_start */
+        mota_put32(b->image + 48, appended ? SEG_FLASH | (uint32_t)(img_len + plen) : 0);
+        mota_put32(b->image + ro + (ctx->st_value - seg_ram) + 28, (uint32_t)plen); /* rt_ctx.weights_size */
         uint8_t *bt = b->image + (desc->st_value - SEG_FLASH);
-        wr32(bt, (uint32_t)(binds.n / 2));
+        mota_put32(bt, (uint32_t)(binds.n / 2));
         for (size_t i = 0; i < binds.n; i++)
-            wr32(bt + 4 + 4 * i, binds.v[i]);
+            mota_put32(bt + 4 + 4 * i, binds.v[i]);
         for (size_t i = 0; i < binds.n; i += 2)
-            wr32(b->image + ro + binds.v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
+            mota_put32(b->image + ro + binds.v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
         free(relw.v);
         free(binds.v);
         return MOTA_OK;
@@ -424,21 +413,21 @@ static int postprocess(const struct elf *e, bool split, bool legacy, struct buil
     free(relw.v);
     free(binds.v);
     uint32_t crc = mota_crc32(0, blob, plen8);
-    wr32(b->image + 48, (split || plen == 0) ? 0 : (uint32_t)img_len);
+    mota_put32(b->image + 48, (split || plen == 0) ? 0 : (uint32_t)img_len);
 
     /* runtime context and the params pool descriptor, now that the blob is known */
     uint8_t *rc = b->image + ro + (ctx->st_value - SEG_RAM);
     uint8_t *dp = b->image + ro + (desc->st_value - SEG_RAM);
     if (ctx->st_value - SEG_RAM + 68 > data_len || desc->st_value - SEG_RAM + 40 > data_len)
         return tool_fail(MOTA_ERR_ARG, "runtime context or descriptors outside .data");
-    wr32(rc + 28, (uint32_t)plen);
-    wr32(rc + 48, (uint32_t)plen8);
-    wr32(rc + 52, crc);
+    mota_put32(rc + 28, (uint32_t)plen);
+    mota_put32(rc + 48, (uint32_t)plen8);
+    mota_put32(rc + 52, crc);
     if (plen > 0) {
-        wr32(dp + 4, 0x01010100u); /* RELOC, PARAM, READ, pool 0 */
-        wr32(dp + 8, 0);
-        wr32(dp + 12, 0);
-        wr32(dp + 16, (uint32_t)plen);
+        mota_put32(dp + 4, 0x01010100u); /* RELOC, PARAM, READ, pool 0 */
+        mota_put32(dp + 8, 0);
+        mota_put32(dp + 12, 0);
+        mota_put32(dp + 16, (uint32_t)plen);
     }
     return MOTA_OK;
 fail:

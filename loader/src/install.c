@@ -3,7 +3,7 @@
 
 #include "mota/err.h"
 
-#include "le.h"
+#include "tags.h"
 
 #include <string.h>
 
@@ -213,20 +213,20 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
 
     /* GOT pass (R_ARM_GOT_BREL slots), in RAM. */
     for (uint32_t off = in->got_off; off < in->got_end; off += 4) {
-        uint32_t v = rd32(s.ram + off), r;
+        uint32_t v = mota_get32(s.ram + off), r;
         if ((ret = relocate(&s, v, &r)) != MOTA_OK)
             return ret;
-        wr32(s.ram + off, r);
+        mota_put32(s.ram + off, r);
         out->got_patched++;
     }
 
     /* REL pass (R_ARM_ABS32 words), entries read from the file. */
     for (uint32_t i = 0; i < in->rel_count; i++) {
-        uint32_t e = rd32(cfg->image + in->rel_off + 4 * i), r;
+        uint32_t e = mota_get32(cfg->image + in->rel_off + 4 * i), r;
         uint8_t *w = TAG(e) == 0x2 ? s.rom_copy + OFF(e) : s.ram + OFF(e); /* tag 2: COPY only (checked) */
-        if ((ret = relocate(&s, rd32(w), &r)) != MOTA_OK)
+        if ((ret = relocate(&s, mota_get32(w), &r)) != MOTA_OK)
             return ret;
-        wr32(w, r);
+        mota_put32(w, r);
         out->rel_patched++;
     }
 
@@ -234,16 +234,16 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
     uint8_t *ctx = s.ram + in->ctx_off;
     out->ctx_addr = out->ram_addr + in->ctx_off;
     if (in->family == MOTA_NBIN_FAMILY_NPU) {
-        wr32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP */
-        wr32(ctx + 4, cfg->image_addr);
-        wr32(ctx + 8, out->ram_addr);
-        wr32(ctx + 12, out->rom_addr);
-        wr32(ctx + 16, cfg->callbacks_addr);
-        wr32(ctx + (in->rtctx_words == 17 ? 60 : 56), cfg->ll_instance_addr);
+        mota_put32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP */
+        mota_put32(ctx + 4, cfg->image_addr);
+        mota_put32(ctx + 8, out->ram_addr);
+        mota_put32(ctx + 12, out->rom_addr);
+        mota_put32(ctx + 16, cfg->callbacks_addr);
+        mota_put32(ctx + (in->rtctx_words == 17 ? 60 : 56), cfg->ll_instance_addr);
     } else {
-        wr32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP, as ST's loader */
-        wr32(ctx + 8, out->ram_addr);
-        wr32(ctx + 12, out->rom_addr);
+        mota_put32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP, as ST's loader */
+        mota_put32(ctx + 8, out->ram_addr);
+        mota_put32(ctx + 12, out->rom_addr);
     }
     out->n_entries = in->n_entries;
     for (unsigned i = 0; i < in->n_entries; i++)

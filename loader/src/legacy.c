@@ -3,7 +3,7 @@
 
 #include "mota/err.h"
 
-#include "le.h"
+#include "tags.h"
 
 #include <string.h>
 
@@ -64,7 +64,7 @@ static int tensors(const struct mota_legacy_env *env, uint32_t addr, unsigned n,
         const uint8_t *b = env->peek(env->ctx, addr + i * MOTA_LEGACY_BUFFER_SIZE, MOTA_LEGACY_BUFFER_SIZE);
         if (b == NULL)
             return MOTA_ERR_SELFTEST_REPORT;
-        uint32_t fmt = rd32(b + B_FORMAT), bytes = mota_legacy_tensor_bytes(fmt, rd32(b + B_SIZE));
+        uint32_t fmt = mota_get32(b + B_FORMAT), bytes = mota_legacy_tensor_bytes(fmt, mota_get32(b + B_SIZE));
         if (bytes == 0)
             return MOTA_ERR_SELFTEST_REPORT;
         if (t != NULL)
@@ -80,10 +80,10 @@ static int tensors(const struct mota_legacy_env *env, uint32_t addr, unsigned n,
 /* A buffer map {u16 flags, u16 size, ai_buffer *buffer}: the bytes of its buffers. */
 static int map_bytes(const struct mota_legacy_env *env, const uint8_t *map, uint32_t *total)
 {
-    unsigned n = rd16(map + 2);
+    unsigned n = mota_get16(map + 2);
     if (n > MOTA_LEGACY_MAX_IO)
         return MOTA_ERR_SELFTEST_REPORT;
-    return n == 0 ? (*total = 0, MOTA_OK) : tensors(env, rd32(map + 4), n, NULL, total);
+    return n == 0 ? (*total = 0, MOTA_OK) : tensors(env, mota_get32(map + 4), n, NULL, total);
 }
 
 int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t *handle,
@@ -102,13 +102,13 @@ int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_instal
     if ((ret = env->call(env->ctx, MOTA_LEGACY_CREATE, m->ctx_addr + 4u, 0, 0, &r)) != MOTA_OK)
         return ret;
     const uint8_t *net = env->peek(env->ctx, m->ctx_addr + 4u, 4);
-    if ((r & 0xFFu) != 0 || net == NULL || rd32(net) == 0)
+    if ((r & 0xFFu) != 0 || net == NULL || mota_get32(net) == 0)
         return MOTA_ERR_SELFTEST_API;
-    *handle = rd32(net);
+    *handle = mota_get32(net);
 
     /* init_v2(network, {weights}, {activations}) */
-    wr32(env->io, m->param0_addr);
-    wr32(env->io + 4, m->acts_addr);
+    mota_put32(env->io, m->param0_addr);
+    mota_put32(env->io + 4, m->acts_addr);
     if ((ret = env->call(env->ctx, MOTA_LEGACY_INIT_V2, *handle, env->io_addr, env->io_addr + 4u, &r)) != MOTA_OK)
         return ret;
     if (r == 0)
@@ -123,30 +123,30 @@ int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_instal
         return MOTA_ERR_SELFTEST_API;
     memcpy(rep, env->io + REPORT_AT, sizeof(rep));
 
-    if ((ret = copy_string(env, rd32(rep + R_NAME), about->name, sizeof(about->name))) != MOTA_OK ||
-        (ret = copy_string(env, rd32(rep + R_COMPILED), about->compiled, sizeof(about->compiled))) != MOTA_OK ||
-        (ret = copy_string(env, rd32(rep + R_TOOL_REV), about->tool_revision, sizeof(about->tool_revision))) !=
+    if ((ret = copy_string(env, mota_get32(rep + R_NAME), about->name, sizeof(about->name))) != MOTA_OK ||
+        (ret = copy_string(env, mota_get32(rep + R_COMPILED), about->compiled, sizeof(about->compiled))) != MOTA_OK ||
+        (ret = copy_string(env, mota_get32(rep + R_TOOL_REV), about->tool_revision, sizeof(about->tool_revision))) !=
             MOTA_OK)
         return ret;
     about->tool_version = (uint32_t)rep[R_TOOL_VER] << 16 | (uint32_t)rep[R_TOOL_VER + 1] << 8 | rep[R_TOOL_VER + 2];
-    about->n_macc = rd32(rep + R_MACC);
-    about->n_inputs = rd16(rep + R_N_IN);
-    about->n_outputs = rd16(rep + R_N_OUT);
+    about->n_macc = mota_get32(rep + R_MACC);
+    about->n_inputs = mota_get16(rep + R_N_IN);
+    about->n_outputs = mota_get16(rep + R_N_OUT);
     if (about->n_inputs == 0 || about->n_inputs > MOTA_LEGACY_MAX_IO || about->n_outputs == 0 ||
         about->n_outputs > MOTA_LEGACY_MAX_IO)
         return MOTA_ERR_SELFTEST_REPORT;
-    about->in_desc = rd32(rep + R_INPUTS);
-    about->out_desc = rd32(rep + R_OUTPUTS);
+    about->in_desc = mota_get32(rep + R_INPUTS);
+    about->out_desc = mota_get32(rep + R_OUTPUTS);
     if ((ret = tensors(env, about->in_desc, about->n_inputs, about->in, &about->in_bytes)) != MOTA_OK ||
         (ret = tensors(env, about->out_desc, about->n_outputs, about->out, &about->out_bytes)) != MOTA_OK)
         return ret;
-    if (rd32(rep + R_MAP_SIG) == SIGNATURE_MAP) {
+    if (mota_get32(rep + R_MAP_SIG) == SIGNATURE_MAP) {
         if ((ret = map_bytes(env, rep + R_MAP_W, &about->weights_size)) != MOTA_OK ||
             (ret = map_bytes(env, rep + R_MAP_A, &about->acts_size)) != MOTA_OK)
             return ret;
     } else {
-        about->weights_size = mota_legacy_tensor_bytes(rd32(rep + R_PARAMS + B_FORMAT), rd32(rep + R_PARAMS + B_SIZE));
-        about->acts_size = mota_legacy_tensor_bytes(rd32(rep + R_ACTS + B_FORMAT), rd32(rep + R_ACTS + B_SIZE));
+        about->weights_size = mota_legacy_tensor_bytes(mota_get32(rep + R_PARAMS + B_FORMAT), mota_get32(rep + R_PARAMS + B_SIZE));
+        about->acts_size = mota_legacy_tensor_bytes(mota_get32(rep + R_ACTS + B_FORMAT), mota_get32(rep + R_ACTS + B_SIZE));
     }
     /* it may not claim more activations than it asked the installer for */
     if (about->acts_size > m->acts_size)
@@ -185,11 +185,11 @@ int mota_legacy_run(const struct mota_legacy_env *env, uint32_t handle, const st
         /* the model's own descriptor (format, shape, quantisation), our data pointer */
         const uint8_t *d = env->peek(env->ctx, (is_in ? about->in_desc : about->out_desc) + k * MOTA_LEGACY_BUFFER_SIZE,
                                      MOTA_LEGACY_BUFFER_SIZE);
-        if (d == NULL || mota_legacy_tensor_bytes(rd32(d + B_FORMAT), rd32(d + B_SIZE)) != t->bytes)
+        if (d == NULL || mota_legacy_tensor_bytes(mota_get32(d + B_FORMAT), mota_get32(d + B_SIZE)) != t->bytes)
             return MOTA_ERR_SELFTEST_REPORT; /* changed since the report */
         uint8_t *desc = env->io + i * MOTA_LEGACY_BUFFER_SIZE;
         memcpy(desc, d, MOTA_LEGACY_BUFFER_SIZE);
-        wr32(desc + B_DATA, env->io_addr + data_at[i]);
+        mota_put32(desc + B_DATA, env->io_addr + data_at[i]);
         if (is_in) {
             memcpy(env->io + data_at[i], in, t->bytes);
             in += t->bytes;

@@ -1,9 +1,10 @@
 /* NBIN header, runtime-context and descriptor reader: every offset bounded. */
 #include "mota/nbin.h"
 
+#include "mota/crc32.h"
 #include "mota/err.h"
 
-#include "le.h"
+#include "tags.h"
 
 #include <string.h>
 
@@ -176,7 +177,7 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
         if (rec + 20 > data_end)
             return MOTA_ERR_NBIN_DESC_UNTERMINATED;
         const uint8_t *p = img + in->ro_size + rec;
-        uint32_t name = rd32(p), flags = rd32(p + 4);
+        uint32_t name = mota_get32(p), flags = mota_get32(p + 4);
         if (name == 0 || flags == 0) {
             in->n_pools = i;
             return MOTA_OK;
@@ -188,9 +189,9 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
         if (ret != MOTA_OK)
             return ret;
         pool->flags = flags;
-        pool->foff = rd32(p + 8);
-        pool->dst = rd32(p + 12);
-        pool->size = rd32(p + 16);
+        pool->foff = mota_get32(p + 8);
+        pool->dst = mota_get32(p + 12);
+        pool->size = mota_get32(p + 16);
         if (pool->size > MOTA_NBIN_MAX_EXTERNAL)
             return MOTA_ERR_NBIN_SIZE_LIMIT; /* and round8(size) cannot wrap */
         uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff, attr = (flags >> 8) & 0xff, id = flags & 0xff;
@@ -211,7 +212,7 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
     if (len < 26 * 4)
         return MOTA_ERR_NBIN_TRUNCATED;
     for (unsigned i = 0; i < 26; i++)
-        h[i] = rd32(img + 4 * i);
+        h[i] = mota_get32(img + 4 * i);
     /* 24-word header: word 23 is ctx (RAM tag); 26-word: word 23 is a
      * function (flash tag, Thumb bit) and word 25 is ctx. */
     if (TAG(h[23]) == TAG_RAM_NPU)
@@ -243,8 +244,8 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
         return MOTA_ERR_NBIN_RTCTX;
     const uint8_t *rc = img + in->ro_size + ctx_off;
     in->rtctx_file_off = in->ro_size + ctx_off;
-    in->rt_version = rd32(rc + 40);
-    in->rt_version_extra = rd32(rc + 44);
+    in->rt_version = mota_get32(rc + 40);
+    in->rt_version_extra = mota_get32(rc + 44);
     if ((in->rt_version >> 24) != 1)
         return MOTA_ERR_NBIN_RTCTX;
     /* LL_ATON 1.1.0 has 16 words; 1.1.1 and later add rt_c_struct_sizes. */
@@ -253,20 +254,20 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
         return MOTA_ERR_NBIN_RTCTX;
     if ((uint64_t)ctx_off + in->rtctx_words * 4u > in->data_copy)
         return MOTA_ERR_NBIN_RTCTX;
-    ret = get_string(img, in->ro_size, rd32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
+    ret = get_string(img, in->ro_size, mota_get32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
     if (ret != MOTA_OK)
         return ret;
     if (in->c_name_len == 0)
         return MOTA_ERR_NBIN_STRING;
-    ret = get_string(img, in->ro_size, rd32(rc + 36), MOTA_NBIN_MAX_DESC, &in->rt_desc, &in->rt_desc_len);
+    ret = get_string(img, in->ro_size, mota_get32(rc + 36), MOTA_NBIN_MAX_DESC, &in->rt_desc, &in->rt_desc_len);
     if (ret != MOTA_OK)
         return ret;
-    in->acts_size = rd32(rc + 24);
-    in->params_size = rd32(rc + 28);
-    in->params_bin_size = rd32(rc + 48);
-    in->params_bin_crc32 = rd32(rc + 52);
-    in->struct_sizes = in->rtctx_words == 17 ? rd32(rc + 56) : 0;
-    uint32_t ext_ram = rd32(rc + 32);
+    in->acts_size = mota_get32(rc + 24);
+    in->params_size = mota_get32(rc + 28);
+    in->params_bin_size = mota_get32(rc + 48);
+    in->params_bin_crc32 = mota_get32(rc + 52);
+    in->struct_sizes = in->rtctx_words == 17 ? mota_get32(rc + 56) : 0;
+    uint32_t ext_ram = mota_get32(rc + 32);
     if (in->acts_size > MOTA_NBIN_MAX_EXTERNAL || in->params_size > MOTA_NBIN_MAX_EXTERNAL ||
         ext_ram > MOTA_NBIN_MAX_EXTERNAL || in->params_bin_size > MOTA_NBIN_MAX_EXTERNAL)
         return MOTA_ERR_NBIN_SIZE_LIMIT;
@@ -335,7 +336,7 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
     if (len < 25 * 4)
         return MOTA_ERR_NBIN_TRUNCATED;
     for (unsigned i = 0; i < 25; i++)
-        h[i] = rd32(img + 4 * i);
+        h[i] = mota_get32(img + 4 * i);
     in->header_words = 25;
     if (TAG(h[24]) != TAG_RAM_LEGACY)
         return MOTA_ERR_NBIN_VARIANT;
@@ -357,13 +358,13 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
     const uint8_t *rc = img + in->ro_size + ctx_off;
     in->rtctx_words = 8;
     in->rtctx_file_off = in->ro_size + ctx_off;
-    ret = get_string(img, in->ro_size, rd32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
+    ret = get_string(img, in->ro_size, mota_get32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
     if (ret != MOTA_OK)
         return ret;
     if (in->c_name_len == 0)
         return MOTA_ERR_NBIN_STRING;
-    in->acts_size = rd32(rc + 24);
-    in->params_size = rd32(rc + 28);
+    in->acts_size = mota_get32(rc + 24);
+    in->params_size = mota_get32(rc + 28);
     /* the activations go to exec RAM after the RW segment; weights to flash */
     if (in->acts_size > MOTA_NBIN_MAX_RW || in->params_size > MOTA_NBIN_MAX_EXTERNAL)
         return MOTA_ERR_NBIN_SIZE_LIMIT;
@@ -422,12 +423,12 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
         return MOTA_ERR_ARG;
     memset(info, 0, sizeof(*info));
     if (len < 8)
-        return len >= 4 && rd32(img) == MOTA_NBIN_MAGIC ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_MAGIC;
-    if (rd32(img) != MOTA_NBIN_MAGIC)
+        return len >= 4 && mota_get32(img) == MOTA_NBIN_MAGIC ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_MAGIC;
+    if (mota_get32(img) != MOTA_NBIN_MAGIC)
         return MOTA_ERR_NBIN_MAGIC;
     if (len > 0x0FFFFFFFu) /* offsets are 28-bit */
         return MOTA_ERR_NBIN_HEADER;
-    info->flags = rd32(img + 4);
+    info->flags = mota_get32(img + 4);
     decode_flags(info);
     if (info->reloc_major == MOTA_NBIN_FAMILY_NPU && info->reloc_minor == 0) {
         info->family = MOTA_NBIN_FAMILY_NPU;
@@ -526,7 +527,7 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
     uint32_t ngot = (in->got_end - in->got_off) / 4;
     const uint8_t *got = img + in->ro_size + in->got_off;
     for (uint32_t i = 0; i < ngot; i++) {
-        uint32_t v = rd32(got + 4 * i);
+        uint32_t v = mota_get32(got + 4 * i);
         if (ngot >= 3 && i >= ngot - 3) {
             if (v != 0)
                 return MOTA_ERR_NBIN_GOT_PLT;
@@ -543,7 +544,7 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
     bool any_ram = false, any_rom = false;
     in->rel_code_entries = 0;
     for (uint32_t i = 0; i < in->rel_count; i++) {
-        uint32_t e = rd32(img + in->rel_off + 4 * i), off = OFF(e), v;
+        uint32_t e = mota_get32(img + in->rel_off + 4 * i), off = OFF(e), v;
         if (off % 4 != 0)
             return MOTA_ERR_NBIN_REL_ENTRY;
         if (TAG(e) == ram_tag) {
@@ -552,14 +553,14 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
                 return MOTA_ERR_NBIN_REL_ENTRY;
             prev_ram = off;
             any_ram = true;
-            v = rd32(img + in->ro_size + off);
+            v = mota_get32(img + in->ro_size + off);
         } else if (TAG(e) == TAG_FLASH && in->family == MOTA_NBIN_FAMILY_NPU && in->rtctx_words == 17) {
             if ((uint64_t)off + 4 > in->ro_size || off < in->header_words * 4u || (any_rom && off <= prev_rom))
                 return MOTA_ERR_NBIN_REL_ENTRY;
             prev_rom = off;
             any_rom = true;
             in->rel_code_entries++;
-            v = rd32(img + off);
+            v = mota_get32(img + off);
         } else {
             return MOTA_ERR_NBIN_REL_ENTRY;
         }
@@ -578,65 +579,6 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
     }
     return MOTA_OK;
 }
-
-#ifdef MOTA_CRC32_SMALL
-/* Device builds: 64-byte nibble table in flash; the CRC is informational there. */
-uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
-{
-    static const uint32_t t[16] = {
-        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
-        0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
-        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu,
-    };
-    const uint8_t *b = p;
-    crc = ~crc;
-    while (n--) {
-        crc ^= *b++;
-        crc = t[crc & 0xf] ^ (crc >> 4);
-        crc = t[crc & 0xf] ^ (crc >> 4);
-    }
-    return ~crc;
-}
-#else
-/* Host builds: slicing-by-8, so checking a large params file costs little
- * next to hashing it. */
-static uint32_t crc_tab[8][256];
-static int crc_ready;
-
-static void crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_tab[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int s = 1; s < 8; s++)
-            crc_tab[s][i] = crc_tab[0][crc_tab[s - 1][i] & 0xff] ^ (crc_tab[s - 1][i] >> 8);
-    crc_ready = 1;
-}
-
-uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    if (!crc_ready)
-        crc_init();
-    crc = ~crc;
-    while (n >= 8) {
-        uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
-        uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
-        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^
-              crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-        b += 8;
-        n -= 8;
-    }
-    while (n--)
-        crc = crc_tab[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
-    return ~crc;
-}
-#endif
 
 const char *mota_nbin_cpu_name(uint16_t part)
 {

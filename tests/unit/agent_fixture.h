@@ -9,6 +9,7 @@
 #include "mota/agent.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
+#include "mota/crc32.h"
 #include "mota/err.h"
 #include "mota/posix_device.h"
 

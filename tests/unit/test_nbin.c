@@ -1,4 +1,5 @@
 /* NBIN header reader: the real ST N6 model, a legacy model, split params. */
+#include "mota/crc32.h"
 #include "mota/err.h"
 #include "mota/nbin.h"
 

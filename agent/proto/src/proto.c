@@ -1,7 +1,7 @@
 /* Frame codec: header + payload + CRC-32, COBS, 0x00 delimiter. */
 #include "mota/proto.h"
 
-#include "mota/nbin.h" /* mota_crc32 */
+#include "mota/crc32.h"
 
 #include <string.h>
 

@@ -131,8 +131,6 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
  */
 int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len);
 
-/* Standard reflected CRC-32 (zlib): crc = mota_crc32(0, p, n) for a fresh sum. */
-uint32_t mota_crc32(uint32_t crc, const void *p, size_t n);
 
 /* The compatibility requirements of a parsed model (container compat data). */
 struct mota_compat;

@@ -9,6 +9,8 @@
 #ifndef MOTA_PROTO_H
 #define MOTA_PROTO_H
 
+#include "mota/le.h" /* payload fields */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,25 +80,5 @@ void mota_deframer_init(struct mota_deframer *d, uint8_t *buf, size_t cap);
  * all bytes were consumed without one. Damaged frames are counted and dropped.
  */
 int mota_deframer_push(struct mota_deframer *d, const uint8_t *data, size_t len, size_t *used, struct mota_frame *f);
-
-/* Little-endian field helpers for payloads. */
-static inline void mota_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void mota_put32(uint8_t *p, uint32_t v)
-{
-    mota_put16(p, (uint16_t)v);
-    mota_put16(p + 2, (uint16_t)(v >> 16));
-}
-static inline uint16_t mota_get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static inline uint32_t mota_get32(const uint8_t *p)
-{
-    return (uint32_t)mota_get16(p) | (uint32_t)mota_get16(p + 2) << 16;
-}
 
 #endif /* MOTA_PROTO_H */
