@@ -10,7 +10,7 @@
 #define SLOT_ALIGN 32u          /* components start on this boundary in a slot (XIP alignment) */
 #define NOT_RECEIVING (-1)
 
-static const struct mota_agent_model_config *mcfg(const struct mota_agent *a, unsigned m)
+static const struct mota_agent_model_config *model_config(const struct mota_agent *a, unsigned m)
 {
     return &a->cfg->models[m];
 }
@@ -28,7 +28,7 @@ static uint32_t slot_align(const struct mota_agent *a)
 
 static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
 {
-    return mcfg(a, m)->slot_offset[slot];
+    return model_config(a, m)->slot_offset[slot];
 }
 
 /* Long work (hashing a slot, erasing, a self-test) keeps the watchdog fed. */
@@ -58,18 +58,14 @@ static int journal(struct mota_agent *a, enum jrec_type type, unsigned m, int re
     struct jrec r;
     mota_journal_rec(&r, type, m);
     r.reason = (int16_t)reason;
-    return mota_journal_append(a, &r);
+    return mota_journal_append(&a->journal, &r);
 }
 
 /* ---- verification of a container head (before erase, and at boot) ---- */
 
 struct head_check {
-    int model;                 /* model index the container is for */
-    uint32_t install_mode;     /* chosen by the compatibility rules */
-    uint32_t comp_stream[MOTA_CONTAINER_MAX_COMPONENTS];
-    uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];
-    uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];
-    uint32_t container_len, slot_used;
+    int model;                     /* model index the container is for */
+    struct mota_agent_layout lay;  /* where its parts go, how it installs */
     struct mota_agent_refusal why; /* the facts behind a refusal (a compatibility rule, a revoked key) */
 };
 
@@ -105,23 +101,16 @@ static uint32_t payload_head_len(const struct mota_component *c)
 enum head_auth {
     AUTH_NEW_UPLOAD, /* signature by a trusted, unrevoked key */
     AUTH_STORED,     /* signature by a trusted key (revoked after it was installed is fine) */
-    AUTH_DIGEST,     /* its signature was verified in this run: the manifest must hash to that digest */
 };
 
 static int check_head(const struct mota_agent *a, const struct mota_envelope *env, struct mota_manifest *man,
                       struct head_check *hc, enum head_auth auth)
 {
     int ret;
-    uint8_t md[MOTA_SHA256_LEN];
     memset(hc, 0, sizeof(*hc));
     hc->model = -1;
-    if (auth == AUTH_DIGEST) {
-        mota_sha256(env->manifest_wrapped, env->manifest_wrapped_len, md);
-        if (mota_ct_memcmp(md, env->digest, MOTA_SHA256_LEN) != 0)
-            return MOTA_ERR_MANIFEST_DIGEST;
-    } else if ((ret = authenticate(a, env, auth == AUTH_NEW_UPLOAD, &hc->why)) != MOTA_OK) {
+    if ((ret = authenticate(a, env, auth == AUTH_NEW_UPLOAD, &hc->why)) != MOTA_OK)
         return ret;
-    }
     if ((ret = mota_manifest_decode(env, man)) != MOTA_OK)
         return ret;
     if ((ret = mota_manifest_check_profile(man)) != MOTA_OK)
@@ -135,7 +124,7 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
         if (memcmp(man->comp[c].class_id, a->cfg->class_id, 16) != 0)
             return MOTA_ERR_CLASS_MISMATCH;
     }
-    const struct mota_agent_model_config *mc = mcfg(a, (unsigned)hc->model);
+    const struct mota_agent_model_config *mc = model_config(a, (unsigned)hc->model);
     struct mota_device_profile p = a->cfg->profile;
     struct mota_compat_result cr;
     p.exec_ram_size = mc->exec_ram_size;
@@ -149,7 +138,7 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
         hc->why = (struct mota_agent_refusal){ret, cr.field, cr.expected, cr.found};
         return ret;
     }
-    hc->install_mode = cr.install_mode;
+    hc->lay.install_mode = cr.install_mode;
     if (man->compat.selftest.present) {
         const struct mota_component *in = NULL;
         for (size_t c = 0; c < man->n_components; c++)
@@ -164,30 +153,30 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
     /* stream: head, then each payload head and content, in component order */
     uint64_t pos = env->head_len, slot = align_up((uint32_t)env->head_len, slot_align(a));
     for (size_t c = 0; c < man->n_components; c++) {
-        hc->comp_phl[c] = payload_head_len(&man->comp[c]);
-        if (hc->comp_phl[c] == 0)
+        hc->lay.comp_phl[c] = payload_head_len(&man->comp[c]);
+        if (hc->lay.comp_phl[c] == 0)
             return MOTA_ERR_COMPONENT_ID;
-        hc->comp_stream[c] = (uint32_t)pos;
-        pos += hc->comp_phl[c] + man->comp[c].size;
-        hc->comp_slot[c] = (uint32_t)slot;
+        hc->lay.comp_stream[c] = (uint32_t)pos;
+        pos += hc->lay.comp_phl[c] + man->comp[c].size;
+        hc->lay.comp_slot[c] = (uint32_t)slot;
         slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
         if (pos > 0xFFFFFFFFu || slot > mc->slot_size)
             return MOTA_ERR_SLOT_TOO_SMALL;
     }
-    hc->container_len = (uint32_t)pos;
-    hc->slot_used = (uint32_t)slot;
+    hc->lay.container_len = (uint32_t)pos;
+    hc->lay.slot_used = (uint32_t)slot;
     return MOTA_OK;
 }
 
 /* Anti-rollback: lower than committed refused; equal only for the same manifest. */
-static int check_sequence(const struct mota_agent *a, unsigned m, uint64_t seq, const uint8_t digest[32])
+static int check_sequence(const struct mota_agent *a, unsigned m, uint64_t seq, const uint8_t digest[MOTA_SHA256_LEN])
 {
     const struct mota_agent_model_state *s = &a->st[m];
     if (!s->has_committed)
         return MOTA_OK;
     if (seq < s->committed_seq)
         return MOTA_ERR_ROLLBACK;
-    if (seq == s->committed_seq && memcmp(digest, s->committed_digest, 32) != 0)
+    if (seq == s->committed_seq && memcmp(digest, s->committed_digest, MOTA_SHA256_LEN) != 0)
         return MOTA_ERR_ROLLBACK_SAME_SEQ;
     return MOTA_OK;
 }
@@ -218,17 +207,17 @@ static int hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, st
 
 /* Every component, read back from the slot, matches its signed digest. */
 static int verify_components(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
-                             const struct head_check *hc)
+                             const struct mota_agent_layout *lay)
 {
     for (size_t c = 0; c < man->n_components; c++) {
         struct mota_sha256 ctx;
-        uint8_t md[32];
+        uint8_t md[MOTA_SHA256_LEN];
         mota_sha256_init(&ctx);
-        int ret = hash_flash(a, slot_base(a, m, slot) + hc->comp_slot[c], (uint32_t)man->comp[c].size, &ctx);
+        int ret = hash_flash(a, slot_base(a, m, slot) + lay->comp_slot[c], (uint32_t)man->comp[c].size, &ctx);
         mota_sha256_finish(&ctx, md);
         if (ret != MOTA_OK)
             return ret;
-        if (mota_ct_memcmp(md, man->comp[c].digest, 32) != 0)
+        if (mota_ct_memcmp(md, man->comp[c].digest, MOTA_SHA256_LEN) != 0)
             return MOTA_ERR_PAYLOAD_DIGEST;
     }
     return MOTA_OK;
@@ -246,13 +235,13 @@ static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_ag
     const struct mota_flash *fl = a->cfg->flash;
     if (ref->slot > 1 || fl->map == NULL)
         return MOTA_ERR_SLOT_INVALID;
-    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), mcfg(a, m)->slot_size);
+    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), model_config(a, m)->slot_size);
     if (p == NULL)
         return MOTA_ERR_SLOT_INVALID;
-    int ret = mota_envelope_decode(p, mcfg(a, m)->slot_size, env);
+    int ret = mota_envelope_decode(p, model_config(a, m)->slot_size, env);
     if (ret != MOTA_OK)
         return ret;
-    if (memcmp(env->digest, ref->digest, 32) != 0)
+    if (memcmp(env->digest, ref->digest, MOTA_SHA256_LEN) != 0)
         return MOTA_ERR_SLOT_INVALID;
     if ((ret = check_head(a, env, man, hc, auth)) != MOTA_OK)
         return ret;
@@ -268,7 +257,7 @@ static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_age
     int ret = load_slot_head(a, m, ref, env, man, hc, AUTH_STORED);
     if (ret != MOTA_OK)
         return ret;
-    return verify_components(a, m, ref->slot, man, hc);
+    return verify_components(a, m, ref->slot, man, &hc->lay);
 }
 
 static const struct mota_component *component(const struct mota_manifest *man, enum mota_component_role role,
@@ -286,10 +275,10 @@ static const struct mota_component *component(const struct mota_manifest *man, e
 
 /* Install the model stored in `slot` through the loader. */
 static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
-                        const struct head_check *hc, struct mota_installed *out)
+                        const struct mota_agent_layout *lay, struct mota_installed *out)
 {
     const struct mota_flash *fl = a->cfg->flash;
-    const struct mota_agent_model_config *mc = mcfg(a, m);
+    const struct mota_agent_model_config *mc = model_config(a, m);
     size_t ci = 0, pi = 0;
     const struct mota_component *code = component(man, MOTA_COMPONENT_CODE, &ci);
     const struct mota_component *params = component(man, MOTA_COMPONENT_PARAMS, &pi);
@@ -297,21 +286,21 @@ static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (code == NULL || a->cfg->loader_mem == NULL)
         return MOTA_ERR_CONFIG;
     struct mota_install_config c = {
-        .image = fl->map(fl->ctx, base + hc->comp_slot[ci], (size_t)code->size),
+        .image = fl->map(fl->ctx, base + lay->comp_slot[ci], (size_t)code->size),
         .image_len = (size_t)code->size,
-        .image_addr = fl->xip_base + base + hc->comp_slot[ci],
+        .image_addr = fl->xip_base + base + lay->comp_slot[ci],
         .exec_ram_addr = mc->exec_ram_addr,
         .exec_ram_size = mc->exec_ram_size,
         .ext_ram_addr = mc->ext_ram_addr,
         .ext_ram_size = mc->ext_ram_size,
-        .mode = hc->install_mode,
+        .mode = lay->install_mode,
         .clear = true,
         .mem = a->cfg->loader_mem,
     };
     if (params != NULL) {
-        c.params = fl->map(fl->ctx, base + hc->comp_slot[pi], (size_t)params->size);
+        c.params = fl->map(fl->ctx, base + lay->comp_slot[pi], (size_t)params->size);
         c.params_len = (size_t)params->size;
-        c.params_addr = fl->xip_base + base + hc->comp_slot[pi];
+        c.params_addr = fl->xip_base + base + lay->comp_slot[pi];
     }
     if (c.image == NULL || (params != NULL && c.params == NULL))
         return MOTA_ERR_SLOT_INVALID;
@@ -319,7 +308,7 @@ static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const s
 }
 
 /* The first 8 bytes of a digest as a number: enough to tell two outputs apart in a refusal's detail. */
-static uint64_t digest_prefix(const uint8_t md[32])
+static uint64_t digest_prefix(const uint8_t md[MOTA_SHA256_LEN])
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
@@ -329,17 +318,17 @@ static uint64_t digest_prefix(const uint8_t md[32])
 
 /* Run the manifest's self-test on an installed model. */
 static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
-                        const struct head_check *hc, const struct mota_installed *inst)
+                        const struct mota_agent_layout *lay, const struct mota_installed *inst)
 {
     const struct mota_selftest *t = &man->compat.selftest;
     size_t ii = 0;
     uint64_t latency = 0;
-    uint8_t md[32];
+    uint8_t md[MOTA_SHA256_LEN];
     if (!t->present)
         return MOTA_OK;
     const struct mota_component *in = component(man, MOTA_COMPONENT_SELFTEST, &ii);
     const struct mota_flash *fl = a->cfg->flash;
-    const uint8_t *input = fl->map(fl->ctx, slot_base(a, m, slot) + hc->comp_slot[ii], (size_t)in->size);
+    const uint8_t *input = fl->map(fl->ctx, slot_base(a, m, slot) + lay->comp_slot[ii], (size_t)in->size);
     if (input == NULL || t->output_size > a->cfg->selftest_buf_size)
         return MOTA_ERR_SELFTEST_RUN;
     memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
@@ -352,7 +341,7 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (ret != MOTA_OK)
         return ret < 0 && ret != MOTA_ERR_ARG ? ret : MOTA_ERR_SELFTEST_RUN;
     mota_sha256(a->cfg->selftest_buf, (size_t)t->output_size, md);
-    if (mota_ct_memcmp(md, t->output_digest, 32) != 0) {
+    if (mota_ct_memcmp(md, t->output_digest, MOTA_SHA256_LEN) != 0) {
         /* the manifest holds the expected output's digest only: no byte offset to name */
         a->refusal = (struct mota_agent_refusal){MOTA_ERR_SELFTEST_OUTPUT, NULL, digest_prefix(md),
                                                  digest_prefix(t->output_digest)};
@@ -376,7 +365,7 @@ static int activate(struct mota_agent *a, unsigned m)
         return MOTA_ERR_NO_MODEL;
     int ret = validate_slot(a, m, &s->active, &env, &a->active_manifest[m], &hc);
     if (ret == MOTA_OK)
-        ret = install_slot(a, m, s->active.slot, &a->active_manifest[m], &hc, &a->inst[m]);
+        ret = install_slot(a, m, s->active.slot, &a->active_manifest[m], &hc.lay, &a->inst[m]);
     if (ret == MOTA_OK)
         a->installed[m] = true;
     return ret;
@@ -431,7 +420,8 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
     }
     if ((ret = port_ok(cfg)) != MOTA_OK || (ret = config_ok(cfg)) != MOTA_OK)
         return ret;
-    if ((ret = mota_journal_load(a)) != MOTA_OK)
+    mota_journal_setup(&a->journal, cfg, a->st, &a->key_floor);
+    if ((ret = mota_journal_load(&a->journal)) != MOTA_OK)
         return ret;
 
     enum mota_reset_cause cause = cfg->sys->reset_cause(cfg->sys->ctx);
@@ -451,7 +441,7 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
                 struct jrec r;
                 mota_journal_rec(&r, J_BOOT, m);
                 r.value = s->trial_boots + 1;
-                ret = mota_journal_append(a, &r);
+                ret = mota_journal_append(&a->journal, &r);
             }
             if (ret != MOTA_OK)
                 return ret;
@@ -480,13 +470,10 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
     a->last_error = reason;
     a->up_model = NOT_RECEIVING;
     a->up_ready = false;
-    if (a->st[m].upload_state != MOTA_UPLOAD_NONE) {
-        int ret = journal(a, J_UPLOAD_ABORT, m, reason);
-        if (ret == MOTA_ERR_POWER_LOST)
-            return ret;
-    } else {
+    if (a->st[m].upload_state != MOTA_UPLOAD_NONE)
+        (void)journal(a, J_UPLOAD_ABORT, m, reason); /* the reason stands even if the journal write fails */
+    else
         model_error(a, m, reason);
-    }
     return reason;
 }
 
@@ -539,15 +526,15 @@ static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up_model);
     r.value = stream_off;
     a->last_persist = stream_off;
-    return mota_journal_append(a, &r);
+    return mota_journal_append(&a->journal, &r);
 }
 
 /* Where in the stream is offset o: component index and whether in its payload head. */
 static int locate(const struct mota_agent *a, uint32_t o, bool *in_head)
 {
     for (int c = (int)a->up_man.n_components - 1; c >= 0; c--) {
-        if (o >= a->up_comp_stream[c]) {
-            *in_head = o < a->up_comp_stream[c] + a->up_comp_phl[c];
+        if (o >= a->up_layout.comp_stream[c]) {
+            *in_head = o < a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
             return c;
         }
     }
@@ -567,12 +554,12 @@ static int resume_at(struct mota_agent *a, uint32_t o)
         a->up_expected = o;
         return MOTA_OK;
     }
-    uint32_t done = o - (a->up_comp_stream[c] + a->up_comp_phl[c]);
+    uint32_t done = o - (a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c]);
     mota_sha256_init(&a->up_sha);
     a->up_sha_comp = c;
-    a->unit_slot_off = a->up_comp_slot[c] + done;
+    a->unit_slot_off = a->up_layout.comp_slot[c] + done;
     a->up_expected = o;
-    return hash_flash(a, slot_base(a, m, a->st[m].upload.slot) + a->up_comp_slot[c], done, &a->up_sha);
+    return hash_flash(a, slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c], done, &a->up_sha);
 }
 
 /* All payloads received: verify from flash, install, self-test, trial. */
@@ -583,6 +570,26 @@ static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
 {
     if (a->on_phase != NULL)
         a->on_phase(a->phase_ctx, ph, a->st[m].upload_len);
+}
+
+/*
+ * The new model's manifest must outlive the scratch buffer its head was
+ * received in: it is the verified one, pointed at the copy of the head that
+ * begin_upload wrote to the slot (the same bytes; checked, since a resumed
+ * upload sent its head again).
+ */
+static void keep_manifest(struct mota_agent *a, unsigned m)
+{
+    const struct mota_flash *fl = a->cfg->flash;
+    const uint8_t *head = a->cfg->scratch;
+    size_t len = a->up_env.head_len;
+    const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, slot_base(a, m, a->st[m].active.slot), len) : NULL;
+    if (stored == NULL || memcmp(stored, head, len) != 0) {
+        memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
+        return;
+    }
+    a->active_manifest[m] = a->up_man;
+    mota_manifest_rebase(&a->active_manifest[m], head, len, stored);
 }
 
 /* Every byte is in: digests, install, self-test, verdict (timed from here). */
@@ -598,37 +605,20 @@ static int finish_upload_(struct mota_agent *a)
 {
     unsigned m = (unsigned)a->up_model;
     struct mota_agent_model_state *s = &a->st[m];
-    struct head_check hc;
+    const struct mota_agent_layout *lay = &a->up_layout; /* decided with the head, before the erase */
     struct mota_installed inst;
     int ret;
 
-    memset(&hc, 0, sizeof(hc));
-    hc.model = (int)m;
-    hc.container_len = s->upload_len;
-    memcpy(hc.comp_slot, a->up_comp_slot, sizeof(hc.comp_slot));
-    {
-        /* the install mode: same rules as before the erase */
-        struct mota_device_profile p = a->cfg->profile;
-        struct mota_compat_result cr;
-        p.exec_ram_size = mcfg(a, m)->exec_ram_size;
-        p.ext_ram_size = mcfg(a, m)->ext_ram_size;
-        if (a->cfg->flash->map == NULL)
-            p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
-        if ((ret = mota_compat_check(&p, &a->up_man.compat, component(&a->up_man, MOTA_COMPONENT_PARAMS, NULL) != NULL,
-                                     &cr)) != MOTA_OK)
-            return fail_upload(a, m, ret);
-        hc.install_mode = cr.install_mode;
-    }
     if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
         phase(a, m, MOTA_PHASE_VERIFY);
         uint32_t t0 = now_us(a);
-        ret = verify_components(a, m, s->upload.slot, &a->up_man, &hc);
+        ret = verify_components(a, m, s->upload.slot, &a->up_man, lay);
         a->timing.digest_us = now_us(a) - t0;
         a->timing.digest_bytes = 0;
         for (size_t c = 0; c < a->up_man.n_components; c++)
             a->timing.digest_bytes += (uint32_t)a->up_man.comp[c].size;
         if (ret != MOTA_OK)
-            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+            return fail_upload(a, m, ret);
         if ((ret = journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
             return ret;
     }
@@ -637,11 +627,11 @@ static int finish_upload_(struct mota_agent *a)
     a->installed[m] = false;
     phase(a, m, MOTA_PHASE_INSTALL);
     uint32_t t0 = now_us(a);
-    ret = install_slot(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+    ret = install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
     a->timing.install_us = now_us(a) - t0;
     if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
         phase(a, m, MOTA_PHASE_SELFTEST);
-        ret = run_selftest(a, m, s->upload.slot, &a->up_man, &hc, &inst);
+        ret = run_selftest(a, m, s->upload.slot, &a->up_man, lay, &inst);
     }
     if (ret != MOTA_OK) {
         int r2 = fail_upload(a, m, ret);
@@ -653,19 +643,12 @@ static int finish_upload_(struct mota_agent *a)
     mota_journal_rec(&r, J_TRIAL, m);
     r.slot = s->upload.slot;
     r.seq = s->upload.seq;
-    memcpy(r.digest, s->upload.digest, 32);
-    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
+    memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
     a->inst[m] = inst;
     a->installed[m] = true;
-    /* the manifest must outlive the scratch buffer: decode it from the slot */
-    {
-        struct mota_envelope env;
-        struct head_check hc2;
-        /* the head just verified and written: its digest is enough (a second ECDSA verify is 20 M instructions) */
-        if (load_slot_head(a, m, &s->active, &env, &a->active_manifest[m], &hc2, AUTH_DIGEST) != MOTA_OK)
-            memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m]));
-    }
+    keep_manifest(a, m);
     a->up_model = NOT_RECEIVING;
     a->up_ready = false;
     a->up_active = false;
@@ -684,17 +667,17 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
     r.slot = (uint8_t)slot;
     r.seq = a->up_man.seq;
-    memcpy(r.digest, a->up_env.digest, 32);
+    memcpy(r.digest, a->up_env.digest, MOTA_SHA256_LEN);
     r.value = container_len;
     r.value2 = (uint32_t)a->up_env.head_len;
-    if ((ret = mota_journal_append(a, &r)) != MOTA_OK)
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
     const struct mota_flash *fl = a->cfg->flash;
     uint32_t base = slot_base(a, m, slot), t0 = now_us(a);
-    for (uint32_t off = 0; off < a->up_slot_used; off += fl->sector_size) {
+    for (uint32_t off = 0; off < a->up_layout.slot_used; off += fl->sector_size) {
         kick(a);
         if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
-            return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+            return fail_upload(a, m, ret);
     }
     a->timing.erase_us = now_us(a) - t0;
     if ((ret = journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
@@ -702,12 +685,12 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     /* the head goes to the slot too: the stored model carries its manifest */
     uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
     if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
-        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+        return fail_upload(a, m, ret);
     a->unit_slot_off = whole;
     a->unit_fill = hl - whole;
     memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
     if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
-        return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+        return fail_upload(a, m, ret);
     if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
         return ret;
     a->up_sha_comp = -1;
@@ -742,16 +725,13 @@ static int head_complete(struct mota_agent *a)
     unsigned m = (unsigned)hc.model;
     struct mota_agent_model_state *s = &a->st[m];
     a->up_model = (int)m;
-    memcpy(a->up_comp_stream, hc.comp_stream, sizeof(hc.comp_stream));
-    memcpy(a->up_comp_phl, hc.comp_phl, sizeof(hc.comp_phl));
-    memcpy(a->up_comp_slot, hc.comp_slot, sizeof(hc.comp_slot));
-    a->up_slot_used = hc.slot_used;
+    a->up_layout = hc.lay;
     a->up_ready = true;
 
     /* the same container interrupted earlier: continue where it stopped */
     if ((s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
-        memcmp(s->upload.digest, a->up_env.digest, 32) == 0 && s->upload_offset >= a->up_env.head_len &&
-        s->upload_len == hc.container_len) {
+        memcmp(s->upload.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0 && s->upload_offset >= a->up_env.head_len &&
+        s->upload_len == hc.lay.container_len) {
         a->last_persist = s->upload_offset;
         if (s->upload_state == MOTA_UPLOAD_VERIFIED || s->upload_offset == s->upload_len)
             return finish_upload(a); /* every byte is on flash already */
@@ -760,7 +740,7 @@ static int head_complete(struct mota_agent *a)
         return (int)a->up_expected;
     }
 
-    return begin_upload(a, hc.container_len);
+    return begin_upload(a, hc.lay.container_len);
 }
 
 static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
@@ -778,36 +758,36 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
         const struct mota_component *comp = &a->up_man.comp[c];
         if (in_head) {
             /* a payload head: checked against the manifest, not stored */
-            uint32_t at = o - a->up_comp_stream[c], n = a->up_comp_phl[c] - at;
+            uint32_t at = o - a->up_layout.comp_stream[c], n = a->up_layout.comp_phl[c] - at;
             if (n > len)
                 n = (uint32_t)len;
             if (at == 0)
-                a->phfill = 0;
-            memcpy(a->phbuf + a->phfill, data, n);
-            a->phfill += n;
+                a->payload_head_fill = 0;
+            memcpy(a->payload_head + a->payload_head_fill, data, n);
+            a->payload_head_fill += n;
             data += n;
             len -= n;
             a->up_expected += n;
-            if (a->phfill == a->up_comp_phl[c]) {
+            if (a->payload_head_fill == a->up_layout.comp_phl[c]) {
                 const char *name;
                 size_t name_len, hl;
                 uint64_t size;
-                ret = mota_payload_head(a->phbuf, a->phfill, &name, &name_len, &size, &hl);
+                ret = mota_payload_head(a->payload_head, a->payload_head_fill, &name, &name_len, &size, &hl);
                 if (ret != MOTA_OK)
                     return fail_upload(a, m, ret);
-                if (hl != a->phfill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
+                if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
                     return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
                 if (size != comp->size)
                     return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
                 mota_sha256_init(&a->up_sha);
                 a->up_sha_comp = c;
-                a->unit_slot_off = a->up_comp_slot[c];
+                a->unit_slot_off = a->up_layout.comp_slot[c];
                 a->unit_fill = 0;
             }
             continue;
         }
         /* content: hash it and program it, one unit at a time */
-        uint32_t start = a->up_comp_stream[c] + a->up_comp_phl[c];
+        uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
         uint32_t end = start + (uint32_t)comp->size;
         uint32_t n = end - o;
         if (n > len)
@@ -830,7 +810,7 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
                 if ((ret = prog_unit(a)) != MOTA_OK) {
                     if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
                         return begin_upload(a, a->st[m].upload_len); /* torn before the reset: start over */
-                    return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+                    return fail_upload(a, m, ret);
                 }
                 uint32_t durable = o + (uint32_t)(p - data);
                 if ((ret = maybe_persist(a, durable, false)) != MOTA_OK)
@@ -842,16 +822,16 @@ static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
         a->up_expected += n;
         if (a->up_expected == end) {
             /* the component is complete: last partial unit, then its digest */
-            uint8_t md[32];
+            uint8_t md[MOTA_SHA256_LEN];
             bool was_resumed = a->up_resumed;
             if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK) {
                 if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
                     return begin_upload(a, a->st[m].upload_len);
-                return ret == MOTA_ERR_POWER_LOST ? ret : fail_upload(a, m, ret);
+                return fail_upload(a, m, ret);
             }
             mota_sha256_finish(&a->up_sha, md);
             a->up_sha_comp = -1;
-            if (mota_ct_memcmp(md, comp->digest, 32) != 0)
+            if (mota_ct_memcmp(md, comp->digest, MOTA_SHA256_LEN) != 0)
                 return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
             if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
                 return ret;
@@ -1006,7 +986,7 @@ int mota_agent_revoke_keys(struct mota_agent *a, uint32_t floor)
         return MOTA_OK;
     mota_journal_rec(&r, J_REVOKE, 0);
     r.value = floor;
-    return mota_journal_append(a, &r);
+    return mota_journal_append(&a->journal, &r);
 }
 
 int mota_agent_selftest(struct mota_agent *a, unsigned m)
@@ -1021,7 +1001,7 @@ int mota_agent_selftest(struct mota_agent *a, unsigned m)
     int ret = validate_slot(a, m, &a->st[m].active, &env, &man, &hc);
     if (ret != MOTA_OK)
         return ret;
-    return run_selftest(a, m, a->st[m].active.slot, &man, &hc, &a->inst[m]);
+    return run_selftest(a, m, a->st[m].active.slot, &man, &hc.lay, &a->inst[m]);
 }
 
 int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_agent_model_info *info)
@@ -1038,14 +1018,14 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_ag
     info->version = man->text.version;
     info->version_len = man->text.version_len;
     info->seq = s->active.seq;
-    memcpy(info->digest, s->active.digest, 32);
+    memcpy(info->digest, s->active.digest, MOTA_SHA256_LEN);
     info->install_mode = a->inst[m].mode;
     info->slot = s->active.slot;
     info->testing = s->testing;
     info->trial_boots = s->trial_boots;
     info->instance = &a->inst[m];
-    info->exec_ram_addr = mcfg(a, m)->exec_ram_addr;
-    info->exec_ram_size = mcfg(a, m)->exec_ram_size;
+    info->exec_ram_addr = model_config(a, m)->exec_ram_addr;
+    info->exec_ram_size = model_config(a, m)->exec_ram_size;
     info->activations_size = man->compat.acts_size;
     info->exec_ram_used = (uint32_t)(a->inst[m].mode == MOTA_INSTALL_XIP ? man->compat.exec_ram_xip
                                                                           : man->compat.exec_ram_copy);
@@ -1081,16 +1061,16 @@ int mota_agent_previous(const struct mota_agent *a, unsigned m, struct mota_agen
     if (ref->slot > 1)
         return ret;
     /* read in place: the slot must still hold the journaled head (an update forgets it when it begins) */
-    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), mcfg(a, m)->slot_size);
-    if (p == NULL || mota_envelope_decode(p, mcfg(a, m)->slot_size, &env) != MOTA_OK ||
-        memcmp(env.digest, ref->digest, 32) != 0)
+    const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), model_config(a, m)->slot_size);
+    if (p == NULL || mota_envelope_decode(p, model_config(a, m)->slot_size, &env) != MOTA_OK ||
+        memcmp(env.digest, ref->digest, MOTA_SHA256_LEN) != 0)
         return ret;
     mota_sha256(env.manifest_wrapped, env.manifest_wrapped_len, md);
-    if (mota_ct_memcmp(md, env.digest, 32) != 0 || mota_manifest_decode(&env, &man) != MOTA_OK ||
+    if (mota_ct_memcmp(md, env.digest, MOTA_SHA256_LEN) != 0 || mota_manifest_decode(&env, &man) != MOTA_OK ||
         man.seq != ref->seq)
         return ret;
     out->seq = ref->seq;
-    memcpy(out->digest, ref->digest, 32);
+    memcpy(out->digest, ref->digest, MOTA_SHA256_LEN);
     out->slot = ref->slot;
     out->version = man.text.version; /* points into the mapped slot, not into man */
     out->version_len = man.text.version_len;

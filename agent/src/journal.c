@@ -27,7 +27,7 @@ static void encode(const struct jrec *r, uint8_t b[JREC_SIZE])
     b[24] = r->slot;
     b[25] = r->flags;
     mota_put16(b + 26, (uint16_t)r->reason);
-    memcpy(b + 28, r->digest, 32);
+    memcpy(b + 28, r->digest, MOTA_SHA256_LEN);
     mota_put32(b + 60, mota_crc32(0, b, 60));
 }
 
@@ -45,7 +45,7 @@ static bool decode(const uint8_t b[JREC_SIZE], struct jrec *r)
     r->slot = b[24];
     r->flags = b[25];
     r->reason = (int16_t)mota_get16(b + 26);
-    memcpy(r->digest, b + 28, 32);
+    memcpy(r->digest, b + 28, MOTA_SHA256_LEN);
     r->crc = mota_get32(b + 60);
     return true;
 }
@@ -59,21 +59,33 @@ void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model)
     r->slot = MOTA_AGENT_NO_SLOT;
 }
 
-static uint32_t per_sector(const struct mota_agent *a)
+void mota_journal_setup(struct mota_journal *j, const struct mota_agent_config *cfg,
+                        struct mota_agent_model_state *st, uint32_t *key_floor)
 {
-    return a->cfg->flash->sector_size / JREC_SIZE;
+    memset(j, 0, sizeof(*j));
+    j->flash = cfg->flash;
+    j->sys = cfg->sys;
+    j->offset = cfg->journal_offset;
+    j->n_models = cfg->n_models;
+    j->st = st;
+    j->key_floor = key_floor;
 }
 
-static uint32_t sector_off(const struct mota_agent *a, unsigned s)
+static uint32_t per_sector(const struct mota_journal *j)
 {
-    return a->cfg->journal_offset + s * a->cfg->flash->sector_size;
+    return j->flash->sector_size / JREC_SIZE;
+}
+
+static uint32_t sector_off(const struct mota_journal *j, unsigned s)
+{
+    return j->offset + s * j->flash->sector_size;
 }
 
 static void ref_set(struct mota_agent_slot_ref *ref, const struct jrec *r)
 {
     ref->slot = r->slot;
     ref->seq = r->seq;
-    memcpy(ref->digest, r->digest, 32);
+    memcpy(ref->digest, r->digest, MOTA_SHA256_LEN);
 }
 
 static void ref_clear(struct mota_agent_slot_ref *ref)
@@ -84,19 +96,19 @@ static void ref_clear(struct mota_agent_slot_ref *ref)
 
 /* A record's last error: when, if it is being written now (live); one replayed at boot is of an earlier
  * boot, whose clock is gone (no flash write per boot to keep it). */
-static void set_error(struct mota_agent *a, struct mota_agent_model_state *s, int reason, bool live)
+static void set_error(const struct mota_journal *j, struct mota_agent_model_state *s, int reason, bool live)
 {
     s->last_error = reason;
     s->last_error_this_boot = live && reason != 0;
-    s->last_error_ms = s->last_error_this_boot ? (uint32_t)(a->cfg->sys->now_us(a->cfg->sys->ctx) / 1000u) : 0;
+    s->last_error_ms = s->last_error_this_boot ? (uint32_t)(j->sys->now_us(j->sys->ctx) / 1000u) : 0;
 }
 
 /* The single definition of what each record means. */
-static void apply(struct mota_agent *a, const struct jrec *r, bool live)
+static void apply(struct mota_journal *j, const struct jrec *r, bool live)
 {
-    if (r->model >= MOTA_AGENT_MAX_MODELS)
+    if (r->model >= j->n_models)
         return;
-    struct mota_agent_model_state *s = &a->st[r->model];
+    struct mota_agent_model_state *s = &j->st[r->model];
     switch (r->type) {
     case J_UPLOAD_BEGIN:
         /* the slot of the model a rollback would bring back is about to be erased: no going back to it */
@@ -121,7 +133,7 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
     case J_UPLOAD_ABORT:
         s->upload_state = MOTA_UPLOAD_NONE;
         ref_clear(&s->upload);
-        set_error(a, s, r->reason, live);
+        set_error(j, s, r->reason, live);
         break;
     case J_TRIAL:
         if (!s->testing && s->active.slot != MOTA_AGENT_NO_SLOT)
@@ -131,7 +143,7 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
         s->trial_boots = 0;
         s->upload_state = MOTA_UPLOAD_NONE;
         ref_clear(&s->upload);
-        set_error(a, s, 0, live); /* installed: an earlier failure is history (the link's ERRORS ring) */
+        set_error(j, s, 0, live); /* installed: an earlier failure is history (the link's ERRORS ring) */
         break;
     case J_BOOT:
         s->trial_boots = r->value;
@@ -140,9 +152,9 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
         s->testing = false;
         s->trial_boots = 0;
         s->committed_seq = s->active.seq;
-        memcpy(s->committed_digest, s->active.digest, 32);
+        memcpy(s->committed_digest, s->active.digest, MOTA_SHA256_LEN);
         s->has_committed = true;
-        set_error(a, s, 0, live);
+        set_error(j, s, 0, live);
         break;
     case J_ROLLBACK:
         /* a confirmed model retired (it faulted): its sequence number stays the floor and not even
@@ -153,14 +165,14 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
         ref_clear(&s->previous);
         s->testing = false;
         s->trial_boots = 0;
-        set_error(a, s, r->reason, live); /* 0 for a rollback asked for: a success */
+        set_error(j, s, r->reason, live); /* 0 for a rollback asked for: a success */
         break;
     case J_REVOKE:
-        if (r->value > a->key_floor)
-            a->key_floor = r->value;
+        if (r->value > *j->key_floor)
+            *j->key_floor = r->value;
         break;
     case J_ERROR:
-        set_error(a, s, r->reason, live);
+        set_error(j, s, r->reason, live);
         break;
     case J_SET_ACTIVE:
         ref_set(&s->active, r);
@@ -172,7 +184,7 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
         break;
     case J_SET_COMMITTED:
         s->committed_seq = r->seq;
-        memcpy(s->committed_digest, r->digest, 32);
+        memcpy(s->committed_digest, r->digest, MOTA_SHA256_LEN);
         s->has_committed = true;
         break;
     case J_SET_UPLOAD:
@@ -187,49 +199,49 @@ static void apply(struct mota_agent *a, const struct jrec *r, bool live)
     }
 }
 
-static int write_rec(struct mota_agent *a, unsigned sector, uint32_t index, struct jrec *r)
+static int write_rec(struct mota_journal *j, unsigned sector, uint32_t index, struct jrec *r)
 {
     uint8_t b[JREC_SIZE];
-    r->jseq = ++a->jseq;
+    r->jseq = ++j->seq;
     encode(r, b);
-    return a->cfg->flash->prog(a->cfg->flash->ctx, sector_off(a, sector) + index * JREC_SIZE, b, JREC_SIZE);
+    return j->flash->prog(j->flash->ctx, sector_off(j, sector) + index * JREC_SIZE, b, JREC_SIZE);
 }
 
 /* The whole state as "set" records, for a fresh sector. */
-static int snapshot(struct mota_agent *a, unsigned sector, uint32_t *index)
+static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
 {
     struct jrec r;
     int ret;
 #define EMIT()                                                  \
     do {                                                        \
-        if ((ret = write_rec(a, sector, (*index)++, &r)) != 0)  \
+        if ((ret = write_rec(j, sector, (*index)++, &r)) != 0)  \
             return ret;                                         \
     } while (0)
-    if (a->key_floor != 0) {
+    if (*j->key_floor != 0) {
         mota_journal_rec(&r, J_REVOKE, 0);
-        r.value = a->key_floor;
+        r.value = *j->key_floor;
         EMIT();
     }
-    for (unsigned m = 0; m < a->cfg->n_models; m++) {
-        const struct mota_agent_model_state *s = &a->st[m];
+    for (unsigned m = 0; m < j->n_models; m++) {
+        const struct mota_agent_model_state *s = &j->st[m];
         if (s->has_committed) {
             mota_journal_rec(&r, J_SET_COMMITTED, m);
             r.seq = s->committed_seq;
-            memcpy(r.digest, s->committed_digest, 32);
+            memcpy(r.digest, s->committed_digest, MOTA_SHA256_LEN);
             EMIT();
         }
         if (s->previous.slot != MOTA_AGENT_NO_SLOT) {
             mota_journal_rec(&r, J_SET_PREVIOUS, m);
             r.slot = s->previous.slot;
             r.seq = s->previous.seq;
-            memcpy(r.digest, s->previous.digest, 32);
+            memcpy(r.digest, s->previous.digest, MOTA_SHA256_LEN);
             EMIT();
         }
         if (s->active.slot != MOTA_AGENT_NO_SLOT) {
             mota_journal_rec(&r, J_SET_ACTIVE, m);
             r.slot = s->active.slot;
             r.seq = s->active.seq;
-            memcpy(r.digest, s->active.digest, 32);
+            memcpy(r.digest, s->active.digest, MOTA_SHA256_LEN);
             r.flags = s->testing ? 1 : 0;
             r.value = s->trial_boots;
             EMIT();
@@ -238,7 +250,7 @@ static int snapshot(struct mota_agent *a, unsigned sector, uint32_t *index)
             mota_journal_rec(&r, J_SET_UPLOAD, m);
             r.slot = s->upload.slot;
             r.seq = s->upload.seq;
-            memcpy(r.digest, s->upload.digest, 32);
+            memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
             r.flags = s->upload_state;
             r.value = s->upload_len;
             r.value2 = s->upload_head_len;
@@ -258,51 +270,51 @@ static int snapshot(struct mota_agent *a, unsigned sector, uint32_t *index)
 }
 
 /* Write the state to the other sector with the next epoch; switch to it. */
-static int compact(struct mota_agent *a)
+static int compact(struct mota_journal *j)
 {
-    unsigned other = a->jsector ^ 1u;
+    unsigned other = j->sector ^ 1u;
     uint32_t index = 0;
     struct jrec r;
-    int ret = a->cfg->flash->erase(a->cfg->flash->ctx, sector_off(a, other));
+    int ret = j->flash->erase(j->flash->ctx, sector_off(j, other));
     if (ret != MOTA_OK)
         return ret;
     mota_journal_rec(&r, J_HEADER, 0);
-    r.value = a->jepoch + 1;
-    if ((ret = write_rec(a, other, index++, &r)) != MOTA_OK)
+    r.value = j->epoch + 1;
+    if ((ret = write_rec(j, other, index++, &r)) != MOTA_OK)
         return ret;
-    if ((ret = snapshot(a, other, &index)) != MOTA_OK)
+    if ((ret = snapshot(j, other, &index)) != MOTA_OK)
         return ret;
     mota_journal_rec(&r, J_SNAPSHOT_END, 0);
-    r.value = a->jepoch + 1;
-    if ((ret = write_rec(a, other, index++, &r)) != MOTA_OK)
+    r.value = j->epoch + 1;
+    if ((ret = write_rec(j, other, index++, &r)) != MOTA_OK)
         return ret;
-    a->jsector = (uint8_t)other;
-    a->jepoch++;
-    a->jnext = index;
+    j->sector = (uint8_t)other;
+    j->epoch++;
+    j->next = index;
     return MOTA_OK;
 }
 
-int mota_journal_append(struct mota_agent *a, struct jrec *r)
+int mota_journal_append(struct mota_journal *j, struct jrec *r)
 {
     int ret;
-    if (a->jnext >= per_sector(a) && (ret = compact(a)) != MOTA_OK)
+    if (j->next >= per_sector(j) && (ret = compact(j)) != MOTA_OK)
         return ret;
-    ret = write_rec(a, a->jsector, a->jnext, r);
-    a->jnext++; /* even a failed program may have left bytes: never reuse the place */
+    ret = write_rec(j, j->sector, j->next, r);
+    j->next++; /* even a failed program may have left bytes: never reuse the place */
     if (ret != MOTA_OK)
         return ret;
-    apply(a, r, true);
+    apply(j, r, true);
     return MOTA_OK;
 }
 
 /* Scan a sector: epoch if it has a valid header and a snapshot end. */
-static bool sector_valid(struct mota_agent *a, unsigned s, uint32_t *epoch)
+static bool sector_valid(const struct mota_journal *j, unsigned s, uint32_t *epoch)
 {
     uint8_t b[JREC_SIZE];
     struct jrec r;
     bool header = false;
-    for (uint32_t i = 0; i < per_sector(a); i++) {
-        if (a->cfg->flash->read(a->cfg->flash->ctx, sector_off(a, s) + i * JREC_SIZE, b, JREC_SIZE) != MOTA_OK)
+    for (uint32_t i = 0; i < per_sector(j); i++) {
+        if (j->flash->read(j->flash->ctx, sector_off(j, s) + i * JREC_SIZE, b, JREC_SIZE) != MOTA_OK)
             return false;
         if (!decode(b, &r))
             continue;
@@ -318,47 +330,47 @@ static bool sector_valid(struct mota_agent *a, unsigned s, uint32_t *epoch)
     return false;
 }
 
-static bool erased(const struct mota_agent *a, const uint8_t *b)
+static bool erased(const struct mota_journal *j, const uint8_t *b)
 {
     for (unsigned i = 0; i < JREC_SIZE; i++)
-        if (b[i] != a->cfg->flash->erased_value)
+        if (b[i] != j->flash->erased_value)
             return false;
     return true;
 }
 
-int mota_journal_load(struct mota_agent *a)
+int mota_journal_load(struct mota_journal *j)
 {
     uint32_t e0 = 0, e1 = 0;
-    bool v0 = sector_valid(a, 0, &e0), v1 = sector_valid(a, 1, &e1);
+    bool v0 = sector_valid(j, 0, &e0), v1 = sector_valid(j, 1, &e1);
     uint8_t b[JREC_SIZE];
     struct jrec r;
     int ret;
 
-    a->jseq = 0;
+    j->seq = 0;
     if (!v0 && !v1) {
         /* blank (or unreadable) journal: a fresh device, state empty */
-        a->jsector = 1;
-        a->jepoch = 0;
-        return compact(a);
+        j->sector = 1;
+        j->epoch = 0;
+        return compact(j);
     }
-    a->jsector = (uint8_t)((v1 && (!v0 || e1 > e0)) ? 1 : 0);
-    a->jepoch = a->jsector ? e1 : e0;
-    a->jnext = 0;
+    j->sector = (uint8_t)((v1 && (!v0 || e1 > e0)) ? 1 : 0);
+    j->epoch = j->sector ? e1 : e0;
+    j->next = 0;
     /* Replay every valid record in place order; erased places (a program
      * that never happened) and torn ones (bad CRC) are skipped, and new
      * records go after the last place that holds anything. */
-    for (uint32_t i = 0; i < per_sector(a); i++) {
-        ret = a->cfg->flash->read(a->cfg->flash->ctx, sector_off(a, a->jsector) + i * JREC_SIZE, b, JREC_SIZE);
+    for (uint32_t i = 0; i < per_sector(j); i++) {
+        ret = j->flash->read(j->flash->ctx, sector_off(j, j->sector) + i * JREC_SIZE, b, JREC_SIZE);
         if (ret != MOTA_OK)
             return ret;
-        if (erased(a, b))
+        if (erased(j, b))
             continue;
-        a->jnext = i + 1;
+        j->next = i + 1;
         if (!decode(b, &r))
             continue;
-        if (r.jseq > a->jseq)
-            a->jseq = r.jseq;
-        apply(a, &r, false);
+        if (r.jseq > j->seq)
+            j->seq = r.jseq;
+        apply(j, &r, false);
     }
     return MOTA_OK;
 }

@@ -41,12 +41,15 @@ struct jrec {
     uint8_t slot;
     uint8_t flags;
     int16_t reason;
-    uint8_t digest[32];
+    uint8_t digest[MOTA_SHA256_LEN];
     uint32_t crc;
 };
 
-int mota_journal_load(struct mota_agent *a);
-int mota_journal_append(struct mota_agent *a, struct jrec *r); /* appends and applies */
+/* The journal of agent `a`'s state, in the sectors its configuration names. */
+void mota_journal_setup(struct mota_journal *j, const struct mota_agent_config *cfg,
+                        struct mota_agent_model_state *st, uint32_t *key_floor);
+int mota_journal_load(struct mota_journal *j);
+int mota_journal_append(struct mota_journal *j, struct jrec *r); /* appends and applies */
 void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model);
 
 #endif

@@ -5,6 +5,7 @@
 #include "mota/crypto.h" /* mota_key_id */
 #include "mota/err.h"
 #include "mota/crc32.h"
+#include "mota/proto_keys.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -230,30 +231,30 @@ static size_t refusal_detail(const struct mota_agent *a, int reason, uint8_t *ou
     return t.n;
 }
 
-/* Model keys 7 to 13: the active model. */
+/* The active model's keys (MOTA_MINFO_SEQ to _ABOUT). */
 static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m,
                        const struct mota_agent_model_info *info, const struct mota_model_about *about, size_t vcap)
 {
-    mota_cbor_put_uint(e, 7);
+    mota_cbor_put_uint(e, MOTA_MINFO_SEQ);
     mota_cbor_put_uint(e, info->seq);
-    mota_cbor_put_uint(e, 8);
-    mota_cbor_put_bstr(e, info->digest, 32);
-    mota_cbor_put_uint(e, 9);
+    mota_cbor_put_uint(e, MOTA_MINFO_DIGEST);
+    mota_cbor_put_bstr(e, info->digest, MOTA_SHA256_LEN);
+    mota_cbor_put_uint(e, MOTA_MINFO_VERSION);
     size_t vl = info->version ? info->version_len : 0;
     mota_cbor_put_tstr_n(e, info->version ? info->version : "", vl < vcap ? vl : vcap);
-    mota_cbor_put_uint(e, 10);
+    mota_cbor_put_uint(e, MOTA_MINFO_PLACEMENT);
     mota_cbor_put_array(e, 4);
     mota_cbor_put_uint(e, info->slot);
     mota_cbor_put_uint(e, info->install_mode);
     mota_cbor_put_bool(e, info->testing);
     mota_cbor_put_uint(e, info->trial_boots);
-    mota_cbor_put_uint(e, 11);
+    mota_cbor_put_uint(e, MOTA_MINFO_EXEC_USED);
     mota_cbor_put_uint(e, info->exec_ram_used);
-    mota_cbor_put_uint(e, 12); /* faults and overruns since boot (a guarding port) */
+    mota_cbor_put_uint(e, MOTA_MINFO_FAULTS); /* faults and overruns since boot (a guarding port) */
     mota_cbor_put_uint(e, a->model_faults[m]);
     if (about != NULL) { /* the model's own description: [name, compiled, tool, tool version, acts, weights] */
-        mota_cbor_put_uint(e, 13);
-        mota_cbor_put_array(e, 6);
+        mota_cbor_put_uint(e, MOTA_MINFO_ABOUT);
+        mota_cbor_put_array(e, MOTA_MINFO_ABOUT_ITEMS);
         mota_cbor_put_tstr(e, about->name);
         mota_cbor_put_tstr(e, about->compiled);
         mota_cbor_put_tstr(e, about->tool);
@@ -263,7 +264,7 @@ static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsi
     }
 }
 
-/* extras: the previous model (key 15) and when the last error happened (key 16), the first things to go when
+/* extras: the previous model and when the last error happened, the first things to go when
  * an answer does not fit */
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap, bool extras)
 {
@@ -278,38 +279,38 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
     bool has_when = extras && s->last_error != 0;
     mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when);
-    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_uint(e, MOTA_MINFO_C_NAME);
     mota_cbor_put_tstr(e, mc->c_name);
-    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, MOTA_MINFO_SLOT_SIZE);
     mota_cbor_put_uint(e, mc->slot_size); /* largest container */
-    mota_cbor_put_uint(e, 3);
+    mota_cbor_put_uint(e, MOTA_MINFO_COMMITTED);
     mota_cbor_put_uint(e, s->has_committed ? s->committed_seq : 0);
-    mota_cbor_put_uint(e, 4);
+    mota_cbor_put_uint(e, MOTA_MINFO_LAST_ERROR);
     mota_cbor_put_int(e, s->last_error);
-    mota_cbor_put_uint(e, 5);
+    mota_cbor_put_uint(e, MOTA_MINFO_UPLOAD);
     mota_cbor_put_array(e, 3);
     mota_cbor_put_uint(e, s->upload_state);
     mota_cbor_put_uint(e, s->upload_offset);
     mota_cbor_put_uint(e, s->upload_len);
-    mota_cbor_put_uint(e, 6);
+    mota_cbor_put_uint(e, MOTA_MINFO_HAS_MODEL);
     mota_cbor_put_bool(e, has);
     if (has)
         put_active(e, a, m, &info, has_about ? &about : NULL, vcap);
-    mota_cbor_put_uint(e, 14); /* the memory a model may use here: [exec RAM, external RAM] */
+    mota_cbor_put_uint(e, MOTA_MINFO_MEMORY); /* the memory a model may use here: [exec RAM, external RAM] */
     mota_cbor_put_array(e, 2);
     mota_cbor_put_uint(e, mc->exec_ram_size);
     mota_cbor_put_uint(e, mc->ext_ram_size);
     if (has_prev) { /* what a rollback would bring back: [seq, version, manifest digest, slot] */
         size_t vl = prev.version ? prev.version_len : 0;
-        mota_cbor_put_uint(e, 15);
+        mota_cbor_put_uint(e, MOTA_MINFO_PREVIOUS);
         mota_cbor_put_array(e, 4);
         mota_cbor_put_uint(e, prev.seq);
         mota_cbor_put_tstr_n(e, prev.version ? prev.version : "", vl < vcap ? vl : vcap);
-        mota_cbor_put_bstr(e, prev.digest, 32);
+        mota_cbor_put_bstr(e, prev.digest, MOTA_SHA256_LEN);
         mota_cbor_put_uint(e, prev.slot);
     }
     if (has_when) { /* when the last error happened: [this boot, ms since boot]; false: an earlier boot */
-        mota_cbor_put_uint(e, 16);
+        mota_cbor_put_uint(e, MOTA_MINFO_ERROR_WHEN);
         mota_cbor_put_array(e, 2);
         mota_cbor_put_bool(e, s->last_error_this_boot);
         mota_cbor_put_uint(e, s->last_error_ms);
@@ -323,20 +324,20 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
     mota_cbor_put_map(&e, p->name != NULL ? 13 : 12);
-    mota_cbor_put_uint(&e, 1);
+    mota_cbor_put_uint(&e, MOTA_INFO_NAME);
     mota_cbor_put_tstr(&e, l->name);
-    mota_cbor_put_uint(&e, 2);
+    mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
     mota_cbor_put_uint(&e, MOTA_PROTO_VERSION);
-    mota_cbor_put_uint(&e, 3);
+    mota_cbor_put_uint(&e, MOTA_INFO_PAYLOAD);
     mota_cbor_put_uint(&e, l->max_payload);
-    mota_cbor_put_uint(&e, 4);
+    mota_cbor_put_uint(&e, MOTA_INFO_WINDOW);
     mota_cbor_put_uint(&e, MOTA_LINK_WINDOW);
-    mota_cbor_put_uint(&e, 5);
+    mota_cbor_put_uint(&e, MOTA_INFO_IDENTITY);
     mota_cbor_put_array(&e, 2);
     mota_cbor_put_bstr(&e, c->vendor_id, 16);
     mota_cbor_put_bstr(&e, c->class_id, 16);
-    mota_cbor_put_uint(&e, 6); /* the profile compatibility is checked against */
-    mota_cbor_put_array(&e, 12);
+    mota_cbor_put_uint(&e, MOTA_INFO_PROFILE); /* the profile compatibility is checked against */
+    mota_cbor_put_array(&e, MOTA_INFO_PROFILE_ITEMS);
     mota_cbor_put_uint(&e, p->cpu_part);
     mota_cbor_put_bool(&e, p->fpu_enabled);
     mota_cbor_put_uint(&e, p->float_abi);
@@ -349,23 +350,23 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_uint(&e, p->install_modes);
     mota_cbor_put_uint(&e, p->split_policy);
     mota_cbor_put_uint(&e, l->agent->key_floor);
-    mota_cbor_put_uint(&e, 7);
+    mota_cbor_put_uint(&e, MOTA_INFO_MODELS);
     mota_cbor_put_array(&e, c->n_models);
     for (unsigned m = 0; m < c->n_models; m++)
         put_ref(&e, l->agent, m, vcap, extras);
-    mota_cbor_put_uint(&e, 8); /* provisioned: any trusted key */
+    mota_cbor_put_uint(&e, MOTA_INFO_PROVISIONED); /* provisioned: any trusted key */
     mota_cbor_put_bool(&e, c->n_keys > 0);
-    mota_cbor_put_uint(&e, 9); /* why this boot happened */
+    mota_cbor_put_uint(&e, MOTA_INFO_RESET_CAUSE); /* why this boot happened */
     mota_cbor_put_uint(&e, l->agent->reset_cause);
-    mota_cbor_put_uint(&e, 10); /* the largest container head it takes */
+    mota_cbor_put_uint(&e, MOTA_INFO_HEAD_MAX); /* the largest container head it takes */
     mota_cbor_put_uint(&e, c->scratch_size);
     if (p->name != NULL) {
-        mota_cbor_put_uint(&e, 11); /* the profile's name */
+        mota_cbor_put_uint(&e, MOTA_INFO_PROFILE_NAME); /* the profile's name */
         mota_cbor_put_tstr(&e, p->name);
     }
-    mota_cbor_put_uint(&e, 12); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
+    mota_cbor_put_uint(&e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
     mota_cbor_put_uint(&e, c->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
-    mota_cbor_put_uint(&e, 13); /* boots a model on trial gets before it is reverted: "boots left" */
+    mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
     mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
     return e.err ? 0 : e.len;
 }
@@ -376,22 +377,22 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_enc_init(&e, out, cap);
     const struct mota_agent_timing *t = &l->agent->timing;
     mota_cbor_put_map(&e, 5);
-    mota_cbor_put_uint(&e, 1);
+    mota_cbor_put_uint(&e, MOTA_STATUS_MODELS);
     mota_cbor_put_array(&e, l->agent->cfg->n_models);
     for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
         put_ref(&e, l->agent, m, vcap, extras);
-    mota_cbor_put_uint(&e, 2);
-    mota_cbor_put_array(&e, 6);
+    mota_cbor_put_uint(&e, MOTA_STATUS_COUNTERS);
+    mota_cbor_put_array(&e, MOTA_STATUS_COUNTER_ITEMS);
     mota_cbor_put_uint(&e, l->df.frames);
     mota_cbor_put_uint(&e, l->df.bad_crc);
     mota_cbor_put_uint(&e, l->df.bad_cobs + l->df.runts);
     mota_cbor_put_uint(&e, l->df.oversize);
     mota_cbor_put_uint(&e, l->responses);
     mota_cbor_put_uint(&e, l->replays);
-    mota_cbor_put_uint(&e, 3);
+    mota_cbor_put_uint(&e, MOTA_STATUS_RESULT);
     mota_cbor_put_int(&e, l->last_result);
-    mota_cbor_put_uint(&e, 4); /* where the last update's time went */
-    mota_cbor_put_array(&e, 7);
+    mota_cbor_put_uint(&e, MOTA_STATUS_TIMING); /* where the last update's time went */
+    mota_cbor_put_array(&e, MOTA_STATUS_TIMING_ITEMS);
     mota_cbor_put_uint(&e, t->check_us);
     mota_cbor_put_uint(&e, t->erase_us);
     mota_cbor_put_uint(&e, t->digest_us);
@@ -399,7 +400,7 @@ static size_t status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
     mota_cbor_put_uint(&e, t->selftest_us);
     mota_cbor_put_uint(&e, t->verdict_us);
     mota_cbor_put_uint(&e, t->digest_bytes);
-    mota_cbor_put_uint(&e, 5); /* uptime in ms: how long ago a model's last error (key 16) happened */
+    mota_cbor_put_uint(&e, MOTA_STATUS_UPTIME); /* uptime in ms: how long ago a model's last error (key 16) happened */
     mota_cbor_put_uint(&e, now_ms(l));
     return e.err ? 0 : e.len;
 }
@@ -481,13 +482,239 @@ static int upload_model(const struct mota_link *l)
     return 0;
 }
 
+/* One function per command: the request's frame in, the answer out (through respond). */
+typedef int (*command_fn)(struct mota_link *l, const struct mota_frame *f);
+
+static int answer_u32(struct mota_link *l, const struct mota_frame *f, int status, uint32_t v)
+{
+    uint8_t b[4];
+    mota_put32(b, v);
+    return respond(l, f, status, b, sizeof(b));
+}
+
+/* An offset out of step: where the device is, and which offset it got. */
+static int answer_offset(struct mota_link *l, const struct mota_frame *f, uint32_t expected, uint32_t got)
+{
+    uint8_t b[8];
+    mota_put32(b, expected);
+    mota_put32(b + 4, got);
+    return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
+}
+
+static int cmd_hello(struct mota_link *l, const struct mota_frame *f)
+{
+    if (f->len < 3)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    if (f->payload[0] != MOTA_PROTO_VERSION)
+        return respond(l, f, MOTA_ERR_PROTO_VERSION, NULL, 0);
+    uint16_t want = mota_get16(f->payload + 1);
+    l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
+    if (l->max_payload < 64)
+        l->max_payload = 64;
+    size_t n = info_fitted(l, device_info);
+    return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
+}
+
+static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
+{
+    struct mota_begin req;
+    if (mota_begin_decode(f->payload, f->len, &req) != MOTA_OK)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    l->total = req.length;
+    l->expected = 0;
+    l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
+    l->session = true;
+    l->ended = false;
+    l->last_result = MOTA_OK;
+    /* an interrupted upload of the same container: where it stands (the head is sent again) */
+    struct mota_begun rsp = {0, l->max_payload, MOTA_LINK_WINDOW};
+    const struct mota_agent_model_state *s = &l->agent->st[upload_model(l)];
+    if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0)
+        rsp.resume = s->upload_offset;
+    uint8_t b[MOTA_PROTO_BEGUN_LEN];
+    mota_begun_encode(&rsp, b);
+    return respond(l, f, MOTA_OK, b, sizeof(b));
+}
+
+/* The upload's verdict is in: later DATA of this session gets it again. */
+static int end_upload(struct mota_link *l, const struct mota_frame *f, int result, size_t detail_len)
+{
+    l->session = false;
+    l->ended = true;
+    l->last_result = result;
+    if (result == MOTA_OK)
+        return answer_u32(l, f, MOTA_OK, l->expected);
+    note_error(l, result, (unsigned)upload_model(l));
+    return respond(l, f, result, BODY(l), detail_len);
+}
+
+static int cmd_data(struct mota_link *l, const struct mota_frame *f)
+{
+    if (f->len < 4)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    uint32_t off = mota_get32(f->payload);
+    if (!l->session && l->ended) {
+        /* a repeat or a late copy after the end (its answer may have been lost): the same verdict */
+        if (l->last_result != MOTA_OK)
+            return respond(l, f, l->last_result, BODY(l), verdict_detail(l, l->last_result));
+        return answer_u32(l, f, MOTA_OK, l->expected);
+    }
+    if (!l->session)
+        return respond(l, f, MOTA_ERR_PROTO_NO_SESSION, NULL, 0);
+    if (off != l->expected) /* a lost, repeated or reordered frame (a late copy of offset 0 too: only BEGIN restarts) */
+        return answer_offset(l, f, l->expected, off);
+    l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
+    l->agent->on_phase = send_event;
+    l->agent->phase_ctx = l;
+    int ret = mota_agent_write(l->agent, off, f->payload + 4, f->len - 4u);
+    if (ret < 0)
+        return end_upload(l, f, ret, verdict_detail(l, ret));
+    l->expected = (uint32_t)ret;
+    if ((uint32_t)ret >= l->total && mota_agent_receiving(l->agent)) {
+        /* every byte the host has, and the container wants more: a truncated file */
+        (void)mota_agent_abort(l->agent); /* the verdict is the truncation, whatever the abort met */
+        return end_upload(l, f, MOTA_ERR_UPLOAD_TRUNCATED, 0);
+    }
+    if ((uint32_t)ret >= l->total)
+        return end_upload(l, f, MOTA_OK, 0);
+    return answer_u32(l, f, MOTA_OK, (uint32_t)ret);
+}
+
+static int cmd_status(struct mota_link *l, const struct mota_frame *f)
+{
+    size_t n = info_fitted(l, status_info);
+    return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
+}
+
+static int cmd_abort(struct mota_link *l, const struct mota_frame *f)
+{
+    l->session = l->ended = false;
+    return respond(l, f, mota_agent_abort(l->agent), NULL, 0);
+}
+
+static int cmd_result(struct mota_link *l, const struct mota_frame *f)
+{
+    const char *msg = mota_err_str(l->last_result);
+    return respond(l, f, l->last_result, (const uint8_t *)msg, strlen(msg));
+}
+
+static int cmd_confirm_or_rollback(struct mota_link *l, const struct mota_frame *f)
+{
+    unsigned m = f->len >= 1 ? f->payload[0] : 0;
+    int ret = f->cmd == MOTA_CMD_CONFIRM ? mota_agent_confirm(l->agent, m) : mota_agent_rollback(l->agent, m);
+    if (ret != MOTA_OK)
+        note_error(l, ret, m);
+    return respond(l, f, ret, NULL, 0);
+}
+
+static int cmd_reboot(struct mota_link *l, const struct mota_frame *f)
+{
+    l->reboot_requested = true; /* after the answer is out */
+    return respond(l, f, MOTA_OK, NULL, 0);
+}
+
+static int cmd_errors(struct mota_link *l, const struct mota_frame *f)
+{
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, BODY(l), BODY_CAP(l));
+    mota_cbor_put_array(&e, l->n_errors);
+    for (unsigned i = 0; i < l->n_errors; i++) {
+        const struct mota_link_error *er =
+            &l->errors[(l->next_error + MOTA_LINK_ERRORS - l->n_errors + i) % MOTA_LINK_ERRORS];
+        mota_cbor_put_array(&e, 3);
+        mota_cbor_put_int(&e, er->code);
+        mota_cbor_put_uint(&e, er->model);
+        mota_cbor_put_uint(&e, er->at_ms);
+    }
+    return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, BODY(l), e.len);
+}
+
+static uint32_t clamp_us(uint64_t us)
+{
+    return us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us;
+}
+
+static int cmd_invoke(struct mota_link *l, const struct mota_frame *f)
+{
+    uint64_t us = 0;
+    if (f->len < 3)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    uint16_t out_len = mota_get16(f->payload + 1);
+    if (out_len + 4u > BODY_CAP(l) || out_len + 6u > l->max_payload)
+        return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
+    int ret = run_model(l, f->payload[0], f->payload + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
+    if (ret != MOTA_OK)
+        return respond(l, f, ret, BODY(l), fault_detail(l, ret));
+    mota_put32(BODY(l), clamp_us(us));
+    return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);
+}
+
+/* an input larger than a frame, in pieces: a retry writes the same bytes again */
+static int cmd_input(struct mota_link *l, const struct mota_frame *f)
+{
+    const struct mota_agent_config *c = l->agent->cfg;
+    if (f->len < 4)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    uint32_t off = mota_get32(f->payload), len = f->len - 4u;
+    if (off > l->io_in)
+        return answer_offset(l, f, l->io_in, off);
+    if (c->selftest_buf == NULL || (uint64_t)off + len > c->selftest_buf_size)
+        return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
+    memcpy(c->selftest_buf + off, f->payload + 4, len);
+    l->io_in = off + len;
+    l->io_out = 0;
+    return answer_u32(l, f, MOTA_OK, l->io_in);
+}
+
+/* the model on the input held; its output stays for OUTPUT */
+static int cmd_run(struct mota_link *l, const struct mota_frame *f)
+{
+    const struct mota_agent_config *c = l->agent->cfg;
+    uint64_t us = 0;
+    uint8_t out[8];
+    if (f->len < 5)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    uint32_t out_len = mota_get32(f->payload + 1), at = (l->io_in + 31u) & ~31u; /* aligned as a model's I/O is */
+    l->io_out = 0;
+    if (c->selftest_buf == NULL || (uint64_t)at + out_len > c->selftest_buf_size)
+        return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
+    int ret = run_model(l, f->payload[0], c->selftest_buf, l->io_in, c->selftest_buf + at, out_len, &us);
+    if (ret != MOTA_OK)
+        return respond(l, f, ret, BODY(l), fault_detail(l, ret));
+    l->io_out = out_len;
+    l->io_out_at = at;
+    mota_put32(out, clamp_us(us));
+    mota_put32(out + 4, out_len);
+    return respond(l, f, MOTA_OK, out, sizeof(out));
+}
+
+/* a window of the last RUN's output */
+static int cmd_output(struct mota_link *l, const struct mota_frame *f)
+{
+    if (f->len < 6)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    uint32_t off = mota_get32(f->payload);
+    size_t len = mota_get16(f->payload + 4), cap = l->max_payload - 2u < BODY_CAP(l) ? l->max_payload - 2u : BODY_CAP(l);
+    if (l->io_out == 0)
+        return respond(l, f, MOTA_ERR_PROTO_NO_OUTPUT, NULL, 0);
+    if (off > l->io_out)
+        return respond(l, f, MOTA_ERR_ARG, NULL, 0);
+    len = len < l->io_out - off ? len : l->io_out - off;
+    return respond(l, f, MOTA_OK, l->agent->cfg->selftest_buf + l->io_out_at + off, len < cap ? len : cap);
+}
+
+static const command_fn commands[] = {
+    [MOTA_CMD_HELLO] = cmd_hello,   [MOTA_CMD_BEGIN] = cmd_begin,
+    [MOTA_CMD_DATA] = cmd_data,     [MOTA_CMD_STATUS] = cmd_status,
+    [MOTA_CMD_ABORT] = cmd_abort,   [MOTA_CMD_RESULT] = cmd_result,
+    [MOTA_CMD_CONFIRM] = cmd_confirm_or_rollback, [MOTA_CMD_ROLLBACK] = cmd_confirm_or_rollback,
+    [MOTA_CMD_REBOOT] = cmd_reboot, [MOTA_CMD_ERRORS] = cmd_errors,
+    [MOTA_CMD_INVOKE] = cmd_invoke, [MOTA_CMD_INPUT] = cmd_input,
+    [MOTA_CMD_RUN] = cmd_run,       [MOTA_CMD_OUTPUT] = cmd_output,
+};
+
 static int handle(struct mota_link *l, const struct mota_frame *f)
 {
-    const uint8_t *p = f->payload;
-    uint8_t out[8];
-    size_t n;
-    int ret;
-
     l->requests++;
     l->last_cmd = f->cmd;
     l->last_seq = f->seq;
@@ -498,197 +725,9 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
         l->responses--; /* counted once */
         return respond(l, f, l->replay_status, l->replay_body, l->replay_len);
     }
-    switch (f->cmd) {
-    case MOTA_CMD_HELLO: {
-        if (f->len < 3)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        if (p[0] != MOTA_PROTO_VERSION)
-            return respond(l, f, MOTA_ERR_PROTO_VERSION, NULL, 0);
-        uint16_t want = mota_get16(p + 1);
-        l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
-        if (l->max_payload < 64)
-            l->max_payload = 64;
-        n = info_fitted(l, device_info);
-        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
-    }
-    case MOTA_CMD_BEGIN:
-        if (f->len != 36)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        l->total = mota_get32(p);
-        l->expected = 0;
-        l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
-        l->session = true;
-        l->ended = false;
-        l->last_result = MOTA_OK;
-        {
-            /* an interrupted upload of the same container: where it stands (the head is sent again) */
-            uint32_t resume = 0;
-            const struct mota_agent_model_state *s = &l->agent->st[upload_model(l)];
-            if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, p + 4, 32) == 0)
-                resume = s->upload_offset;
-            uint8_t b[7];
-            mota_put32(b, resume);
-            mota_put16(b + 4, l->max_payload);
-            b[6] = MOTA_LINK_WINDOW;
-            return respond(l, f, MOTA_OK, b, sizeof(b));
-        }
-    case MOTA_CMD_DATA: {
-        if (f->len < 4)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        uint32_t off = mota_get32(p);
-        if (!l->session && l->ended) {
-            /* a repeat or a late copy after the end (its answer may have been lost): the same verdict */
-            if (l->last_result != MOTA_OK)
-                return respond(l, f, l->last_result, BODY(l), verdict_detail(l, l->last_result));
-            mota_put32(out, l->expected);
-            return respond(l, f, MOTA_OK, out, 4);
-        }
-        if (!l->session)
-            return respond(l, f, MOTA_ERR_PROTO_NO_SESSION, NULL, 0);
-        if (off != l->expected) {
-            /* a lost, repeated or reordered frame (a late copy of offset 0 too: only BEGIN restarts):
-             * tell where we are and which offset we got */
-            uint8_t b[8];
-            mota_put32(b, l->expected);
-            mota_put32(b + 4, off);
-            return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
-        }
-        l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
-        l->agent->on_phase = send_event;
-        l->agent->phase_ctx = l;
-        ret = mota_agent_write(l->agent, off, p + 4, f->len - 4u);
-        if (ret == MOTA_ERR_POWER_LOST)
-            return ret;
-        if (ret < 0) {
-            l->session = false;
-            l->ended = true;
-            l->last_result = ret;
-            note_error(l, ret, (unsigned)upload_model(l));
-            return respond(l, f, ret, BODY(l), verdict_detail(l, ret));
-        }
-        l->expected = (uint32_t)ret;
-        mota_put32(out, (uint32_t)ret);
-        if ((uint32_t)ret >= l->total && mota_agent_receiving(l->agent)) {
-            /* every byte the host has, and the container wants more: a truncated file */
-            ret = mota_agent_abort(l->agent);
-            if (ret == MOTA_ERR_POWER_LOST)
-                return ret;
-            l->session = false;
-            l->ended = true;
-            l->last_result = MOTA_ERR_UPLOAD_TRUNCATED;
-            note_error(l, l->last_result, (unsigned)upload_model(l));
-            return respond(l, f, l->last_result, NULL, 0);
-        }
-        if ((uint32_t)ret >= l->total) {
-            l->session = false;
-            l->ended = true;
-            l->last_result = MOTA_OK;
-        }
-        return respond(l, f, MOTA_OK, out, 4);
-    }
-    case MOTA_CMD_STATUS:
-        n = info_fitted(l, status_info);
-        return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
-    case MOTA_CMD_ABORT:
-        l->session = l->ended = false;
-        ret = mota_agent_abort(l->agent);
-        return ret == MOTA_ERR_POWER_LOST ? ret : respond(l, f, ret, NULL, 0);
-    case MOTA_CMD_RESULT: {
-        const char *msg = mota_err_str(l->last_result);
-        return respond(l, f, l->last_result, (const uint8_t *)msg, strlen(msg));
-    }
-    case MOTA_CMD_CONFIRM:
-    case MOTA_CMD_ROLLBACK: {
-        unsigned m = f->len >= 1 ? p[0] : 0;
-        ret = f->cmd == MOTA_CMD_CONFIRM ? mota_agent_confirm(l->agent, m) : mota_agent_rollback(l->agent, m);
-        if (ret == MOTA_ERR_POWER_LOST)
-            return ret;
-        if (ret != MOTA_OK)
-            note_error(l, ret, m);
-        return respond(l, f, ret, NULL, 0);
-    }
-    case MOTA_CMD_REBOOT:
-        l->reboot_requested = true;
-        return respond(l, f, MOTA_OK, NULL, 0);
-    case MOTA_CMD_ERRORS: {
-        struct mota_cbor_enc e;
-        mota_cbor_enc_init(&e, BODY(l), BODY_CAP(l));
-        mota_cbor_put_array(&e, l->n_errors);
-        for (unsigned i = 0; i < l->n_errors; i++) {
-            const struct mota_link_error *er =
-                &l->errors[(l->next_error + MOTA_LINK_ERRORS - l->n_errors + i) % MOTA_LINK_ERRORS];
-            mota_cbor_put_array(&e, 3);
-            mota_cbor_put_int(&e, er->code);
-            mota_cbor_put_uint(&e, er->model);
-            mota_cbor_put_uint(&e, er->at_ms);
-        }
-        return respond(l, f, e.err ? MOTA_ERR_INTERNAL : MOTA_OK, BODY(l), e.len);
-    }
-    case MOTA_CMD_INVOKE: {
-        uint64_t us = 0;
-        if (f->len < 3)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        uint16_t out_len = mota_get16(p + 1);
-        if (out_len + 4u > BODY_CAP(l) || out_len + 6u > l->max_payload)
-            return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
-        ret = run_model(l, p[0], p + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
-        if (ret != MOTA_OK)
-            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
-        mota_put32(BODY(l), us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
-        return respond(l, f, MOTA_OK, BODY(l), 4u + out_len);
-    }
-    case MOTA_CMD_INPUT: { /* an input larger than a frame, in pieces: a retry writes the same bytes again */
-        const struct mota_agent_config *c = l->agent->cfg;
-        if (f->len < 4)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        uint32_t off = mota_get32(p), len = f->len - 4u;
-        if (off > l->io_in) {
-            uint8_t b[8];
-            mota_put32(b, l->io_in);
-            mota_put32(b + 4, off);
-            return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
-        }
-        if (c->selftest_buf == NULL || (uint64_t)off + len > c->selftest_buf_size)
-            return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
-        memcpy(c->selftest_buf + off, p + 4, len);
-        l->io_in = off + len;
-        l->io_out = 0;
-        mota_put32(out, l->io_in);
-        return respond(l, f, MOTA_OK, out, 4);
-    }
-    case MOTA_CMD_RUN: { /* the model on the input held; its output stays for OUTPUT */
-        const struct mota_agent_config *c = l->agent->cfg;
-        uint64_t us = 0;
-        if (f->len < 5)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        uint32_t out_len = mota_get32(p + 1), at = (l->io_in + 31u) & ~31u; /* aligned as a model's I/O is */
-        l->io_out = 0;
-        if (c->selftest_buf == NULL || (uint64_t)at + out_len > c->selftest_buf_size)
-            return respond(l, f, MOTA_ERR_PROTO_IO_SIZE, NULL, 0);
-        ret = run_model(l, p[0], c->selftest_buf, l->io_in, c->selftest_buf + at, out_len, &us);
-        if (ret != MOTA_OK)
-            return respond(l, f, ret, BODY(l), fault_detail(l, ret));
-        l->io_out = out_len;
-        l->io_out_at = at;
-        mota_put32(out, us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us);
-        mota_put32(out + 4, out_len);
-        return respond(l, f, MOTA_OK, out, 8);
-    }
-    case MOTA_CMD_OUTPUT: { /* a window of the last RUN's output */
-        if (f->len < 6)
-            return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
-        uint32_t off = mota_get32(p);
-        size_t len = mota_get16(p + 4), cap = l->max_payload - 2u < BODY_CAP(l) ? l->max_payload - 2u : BODY_CAP(l);
-        if (l->io_out == 0)
-            return respond(l, f, MOTA_ERR_PROTO_NO_OUTPUT, NULL, 0);
-        if (off > l->io_out)
-            return respond(l, f, MOTA_ERR_ARG, NULL, 0);
-        len = len < l->io_out - off ? len : l->io_out - off;
-        return respond(l, f, MOTA_OK, l->agent->cfg->selftest_buf + l->io_out_at + off, len < cap ? len : cap);
-    }
-    default:
+    if (f->cmd >= sizeof(commands) / sizeof(commands[0]) || commands[f->cmd] == NULL)
         return respond(l, f, MOTA_ERR_PROTO_COMMAND, NULL, 0);
-    }
+    return commands[f->cmd](l, f);
 }
 
 int mota_link_poll(struct mota_link *l, uint32_t timeout_ms)

@@ -85,6 +85,7 @@ static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
     uint64_t arg = 0;
     size_t hl;
 
+    memset(it, 0, sizeof(*it)); /* a failed read yields a zero item */
     if (d->err != 0)
         return d->err;
     if (d->pos >= d->len)
@@ -138,7 +139,6 @@ static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
         return mota_cbor_fail(d, MOTA_ERR_CBOR_MALFORMED);
     }
 
-    memset(it, 0, sizeof(*it));
     it->start = p;
     it->head_len = hl;
     it->size = hl;
@@ -238,18 +238,20 @@ static int expect(struct mota_cbor_dec *d, struct mota_cbor_item *it, enum mota_
     return 0;
 }
 
+/* The getters yield zero values (0, false, an empty slice) when they fail, so straight-line code may read
+ * on and check the sticky error once, where a value decides something. */
 int mota_cbor_get_uint(struct mota_cbor_dec *d, uint64_t *v)
 {
     struct mota_cbor_item it;
-    if (expect(d, &it, MOTA_CBOR_UINT) != 0)
-        return d->err;
+    int ret = expect(d, &it, MOTA_CBOR_UINT);
     *v = it.val;
-    return 0;
+    return ret;
 }
 
 int mota_cbor_get_int(struct mota_cbor_dec *d, int64_t *v)
 {
     struct mota_cbor_item it = {0};
+    *v = 0;
     if (decode_at(d, &it) != 0)
         return d->err;
     if ((it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT) || it.val > (uint64_t)INT64_MAX)
@@ -262,16 +264,17 @@ int mota_cbor_get_int(struct mota_cbor_dec *d, int64_t *v)
 int mota_cbor_get_bstr(struct mota_cbor_dec *d, const uint8_t **p, size_t *len)
 {
     struct mota_cbor_item it;
-    if (expect(d, &it, MOTA_CBOR_BSTR) != 0)
-        return d->err;
+    int ret = expect(d, &it, MOTA_CBOR_BSTR);
     *p = it.ptr;
     *len = it.len;
-    return 0;
+    return ret;
 }
 
 int mota_cbor_get_tstr(struct mota_cbor_dec *d, const char **p, size_t *len)
 {
     struct mota_cbor_item it;
+    *p = NULL;
+    *len = 0;
     if (expect(d, &it, MOTA_CBOR_TSTR) != 0)
         return d->err;
     if (!mota_utf8_valid(it.ptr, it.len))
@@ -284,6 +287,7 @@ int mota_cbor_get_tstr(struct mota_cbor_dec *d, const char **p, size_t *len)
 int mota_cbor_get_bool(struct mota_cbor_dec *d, bool *v)
 {
     struct mota_cbor_item it = {0};
+    *v = false;
     if (decode_at(d, &it) != 0)
         return d->err;
     if (it.type != MOTA_CBOR_TRUE && it.type != MOTA_CBOR_FALSE)
@@ -296,28 +300,25 @@ int mota_cbor_get_bool(struct mota_cbor_dec *d, bool *v)
 int mota_cbor_get_array(struct mota_cbor_dec *d, size_t *count)
 {
     struct mota_cbor_item it;
-    if (expect(d, &it, MOTA_CBOR_ARRAY) != 0)
-        return d->err;
+    int ret = expect(d, &it, MOTA_CBOR_ARRAY);
     *count = (size_t)it.val; /* bounded by the buffer length in decode_at */
-    return 0;
+    return ret;
 }
 
 int mota_cbor_get_map(struct mota_cbor_dec *d, size_t *count)
 {
     struct mota_cbor_item it;
-    if (expect(d, &it, MOTA_CBOR_MAP) != 0)
-        return d->err;
+    int ret = expect(d, &it, MOTA_CBOR_MAP);
     *count = (size_t)it.val;
-    return 0;
+    return ret;
 }
 
 int mota_cbor_get_tag(struct mota_cbor_dec *d, uint64_t *tag)
 {
     struct mota_cbor_item it;
-    if (expect(d, &it, MOTA_CBOR_TAG) != 0)
-        return d->err;
+    int ret = expect(d, &it, MOTA_CBOR_TAG);
     *tag = it.val;
-    return 0;
+    return ret;
 }
 
 int mota_cbor_get_null(struct mota_cbor_dec *d)
@@ -335,7 +336,7 @@ static uint64_t key_rank(int64_t k)
 int mota_cbor_get_int_key(struct mota_cbor_dec *d, int64_t *key, int64_t *prev)
 {
     if (mota_cbor_get_int(d, key) != 0)
-        return d->err;
+        return d->err; /* *key is 0 */
     if (*prev != MOTA_CBOR_KEY_NONE) {
         if (*key == *prev)
             return mota_cbor_fail(d, MOTA_ERR_CBOR_DUP_KEY);

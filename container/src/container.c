@@ -3,22 +3,9 @@
 
 #include "mota/cbor.h"
 #include "mota/err.h"
+#include "mota/suit_keys.h"
 
 #include <string.h>
-
-#define ENV_KEY_AUTH 2
-#define ENV_KEY_MANIFEST 3
-
-enum {
-    MAN_VERSION = 1, MAN_SEQ = 2, MAN_COMMON = 3, MAN_VALIDATE = 7, MAN_LOAD = 8, MAN_INVOKE = 9,
-    MAN_INSTALL = 20, MAN_TEXT = 23,
-};
-enum { COMMON_COMPONENTS = 2, COMMON_SHARED = 4 };
-enum {
-    CMD_VENDOR = 1, CMD_CLASS = 2, CMD_IMAGE_MATCH = 3, CMD_SET_INDEX = 12, CMD_SET_PARAMS = 19,
-    CMD_OVERRIDE_PARAMS = 20, CMD_FETCH = 21, CMD_INVOKE = 23,
-};
-enum { PAR_VENDOR = 1, PAR_CLASS = 2, PAR_DIGEST = 3, PAR_SIZE = 14, PAR_URI = 21 };
 
 /* Encoded component identifiers of the three roles: [h'...'] */
 static const uint8_t id_code[] = {0x81, 0x44, 'c', 'o', 'd', 'e'};
@@ -62,6 +49,31 @@ void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P25
     mota_key_id(pub, k->kid);
 }
 
+/* A field of the wrong type is refused with the field's own reason: the type error of this read is
+ * renamed, never an earlier error (the decoder keeps the first). */
+static int field(struct mota_cbor_dec *d, int was, int err)
+{
+    if (was == 0 && d->err == MOTA_ERR_CBOR_TYPE)
+        d->err = err;
+    return d->err;
+}
+#define FIELD(d, read, reason)                                                                              \
+    do {                                                                                                    \
+        int was_ = (d)->err;                                                                                \
+        (void)(read);                                                                                       \
+        field((d), was_, (reason));                                                                         \
+    } while (0)
+
+/* The next item is a bstr wrapping CBOR ("bstr .cbor X"): inner decodes its content. */
+static int open_wrapped(struct mota_cbor_dec *d, struct mota_cbor_dec *inner)
+{
+    const uint8_t *p;
+    size_t len;
+    mota_cbor_get_bstr(d, &p, &len);
+    mota_cbor_dec_init(inner, p, len);
+    return d->err;
+}
+
 /* SUIT_Digest = [ -16, bstr .size 32 ] */
 static int decode_digest(struct mota_cbor_dec *d, uint8_t out[MOTA_SHA256_LEN])
 {
@@ -69,20 +81,18 @@ static int decode_digest(struct mota_cbor_dec *d, uint8_t out[MOTA_SHA256_LEN])
     int64_t alg;
     const uint8_t *p;
     size_t len;
-    if (mota_cbor_get_array(d, &n) != 0)
-        return d->err;
+    mota_cbor_get_array(d, &n);
     if (n != 2)
-        return mota_cbor_fail(d, n < 2 ? MOTA_ERR_DIGEST_LEN : MOTA_ERR_CBOR_TOO_LARGE);
-    if (mota_cbor_get_int(d, &alg) != 0)
-        return d->err;
+        mota_cbor_fail(d, n < 2 ? MOTA_ERR_DIGEST_LEN : MOTA_ERR_CBOR_TOO_LARGE);
+    mota_cbor_get_int(d, &alg);
     if (alg != MOTA_SUIT_DIGEST_SHA256)
-        return mota_cbor_fail(d, MOTA_ERR_DIGEST_ALG);
-    if (mota_cbor_get_bstr(d, &p, &len) != 0)
-        return d->err;
+        mota_cbor_fail(d, MOTA_ERR_DIGEST_ALG);
+    mota_cbor_get_bstr(d, &p, &len);
     if (len != MOTA_SHA256_LEN)
-        return mota_cbor_fail(d, MOTA_ERR_DIGEST_LEN);
-    memcpy(out, p, MOTA_SHA256_LEN);
-    return 0;
+        mota_cbor_fail(d, MOTA_ERR_DIGEST_LEN);
+    if (d->err == 0)
+        memcpy(out, p, MOTA_SHA256_LEN);
+    return d->err;
 }
 
 /*
@@ -97,112 +107,120 @@ struct cose_labels {
     size_t n, n_protected;
 };
 
-/* Protected or unprotected COSE header map: alg (1), crit (2), kid (4). */
-static int decode_cose_header(const uint8_t *buf, size_t len, bool is_protected, struct mota_auth_block *b,
-                              struct cose_labels *seen)
+/* One label's value: alg, crit and kid are ours; other labels are skipped. */
+static void decode_cose_label(struct mota_cbor_dec *d, int64_t label, bool is_protected, struct mota_auth_block *b)
 {
-    struct mota_cbor_dec d;
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return d.err;
-    if (n > 8)
-        return MOTA_ERR_CBOR_TOO_LARGE;
-    for (size_t i = 0; i < n; i++) {
-        struct mota_cbor_item it;
-        if (mota_cbor_peek(&d, &it) != 0)
-            return d.err;
-        /* label = int / tstr (RFC 9052 section 1.5) */
-        if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT && it.type != MOTA_CBOR_TSTR)
-            return MOTA_ERR_CBOR_TYPE;
-        for (size_t k = 0; k < seen->n; k++) {
-            if (seen->len[k] == it.size && memcmp(seen->enc[k], it.start, it.size) == 0)
-                return k < seen->n_protected && !is_protected ? MOTA_ERR_COSE_DUP_LABEL : MOTA_ERR_CBOR_DUP_KEY;
-        }
-        seen->enc[seen->n] = it.start;
-        seen->len[seen->n++] = it.size;
-        if (it.type == MOTA_CBOR_TSTR) {
-            /* text labels are legal COSE but never ours: skip key and value */
-            if (mota_cbor_skip(&d) != 0 || mota_cbor_skip(&d) != 0)
-                return d.err;
-            continue;
-        }
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return d.err;
-        if (key == 1) {
-            int64_t alg;
-            if (!is_protected) /* the algorithm must be integrity protected */
-                return MOTA_ERR_COSE_ALG;
-            if (mota_cbor_get_int(&d, &alg) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COSE_ALG : d.err;
-            b->alg = (int)(alg >= -100 && alg <= 100 ? alg : 0);
-        } else if (key == 2) {
-            /* crit: we understand no extension parameter, so any entry is fatal */
-            return MOTA_ERR_COSE_CRIT;
-        } else if (key == 4) {
-            const uint8_t *kid;
-            size_t kid_len;
-            if (mota_cbor_get_bstr(&d, &kid, &kid_len) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COSE_KID : d.err;
-            if (kid_len == 0 || kid_len > 32)
-                return MOTA_ERR_COSE_KID;
+    int64_t alg;
+    const uint8_t *kid;
+    size_t kid_len;
+    switch (label) {
+    case MOTA_COSE_LABEL_ALG:
+        if (!is_protected) /* the algorithm must be integrity protected */
+            mota_cbor_fail(d, MOTA_ERR_COSE_ALG);
+        FIELD(d, mota_cbor_get_int(d, &alg), MOTA_ERR_COSE_ALG);
+        b->alg = (int)(alg >= -100 && alg <= 100 ? alg : 0);
+        break;
+    case MOTA_COSE_LABEL_CRIT: /* we understand no extension parameter, so any entry is fatal */
+        mota_cbor_fail(d, MOTA_ERR_COSE_CRIT);
+        break;
+    case MOTA_COSE_LABEL_KID:
+        FIELD(d, mota_cbor_get_bstr(d, &kid, &kid_len), MOTA_ERR_COSE_KID);
+        if (kid_len == 0 || kid_len > 32)
+            mota_cbor_fail(d, MOTA_ERR_COSE_KID);
+        if (d->err == 0) {
             b->kid = kid;
             b->kid_len = kid_len;
-        } else if (mota_cbor_skip(&d) != 0) {
-            return d.err;
         }
+        break;
+    default:
+        mota_cbor_skip(d);
+        break;
+    }
+}
+
+/* Protected or unprotected COSE header map (RFC 9052 section 3). */
+static int decode_cose_header(struct mota_cbor_dec *d, bool is_protected, struct mota_auth_block *b,
+                              struct cose_labels *seen)
+{
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_get_map(d, &n);
+    if (n > 8)
+        mota_cbor_fail(d, MOTA_ERR_CBOR_TOO_LARGE);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        struct mota_cbor_item it;
+        mota_cbor_peek(d, &it);
+        /* label = int / tstr (RFC 9052 section 1.5) */
+        if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT && it.type != MOTA_CBOR_TSTR)
+            mota_cbor_fail(d, MOTA_ERR_CBOR_TYPE);
+        for (size_t k = 0; k < seen->n && d->err == 0; k++) {
+            if (seen->len[k] == it.size && memcmp(seen->enc[k], it.start, it.size) == 0)
+                mota_cbor_fail(d, k < seen->n_protected && !is_protected ? MOTA_ERR_COSE_DUP_LABEL
+                                                                         : MOTA_ERR_CBOR_DUP_KEY);
+        }
+        if (d->err != 0)
+            break;
+        seen->enc[seen->n] = it.start;
+        seen->len[seen->n++] = it.size;
+        if (it.type == MOTA_CBOR_TSTR) { /* text labels are legal COSE but never ours: skip key and value */
+            mota_cbor_skip(d);
+            mota_cbor_skip(d);
+            continue;
+        }
+        mota_cbor_get_int_key(d, &key, &prev);
+        if (d->err == 0)
+            decode_cose_label(d, key, is_protected, b);
     }
     if (is_protected)
         seen->n_protected = seen->n;
-    return mota_cbor_finish(&d);
+    return mota_cbor_finish(d);
+}
+
+/* A tagged item whose tag must be `want`, else `err` (also when the item is not tagged at all). */
+static void expect_tag(struct mota_cbor_dec *d, uint64_t want, int err)
+{
+    struct mota_cbor_item it;
+    uint64_t tag;
+    mota_cbor_peek(d, &it);
+    if (it.type != MOTA_CBOR_TAG)
+        mota_cbor_fail(d, err);
+    mota_cbor_get_tag(d, &tag);
+    if (tag != want)
+        mota_cbor_fail(d, err);
 }
 
 /* COSE_Sign1_Tagged = #6.18([ bstr .cbor hdr, hdr, nil, bstr ]) */
 static int decode_sign1(const uint8_t *buf, size_t len, struct mota_auth_block *b)
 {
-    struct mota_cbor_dec d;
-    uint64_t tag;
+    struct mota_cbor_dec d, hdr;
     size_t n, sig_len;
     struct mota_cbor_item it;
     struct cose_labels seen = {.n = 0};
-    int ret;
 
     memset(b, 0, sizeof(*b));
     mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type != MOTA_CBOR_TAG)
-        return MOTA_ERR_COSE_TAG;
-    if (mota_cbor_get_tag(&d, &tag) != 0)
-        return d.err;
-    if (tag != MOTA_COSE_TAG_SIGN1)
-        return MOTA_ERR_COSE_TAG;
-    if (mota_cbor_get_array(&d, &n) != 0)
-        return d.err;
+    expect_tag(&d, MOTA_COSE_TAG_SIGN1, MOTA_ERR_COSE_TAG);
+    mota_cbor_get_array(&d, &n);
     if (n != 4)
-        return MOTA_ERR_CBOR_TYPE;
-    if (mota_cbor_get_bstr(&d, &b->protected_hdr, &b->protected_len) != 0)
-        return d.err;
+        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
+    mota_cbor_get_bstr(&d, &b->protected_hdr, &b->protected_len);
     if (b->protected_len > 128)
-        return MOTA_ERR_CBOR_TOO_LARGE;
-    ret = decode_cose_header(b->protected_hdr, b->protected_len, true, b, &seen);
-    if (ret != 0)
-        return ret;
+        mota_cbor_fail(&d, MOTA_ERR_CBOR_TOO_LARGE);
+    if (d.err == 0) {
+        mota_cbor_dec_init(&hdr, b->protected_hdr, b->protected_len);
+        mota_cbor_fail(&d, decode_cose_header(&hdr, true, b, &seen));
+    }
     size_t unprot_start = d.pos;
-    if (mota_cbor_skip(&d) != 0)
-        return d.err;
-    ret = decode_cose_header(buf + unprot_start, d.pos - unprot_start, false, b, &seen);
-    if (ret != 0)
-        return ret;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
+    mota_cbor_skip(&d);
+    if (d.err == 0) {
+        mota_cbor_dec_init(&hdr, buf + unprot_start, d.pos - unprot_start);
+        mota_cbor_fail(&d, decode_cose_header(&hdr, false, b, &seen));
+    }
+    mota_cbor_peek(&d, &it);
     if (it.type != MOTA_CBOR_NULL)
-        return MOTA_ERR_COSE_PAYLOAD;
-    if (mota_cbor_get_null(&d) != 0)
-        return d.err;
-    if (mota_cbor_get_bstr(&d, &b->sig, &sig_len) != 0)
-        return d.err;
+        mota_cbor_fail(&d, MOTA_ERR_COSE_PAYLOAD);
+    mota_cbor_get_null(&d);
+    mota_cbor_get_bstr(&d, &b->sig, &sig_len);
     if (mota_cbor_finish(&d) != 0)
         return d.err;
     if (b->alg != MOTA_COSE_ALG_ES256 && b->alg != MOTA_COSE_ALG_ESP256)
@@ -224,31 +242,28 @@ static int decode_auth(const uint8_t *buf, size_t len, struct mota_envelope *env
 {
     struct mota_cbor_dec d, dd;
     size_t n;
-    int ret;
 
     mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_array(&d, &n) != 0)
-        return d.err;
+    mota_cbor_get_array(&d, &n);
     if (n < 1)
-        return MOTA_ERR_CBOR_TYPE;
+        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
     if (n < 2)
-        return MOTA_ERR_AUTH_NO_BLOCK;
+        mota_cbor_fail(&d, MOTA_ERR_AUTH_NO_BLOCK);
     if (n - 1 > MOTA_CONTAINER_MAX_AUTH_BLOCKS)
-        return MOTA_ERR_AUTH_TOO_MANY;
-    if (mota_cbor_get_bstr(&d, &env->digest_enc, &env->digest_enc_len) != 0)
+        mota_cbor_fail(&d, MOTA_ERR_AUTH_TOO_MANY);
+    mota_cbor_get_bstr(&d, &env->digest_enc, &env->digest_enc_len);
+    if (d.err != 0)
         return d.err;
     mota_cbor_dec_init(&dd, env->digest_enc, env->digest_enc_len);
-    if (decode_digest(&dd, env->digest) != 0 || mota_cbor_finish(&dd) != 0)
+    decode_digest(&dd, env->digest);
+    if (mota_cbor_finish(&dd) != 0)
         return dd.err;
     env->n_blocks = n - 1;
-    for (size_t i = 0; i < env->n_blocks; i++) {
+    for (size_t i = 0; i < env->n_blocks && d.err == 0; i++) {
         const uint8_t *blk;
         size_t blk_len;
-        if (mota_cbor_get_bstr(&d, &blk, &blk_len) != 0)
-            return d.err;
-        ret = decode_sign1(blk, blk_len, &env->blocks[i]);
-        if (ret != 0)
-            return ret;
+        if (mota_cbor_get_bstr(&d, &blk, &blk_len) == 0)
+            mota_cbor_fail(&d, decode_sign1(blk, blk_len, &env->blocks[i]));
     }
     return mota_cbor_finish(&d);
 }
@@ -260,85 +275,69 @@ static int check_declared(struct mota_cbor_dec *d, size_t limit)
     unsigned major;
     uint64_t arg;
     size_t hl;
-    if (d->pos < d->len && mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 &&
-        major == 2 && arg > limit)
-        return MOTA_ERR_ENV_TOO_LARGE;
-    return 0;
+    if (d->err == 0 && d->pos < d->len &&
+        mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 && major == 2 && arg > limit)
+        mota_cbor_fail(d, MOTA_ERR_ENV_TOO_LARGE);
+    return d->err;
+}
+
+/* The envelope's next integer key; `missing` when the next item is not one (or there is none). */
+static int64_t envelope_key(struct mota_cbor_dec *d, int64_t *prev, int missing)
+{
+    struct mota_cbor_item it;
+    int64_t key;
+    mota_cbor_peek(d, &it);
+    if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT)
+        mota_cbor_fail(d, missing);
+    mota_cbor_get_int_key(d, &key, prev);
+    return key;
 }
 
 int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *env)
 {
     struct mota_cbor_dec d;
     struct mota_cbor_item it;
-    uint64_t tag;
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     const uint8_t *auth;
     size_t auth_len;
-    int ret;
 
     if (buf == NULL || env == NULL)
         return MOTA_ERR_ARG;
     memset(env, 0, sizeof(*env));
     mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type != MOTA_CBOR_TAG)
-        return MOTA_ERR_ENV_TAG;
-    if (mota_cbor_get_tag(&d, &tag) != 0)
-        return d.err;
-    if (tag != MOTA_SUIT_TAG_ENVELOPE)
-        return MOTA_ERR_ENV_TAG;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
+    expect_tag(&d, MOTA_SUIT_TAG_ENVELOPE, MOTA_ERR_ENV_TAG);
+    mota_cbor_peek(&d, &it);
     if (it.type != MOTA_CBOR_MAP)
-        return MOTA_ERR_CBOR_TYPE;
+        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
     n = (size_t)it.val;
     d.pos += it.size;
     if (n > 2 + MOTA_CONTAINER_MAX_COMPONENTS)
-        return MOTA_ERR_CBOR_TOO_LARGE;
+        mota_cbor_fail(&d, MOTA_ERR_CBOR_TOO_LARGE);
 
     /* Authentication wrapper first (SUIT requires it before the manifest). */
     if (n < 1)
-        return MOTA_ERR_ENV_NO_AUTH;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT)
-        return MOTA_ERR_ENV_NO_AUTH;
-    if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-        return d.err;
-    if (key == ENV_KEY_MANIFEST)
-        return MOTA_ERR_ENV_NO_AUTH;
-    if (key != ENV_KEY_AUTH)
-        return MOTA_ERR_ENV_UNKNOWN_KEY;
-    if ((ret = check_declared(&d, MOTA_CONTAINER_MAX_AUTH)) != 0)
-        return ret;
-    if (mota_cbor_get_bstr(&d, &auth, &auth_len) != 0)
-        return d.err;
-    ret = decode_auth(auth, auth_len, env);
-    if (ret != 0)
-        return ret;
+        mota_cbor_fail(&d, MOTA_ERR_ENV_NO_AUTH);
+    key = envelope_key(&d, &prev, MOTA_ERR_ENV_NO_AUTH);
+    if (key != MOTA_ENV_AUTH)
+        mota_cbor_fail(&d, key == MOTA_ENV_MANIFEST ? MOTA_ERR_ENV_NO_AUTH : MOTA_ERR_ENV_UNKNOWN_KEY);
+    check_declared(&d, MOTA_CONTAINER_MAX_AUTH);
+    if (mota_cbor_get_bstr(&d, &auth, &auth_len) == 0)
+        mota_cbor_fail(&d, decode_auth(auth, auth_len, env));
 
     /* Manifest second. */
     if (n < 2)
-        return MOTA_ERR_ENV_NO_MANIFEST;
-    if (mota_cbor_peek(&d, &it) != 0)
-        return d.err;
-    if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT)
-        return MOTA_ERR_ENV_NO_MANIFEST;
-    if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-        return d.err;
-    if (key != ENV_KEY_MANIFEST)
-        return key < ENV_KEY_MANIFEST ? MOTA_ERR_ENV_UNKNOWN_KEY : MOTA_ERR_ENV_NO_MANIFEST;
-    if ((ret = check_declared(&d, MOTA_CONTAINER_MAX_MANIFEST)) != 0)
-        return ret;
+        mota_cbor_fail(&d, MOTA_ERR_ENV_NO_MANIFEST);
+    key = envelope_key(&d, &prev, MOTA_ERR_ENV_NO_MANIFEST);
+    if (key != MOTA_ENV_MANIFEST)
+        mota_cbor_fail(&d, key < MOTA_ENV_MANIFEST ? MOTA_ERR_ENV_UNKNOWN_KEY : MOTA_ERR_ENV_NO_MANIFEST);
+    check_declared(&d, MOTA_CONTAINER_MAX_MANIFEST);
     env->manifest_wrapped = buf + d.pos;
-    if (mota_cbor_get_bstr(&d, &env->manifest, &env->manifest_len) != 0)
-        return d.err;
+    mota_cbor_get_bstr(&d, &env->manifest, &env->manifest_len);
     env->manifest_wrapped_len = (size_t)(buf + d.pos - env->manifest_wrapped);
     env->head_len = d.pos;
     env->n_payloads = n - 2;
-    return 0;
+    return d.err;
 }
 
 /* Sig_structure = [ "Signature1", protected, h'', payload ] */
@@ -423,89 +422,160 @@ struct seq_state {
     int which;        /* manifest key of the sequence being run */
 };
 
+/* One parameter's value, checked; it is stored by set_param. */
+struct param {
+    const uint8_t *p;
+    size_t len;
+    uint64_t size;
+    uint8_t digest[MOTA_SHA256_LEN];
+};
+
+static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
+{
+    struct mota_cbor_dec dd;
+    switch (key) {
+    case MOTA_PAR_VENDOR:
+    case MOTA_PAR_CLASS:
+        mota_cbor_get_bstr(d, &v->p, &v->len);
+        if (v->len != 16)
+            mota_cbor_fail(d, MOTA_ERR_CBOR_TYPE);
+        break;
+    case MOTA_PAR_DIGEST:
+        mota_cbor_get_bstr(d, &v->p, &v->len);
+        if (d->err == 0) {
+            mota_cbor_dec_init(&dd, v->p, v->len);
+            decode_digest(&dd, v->digest);
+            mota_cbor_fail(d, mota_cbor_finish(&dd));
+        }
+        break;
+    case MOTA_PAR_SIZE:
+        mota_cbor_get_uint(d, &v->size);
+        break;
+    case MOTA_PAR_URI:
+        mota_cbor_get_tstr(d, (const char **)&v->p, &v->len);
+        if (d->err == 0 && (v->len < 2 || v->len > MOTA_CONTAINER_MAX_PAYLOAD_NAME || v->p[0] != '#'))
+            mota_cbor_fail(d, MOTA_ERR_URI);
+        break;
+    default:
+        mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED);
+        break;
+    }
+}
+
+/* set-parameters keeps what a component has; override-parameters replaces it */
+static void set_param(struct mota_component *comp, int64_t key, const struct param *v, bool override)
+{
+    switch (key) {
+    case MOTA_PAR_VENDOR:
+        if (override || !comp->has_vendor) {
+            memcpy(comp->vendor_id, v->p, 16);
+            comp->has_vendor = true;
+        }
+        break;
+    case MOTA_PAR_CLASS:
+        if (override || !comp->has_class) {
+            memcpy(comp->class_id, v->p, 16);
+            comp->has_class = true;
+        }
+        break;
+    case MOTA_PAR_DIGEST:
+        if (override || !comp->has_digest) {
+            memcpy(comp->digest, v->digest, MOTA_SHA256_LEN);
+            comp->has_digest = true;
+        }
+        break;
+    case MOTA_PAR_SIZE:
+        if (override || !comp->has_size) {
+            comp->size = v->size;
+            comp->has_size = true;
+        }
+        break;
+    default: /* MOTA_PAR_URI */
+        if (override || !comp->has_uri) {
+            comp->uri = (const char *)v->p;
+            comp->uri_len = v->len;
+            comp->has_uri = true;
+        }
+        break;
+    }
+}
+
 static int decode_params(struct mota_cbor_dec *d, struct seq_state *st, bool override)
 {
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    if (mota_cbor_get_map(d, &n) != 0)
-        return d->err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(d, &key, &prev) != 0)
-            return d->err;
-        const uint8_t *p = NULL;
-        size_t len = 0;
-        uint64_t size = 0;
-        uint8_t digest[MOTA_SHA256_LEN];
-        switch (key) {
-        case PAR_VENDOR:
-        case PAR_CLASS:
-            if (mota_cbor_get_bstr(d, &p, &len) != 0)
-                return d->err;
-            if (len != 16)
-                return mota_cbor_fail(d, MOTA_ERR_CBOR_TYPE);
-            break;
-        case PAR_DIGEST: {
-            struct mota_cbor_dec dd;
-            if (mota_cbor_get_bstr(d, &p, &len) != 0)
-                return d->err;
-            mota_cbor_dec_init(&dd, p, len);
-            if (decode_digest(&dd, digest) != 0 || mota_cbor_finish(&dd) != 0)
-                return mota_cbor_fail(d, dd.err);
-            break;
-        }
-        case PAR_SIZE:
-            if (mota_cbor_get_uint(d, &size) != 0)
-                return d->err;
-            break;
-        case PAR_URI:
-            if (mota_cbor_get_tstr(d, (const char **)&p, &len) != 0)
-                return d->err;
-            if (len < 2 || len > MOTA_CONTAINER_MAX_PAYLOAD_NAME || p[0] != '#')
-                return mota_cbor_fail(d, MOTA_ERR_URI);
-            break;
-        default:
-            return mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED);
-        }
-        for (size_t c = 0; c < st->m->n_components; c++) {
-            struct mota_component *comp = &st->m->comp[c];
-            if (!(st->selected & (1u << c)))
-                continue;
-            switch (key) {
-            case PAR_VENDOR:
-                if (override || !comp->has_vendor) {
-                    memcpy(comp->vendor_id, p, 16);
-                    comp->has_vendor = true;
-                }
-                break;
-            case PAR_CLASS:
-                if (override || !comp->has_class) {
-                    memcpy(comp->class_id, p, 16);
-                    comp->has_class = true;
-                }
-                break;
-            case PAR_DIGEST:
-                if (override || !comp->has_digest) {
-                    memcpy(comp->digest, digest, MOTA_SHA256_LEN);
-                    comp->has_digest = true;
-                }
-                break;
-            case PAR_SIZE:
-                if (override || !comp->has_size) {
-                    comp->size = size;
-                    comp->has_size = true;
-                }
-                break;
-            default: /* PAR_URI */
-                if (override || !comp->has_uri) {
-                    comp->uri = (const char *)p;
-                    comp->uri_len = len;
-                    comp->has_uri = true;
-                }
-                break;
-            }
+    mota_cbor_get_map(d, &n);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        struct param v = {NULL, 0, 0, {0}};
+        mota_cbor_get_int_key(d, &key, &prev);
+        decode_param(d, key, &v);
+        for (size_t c = 0; c < st->m->n_components && d->err == 0; c++) {
+            if (st->selected & (1u << c))
+                set_param(&st->m->comp[c], key, &v, override);
         }
     }
-    return 0;
+    return d->err;
+}
+
+/* directive-set-component-index: an index, true (all) or an array of indices */
+static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
+{
+    struct mota_cbor_item it;
+    size_t n = st->m->n_components, k;
+    uint64_t idx;
+    mota_cbor_peek(d, &it);
+    if (d->err != 0)
+        return;
+    if (it.type == MOTA_CBOR_TRUE || it.type == MOTA_CBOR_UINT) {
+        d->pos += it.size;
+        if (it.type == MOTA_CBOR_UINT && it.val >= n)
+            mota_cbor_fail(d, MOTA_ERR_COMPONENT_INDEX);
+        st->selected = (uint8_t)(it.type == MOTA_CBOR_TRUE ? (1u << n) - 1 : 1u << (it.val & 7));
+    } else if (it.type == MOTA_CBOR_ARRAY) {
+        mota_cbor_get_array(d, &k);
+        if (k == 0 || k > MOTA_CONTAINER_MAX_COMPONENTS)
+            mota_cbor_fail(d, MOTA_ERR_COMPONENT_INDEX);
+        st->selected = 0;
+        for (size_t j = 0; j < k && d->err == 0; j++) {
+            mota_cbor_get_uint(d, &idx);
+            if (idx >= n)
+                mota_cbor_fail(d, MOTA_ERR_COMPONENT_INDEX);
+            st->selected |= (uint8_t)(1u << (idx & 7));
+        }
+    } else {
+        mota_cbor_fail(d, MOTA_ERR_CBOR_TYPE);
+    }
+}
+
+/* A condition or directive on one selected component, in the sequence `which`. */
+static int apply_command(struct mota_manifest *m, struct mota_component *comp, int64_t cmd, int which)
+{
+    switch (cmd) {
+    case MOTA_SUIT_CMD_VENDOR:
+        if (!comp->has_vendor)
+            return MOTA_ERR_NO_VENDOR_CHECK;
+        m->checks_vendor |= which == MOTA_MAN_COMMON;
+        return 0;
+    case MOTA_SUIT_CMD_CLASS:
+        if (!comp->has_class)
+            return MOTA_ERR_NO_CLASS_CHECK;
+        m->checks_class |= which == MOTA_MAN_COMMON;
+        return 0;
+    case MOTA_SUIT_CMD_IMAGE_MATCH:
+        if (!comp->has_digest || !comp->has_size)
+            return MOTA_ERR_IMAGE_PARAMS;
+        comp->image_match |= which == MOTA_MAN_VALIDATE;
+        return 0;
+    case MOTA_SUIT_CMD_FETCH:
+        if (which != MOTA_MAN_INSTALL)
+            return MOTA_ERR_COMMAND_UNSUPPORTED;
+        if (!comp->has_uri)
+            return MOTA_ERR_URI;
+        comp->fetched = true;
+        return 0;
+    default: /* MOTA_SUIT_CMD_INVOKE */
+        return which == MOTA_MAN_INVOKE ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
+    }
 }
 
 static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m, int which)
@@ -515,425 +585,406 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
     struct seq_state st = {m, 1u, which};
 
     mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_array(&d, &n) != 0)
-        return d.err;
-    if (n == 0 || n % 2 != 0)
-        return MOTA_ERR_SEQUENCE_MALFORMED;
-    for (size_t i = 0; i < n; i += 2) {
+    mota_cbor_get_array(&d, &n);
+    if (d.err == 0 && (n == 0 || n % 2 != 0))
+        mota_cbor_fail(&d, MOTA_ERR_SEQUENCE_MALFORMED);
+    for (size_t i = 0; i < n && d.err == 0; i += 2) {
         int64_t cmd;
         uint64_t policy;
-        struct mota_cbor_item it;
-        if (mota_cbor_get_int(&d, &cmd) != 0)
-            return d.err;
+        mota_cbor_get_int(&d, &cmd);
+        if (d.err != 0)
+            break;
         switch (cmd) {
-        case CMD_SET_INDEX:
-            if (mota_cbor_peek(&d, &it) != 0)
-                return d.err;
-            if (it.type == MOTA_CBOR_TRUE) {
-                d.pos += it.size;
-                st.selected = (uint8_t)((1u << m->n_components) - 1);
-            } else if (it.type == MOTA_CBOR_UINT) {
-                d.pos += it.size;
-                if (it.val >= m->n_components)
-                    return MOTA_ERR_COMPONENT_INDEX;
-                st.selected = (uint8_t)(1u << it.val);
-            } else if (it.type == MOTA_CBOR_ARRAY) {
-                size_t k;
-                if (mota_cbor_get_array(&d, &k) != 0)
-                    return d.err;
-                if (k == 0 || k > MOTA_CONTAINER_MAX_COMPONENTS)
-                    return MOTA_ERR_COMPONENT_INDEX;
-                st.selected = 0;
-                for (size_t j = 0; j < k; j++) {
-                    uint64_t idx;
-                    if (mota_cbor_get_uint(&d, &idx) != 0)
-                        return d.err;
-                    if (idx >= m->n_components)
-                        return MOTA_ERR_COMPONENT_INDEX;
-                    st.selected |= (uint8_t)(1u << idx);
-                }
-            } else {
-                return MOTA_ERR_CBOR_TYPE;
-            }
+        case MOTA_SUIT_CMD_SET_INDEX:
+            decode_set_index(&d, &st);
             continue;
-        case CMD_OVERRIDE_PARAMS:
-        case CMD_SET_PARAMS:
-            if (decode_params(&d, &st, cmd == CMD_OVERRIDE_PARAMS) != 0)
-                return d.err;
+        case MOTA_SUIT_CMD_OVERRIDE_PARAMS:
+        case MOTA_SUIT_CMD_SET_PARAMS:
+            decode_params(&d, &st, cmd == MOTA_SUIT_CMD_OVERRIDE_PARAMS);
             continue;
-        case CMD_VENDOR:
-        case CMD_CLASS:
-        case CMD_IMAGE_MATCH:
-        case CMD_FETCH:
-        case CMD_INVOKE:
+        case MOTA_SUIT_CMD_VENDOR:
+        case MOTA_SUIT_CMD_CLASS:
+        case MOTA_SUIT_CMD_IMAGE_MATCH:
+        case MOTA_SUIT_CMD_FETCH:
+        case MOTA_SUIT_CMD_INVOKE:
             break;
         default:
-            return MOTA_ERR_COMMAND_UNSUPPORTED;
+            mota_cbor_fail(&d, MOTA_ERR_COMMAND_UNSUPPORTED);
+            continue;
         }
-        /* Conditions and directives take a reporting policy. */
-        if (mota_cbor_get_uint(&d, &policy) != 0)
-            return d.err;
-        for (size_t c = 0; c < m->n_components; c++) {
-            struct mota_component *comp = &m->comp[c];
-            if (!(st.selected & (1u << c)))
-                continue;
-            switch (cmd) {
-            case CMD_VENDOR:
-                if (!comp->has_vendor)
-                    return MOTA_ERR_NO_VENDOR_CHECK;
-                if (which == MAN_COMMON)
-                    m->checks_vendor = true;
-                break;
-            case CMD_CLASS:
-                if (!comp->has_class)
-                    return MOTA_ERR_NO_CLASS_CHECK;
-                if (which == MAN_COMMON)
-                    m->checks_class = true;
-                break;
-            case CMD_IMAGE_MATCH:
-                if (!comp->has_digest || !comp->has_size)
-                    return MOTA_ERR_IMAGE_PARAMS;
-                if (which == MAN_VALIDATE)
-                    comp->image_match = true;
-                break;
-            case CMD_FETCH:
-                if (which != MAN_INSTALL)
-                    return MOTA_ERR_COMMAND_UNSUPPORTED;
-                if (!comp->has_uri)
-                    return MOTA_ERR_URI;
-                comp->fetched = true;
-                break;
-            default: /* CMD_INVOKE */
-                if (which != MAN_INVOKE)
-                    return MOTA_ERR_COMMAND_UNSUPPORTED;
-                break;
-            }
+        mota_cbor_get_uint(&d, &policy); /* conditions and directives take a reporting policy */
+        for (size_t c = 0; c < m->n_components && d.err == 0; c++) {
+            if (st.selected & (1u << c))
+                mota_cbor_fail(&d, apply_command(m, &m->comp[c], cmd, which));
         }
     }
     return mota_cbor_finish(&d);
 }
 
-static int decode_common(const uint8_t *buf, size_t len, struct mota_manifest *m, const uint8_t **shared,
+/* suit-components: [1*3 [* bstr]], each identifier once */
+static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m)
+{
+    size_t nc, ne, pl;
+    const uint8_t *p;
+    mota_cbor_get_array(d, &nc);
+    if (d->err == 0 && (nc == 0 || nc > MOTA_CONTAINER_MAX_COMPONENTS))
+        mota_cbor_fail(d, MOTA_ERR_COMPONENTS);
+    if (d->err != 0)
+        return;
+    m->n_components = nc;
+    for (size_t c = 0; c < nc && d->err == 0; c++) {
+        size_t start = d->pos;
+        mota_cbor_get_array(d, &ne);
+        if (ne > 4)
+            mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+        for (size_t k = 0; k < ne && d->err == 0; k++) {
+            mota_cbor_get_bstr(d, &p, &pl);
+            if (pl > MOTA_CONTAINER_MAX_COMPONENT_ID)
+                mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+        }
+        struct mota_component *comp = &m->comp[c];
+        comp->id = d->buf + start;
+        comp->id_len = d->pos - start;
+        comp->role = mota_component_role_of(comp->id, comp->id_len);
+        for (size_t o = 0; o < c && d->err == 0; o++) {
+            if (m->comp[o].id_len == comp->id_len && memcmp(m->comp[o].id, comp->id, comp->id_len) == 0)
+                mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+        }
+    }
+}
+
+static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const uint8_t **shared,
                          size_t *shared_len)
 {
-    struct mota_cbor_dec d;
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
 
-    mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return d.err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return d.err;
-        if (key == COMMON_COMPONENTS) {
-            size_t nc;
-            if (mota_cbor_get_array(&d, &nc) != 0)
-                return d.err;
-            if (nc == 0 || nc > MOTA_CONTAINER_MAX_COMPONENTS)
-                return MOTA_ERR_COMPONENTS;
-            m->n_components = nc;
-            for (size_t c = 0; c < nc; c++) {
-                size_t start = d.pos, ne;
-                if (mota_cbor_get_array(&d, &ne) != 0)
-                    return d.err;
-                if (ne > 4)
-                    return MOTA_ERR_COMPONENT_ID;
-                for (size_t k = 0; k < ne; k++) {
-                    const uint8_t *p;
-                    size_t pl;
-                    if (mota_cbor_get_bstr(&d, &p, &pl) != 0)
-                        return d.err;
-                    if (pl > MOTA_CONTAINER_MAX_COMPONENT_ID)
-                        return MOTA_ERR_COMPONENT_ID;
-                }
-                m->comp[c].id = buf + start;
-                m->comp[c].id_len = d.pos - start;
-                m->comp[c].role = mota_component_role_of(m->comp[c].id, m->comp[c].id_len);
-                for (size_t o = 0; o < c; o++) {
-                    if (m->comp[o].id_len == m->comp[c].id_len &&
-                        memcmp(m->comp[o].id, m->comp[c].id, m->comp[c].id_len) == 0)
-                        return MOTA_ERR_COMPONENT_ID;
-                }
-            }
-        } else if (key == COMMON_SHARED) {
-            if (mota_cbor_get_bstr(&d, shared, shared_len) != 0)
-                return d.err;
-        } else {
-            return MOTA_ERR_MANIFEST_UNKNOWN_KEY;
-        }
+    mota_cbor_get_map(d, &n);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        mota_cbor_get_int_key(d, &key, &prev);
+        if (d->err != 0)
+            break;
+        if (key == MOTA_COMMON_COMPONENTS)
+            decode_components(d, m);
+        else if (key == MOTA_COMMON_SHARED)
+            mota_cbor_get_bstr(d, shared, shared_len);
+        else
+            mota_cbor_fail(d, MOTA_ERR_MANIFEST_UNKNOWN_KEY);
     }
-    if (mota_cbor_finish(&d) != 0)
-        return d.err;
-    if (m->n_components == 0)
-        return MOTA_ERR_COMPONENTS;
-    return 0;
+    if (mota_cbor_finish(d) == 0 && m->n_components == 0)
+        mota_cbor_fail(d, MOTA_ERR_COMPONENTS);
+    return d->err;
 }
 
-static int get_text(struct mota_cbor_dec *d, const char **s, size_t *n)
+/* A text of at most MOTA_CONTAINER_MAX_TEXT bytes; anything else is MOTA_ERR_TEXT. */
+static void get_text(struct mota_cbor_dec *d, const char **s, size_t *n)
 {
-    if (mota_cbor_get_tstr(d, s, n) != 0)
-        return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_TEXT : d->err;
+    FIELD(d, mota_cbor_get_tstr(d, s, n), MOTA_ERR_TEXT);
     if (*n > MOTA_CONTAINER_MAX_TEXT)
-        return MOTA_ERR_TEXT;
-    return 0;
+        mota_cbor_fail(d, MOTA_ERR_TEXT);
+}
+
+/* A text-map key in canonical order after the previous one (*prev, *prev_len: its encoding). */
+static void text_key_order(struct mota_cbor_dec *d, size_t start, const uint8_t **prev, size_t *prev_len)
+{
+    if (d->err == 0 && *prev != NULL)
+        mota_cbor_fail(d, mota_cbor_key_order(*prev, *prev_len, d->buf + start, d->pos - start));
+    *prev = d->buf + start;
+    *prev_len = d->pos - start;
+}
+
+/* A component's texts: { int => tstr }; those of the code component, in the first language, are kept. */
+static void decode_component_text(struct mota_cbor_dec *d, struct mota_manifest *m, size_t id_start, bool use)
+{
+    const struct mota_component *comp = NULL;
+    size_t nf, sl, id_len = d->pos - id_start;
+    int64_t fk, fprev = MOTA_CBOR_KEY_NONE;
+    const char *s;
+    for (size_t c = 0; c < m->n_components; c++) { /* the identifier must name a component */
+        if (m->comp[c].id_len == id_len && memcmp(m->comp[c].id, d->buf + id_start, id_len) == 0)
+            comp = &m->comp[c];
+    }
+    if (comp == NULL)
+        mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+    FIELD(d, mota_cbor_get_map(d, &nf), MOTA_ERR_TEXT);
+    for (size_t f = 0; f < nf && d->err == 0; f++) {
+        mota_cbor_get_int_key(d, &fk, &fprev);
+        get_text(d, &s, &sl);
+        if (d->err != 0 || !use || comp->role != MOTA_COMPONENT_CODE)
+            continue;
+        if (fk == MOTA_CTEXT_VENDOR_NAME) {
+            m->text.vendor_name = s;
+            m->text.vendor_name_len = sl;
+        } else if (fk == MOTA_CTEXT_MODEL_NAME) {
+            m->text.model_name = s;
+            m->text.model_name_len = sl;
+        } else if (fk == MOTA_CTEXT_VERSION) {
+            m->text.version = s;
+            m->text.version_len = sl;
+        }
+    }
+}
+
+/* One language's texts: { int => tstr, * component-id => { int => tstr } } */
+static void decode_language(struct mota_cbor_dec *d, struct mota_manifest *m, bool use)
+{
+    size_t ne, sl;
+    const uint8_t *prev = NULL;
+    size_t prev_len = 0;
+    const char *s;
+    FIELD(d, mota_cbor_get_map(d, &ne), MOTA_ERR_TEXT);
+    for (size_t e = 0; e < ne && d->err == 0; e++) {
+        struct mota_cbor_item it;
+        size_t ks = d->pos;
+        mota_cbor_peek(d, &it);
+        if (d->err != 0)
+            break;
+        if (it.type == MOTA_CBOR_ARRAY)
+            mota_cbor_skip(d);
+        else if (it.type == MOTA_CBOR_UINT || it.type == MOTA_CBOR_NINT)
+            d->pos += it.size;
+        else
+            mota_cbor_fail(d, MOTA_ERR_TEXT);
+        text_key_order(d, ks, &prev, &prev_len);
+        if (it.type == MOTA_CBOR_ARRAY) {
+            decode_component_text(d, m, ks, use);
+            continue;
+        }
+        get_text(d, &s, &sl);
+        int64_t k = it.val > 0xFFFF ? 0 : it.type == MOTA_CBOR_UINT ? (int64_t)it.val : -1 - (int64_t)it.val;
+        if (d->err == 0 && use && k == MOTA_TEXT_DESCRIPTION) {
+            m->text.description = s;
+            m->text.description_len = sl;
+        } else if (d->err == 0 && use && k == MOTA_TEXT_CREATED) {
+            m->text.created = s;
+            m->text.created_len = sl;
+        }
+    }
 }
 
 /* SUIT_Text_Map = { + tag38-ltag => { int => tstr, * component-id => { int => tstr } } } */
-static int decode_text(const uint8_t *buf, size_t len, struct mota_manifest *m)
+static int decode_text(struct mota_cbor_dec *d, struct mota_manifest *m)
 {
-    struct mota_cbor_dec d;
-    size_t nl;
+    size_t nl, lang_len;
     const uint8_t *prev_lang = NULL;
     size_t prev_lang_len = 0;
-    int ret;
+    const char *lang;
 
-    mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_map(&d, &nl) != 0)
-        return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_TEXT : d.err;
-    if (nl == 0 || nl > 4)
-        return MOTA_ERR_TEXT;
-    for (size_t l = 0; l < nl; l++) {
-        size_t kstart = d.pos, ne;
-        const char *lang;
-        size_t lang_len;
-        if ((ret = get_text(&d, &lang, &lang_len)) != 0)
-            return ret;
+    FIELD(d, mota_cbor_get_map(d, &nl), MOTA_ERR_TEXT);
+    if (d->err == 0 && (nl == 0 || nl > 4))
+        mota_cbor_fail(d, MOTA_ERR_TEXT);
+    for (size_t l = 0; l < nl && d->err == 0; l++) {
+        size_t kstart = d->pos;
+        get_text(d, &lang, &lang_len);
         if (lang_len == 0 || lang_len > 35)
-            return MOTA_ERR_TEXT;
-        if (prev_lang != NULL && (ret = mota_cbor_key_order(prev_lang, prev_lang_len, buf + kstart,
-                                                            d.pos - kstart)) != 0)
-            return ret;
-        prev_lang = buf + kstart;
-        prev_lang_len = d.pos - kstart;
-        bool use = (l == 0); /* report the first language */
-        if (mota_cbor_get_map(&d, &ne) != 0)
-            return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_TEXT : d.err;
-        const uint8_t *prev = NULL;
-        size_t prev_len = 0;
-        for (size_t e = 0; e < ne; e++) {
-            struct mota_cbor_item it;
-            size_t ks = d.pos;
-            if (mota_cbor_peek(&d, &it) != 0)
-                return d.err;
-            if (it.type == MOTA_CBOR_ARRAY) {
-                if (mota_cbor_skip(&d) != 0)
-                    return d.err;
-            } else if (it.type == MOTA_CBOR_UINT || it.type == MOTA_CBOR_NINT) {
-                d.pos += it.size;
-            } else {
-                return MOTA_ERR_TEXT;
-            }
-            if (prev != NULL && (ret = mota_cbor_key_order(prev, prev_len, buf + ks, d.pos - ks)) != 0)
-                return ret;
-            prev = buf + ks;
-            prev_len = d.pos - ks;
-            if (it.type == MOTA_CBOR_ARRAY) {
-                /* component text: the identifier must name a component */
-                const struct mota_component *comp = NULL;
-                for (size_t c = 0; c < m->n_components; c++) {
-                    if (m->comp[c].id_len == d.pos - ks && memcmp(m->comp[c].id, buf + ks, d.pos - ks) == 0)
-                        comp = &m->comp[c];
-                }
-                if (comp == NULL)
-                    return MOTA_ERR_COMPONENT_ID;
-                size_t nf;
-                int64_t fk, fprev = MOTA_CBOR_KEY_NONE;
-                if (mota_cbor_get_map(&d, &nf) != 0)
-                    return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_TEXT : d.err;
-                for (size_t f = 0; f < nf; f++) {
-                    const char *s;
-                    size_t sl;
-                    if (mota_cbor_get_int_key(&d, &fk, &fprev) != 0)
-                        return d.err;
-                    if ((ret = get_text(&d, &s, &sl)) != 0)
-                        return ret;
-                    if (!use || comp->role != MOTA_COMPONENT_CODE)
-                        continue;
-                    if (fk == 1) {
-                        m->text.vendor_name = s;
-                        m->text.vendor_name_len = sl;
-                    } else if (fk == 2) {
-                        m->text.model_name = s;
-                        m->text.model_name_len = sl;
-                    } else if (fk == 6) {
-                        m->text.version = s;
-                        m->text.version_len = sl;
-                    }
-                }
-            } else {
-                const char *s;
-                size_t sl;
-                if ((ret = get_text(&d, &s, &sl)) != 0)
-                    return ret;
-                int64_t k = it.type == MOTA_CBOR_UINT ? (int64_t)it.val : -1 - (int64_t)it.val;
-                if (use && k == 1) {
-                    m->text.description = s;
-                    m->text.description_len = sl;
-                } else if (use && k == -1) {
-                    m->text.created = s;
-                    m->text.created_len = sl;
-                }
-            }
-        }
+            mota_cbor_fail(d, MOTA_ERR_TEXT);
+        text_key_order(d, kstart, &prev_lang, &prev_lang_len);
+        decode_language(d, m, l == 0); /* report the first language */
     }
-    if (mota_cbor_finish(&d) != 0)
-        return d.err;
-    m->has_text = true;
-    return 0;
+    if (mota_cbor_finish(d) == 0)
+        m->has_text = true;
+    return d->err;
 }
 
-static int get_u32(struct mota_cbor_dec *d, uint32_t *v, uint32_t max)
+/* Compatibility fields: a wrong type or a value out of range is MOTA_ERR_COMPAT_FIELD. */
+static void get_u32(struct mota_cbor_dec *d, uint32_t *v, uint32_t max)
 {
     uint64_t x;
-    if (mota_cbor_get_uint(d, &x) != 0)
-        return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d->err;
+    FIELD(d, mota_cbor_get_uint(d, &x), MOTA_ERR_COMPAT_FIELD);
     if (x > max)
-        return MOTA_ERR_COMPAT_FIELD;
-    *v = (uint32_t)x;
-    return 0;
+        mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
+    *v = d->err == 0 ? (uint32_t)x : 0;
 }
 
-static int get_flag(struct mota_cbor_dec *d, bool *v)
+static void get_flag(struct mota_cbor_dec *d, bool *v)
 {
-    if (mota_cbor_get_bool(d, v) != 0)
-        return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d->err;
-    return 0;
+    FIELD(d, mota_cbor_get_bool(d, v), MOTA_ERR_COMPAT_FIELD);
 }
 
-static int get_size(struct mota_cbor_dec *d, uint64_t *v)
+static void get_size(struct mota_cbor_dec *d, uint64_t *v)
 {
-    if (mota_cbor_get_uint(d, v) != 0)
-        return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d->err;
+    FIELD(d, mota_cbor_get_uint(d, v), MOTA_ERR_COMPAT_FIELD);
     if (*v > 0xFFFFFFFFu) /* 32-bit address spaces */
-        return MOTA_ERR_COMPAT_FIELD;
-    return 0;
+        mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
 }
 
-static int decode_selftest(struct mota_cbor_dec *d, struct mota_selftest *t)
+static void get_name(struct mota_cbor_dec *d, const char **s, size_t *len, size_t min, size_t max)
+{
+    FIELD(d, mota_cbor_get_tstr(d, s, len), MOTA_ERR_COMPAT_FIELD);
+    if (d->err == 0 && (*len < min || *len > max))
+        mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
+}
+
+/* an array of exactly n items, else MOTA_ERR_COMPAT_FIELD */
+static void get_tuple(struct mota_cbor_dec *d, size_t n)
+{
+    size_t na;
+    mota_cbor_get_array(d, &na);
+    if (na != n)
+        mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
+}
+
+static void decode_selftest(struct mota_cbor_dec *d, struct mota_selftest *t)
 {
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     unsigned seen = 0;
-    if (mota_cbor_get_map(d, &n) != 0)
-        return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_SELFTEST_FIELD : d->err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(d, &key, &prev) != 0)
-            return d->err;
-        if (key == 1) {
-            if (decode_digest(d, t->output_digest) != 0)
-                return d->err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_SELFTEST_FIELD : d->err;
-        } else if (key == 2) {
-            if (mota_cbor_get_uint(d, &t->output_size) != 0)
-                return MOTA_ERR_SELFTEST_FIELD;
-        } else if (key == 3) {
-            if (mota_cbor_get_uint(d, &t->max_latency_us) != 0)
-                return MOTA_ERR_SELFTEST_FIELD;
+    FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_SELFTEST_FIELD);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        mota_cbor_get_int_key(d, &key, &prev);
+        if (d->err != 0)
+            break;
+        if (key == MOTA_SELFTEST_DIGEST) {
+            FIELD(d, decode_digest(d, t->output_digest), MOTA_ERR_SELFTEST_FIELD);
+        } else if (key == MOTA_SELFTEST_SIZE || key == MOTA_SELFTEST_LATENCY) {
+            int was = d->err; /* any failure of these two reads is the field's */
+            mota_cbor_get_uint(d, key == MOTA_SELFTEST_SIZE ? &t->output_size : &t->max_latency_us);
+            if (was == 0 && d->err != 0)
+                d->err = MOTA_ERR_SELFTEST_FIELD;
         } else if (key < 0) {
-            if (mota_cbor_skip(d) != 0)
-                return d->err;
+            mota_cbor_skip(d);
             continue;
         } else {
-            return MOTA_ERR_COMPAT_CRITICAL;
+            mota_cbor_fail(d, MOTA_ERR_COMPAT_CRITICAL);
         }
-        seen |= 1u << key;
+        seen |= 1u << (key & 7);
     }
-    if (seen != 0xEu || t->output_size == 0)
-        return MOTA_ERR_SELFTEST_FIELD;
-    t->present = true;
+    if (d->err == 0 && (seen != 0xEu || t->output_size == 0))
+        mota_cbor_fail(d, MOTA_ERR_SELFTEST_FIELD);
+    t->present = d->err == 0;
+}
+
+/* One compatibility field by its key; unknown non-negative keys are requirements we cannot meet. */
+static void decode_compat_field(struct mota_cbor_dec *d, int64_t key, struct mota_compat *c)
+{
+    switch (key) {
+    case MOTA_COMPAT_RELOC:
+        get_tuple(d, 2);
+        get_u32(d, &c->reloc_major, 15);
+        get_u32(d, &c->reloc_minor, 15);
+        break;
+    case MOTA_COMPAT_CPU: get_u32(d, &c->cpu_part, 0xFFF); break;
+    case MOTA_COMPAT_FPU: get_flag(d, &c->fpu); break;
+    case MOTA_COMPAT_ABI: get_u32(d, &c->float_abi, 2); break;
+    case MOTA_COMPAT_SECURE: get_flag(d, &c->secure); break;
+    case MOTA_COMPAT_DBG: get_flag(d, &c->dbg_info); break;
+    case MOTA_COMPAT_ASYNC: get_flag(d, &c->async); break;
+    case MOTA_COMPAT_TOOLCHAIN: get_u32(d, &c->toolchain, 15); break;
+    case MOTA_COMPAT_RTVER:
+        get_tuple(d, 3);
+        get_u32(d, &c->rt_major, 255);
+        get_u32(d, &c->rt_minor, 255);
+        get_u32(d, &c->rt_micro, 255);
+        c->has_runtime_version = true;
+        break;
+    case MOTA_COMPAT_CNAME: get_name(d, &c->c_name, &c->c_name_len, 1, 64); break;
+    case MOTA_COMPAT_ACTS: get_size(d, &c->acts_size); break;
+    case MOTA_COMPAT_PARAMS: get_size(d, &c->params_size); break;
+    case MOTA_COMPAT_EXTRAM: get_size(d, &c->ext_ram_size); break;
+    case MOTA_COMPAT_XIP: get_size(d, &c->exec_ram_xip); break;
+    case MOTA_COMPAT_COPY: get_size(d, &c->exec_ram_copy); break;
+    case MOTA_COMPAT_MODE:
+        get_u32(d, &c->install_mode, 2);
+        if (d->err == 0 && c->install_mode == 0)
+            mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
+        break;
+    case MOTA_COMPAT_STRUCTS:
+        get_u32(d, &c->struct_sizes, 0xFFFFFFFFu);
+        c->has_struct_sizes = true;
+        break;
+    case MOTA_COMPAT_SELFTEST: decode_selftest(d, &c->selftest); break;
+    case MOTA_COMPAT_RTDESC: get_name(d, &c->rt_desc, &c->rt_desc_len, 0, 128); break;
+    default:
+        if (key >= 0)
+            mota_cbor_fail(d, MOTA_ERR_COMPAT_CRITICAL); /* an unknown requirement: fail closed */
+        else
+            mota_cbor_skip(d); /* negative keys: optional hints */
+        break;
+    }
+}
+
+#define BIT(k) (1u << (k))
+static int decode_compat(struct mota_cbor_dec *d, struct mota_compat *c)
+{
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    uint32_t seen = 0;
+    const uint32_t required = BIT(MOTA_COMPAT_RELOC) | BIT(MOTA_COMPAT_CPU) | BIT(MOTA_COMPAT_FPU) |
+                              BIT(MOTA_COMPAT_ABI) | BIT(MOTA_COMPAT_SECURE) | BIT(MOTA_COMPAT_DBG) |
+                              BIT(MOTA_COMPAT_ASYNC) | BIT(MOTA_COMPAT_TOOLCHAIN) | BIT(MOTA_COMPAT_CNAME) |
+                              BIT(MOTA_COMPAT_ACTS) | BIT(MOTA_COMPAT_PARAMS) | BIT(MOTA_COMPAT_EXTRAM) |
+                              BIT(MOTA_COMPAT_XIP) | BIT(MOTA_COMPAT_COPY) | BIT(MOTA_COMPAT_MODE);
+
+    FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_COMPAT_FIELD);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        mota_cbor_get_int_key(d, &key, &prev);
+        if (d->err != 0)
+            break;
+        decode_compat_field(d, key, c);
+        if (key >= 0 && key < 32)
+            seen |= BIT(key);
+    }
+    if (mota_cbor_finish(d) != 0)
+        return d->err;
+    if ((seen & required) != required || (c->reloc_major == 8 && !c->has_runtime_version))
+        return mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
     return 0;
 }
 
-enum {
-    C_RELOC = 1, C_CPU, C_FPU, C_ABI, C_SECURE, C_DBG, C_ASYNC, C_TOOLCHAIN, C_RTVER, C_CNAME,
-    C_ACTS, C_PARAMS, C_EXTRAM, C_XIP, C_COPY, C_MODE, C_STRUCTS, C_RESERVED18, C_SELFTEST, C_RTDESC,
+struct manifest_parts {
+    const uint8_t *shared, *seqs[3]; /* the shared sequence; validate, install, invoke */
+    size_t shared_len, seq_len[3];
+    bool have_version, have_seq, have_common;
 };
 
-static int decode_compat(const uint8_t *buf, size_t len, struct mota_compat *c)
+/* One manifest member; the sequences are kept to run once the whole manifest is read. */
+static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_manifest *m, struct manifest_parts *pt)
 {
-    struct mota_cbor_dec d;
-    size_t n, na;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    uint32_t seen = 0;
-    int ret = 0;
-
-    mota_cbor_dec_init(&d, buf, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d.err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return d.err;
-        switch (key) {
-        case C_RELOC:
-            if (mota_cbor_get_array(&d, &na) != 0 || na != 2)
-                return d.err ? d.err : MOTA_ERR_COMPAT_FIELD;
-            if ((ret = get_u32(&d, &c->reloc_major, 15)) || (ret = get_u32(&d, &c->reloc_minor, 15)))
-                return ret;
-            break;
-        case C_CPU: ret = get_u32(&d, &c->cpu_part, 0xFFF); break;
-        case C_FPU: ret = get_flag(&d, &c->fpu); break;
-        case C_ABI: ret = get_u32(&d, &c->float_abi, 2); break;
-        case C_SECURE: ret = get_flag(&d, &c->secure); break;
-        case C_DBG: ret = get_flag(&d, &c->dbg_info); break;
-        case C_ASYNC: ret = get_flag(&d, &c->async); break;
-        case C_TOOLCHAIN: ret = get_u32(&d, &c->toolchain, 15); break;
-        case C_RTVER:
-            if (mota_cbor_get_array(&d, &na) != 0 || na != 3)
-                return d.err ? d.err : MOTA_ERR_COMPAT_FIELD;
-            if ((ret = get_u32(&d, &c->rt_major, 255)) || (ret = get_u32(&d, &c->rt_minor, 255)) ||
-                (ret = get_u32(&d, &c->rt_micro, 255)))
-                return ret;
-            c->has_runtime_version = true;
-            break;
-        case C_CNAME:
-            if (mota_cbor_get_tstr(&d, &c->c_name, &c->c_name_len) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d.err;
-            if (c->c_name_len == 0 || c->c_name_len > 64)
-                return MOTA_ERR_COMPAT_FIELD;
-            break;
-        case C_ACTS: ret = get_size(&d, &c->acts_size); break;
-        case C_PARAMS: ret = get_size(&d, &c->params_size); break;
-        case C_EXTRAM: ret = get_size(&d, &c->ext_ram_size); break;
-        case C_XIP: ret = get_size(&d, &c->exec_ram_xip); break;
-        case C_COPY: ret = get_size(&d, &c->exec_ram_copy); break;
-        case C_MODE:
-            ret = get_u32(&d, &c->install_mode, 2);
-            if (ret == 0 && c->install_mode == 0)
-                ret = MOTA_ERR_COMPAT_FIELD;
-            break;
-        case C_STRUCTS:
-            ret = get_u32(&d, &c->struct_sizes, 0xFFFFFFFFu);
-            c->has_struct_sizes = true;
-            break;
-        case C_SELFTEST: ret = decode_selftest(&d, &c->selftest); break;
-        case C_RTDESC:
-            if (mota_cbor_get_tstr(&d, &c->rt_desc, &c->rt_desc_len) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_COMPAT_FIELD : d.err;
-            if (c->rt_desc_len > 128)
-                return MOTA_ERR_COMPAT_FIELD;
-            break;
-        default:
-            if (key >= 0)
-                return MOTA_ERR_COMPAT_CRITICAL; /* an unknown requirement: fail closed */
-            if (mota_cbor_skip(&d) != 0)       /* negative keys: optional hints */
-                return d.err;
-            continue;
-        }
-        if (ret != 0)
-            return ret;
-        seen |= 1u << key;
+    struct mota_cbor_dec w;
+    int slot = key == MOTA_MAN_VALIDATE ? 0 : key == MOTA_MAN_INSTALL ? 1 : 2;
+    switch (key) {
+    case MOTA_MAN_VERSION:
+        FIELD(d, mota_cbor_get_uint(d, &m->version), MOTA_ERR_MANIFEST_VERSION);
+        if (d->err == 0 && m->version != 1)
+            mota_cbor_fail(d, MOTA_ERR_MANIFEST_VERSION);
+        pt->have_version = true;
+        break;
+    case MOTA_MAN_SEQ:
+        FIELD(d, mota_cbor_get_uint(d, &m->seq), MOTA_ERR_MANIFEST_SEQ);
+        pt->have_seq = true;
+        break;
+    case MOTA_MAN_COMMON:
+        if (open_wrapped(d, &w) == 0)
+            mota_cbor_fail(d, decode_common(&w, m, &pt->shared, &pt->shared_len));
+        pt->have_common = true;
+        break;
+    case MOTA_MAN_LOAD: /* run where it stands: nothing after it depends on it */
+        if (open_wrapped(d, &w) == 0)
+            mota_cbor_fail(d, pt->have_common ? run_sequence(w.buf, w.len, m, MOTA_MAN_LOAD)
+                                              : MOTA_ERR_MANIFEST_NO_COMMON);
+        m->has_load = true;
+        break;
+    case MOTA_MAN_VALIDATE:
+    case MOTA_MAN_INSTALL:
+    case MOTA_MAN_INVOKE:
+        mota_cbor_get_bstr(d, &pt->seqs[slot], &pt->seq_len[slot]);
+        break;
+    case MOTA_MAN_TEXT:
+        open_wrapped(d, &w);
+        if (d->err == 0 && !pt->have_common)
+            mota_cbor_fail(d, MOTA_ERR_MANIFEST_NO_COMMON);
+        if (d->err == 0)
+            mota_cbor_fail(d, decode_text(&w, m));
+        break;
+    case MOTA_MAN_COMPAT:
+        if (open_wrapped(d, &w) == 0)
+            mota_cbor_fail(d, decode_compat(&w, &m->compat));
+        m->has_compat = d->err == 0;
+        break;
+    default:
+        mota_cbor_fail(d, MOTA_ERR_MANIFEST_UNKNOWN_KEY);
+        break;
     }
-    if (mota_cbor_finish(&d) != 0)
-        return d.err;
-    const uint32_t required = (1u << C_RELOC) | (1u << C_CPU) | (1u << C_FPU) | (1u << C_ABI) |
-                              (1u << C_SECURE) | (1u << C_DBG) | (1u << C_ASYNC) | (1u << C_TOOLCHAIN) |
-                              (1u << C_CNAME) | (1u << C_ACTS) | (1u << C_PARAMS) | (1u << C_EXTRAM) |
-                              (1u << C_XIP) | (1u << C_COPY) | (1u << C_MODE);
-    if ((seen & required) != required)
-        return MOTA_ERR_COMPAT_FIELD;
-    if (c->reloc_major == 8 && !c->has_runtime_version)
-        return MOTA_ERR_COMPAT_FIELD;
-    return 0;
 }
 
 int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *m)
@@ -941,105 +992,67 @@ int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *
     struct mota_cbor_dec d;
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    const uint8_t *p, *shared = NULL;
-    size_t len, shared_len = 0;
-    const uint8_t *seqs[3] = {NULL, NULL, NULL}; /* validate, install, invoke */
-    size_t seq_len[3] = {0, 0, 0};
+    struct manifest_parts pt;
     int ret;
-    bool have_version = false, have_seq = false, have_common = false;
 
     if (env == NULL || m == NULL)
         return MOTA_ERR_ARG;
     memset(m, 0, sizeof(*m));
+    memset(&pt, 0, sizeof(pt));
     mota_cbor_dec_init(&d, env->manifest, env->manifest_len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return d.err;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return d.err;
-        switch (key) {
-        case MAN_VERSION:
-            if (mota_cbor_get_uint(&d, &m->version) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_MANIFEST_VERSION : d.err;
-            if (m->version != 1)
-                return MOTA_ERR_MANIFEST_VERSION;
-            have_version = true;
-            break;
-        case MAN_SEQ:
-            if (mota_cbor_get_uint(&d, &m->seq) != 0)
-                return d.err == MOTA_ERR_CBOR_TYPE ? MOTA_ERR_MANIFEST_SEQ : d.err;
-            have_seq = true;
-            break;
-        case MAN_COMMON:
-            if (mota_cbor_get_bstr(&d, &p, &len) != 0)
-                return d.err;
-            if ((ret = decode_common(p, len, m, &shared, &shared_len)) != 0)
-                return ret;
-            have_common = true;
-            break;
-        case MAN_VALIDATE:
-        case MAN_INSTALL:
-        case MAN_INVOKE:
-        case MAN_LOAD: {
-            int slot = key == MAN_VALIDATE ? 0 : key == MAN_INSTALL ? 1 : 2;
-            if (mota_cbor_get_bstr(&d, &p, &len) != 0)
-                return d.err;
-            if (key == MAN_LOAD) {
-                m->has_load = true;
-                ret = have_common ? run_sequence(p, len, m, MAN_LOAD) : MOTA_ERR_MANIFEST_NO_COMMON;
-                if (ret != 0)
-                    return ret;
-                break;
-            }
-            seqs[slot] = p;
-            seq_len[slot] = len;
-            break;
-        }
-        case MAN_TEXT:
-            if (mota_cbor_get_bstr(&d, &p, &len) != 0)
-                return d.err;
-            if (!have_common)
-                return MOTA_ERR_MANIFEST_NO_COMMON;
-            if ((ret = decode_text(p, len, m)) != 0)
-                return ret;
-            break;
-        case MOTA_MANIFEST_KEY_COMPAT:
-            if (mota_cbor_get_bstr(&d, &p, &len) != 0)
-                return d.err;
-            if ((ret = decode_compat(p, len, &m->compat)) != 0)
-                return ret;
-            m->has_compat = true;
-            break;
-        default:
-            return MOTA_ERR_MANIFEST_UNKNOWN_KEY;
-        }
+    mota_cbor_get_map(&d, &n);
+    for (size_t i = 0; i < n && d.err == 0; i++) {
+        mota_cbor_get_int_key(&d, &key, &prev);
+        if (d.err == 0)
+            decode_member(&d, key, m, &pt);
     }
     if (mota_cbor_finish(&d) != 0)
         return d.err;
-    if (!have_version)
+    if (!pt.have_version)
         return MOTA_ERR_MANIFEST_VERSION;
-    if (!have_seq)
+    if (!pt.have_seq)
         return MOTA_ERR_MANIFEST_SEQ;
-    if (!have_common)
+    if (!pt.have_common)
         return MOTA_ERR_MANIFEST_NO_COMMON;
     /* Shared sequence first, then the others in processing order. */
-    if (shared != NULL && (ret = run_sequence(shared, shared_len, m, MAN_COMMON)) != 0)
+    if (pt.shared != NULL && (ret = run_sequence(pt.shared, pt.shared_len, m, MOTA_MAN_COMMON)) != 0)
         return ret;
     if (!m->checks_vendor)
         return MOTA_ERR_NO_VENDOR_CHECK;
     if (!m->checks_class)
         return MOTA_ERR_NO_CLASS_CHECK;
-    static const int which[3] = {MAN_VALIDATE, MAN_INSTALL, MAN_INVOKE};
+    static const int which[3] = {MOTA_MAN_VALIDATE, MOTA_MAN_INSTALL, MOTA_MAN_INVOKE};
     for (int s = 0; s < 3; s++) {
-        if (seqs[s] == NULL)
-            continue;
-        if ((ret = run_sequence(seqs[s], seq_len[s], m, which[s])) != 0)
+        if (pt.seqs[s] != NULL && (ret = run_sequence(pt.seqs[s], pt.seq_len[s], m, which[s])) != 0)
             return ret;
     }
-    m->has_validate = seqs[0] != NULL;
-    m->has_install = seqs[1] != NULL;
-    m->has_invoke = seqs[2] != NULL;
+    m->has_validate = pt.seqs[0] != NULL;
+    m->has_install = pt.seqs[1] != NULL;
+    m->has_invoke = pt.seqs[2] != NULL;
     return 0;
+}
+
+/* p moved from `from` to `to` if it points into the len bytes at `from` (integer compares: the two are
+ * different objects) */
+static const void *moved(const void *p, const uint8_t *from, size_t len, const uint8_t *to)
+{
+    uintptr_t a = (uintptr_t)p, f = (uintptr_t)from;
+    return p != NULL && a >= f && a - f < len ? to + (a - f) : p;
+}
+
+void mota_manifest_rebase(struct mota_manifest *m, const uint8_t *from, size_t len, const uint8_t *to)
+{
+    for (size_t c = 0; c < m->n_components; c++) {
+        m->comp[c].id = moved(m->comp[c].id, from, len, to);
+        m->comp[c].uri = moved(m->comp[c].uri, from, len, to);
+    }
+    m->text.description = moved(m->text.description, from, len, to);
+    m->text.created = moved(m->text.created, from, len, to);
+    m->text.vendor_name = moved(m->text.vendor_name, from, len, to);
+    m->text.model_name = moved(m->text.model_name, from, len, to);
+    m->text.version = moved(m->text.version, from, len, to);
+    m->compat.c_name = moved(m->compat.c_name, from, len, to);
+    m->compat.rt_desc = moved(m->compat.rt_desc, from, len, to);
 }
 
 const struct mota_component *mota_manifest_find_payload(const struct mota_manifest *m, const char *name,

@@ -4,6 +4,7 @@
 #include "mota/cbor.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
+#include "mota/suit_keys.h"
 
 #include <string.h>
 
@@ -38,12 +39,10 @@ static void put_digest(struct mota_cbor_enc *e, const uint8_t d[MOTA_SHA256_LEN]
     mota_cbor_put_bstr(e, d, MOTA_SHA256_LEN);
 }
 
-enum { REP_POLICY = 15 }; /* all four SUIT reporting bits, as in the draft's examples */
-
 static void put_set_index(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i)
 {
     if (s->n_components > 1) {
-        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
         mota_cbor_put_uint(e, i);
     }
 }
@@ -54,38 +53,38 @@ static void put_shared(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
     mota_cbor_put_array(e, items);
     for (size_t i = 0; i < s->n_components; i++) {
         put_set_index(e, s, i);
-        mota_cbor_put_uint(e, 20); /* override-parameters */
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
         mota_cbor_put_map(e, 4);
-        mota_cbor_put_uint(e, 1);
+        mota_cbor_put_uint(e, MOTA_PAR_VENDOR);
         mota_cbor_put_bstr(e, s->vendor_id, 16);
-        mota_cbor_put_uint(e, 2);
+        mota_cbor_put_uint(e, MOTA_PAR_CLASS);
         mota_cbor_put_bstr(e, s->class_id, 16);
-        mota_cbor_put_uint(e, 3);
+        mota_cbor_put_uint(e, MOTA_PAR_DIGEST);
         size_t o = mota_cbor_bstr_open(e);
         put_digest(e, s->comp[i].digest);
         mota_cbor_bstr_close(e, o);
-        mota_cbor_put_uint(e, 14);
+        mota_cbor_put_uint(e, MOTA_PAR_SIZE);
         mota_cbor_put_uint(e, s->comp[i].size);
     }
     if (s->n_components > 1) {
-        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
         mota_cbor_put_bool(e, true);
     }
-    mota_cbor_put_uint(e, 1); /* vendor-identifier condition */
-    mota_cbor_put_uint(e, REP_POLICY);
-    mota_cbor_put_uint(e, 2); /* class-identifier condition */
-    mota_cbor_put_uint(e, REP_POLICY);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_VENDOR);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_CLASS);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
 static void put_validate(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
     mota_cbor_put_array(e, s->n_components > 1 ? 4 : 2);
     if (s->n_components > 1) {
-        mota_cbor_put_uint(e, 12);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
         mota_cbor_put_bool(e, true);
     }
-    mota_cbor_put_uint(e, 3); /* image-match */
-    mota_cbor_put_uint(e, REP_POLICY);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
 static void put_install(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
@@ -93,14 +92,14 @@ static void put_install(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
     mota_cbor_put_array(e, s->n_components * (s->n_components > 1 ? 8 : 6));
     for (size_t i = 0; i < s->n_components; i++) {
         put_set_index(e, s, i);
-        mota_cbor_put_uint(e, 20);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
         mota_cbor_put_map(e, 1);
-        mota_cbor_put_uint(e, 21); /* uri */
+        mota_cbor_put_uint(e, MOTA_PAR_URI);
         mota_cbor_put_tstr(e, mota_component_payload_name(s->comp[i].role));
-        mota_cbor_put_uint(e, 21); /* fetch */
-        mota_cbor_put_uint(e, 2);  /* report on failure */
-        mota_cbor_put_uint(e, 3);  /* image-match */
-        mota_cbor_put_uint(e, REP_POLICY);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_FETCH);
+        mota_cbor_put_uint(e, MOTA_SUIT_REPORT_FAILURE);
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
+        mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
     }
 }
 
@@ -117,26 +116,26 @@ static void put_text(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
     mota_cbor_put_tstr(e, "en");
     mota_cbor_put_map(e, top + (comp > 0));
     if (has(s->description)) {
-        mota_cbor_put_uint(e, 1);
+        mota_cbor_put_uint(e, MOTA_TEXT_DESCRIPTION);
         mota_cbor_put_tstr(e, s->description);
     }
     if (has(s->created)) {
-        mota_cbor_put_int(e, -1);
+        mota_cbor_put_int(e, MOTA_TEXT_CREATED);
         mota_cbor_put_tstr(e, s->created);
     }
     if (comp > 0) {
         put_component_id(e, MOTA_COMPONENT_CODE);
         mota_cbor_put_map(e, comp);
         if (has(s->vendor_name)) {
-            mota_cbor_put_uint(e, 1);
+            mota_cbor_put_uint(e, MOTA_CTEXT_VENDOR_NAME);
             mota_cbor_put_tstr(e, s->vendor_name);
         }
         if (has(s->model_name)) {
-            mota_cbor_put_uint(e, 2);
+            mota_cbor_put_uint(e, MOTA_CTEXT_MODEL_NAME);
             mota_cbor_put_tstr(e, s->model_name);
         }
         if (has(s->version)) {
-            mota_cbor_put_uint(e, 6);
+            mota_cbor_put_uint(e, MOTA_CTEXT_VERSION);
             mota_cbor_put_tstr(e, s->version);
         }
     }
@@ -147,61 +146,61 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
     size_t n = 15 + (size_t)c->has_runtime_version + (size_t)c->has_struct_sizes + (size_t)c->selftest.present +
                (size_t)(c->rt_desc != NULL && c->rt_desc_len > 0);
     mota_cbor_put_map(e, n);
-    mota_cbor_put_uint(e, 1);
+    mota_cbor_put_uint(e, MOTA_COMPAT_RELOC);
     mota_cbor_put_array(e, 2);
     mota_cbor_put_uint(e, c->reloc_major);
     mota_cbor_put_uint(e, c->reloc_minor);
-    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, MOTA_COMPAT_CPU);
     mota_cbor_put_uint(e, c->cpu_part);
-    mota_cbor_put_uint(e, 3);
+    mota_cbor_put_uint(e, MOTA_COMPAT_FPU);
     mota_cbor_put_bool(e, c->fpu);
-    mota_cbor_put_uint(e, 4);
+    mota_cbor_put_uint(e, MOTA_COMPAT_ABI);
     mota_cbor_put_uint(e, c->float_abi);
-    mota_cbor_put_uint(e, 5);
+    mota_cbor_put_uint(e, MOTA_COMPAT_SECURE);
     mota_cbor_put_bool(e, c->secure);
-    mota_cbor_put_uint(e, 6);
+    mota_cbor_put_uint(e, MOTA_COMPAT_DBG);
     mota_cbor_put_bool(e, c->dbg_info);
-    mota_cbor_put_uint(e, 7);
+    mota_cbor_put_uint(e, MOTA_COMPAT_ASYNC);
     mota_cbor_put_bool(e, c->async);
-    mota_cbor_put_uint(e, 8);
+    mota_cbor_put_uint(e, MOTA_COMPAT_TOOLCHAIN);
     mota_cbor_put_uint(e, c->toolchain);
     if (c->has_runtime_version) {
-        mota_cbor_put_uint(e, 9);
+        mota_cbor_put_uint(e, MOTA_COMPAT_RTVER);
         mota_cbor_put_array(e, 3);
         mota_cbor_put_uint(e, c->rt_major);
         mota_cbor_put_uint(e, c->rt_minor);
         mota_cbor_put_uint(e, c->rt_micro);
     }
-    mota_cbor_put_uint(e, 10);
+    mota_cbor_put_uint(e, MOTA_COMPAT_CNAME);
     mota_cbor_put_tstr_n(e, c->c_name, c->c_name_len);
-    mota_cbor_put_uint(e, 11);
+    mota_cbor_put_uint(e, MOTA_COMPAT_ACTS);
     mota_cbor_put_uint(e, c->acts_size);
-    mota_cbor_put_uint(e, 12);
+    mota_cbor_put_uint(e, MOTA_COMPAT_PARAMS);
     mota_cbor_put_uint(e, c->params_size);
-    mota_cbor_put_uint(e, 13);
+    mota_cbor_put_uint(e, MOTA_COMPAT_EXTRAM);
     mota_cbor_put_uint(e, c->ext_ram_size);
-    mota_cbor_put_uint(e, 14);
+    mota_cbor_put_uint(e, MOTA_COMPAT_XIP);
     mota_cbor_put_uint(e, c->exec_ram_xip);
-    mota_cbor_put_uint(e, 15);
+    mota_cbor_put_uint(e, MOTA_COMPAT_COPY);
     mota_cbor_put_uint(e, c->exec_ram_copy);
-    mota_cbor_put_uint(e, 16);
+    mota_cbor_put_uint(e, MOTA_COMPAT_MODE);
     mota_cbor_put_uint(e, c->install_mode);
     if (c->has_struct_sizes) {
-        mota_cbor_put_uint(e, 17);
+        mota_cbor_put_uint(e, MOTA_COMPAT_STRUCTS);
         mota_cbor_put_uint(e, c->struct_sizes);
     }
     if (c->selftest.present) {
-        mota_cbor_put_uint(e, 19);
+        mota_cbor_put_uint(e, MOTA_COMPAT_SELFTEST);
         mota_cbor_put_map(e, 3);
-        mota_cbor_put_uint(e, 1);
+        mota_cbor_put_uint(e, MOTA_SELFTEST_DIGEST);
         put_digest(e, c->selftest.output_digest);
-        mota_cbor_put_uint(e, 2);
+        mota_cbor_put_uint(e, MOTA_SELFTEST_SIZE);
         mota_cbor_put_uint(e, c->selftest.output_size);
-        mota_cbor_put_uint(e, 3);
+        mota_cbor_put_uint(e, MOTA_SELFTEST_LATENCY);
         mota_cbor_put_uint(e, c->selftest.max_latency_us);
     }
     if (c->rt_desc != NULL && c->rt_desc_len > 0) {
-        mota_cbor_put_uint(e, 20);
+        mota_cbor_put_uint(e, MOTA_COMPAT_RTDESC);
         mota_cbor_put_tstr_n(e, c->rt_desc, c->rt_desc_len);
     }
 }
@@ -212,37 +211,37 @@ static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s
     bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) ||
                 has(s->version);
     mota_cbor_put_map(e, 6 + (size_t)text);
-    mota_cbor_put_uint(e, 1);
-    mota_cbor_put_uint(e, 1);
-    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, MOTA_MAN_VERSION);
+    mota_cbor_put_uint(e, 1); /* the only SUIT manifest version */
+    mota_cbor_put_uint(e, MOTA_MAN_SEQ);
     mota_cbor_put_uint(e, s->seq);
-    mota_cbor_put_uint(e, 3); /* common */
+    mota_cbor_put_uint(e, MOTA_MAN_COMMON);
     o = mota_cbor_bstr_open(e);
     mota_cbor_put_map(e, 2);
-    mota_cbor_put_uint(e, 2);
+    mota_cbor_put_uint(e, MOTA_COMMON_COMPONENTS);
     mota_cbor_put_array(e, s->n_components);
     for (size_t i = 0; i < s->n_components; i++)
         put_component_id(e, s->comp[i].role);
-    mota_cbor_put_uint(e, 4);
+    mota_cbor_put_uint(e, MOTA_COMMON_SHARED);
     size_t o2 = mota_cbor_bstr_open(e);
     put_shared(e, s);
     mota_cbor_bstr_close(e, o2);
     mota_cbor_bstr_close(e, o);
-    mota_cbor_put_uint(e, 7); /* validate */
+    mota_cbor_put_uint(e, MOTA_MAN_VALIDATE);
     o = mota_cbor_bstr_open(e);
     put_validate(e, s);
     mota_cbor_bstr_close(e, o);
-    mota_cbor_put_uint(e, 20); /* install */
+    mota_cbor_put_uint(e, MOTA_MAN_INSTALL);
     o = mota_cbor_bstr_open(e);
     put_install(e, s);
     mota_cbor_bstr_close(e, o);
     if (text) {
-        mota_cbor_put_uint(e, 23);
+        mota_cbor_put_uint(e, MOTA_MAN_TEXT);
         o = mota_cbor_bstr_open(e);
         put_text(e, s);
         mota_cbor_bstr_close(e, o);
     }
-    mota_cbor_put_int(e, MOTA_MANIFEST_KEY_COMPAT);
+    mota_cbor_put_int(e, MOTA_MAN_COMPAT);
     o = mota_cbor_bstr_open(e);
     put_compat(e, &s->compat);
     mota_cbor_bstr_close(e, o);
@@ -287,9 +286,9 @@ static void put_envelope_head(struct mota_cbor_enc *h, size_t members, const uin
 {
     mota_cbor_put_tag(h, MOTA_SUIT_TAG_ENVELOPE);
     mota_cbor_put_map(h, members);
-    mota_cbor_put_uint(h, 2);
+    mota_cbor_put_uint(h, MOTA_ENV_AUTH);
     mota_cbor_put_bstr(h, auth, auth_len);
-    mota_cbor_put_uint(h, 3);
+    mota_cbor_put_uint(h, MOTA_ENV_MANIFEST);
 }
 
 int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
@@ -335,9 +334,9 @@ int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t 
     /* 3. COSE_Sign1 over Sig_structure with the detached SUIT_Digest */
     mota_cbor_enc_init(&h, prot, sizeof(prot));
     mota_cbor_put_map(&h, 2);
-    mota_cbor_put_uint(&h, 1);
+    mota_cbor_put_uint(&h, MOTA_COSE_LABEL_ALG);
     mota_cbor_put_int(&h, MOTA_COSE_ALG_ES256);
-    mota_cbor_put_uint(&h, 4);
+    mota_cbor_put_uint(&h, MOTA_COSE_LABEL_KID);
     mota_cbor_put_bstr(&h, kid, MOTA_KEY_ID_LEN);
     size_t prot_len = h.len;
     mota_cbor_enc_init(&h, sig_struct, sizeof(sig_struct));

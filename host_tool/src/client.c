@@ -5,10 +5,10 @@
 #include "mota/cbor.h"
 #include "mota/err.h"
 #include "mota/posix_transport.h"
+#include "mota/proto_keys.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/file.h>
 #include <termios.h>
@@ -38,6 +38,14 @@ static bool looks_like_tcp(const char *port)
     uint64_t p;
     return colon != NULL && colon != port && strchr(port, '/') == NULL && tool_parse_u64(colon + 1, &p) && p > 0 &&
            p <= 65535;
+}
+
+/* Reads and writes go through the posix port's transport, whatever the port is. */
+static int client_stream(struct client *c)
+{
+    mota_posix_transport_fds(&c->pt, c->fd, c->fd);
+    mota_posix_transport_hal(&c->pt, &c->tr);
+    return MOTA_OK;
 }
 
 int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
@@ -80,7 +88,7 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
             return ret;
         }
         c->fd = t.rfd;
-        return MOTA_OK;
+        return client_stream(c);
     }
     c->fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (c->fd < 0) {
@@ -119,7 +127,7 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
         }
         tcsetattr(c->fd, TCSANOW, &tio);
     }
-    return MOTA_OK;
+    return client_stream(c);
 }
 
 void client_close(struct client *c)
@@ -127,6 +135,7 @@ void client_close(struct client *c)
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
+    mota_posix_transport_fds(&c->pt, -1, -1); /* reads and writes fail from now on */
 }
 
 static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *payload, size_t len)
@@ -136,20 +145,9 @@ static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *
     size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
     if (n == 0)
         return MOTA_ERR_ARG;
-    const uint8_t *p = c->tx;
-    while (n > 0) {
-        ssize_t w = write(c->fd, p, n);
-        if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
-            struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
-            poll(&pf, 1, 100);
-            continue;
-        }
-        if (w <= 0)
-            return MOTA_ERR_TRANSPORT;
-        p += w;
-        n -= (size_t)w;
-        c->bytes_out += (uint64_t)w;
-    }
+    if (c->tr.write(c->tr.ctx, c->tx, n) != MOTA_OK)
+        return MOTA_ERR_TRANSPORT;
+    c->bytes_out += n;
     return MOTA_OK;
 }
 
@@ -168,6 +166,8 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             size_t used = 0;
             int got = mota_deframer_push(&c->df, c->in + c->in_off, c->in_len - c->in_off, &used, f);
             c->in_off += used;
+            if (got)
+                c->heard = tool_now();
             if (got && f->kind == MOTA_KIND_RESPONSE)
                 return 1;
             /* an event is never an answer: the device is at work on a request (a phase after the last byte) */
@@ -175,7 +175,6 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
                 c->on_event != NULL)
                 c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));
         }
-        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
         int wait = timeout_ms;
         if (c->deadline > 0) { /* --timeout bounds every wait */
             double left = c->deadline - tool_now();
@@ -184,15 +183,10 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             if (left * 1000 < wait)
                 wait = (int)(left * 1000) + 1;
         }
-        int r = poll(&pf, 1, wait);
-        if (r == 0)
-            return 0;
-        if (r < 0)
-            return errno == EINTR ? 0 : MOTA_ERR_TRANSPORT;
-        ssize_t n = read(c->fd, c->in, sizeof(c->in));
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n <= 0)
+        int n = c->tr.read(c->tr.ctx, c->in, sizeof(c->in), (uint32_t)wait);
+        if (n == 0)
+            return 0; /* nothing within the wait */
+        if (n < 0)
             return MOTA_ERR_TRANSPORT;
         c->bytes_in += (uint64_t)n;
         c->in_len = (size_t)n;
@@ -240,7 +234,7 @@ int client_hello(struct client *c, const uint8_t **body, size_t *body_len)
         return ret;
     if (status != MOTA_OK)
         return status;
-    /* the negotiated frame size and window are in the device info: keys 3 and 4 */
+    /* the negotiated frame size and window are in the device info */
     struct mota_cbor_dec d;
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
@@ -251,8 +245,8 @@ int client_hello(struct client *c, const uint8_t **body, size_t *body_len)
         uint64_t v;
         if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
             return MOTA_ERR_PROTO_FRAME;
-        if ((key == 3 || key == 4) && mota_cbor_get_uint(&d, &v) == 0) {
-            if (key == 3)
+        if ((key == MOTA_INFO_PAYLOAD || key == MOTA_INFO_WINDOW) && mota_cbor_get_uint(&d, &v) == 0) {
+            if (key == MOTA_INFO_PAYLOAD)
                 c->max_payload = (uint16_t)(v < MOTA_PROTO_MAX_PAYLOAD ? v : MOTA_PROTO_MAX_PAYLOAD);
             else
                 c->window = v >= 1 && v <= 64 ? (unsigned)v : 1;

@@ -27,9 +27,9 @@ struct report {
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
     bool has_counters, has_timing;
-    uint64_t counters[6]; /* frames, bad CRC, malformed, oversized, responses, answers sent again */
+    uint64_t counters[MOTA_STATUS_COUNTER_ITEMS]; /* frames, bad CRC, malformed, oversized, responses, answers sent again */
     int64_t last_result;
-    uint64_t timing[7]; /* µs: head check, erase, digests, install, self-test, last byte to verdict; bytes hashed */
+    uint64_t timing[MOTA_STATUS_TIMING_ITEMS]; /* µs: head check, erase, digests, install, self-test, last byte to verdict; bytes hashed */
     bool has_ring;
     unsigned n_ring;
     struct {
@@ -47,35 +47,41 @@ static int clamp_code(int64_t code)
     return code < INT32_MIN || code > 0 ? INT32_MIN : (int)code;
 }
 
-/* STATUS keys 2 (link counters), 3 (last result), 4 (timing); key 1 is the models. */
+/* A STATUS array of counters: the first `cap` kept, a newer device's extra ones skipped; true when all came. */
+static bool get_counters(struct mota_cbor_dec *d, uint64_t *dst, size_t cap)
+{
+    size_t k;
+    mota_cbor_get_array(d, &k);
+    for (size_t j = 0; j < k && d->err == 0; j++) {
+        if (j < cap)
+            mota_cbor_get_uint(d, &dst[j]);
+        else
+            mota_cbor_skip(d);
+    }
+    return d->err == 0 && k >= cap;
+}
+
 static void parse_status(const uint8_t *p, size_t len, struct report *r)
 {
     struct mota_cbor_dec d;
-    size_t n, k;
+    size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    parse_models(p, len, 1, r->models, &r->n_models);
+    parse_models(p, len, MOTA_STATUS_MODELS, r->models, &r->n_models);
     r->has_uptime = status_uptime_ms(p, len, &r->uptime_ms);
     mota_cbor_dec_init(&d, p, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return;
+    mota_cbor_get_map(&d, &n);
     for (size_t i = 0; i < n && d.err == 0; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return;
-        if (key == 3) {
+        mota_cbor_get_int_key(&d, &key, &prev);
+        if (d.err != 0)
+            break;
+        if (key == MOTA_STATUS_RESULT)
             mota_cbor_get_int(&d, &r->last_result);
-        } else if ((key == 2 || key == 4) && mota_cbor_get_array(&d, &k) == 0) {
-            uint64_t *dst = key == 2 ? r->counters : r->timing;
-            size_t cap = key == 2 ? 6 : 7;
-            for (size_t j = 0; j < k; j++)
-                if (j >= cap ? mota_cbor_skip(&d) != 0 : mota_cbor_get_uint(&d, &dst[j]) != 0)
-                    return;
-            if (key == 2)
-                r->has_counters = k >= 6;
-            else
-                r->has_timing = k >= 7;
-        } else {
+        else if (key == MOTA_STATUS_COUNTERS)
+            r->has_counters = get_counters(&d, r->counters, MOTA_STATUS_COUNTER_ITEMS);
+        else if (key == MOTA_STATUS_TIMING)
+            r->has_timing = get_counters(&d, r->timing, MOTA_STATUS_TIMING_ITEMS);
+        else
             mota_cbor_skip(&d);
-        }
     }
 }
 
@@ -107,19 +113,19 @@ static int parse_ring(const uint8_t *p, size_t len, struct report *r)
 
 static void parse_info(const uint8_t *info, size_t len, struct report *r)
 {
-    dev_text(info, len, 1, r->name, sizeof(r->name));
-    if (!info_bool(info, len, 8, &r->provisioned))
+    dev_text(info, len, MOTA_INFO_NAME, r->name, sizeof(r->name));
+    if (!info_bool(info, len, MOTA_INFO_PROVISIONED, &r->provisioned))
         r->provisioned = true; /* a device that does not say is of a version that refuses unprovisioned uploads */
-    r->has_cause = info_uint(info, len, 9, &r->cause);
-    info_uint(info, len, 2, &r->protocol);
-    info_uint(info, len, 10, &r->head_cap);
-    info_uint(info, len, 3, &r->max_payload);
-    info_uint(info, len, 4, &r->window);
-    info_uint(info, len, 12, &r->io_buffer);
-    info_uint(info, len, 13, &r->max_boots);
+    r->has_cause = info_uint(info, len, MOTA_INFO_RESET_CAUSE, &r->cause);
+    info_uint(info, len, MOTA_INFO_PROTOCOL, &r->protocol);
+    info_uint(info, len, MOTA_INFO_HEAD_MAX, &r->head_cap);
+    info_uint(info, len, MOTA_INFO_PAYLOAD, &r->max_payload);
+    info_uint(info, len, MOTA_INFO_WINDOW, &r->window);
+    info_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
+    info_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
     r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
     parse_profile(info, len, &r->profile);
-    parse_models(info, len, 7, r->models, &r->n_models);
+    parse_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
 }
 
 /* ---- text ---- */

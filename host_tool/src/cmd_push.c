@@ -27,7 +27,16 @@ struct push {
     double last_event; /* JSON progress events: at most 4 a second */
     const char *phase; /* what the device is doing after the last byte, as it said */
     double phase_t;
-    double heard;      /* when the device last said anything (an answer or an event) */
+    /* the run */
+    const struct mota_verify_result *vr;
+    struct client *c;
+    struct client_upload u;
+    const uint8_t *info; /* the device info of the last HELLO (a copy: it outlives the receive buffer) */
+    size_t info_len;
+    struct dev_model models[DEV_MAX_MODELS];
+    unsigned n_models, reconnects;
+    int result;
+    char detail[320];
 };
 
 /* A JSON event line of push: {"schema", "command": "push", "event": name, ...}. */
@@ -261,10 +270,286 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
 
 static void on_event(void *ctx, unsigned phase, uint32_t offset)
 {
-    struct push *p = ctx;
     (void)offset;
-    p->heard = tool_now(); /* the device is working on the verdict: not silence */
-    show_phase(p, phase_name(phase));
+    show_phase(ctx, phase_name(phase));
+}
+
+static void on_progress(void *ctx, uint64_t acked)
+{
+    progress(ctx, acked, false);
+}
+
+static void on_resume(void *ctx, uint32_t offset)
+{
+    struct push *p = ctx;
+    struct json j;
+    if (event_begin(p, &j, "resume")) {
+        json_uint(&j, "offset", offset);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", offset);
+}
+
+static void on_quiet(void *ctx, bool all_sent, double quiet_for, double on_wire)
+{
+    struct push *p = ctx;
+    if (all_sent && quiet_for > 1.0 + on_wire && p->phase == NULL)
+        show_phase(p, "verdict pending"); /* a device that does not tell its phases */
+    else if (p->phase != NULL && p->tty && !p->o->quiet)
+        draw_bar(p, p->total); /* the phase's clock */
+}
+
+/* Connect and say HELLO before the deadline; the first time, say to whom. */
+static int push_connect(struct push *p, double deadline, bool first)
+{
+    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD];
+    const uint8_t *info;
+    struct json j;
+    int ret = connect_device(p->c, p->o, deadline, first, &info, &p->info_len);
+    if (ret != MOTA_OK)
+        return ret;
+    memcpy(info_copy, info, p->info_len);
+    p->info = info_copy;
+    if (!first)
+        return MOTA_OK;
+    char dev_name[65] = "";
+    parse_models(p->info, p->info_len, MOTA_INFO_MODELS, p->models, &p->n_models);
+    dev_text(p->info, p->info_len, MOTA_INFO_NAME, dev_name, sizeof(dev_name));
+    if (event_begin(p, &j, "hello")) {
+        json_str(&j, "port", p->o->port);
+        json_str(&j, "device", dev_name);
+        json_uint(&j, "max_payload", p->c->max_payload);
+        json_uint(&j, "window", p->c->window);
+        json_container(&j, p->vr, p->total);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n", dev_name[0] ? dev_name : "device",
+                p->o->port, p->n_models, p->c->max_payload, p->c->window);
+    return MOTA_OK;
+}
+
+/* The link broke (or BEGIN went unanswered): reconnect, while the device still makes progress. */
+static int push_reconnect(struct push *p, int link_err)
+{
+    struct json j;
+    if (link_err == MOTA_ERR_TIMEOUT || tool_now() - p->u.last_progress > p->o->timeout_s)
+        return MOTA_ERR_TIMEOUT;
+    client_close(p->c);
+    p->reconnects++;
+    if (event_begin(p, &j, "reconnect")) {
+        json_uint(&j, "count", p->reconnects);
+        json_uint(&j, "acked", p->u.acked);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "%slink lost (%s); reconnecting\n", p->tty ? "\n" : "", mota_err_name(link_err));
+    p->phase = NULL;
+    return push_connect(p, p->u.last_progress + p->o->timeout_s, false);
+}
+
+/* The container, over as many connections as it takes: the device's verdict, or why there is none. */
+static int push_send(struct push *p, const struct mapped *m)
+{
+    const struct mota_envelope *env = &p->vr->env;
+    uint64_t head_cap = 0;
+    /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
+    if (info_uint(p->info, p->info_len, MOTA_INFO_HEAD_MAX, &head_cap) && env->head_len > head_cap) {
+        snprintf(p->detail, sizeof(p->detail), "container head of %zu bytes; the device takes at most %llu",
+                 env->head_len, (unsigned long long)head_cap);
+        return MOTA_ERR_ENV_TOO_LARGE;
+    }
+    struct client_upload *u = &p->u;
+    u->data = m->data;
+    u->total = m->len;
+    memcpy(u->digest, env->digest, sizeof(u->digest));
+    u->timeout_s = p->o->timeout_s;
+    u->last_progress = p->t0;
+    u->on_progress = on_progress;
+    u->on_resume = on_resume;
+    u->on_quiet = on_quiet;
+    u->ctx = p;
+    for (;;) {
+        int ret = client_upload(p->c, u);
+        if (ret == MOTA_OK) {
+            snprintf(p->detail, sizeof(p->detail), "%s", u->detail);
+            return u->status;
+        }
+        if ((ret = push_reconnect(p, ret)) != MOTA_OK)
+            return ret;
+    }
+}
+
+/* A refusal with no facts from the device: what the host knows. */
+static void explain(struct push *p)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
+        int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name,
+                                                   man->compat.c_name_len) : -1;
+        const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
+        if (dm != NULL && dm->testing)
+            snprintf(p->detail, sizeof(p->detail),
+                     "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
+                     "first", dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
+    } else if (p->result != MOTA_OK && p->detail[0] == 0) {
+        host_detail(p->result, p->vr, p->info, p->info_len, p->models, p->n_models, p->detail, sizeof(p->detail));
+    }
+}
+
+/* --confirm: the model's index from a fresh STATUS, else from HELLO's list; never a guess. */
+static int push_confirm(struct push *p, int tries)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    struct dev_model fresh[DEV_MAX_MODELS];
+    unsigned n_fresh = 0;
+    const uint8_t *body;
+    size_t blen;
+    int status;
+    if (client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+        status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
+        memcpy(p->models, fresh, sizeof(fresh[0]) * n_fresh);
+        p->n_models = n_fresh;
+    }
+    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : 0;
+    uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
+    if (idx < 0)
+        return MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
+    int ret = client_call(p->c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
+    return ret != MOTA_OK ? ret : status;
+}
+
+/* What the device's status says after "installed": it must show this very container as the active model. */
+struct installed {
+    bool checked, active, confirmed, has_uptime;
+    uint64_t uptime, max_boots;
+};
+
+static void check_installed(struct push *p, int tries, struct installed *in)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    const uint8_t *body;
+    size_t blen;
+    int status;
+    memset(in, 0, sizeof(*in));
+    p->n_models = 0;
+    in->checked = client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+                  status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
+    in->has_uptime = in->checked && status_uptime_ms(body, blen, &in->uptime);
+    info_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
+    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
+    in->active = in->checked && idx >= 0 && p->models[idx].has &&
+                 memcmp(p->models[idx].digest, p->vr->env.digest, MOTA_SHA256_LEN) == 0;
+    in->confirmed = in->active && !p->models[idx].testing;
+    if (in->checked && !in->active) {
+        p->result = MOTA_ERR_INTERNAL;
+        snprintf(p->detail, sizeof(p->detail), "the device answered installed, but its status does not show %.*s seq %llu "
+                 "active", (int)man->compat.c_name_len, man->compat.c_name ? man->compat.c_name : "",
+                 (unsigned long long)man->seq);
+    }
+}
+
+static bool is_link_error(int result)
+{
+    return result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT || result == MOTA_ERR_TIMEOUT ||
+           result == MOTA_ERR_BUSY;
+}
+
+/* Installed: confirm if asked, check the device's status, report. */
+static int push_installed(struct push *p)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    struct installed in;
+    struct json j;
+    int rc = EXIT_OK, confirm_err = MOTA_OK;
+    double el = tool_now() - p->t0;
+    /* the model is in: a lossy line must not turn that into a failure, so the calls that follow retry
+     * (same seq, answered once) for up to the timeout */
+    int tries = p->o->timeout_s / 2 < 3 ? 3 : p->o->timeout_s / 2 > 15 ? 15 : (int)(p->o->timeout_s / 2);
+    p->c->deadline = tool_now() + p->o->timeout_s;
+    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) != MOTA_OK) {
+        tool_fail(confirm_err, "confirm");
+        rc = is_link_error(confirm_err) ? link_exit(confirm_err) : EXIT_INVALID;
+    }
+    check_installed(p, tries, &in);
+    if (p->result != MOTA_OK)
+        rc = EXIT_INVALID;
+    if (event_begin(p, &j, "result")) {
+        /* installed either way; the status is the confirm's when that failed, so CI sees why */
+        json_reason(&j, p->result != MOTA_OK ? p->result : confirm_err);
+        json_bool(&j, "installed", p->result == MOTA_OK);
+        json_bool(&j, "confirmed", in.confirmed);
+        json_bool(&j, "sent", true);
+        json_bool(&j, "status_checked", in.checked);
+        json_str(&j, "detail", p->detail);
+        json_container(&j, p->vr, p->total);
+        json_real(&j, "seconds", el, 3);
+        json_uint(&j, "reconnects", p->reconnects);
+        json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+        json_end(&j);
+    }
+    if (p->result != MOTA_OK) {
+        tool_fail(p->result, "%s", p->detail);
+    } else if (!p->o->json && !p->o->quiet) {
+        printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len, man->compat.c_name,
+               (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
+               p->reconnects ? ", resumed after a link loss" : "",
+               in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+        print_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
+    }
+    return rc;
+}
+
+/* Not installed: why, in the JSON result and on stderr. */
+static int push_failed(struct push *p)
+{
+    struct json j;
+    bool link = is_link_error(p->result);
+    if (event_begin(p, &j, "result")) {
+        json_reason(&j, p->result);
+        json_bool(&j, "installed", false);
+        json_bool(&j, "sent", p->u.sent);
+        json_str(&j, "detail", p->detail);
+        json_container(&j, p->vr, p->total);
+        json_uint(&j, "acked", p->u.acked);
+        json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_uint(&j, "reconnects", p->reconnects);
+        json_end(&j);
+    }
+    if (p->result == MOTA_ERR_ENV_TOO_LARGE && !p->u.sent)
+        tool_fail(p->result, "not sent: the device would refuse it (%s); its model is unchanged", p->detail);
+    else if (p->result == MOTA_ERR_TIMEOUT)
+        tool_fail(p->result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",
+                  p->o->port, p->o->timeout_s, (unsigned long long)p->u.acked, (unsigned long long)p->total);
+    else if (link)
+        link_fail(p->result, p->c, p->o);
+    else if (p->detail[0])
+        tool_fail(p->result, "the device refused the update (%s); its model is unchanged", p->detail);
+    else
+        tool_fail(p->result, "the device refused the update; its model is unchanged");
+    return link ? link_exit(p->result) : EXIT_INVALID;
+}
+
+/* Nothing sent: the file is not what it claims, or the device could not be reached. */
+static int push_not_sent(struct push *p, int ret, const char *detail, const char *path)
+{
+    struct json j;
+    if (event_begin(p, &j, "result")) {
+        json_reason(&j, ret);
+        json_bool(&j, "installed", false);
+        json_bool(&j, "sent", false);
+        json_str(&j, "detail", detail);
+        if (path == NULL)
+            json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_end(&j);
+    }
+    if (path != NULL) {
+        tool_fail(ret, "%s: %s; nothing was sent", path, detail);
+        return EXIT_INVALID;
+    }
+    link_fail(ret, p->c, p->o);
+    return link_exit(ret);
 }
 
 int cmd_push(int argc, char **argv)
@@ -278,357 +563,41 @@ int cmd_push(int argc, char **argv)
     if (tool_map(path, &m) != MOTA_OK)
         return EXIT_IO;
     static struct mota_verify_result vr;
-    struct mota_envelope *env = &vr.env;
-    struct push p = {.o = &o, .tty = isatty(STDERR_FILENO) && !o.json, .t0 = tool_now(), .total = m.len,
-                     .last_decile = -1};
-    struct json j;
-    char detail[320] = "";
-    int ret = precheck(&m, &vr, detail, sizeof(detail));
+    static struct client c;
+    static struct push p;
+    memset(&p, 0, sizeof(p));
+    p.o = &o;
+    p.tty = isatty(STDERR_FILENO) && !o.json;
+    p.t0 = tool_now();
+    p.total = m.len;
+    p.last_decile = -1;
+    p.vr = &vr;
+    p.c = &c;
+    int ret = precheck(&m, &vr, p.detail, sizeof(p.detail));
     if (ret != MOTA_OK) {
-        if (event_begin(&p, &j, "result")) {
-            json_reason(&j, ret);
-            json_bool(&j, "installed", false);
-            json_bool(&j, "sent", false);
-            json_str(&j, "detail", detail);
-            json_end(&j);
-        }
-        tool_fail(ret, "%s: %s; nothing was sent", path, detail);
+        rc = push_not_sent(&p, ret, p.detail, path);
         tool_unmap(&m);
-        return EXIT_INVALID;
+        return rc;
     }
     signal(SIGPIPE, SIG_IGN);
-    static struct client c;
-    const uint8_t *info;
-    size_t info_len;
-    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD]; /* the device info outlives the receive buffer */
-    struct dev_model models[DEV_MAX_MODELS];
-    unsigned n_models = 0;
-    double last_progress = p.t0;
-    uint64_t total = m.len, acked = 0, send_ptr = 0;
-    unsigned reconnects = 0;
-    int result = MOTA_ERR_DEVICE_LOST;
-    const char *mname = vr.manifest.compat.c_name;
-    size_t mname_len = vr.manifest.compat.c_name_len;
-    bool sent = false;
-
     c.on_event = on_event;
     c.event_ctx = &p;
-    rc = EXIT_IO;
     if (p.tty && !o.quiet)
         fprintf(stderr, "connecting to %s ...", o.port);
-    ret = connect_device(&c, &o, p.t0 + o.timeout_s, true, &info, &info_len);
+    ret = push_connect(&p, p.t0 + o.timeout_s, true);
     if (p.tty && !o.quiet)
         fprintf(stderr, "\r\033[K");
     if (ret != MOTA_OK) {
-        if (event_begin(&p, &j, "result")) {
-            json_reason(&j, ret);
-            json_bool(&j, "installed", false);
-            json_bool(&j, "sent", false);
-            json_str(&j, "detail", c.why);
-            json_real(&j, "seconds", tool_now() - p.t0, 3);
-            json_end(&j);
-        }
-        link_fail(ret, &c, &o);
-        rc = link_exit(ret);
-        goto out;
-    }
-    memcpy(info_copy, info, info_len);
-    info = info_copy;
-    parse_models(info, info_len, 7, models, &n_models);
-    char dev_name[65] = "";
-    dev_text(info, info_len, 1, dev_name, sizeof(dev_name));
-    if (event_begin(&p, &j, "hello")) {
-        json_str(&j, "port", o.port);
-        json_str(&j, "device", dev_name);
-        json_uint(&j, "max_payload", c.max_payload);
-        json_uint(&j, "window", c.window);
-        json_container(&j, &vr, total);
-        json_end(&j);
-    }
-    if (!o.quiet && !o.json)
-        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n", dev_name[0] ? dev_name : "device",
-                o.port, n_models, c.max_payload, c.window);
-
-    /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
-    uint64_t head_cap = 0;
-    bool head_fits = !info_uint(info, info_len, 10, &head_cap) || env->head_len <= head_cap;
-    if (!head_fits) {
-        result = MOTA_ERR_ENV_TOO_LARGE;
-        snprintf(detail, sizeof(detail), "container head of %zu bytes; the device takes at most %llu",
-                 env->head_len, (unsigned long long)head_cap);
-    }
-
-    /* windowed transfer, go-back-N on loss, reconnect on link failure */
-    while (head_fits) {
-        int status;
-        const uint8_t *body;
-        size_t blen;
-        uint8_t begin[36];
-        mota_put32(begin, (uint32_t)total);
-        memcpy(begin + 4, env->digest, 32);
-        int link_err = client_call(&c, MOTA_CMD_BEGIN, begin, sizeof(begin), &status, &body, &blen, 2000, 3);
-        if (link_err == MOTA_OK && status == MOTA_OK && blen >= 7) {
-            uint32_t resume = mota_get32(body);
-            if (resume > 0) {
-                if (event_begin(&p, &j, "resume")) {
-                    json_uint(&j, "offset", resume);
-                    json_end(&j);
-                }
-                if (!o.quiet && !o.json)
-                    fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", resume);
-            }
-        } else if (link_err == MOTA_OK) {
-            result = status;
-            size_t dl = blen < sizeof(detail) - 1 ? blen : sizeof(detail) - 1;
-            memcpy(detail, body, dl);
-            detail[dl] = 0;
-            if (strcmp(detail, mota_err_str(status)) == 0)
-                detail[0] = 0;
-            break;
-        }
-        send_ptr = 0;
-        uint16_t stale_below = c.seq + 1; /* answers to frames sent before now are ignored for rewinds */
-        unsigned inflight = 0;
-        p.heard = tool_now();
-        /* the line's pace, from the acknowledgements of this connection: on a slow line (a UART at 9600
-         * baud, mota sim --baud) a window takes seconds on the wire, and that is not silence */
-        double t_conn = tool_now();
-        uint64_t acked_conn = acked;
-        uint32_t chunk = c.max_payload > 4 ? c.max_payload - 4u : 60u;
-        while (link_err == MOTA_OK) {
-            while (inflight < c.window && send_ptr < total) {
-                uint8_t frame[MOTA_PROTO_MAX_PAYLOAD];
-                uint32_t n = total - send_ptr < chunk ? (uint32_t)(total - send_ptr) : chunk;
-                mota_put32(frame, (uint32_t)send_ptr);
-                memcpy(frame + 4, m.data + send_ptr, n);
-                if ((link_err = client_send(&c, MOTA_CMD_DATA, frame, 4u + n, NULL)) != MOTA_OK)
-                    break;
-                send_ptr += n;
-                sent = true;
-                inflight++;
-            }
-            if (link_err != MOTA_OK)
-                break;
-            struct mota_frame f;
-            int r = client_recv(&c, &f, 500);
-            if (r < 0) {
-                link_err = r;
-                break;
-            }
-            if (r == 0) {
-                /* the pace up to the last acknowledgement, never up to now: measured to now it would fall
-                 * through a silence and push the resend ever further away */
-                double el = last_progress - t_conn;
-                double rate = acked > acked_conn && el > 0 ? (double)(acked - acked_conn) / el : 0;
-                double on_wire = rate > 0 && send_ptr > acked ? (double)(send_ptr - acked) / rate : 0;
-                if (on_wire > 10.0) /* a first acknowledgement slowed by an erase misjudges the pace: bounded */
-                    on_wire = 10.0;
-                if (send_ptr >= total && rate > 0 && tool_now() - p.heard > 1.0 + on_wire && p.phase == NULL)
-                    show_phase(&p, "verdict pending"); /* a device that does not tell its phases */
-                else if (p.phase != NULL && p.tty && !o.quiet)
-                    draw_bar(&p, total); /* the phase's clock */
-                if (tool_now() - p.heard > 3.0 + on_wire) { /* silence: resend from the last acknowledged offset */
-                    send_ptr = acked;
-                    inflight = 0;
-                    stale_below = (uint16_t)(c.seq + 1);
-                    p.heard = tool_now();
-                }
-                if (tool_now() - last_progress > o.timeout_s) {
-                    link_err = MOTA_ERR_TIMEOUT;
-                    break;
-                }
-                continue;
-            }
-            if (f.cmd != MOTA_CMD_DATA || f.len < 2)
-                continue;
-            p.heard = tool_now();
-            if (inflight > 0)
-                inflight--;
-            status = (int16_t)mota_get16(f.payload);
-            const uint8_t *b = f.payload + 2;
-            if (status == MOTA_OK && f.len >= 6) {
-                uint32_t next = mota_get32(b);
-                if (next > acked) {
-                    acked = next;
-                    last_progress = tool_now();
-                    c.deadline = last_progress + o.timeout_s;
-                    if (next < total)
-                        progress(&p, acked, false);
-                }
-                if (next >= total) {
-                    result = MOTA_OK;
-                    break;
-                }
-                if (next > send_ptr) { /* the device jumped ahead (resume) */
-                    send_ptr = next;
-                    inflight = 0;
-                    stale_below = (uint16_t)(c.seq + 1);
-                }
-            } else if (status == MOTA_ERR_UPLOAD_OFFSET && f.len >= 10) {
-                uint32_t expect = mota_get32(b), got = mota_get32(b + 4);
-                /* a gap (lost frame): go back, once per gap; a repeat: ignore */
-                if (got > expect && (int16_t)(f.seq - stale_below) >= 0) {
-                    send_ptr = expect;
-                    inflight = 0;
-                    stale_below = (uint16_t)(c.seq + 1);
-                }
-            } else if (status == MOTA_ERR_PROTO_TOO_LARGE || status == MOTA_ERR_PROTO_NO_SESSION) {
-                /* the device forgot the session: it was reset behind a line that stayed up (a UART):
-                 * negotiate again and resume from what it kept */
-                link_err = MOTA_ERR_DEVICE_LOST;
-                break;
-            } else if (status != MOTA_OK) {
-                result = status;
-                /* the device may say more than the code: which rule, with its values */
-                size_t dl = f.len - 2u < sizeof(detail) - 1 ? f.len - 2u : sizeof(detail) - 1;
-                memcpy(detail, b, dl);
-                detail[dl] = 0;
-                if (strcmp(detail, mota_err_str(status)) == 0)
-                    detail[0] = 0;
-                break;
-            }
-        }
-        if (result != MOTA_ERR_DEVICE_LOST)
-            break;
-        /* the link broke (or BEGIN went unanswered): reconnect and resume, while there is progress */
-        if (link_err == MOTA_ERR_TIMEOUT || tool_now() - last_progress > o.timeout_s) {
-            result = MOTA_ERR_TIMEOUT;
-            break;
-        }
-        client_close(&c);
-        reconnects++;
-        if (event_begin(&p, &j, "reconnect")) {
-            json_uint(&j, "count", reconnects);
-            json_uint(&j, "acked", acked);
-            json_end(&j);
-        }
-        if (!o.quiet && !o.json)
-            fprintf(stderr, "%slink lost (%s); reconnecting\n", p.tty ? "\n" : "", mota_err_name(link_err));
-        p.phase = NULL;
-        ret = connect_device(&c, &o, last_progress + o.timeout_s, false, &info, &info_len);
-        if (ret != MOTA_OK) {
-            result = ret;
-            break;
-        }
-        memcpy(info_copy, info, info_len);
-        info = info_copy;
-        acked = 0;
-    }
-    if (result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
-        int idx = mname ? model_index(models, n_models, mname, mname_len) : -1;
-        if (idx >= 0 && models[idx].testing)
-            snprintf(detail, sizeof(detail),
-                     "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
-                     "first", models[idx].name, (unsigned long long)models[idx].seq, models[idx].version[0] ? " v" : "",
-                     models[idx].version);
-    } else if (result != MOTA_OK && detail[0] == 0) {
-        host_detail(result, &vr, info_copy, info_len, models, n_models, detail, sizeof(detail));
-    }
-    if (result == MOTA_OK && (p.tty || p.shown < total))
-        progress(&p, total, true);
-    else if (p.tty && !o.quiet && p.shown > 0)
-        fputc('\n', stderr);
-
-    double el = tool_now() - p.t0;
-    if (result == MOTA_OK) {
-        rc = EXIT_OK;
-        int status, confirm_err = MOTA_OK;
-        const uint8_t *body;
-        size_t blen;
-        /* the model is in: a lossy line must not turn that into a failure, so the calls that follow
-         * retry (same seq, answered once) for up to the timeout */
-        int tries = o.timeout_s / 2 < 3 ? 3 : o.timeout_s / 2 > 15 ? 15 : (int)(o.timeout_s / 2);
-        c.deadline = tool_now() + o.timeout_s;
-        if (o.confirm) {
-            /* the model's index: from a fresh STATUS, else from HELLO's list; never a guess */
-            struct dev_model fresh[DEV_MAX_MODELS];
-            unsigned n_fresh = 0;
-            if (client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
-                status == MOTA_OK && parse_models(body, blen, 1, fresh, &n_fresh) == 0 && n_fresh > 0) {
-                memcpy(models, fresh, sizeof(fresh[0]) * n_fresh);
-                n_models = n_fresh;
-            }
-            int idx = mname ? model_index(models, n_models, mname, mname_len) : 0;
-            uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
-            if (idx < 0) {
-                ret = MOTA_OK;
-                status = MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
-            } else {
-                ret = client_call(&c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
-            }
-            if (ret != MOTA_OK || status != MOTA_OK) {
-                confirm_err = ret != MOTA_OK ? ret : status;
-                tool_fail(confirm_err, "confirm");
-                rc = ret != MOTA_OK ? link_exit(ret) : EXIT_INVALID;
-            }
-        }
-        /* the device's verdict said installed; its status must show this very container as the active model */
-        n_models = 0;
-        uint64_t uptime = 0, max_boots = 0;
-        bool checked = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
-                       status == MOTA_OK && parse_models(body, blen, 1, models, &n_models) == 0;
-        bool has_uptime = checked && status_uptime_ms(body, blen, &uptime);
-        info_uint(info_copy, info_len, 13, &max_boots);
-        int idx = mname ? model_index(models, n_models, mname, mname_len) : -1;
-        bool active = checked && idx >= 0 && models[idx].has && memcmp(models[idx].digest, env->digest, 32) == 0;
-        if (checked && !active) {
-            result = MOTA_ERR_INTERNAL;
-            snprintf(detail, sizeof(detail), "the device answered installed, but its status does not show %.*s seq %llu "
-                     "active", (int)mname_len, mname ? mname : "", (unsigned long long)vr.manifest.seq);
-            rc = EXIT_INVALID;
-        }
-        bool confirmed = active && !models[idx].testing;
-        if (event_begin(&p, &j, "result")) {
-            /* installed either way; the status is the confirm's when that failed, so CI sees why */
-            json_reason(&j, result != MOTA_OK ? result : confirm_err);
-            json_bool(&j, "installed", result == MOTA_OK);
-            json_bool(&j, "confirmed", confirmed);
-            json_bool(&j, "sent", true);
-            json_bool(&j, "status_checked", checked);
-            json_str(&j, "detail", detail);
-            json_container(&j, &vr, total);
-            json_real(&j, "seconds", el, 3);
-            json_uint(&j, "reconnects", reconnects);
-            json_uint(&j, "wire_bytes_out", c.bytes_out);
-            json_end(&j);
-        }
-        if (result != MOTA_OK) {
-            tool_fail(result, "%s", detail);
-        } else if (!o.json && !o.quiet) {
-            printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)mname_len, mname,
-                   (unsigned long long)vr.manifest.seq, el, (double)total / 1024 / (el > 0 ? el : 1),
-                   reconnects ? ", resumed after a link loss" : "",
-                   confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
-            print_models(models, n_models, has_uptime ? (int64_t)uptime : -1, (unsigned)max_boots);
-        }
+        rc = push_not_sent(&p, ret, c.why, NULL);
     } else {
-        bool link = result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT || result == MOTA_ERR_TIMEOUT ||
-                    result == MOTA_ERR_BUSY;
-        rc = link ? link_exit(result) : EXIT_INVALID;
-        if (event_begin(&p, &j, "result")) {
-            json_reason(&j, result);
-            json_bool(&j, "installed", false);
-            json_bool(&j, "sent", sent);
-            json_str(&j, "detail", detail);
-            json_container(&j, &vr, total);
-            json_uint(&j, "acked", acked);
-            json_real(&j, "seconds", el, 3);
-            json_uint(&j, "reconnects", reconnects);
-            json_end(&j);
-        }
-        if (!head_fits)
-            tool_fail(result, "not sent: the device would refuse it (%s); its model is unchanged", detail);
-        else if (result == MOTA_ERR_TIMEOUT)
-            tool_fail(result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",
-                      o.port, o.timeout_s, (unsigned long long)acked, (unsigned long long)total);
-        else if (link)
-            link_fail(result, &c, &o);
-        else if (detail[0])
-            tool_fail(result, "the device refused the update (%s); its model is unchanged", detail);
-        else
-            tool_fail(result, "the device refused the update; its model is unchanged");
+        p.result = push_send(&p, &m);
+        explain(&p);
+        if (p.result == MOTA_OK && (p.tty || p.shown < p.total))
+            progress(&p, p.total, true);
+        else if (p.tty && !o.quiet && p.shown > 0)
+            fputc('\n', stderr);
+        rc = p.result == MOTA_OK ? push_installed(&p) : push_failed(&p);
     }
-out:
     client_close(&c);
     tool_unmap(&m);
     return rc;

@@ -97,6 +97,16 @@ struct sim {
 };
 
 static struct sim S;
+
+/* The simulated device's power goes (--cut-at-op): the process ends where the agent stood, as the firmware
+ * would; the flash file keeps what was written. */
+static void power_cut(void *ctx)
+{
+    struct sim *s = ctx;
+    fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->d.pf.ops);
+    mota_posix_device_close(&s->d);
+    exit(EXIT_POWER_LOST);
+}
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
@@ -561,8 +571,10 @@ int cmd_sim(int argc, char **argv)
         tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", flash, (unsigned long long)flash_size);
         return EXIT_IO;
     }
-    if (cut)
+    if (cut) {
+        mota_posix_flash_on_cut(&s->d.pf, power_cut, s);
         mota_posix_flash_cut(&s->d.pf, cut, torn);
+    }
     struct mota_agent_config *cfg = &s->d.cfg;
     if (head)
         cfg->scratch_size = (size_t)head;
@@ -669,11 +681,6 @@ int cmd_sim(int argc, char **argv)
         }
         unsigned resets = s->d.resets;
         ret = mota_device_step(&s->d.device, 100);
-        if (ret == MOTA_ERR_POWER_LOST) {
-            fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->d.pf.ops);
-            mota_posix_device_close(&s->d);
-            return EXIT_POWER_LOST;
-        }
         if (s->d.resets != resets) {
             fprintf(stderr, "mota-sim: reboot\n");
             if (ret != MOTA_OK) {

@@ -9,6 +9,7 @@
 #include "mota/container.h"
 #include "mota/err.h"
 #include "mota/nbin.h"
+#include "mota/proto_keys.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -31,98 +32,125 @@ static void skip_items(struct mota_cbor_dec *d, size_t n)
         mota_cbor_skip(d);
 }
 
+/* An array whose length this host knows: false (its items skipped) when a device of another version sent
+ * another length. */
+static bool get_tuple(struct mota_cbor_dec *d, size_t want)
+{
+    size_t na;
+    if (mota_cbor_get_array(d, &na) != 0)
+        return false;
+    if (na == want)
+        return true;
+    skip_items(d, na);
+    return false;
+}
+
+static void get_str(struct mota_cbor_dec *d, char *out, size_t cap)
+{
+    const char *s;
+    size_t sl;
+    if (mota_cbor_get_tstr(d, &s, &sl) == 0)
+        copy_str(out, cap, s, sl);
+}
+
+static unsigned get_small(struct mota_cbor_dec *d)
+{
+    uint64_t v;
+    mota_cbor_get_uint(d, &v);
+    return (unsigned)v;
+}
+
+/* [name, compiled, tool, tool version, activations, weights]: the model's own description */
+static void parse_about(struct mota_cbor_dec *d, struct dev_model *m)
+{
+    if (!get_tuple(d, MOTA_MINFO_ABOUT_ITEMS))
+        return;
+    get_str(d, m->about_name, sizeof(m->about_name));
+    get_str(d, m->about_compiled, sizeof(m->about_compiled));
+    get_str(d, m->about_tool, sizeof(m->about_tool));
+    mota_cbor_get_uint(d, &m->about_tool_version);
+    mota_cbor_get_uint(d, &m->about_acts);
+    m->has_about = mota_cbor_get_uint(d, &m->about_weights) == 0;
+}
+
+/* [seq, version, manifest digest, slot]: the model a rollback would bring back */
+static void parse_previous(struct mota_cbor_dec *d, struct dev_model *m)
+{
+    const uint8_t *b;
+    size_t bl;
+    if (!get_tuple(d, 4))
+        return;
+    mota_cbor_get_uint(d, &m->previous_seq);
+    get_str(d, m->previous_version, sizeof(m->previous_version));
+    bool digest = mota_cbor_get_bstr(d, &b, &bl) == 0 && bl == MOTA_SHA256_LEN;
+    if (digest)
+        memcpy(m->previous_digest, b, MOTA_SHA256_LEN);
+    m->previous_slot = get_small(d);
+    m->has_previous = d->err == 0 && digest;
+}
+
+static void parse_model_field(struct mota_cbor_dec *d, int64_t key, struct dev_model *m)
+{
+    const uint8_t *b;
+    size_t bl;
+    int64_t iv;
+    switch (key) {
+    case MOTA_MINFO_C_NAME: get_str(d, m->name, sizeof(m->name)); break;
+    case MOTA_MINFO_SLOT_SIZE: mota_cbor_get_uint(d, &m->slot_size); break;
+    case MOTA_MINFO_COMMITTED: mota_cbor_get_uint(d, &m->committed); break;
+    case MOTA_MINFO_LAST_ERROR: mota_cbor_get_int(d, &iv); m->last_error = (int)iv; break;
+    case MOTA_MINFO_UPLOAD: /* [state, offset, length] */
+        if (get_tuple(d, 3)) {
+            m->up_state = get_small(d);
+            mota_cbor_get_uint(d, &m->up_off);
+            mota_cbor_get_uint(d, &m->up_len);
+        }
+        break;
+    case MOTA_MINFO_HAS_MODEL: mota_cbor_get_bool(d, &m->has); break;
+    case MOTA_MINFO_SEQ: mota_cbor_get_uint(d, &m->seq); break;
+    case MOTA_MINFO_DIGEST:
+        if (mota_cbor_get_bstr(d, &b, &bl) == 0 && bl == MOTA_SHA256_LEN)
+            memcpy(m->digest, b, MOTA_SHA256_LEN);
+        break;
+    case MOTA_MINFO_VERSION: get_str(d, m->version, sizeof(m->version)); break;
+    case MOTA_MINFO_PLACEMENT: /* [slot, install mode, on trial, trial boots] */
+        if (get_tuple(d, 4)) {
+            m->slot = get_small(d);
+            m->mode = get_small(d);
+            mota_cbor_get_bool(d, &m->testing);
+            m->boots = get_small(d);
+        }
+        break;
+    case MOTA_MINFO_EXEC_USED: mota_cbor_get_uint(d, &m->exec_used); break;
+    case MOTA_MINFO_FAULTS: mota_cbor_get_uint(d, &m->faults); break;
+    case MOTA_MINFO_ABOUT: parse_about(d, m); break;
+    case MOTA_MINFO_MEMORY: /* [exec RAM, external RAM] */
+        if (get_tuple(d, 2)) {
+            mota_cbor_get_uint(d, &m->exec_size);
+            mota_cbor_get_uint(d, &m->ext_size);
+        }
+        break;
+    case MOTA_MINFO_PREVIOUS: parse_previous(d, m); break;
+    case MOTA_MINFO_ERROR_WHEN: /* [this boot, ms since boot] */
+        if (get_tuple(d, 2)) {
+            mota_cbor_get_bool(d, &m->last_error_this_boot);
+            m->has_last_error_time = mota_cbor_get_uint(d, &m->last_error_ms) == 0;
+        }
+        break;
+    default: mota_cbor_skip(d); break; /* a newer device's key */
+    }
+}
+
 /* One model entry as put_ref() (agent/src/link.c) writes it. */
 static int parse_model(struct mota_cbor_dec *d, struct dev_model *m)
 {
-    size_t n, na;
+    size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     memset(m, 0, sizeof(*m));
-    if (mota_cbor_get_map(d, &n) != 0)
-        return d->err;
-    for (size_t i = 0; i < n; i++) {
-        const char *s;
-        size_t sl;
-        const uint8_t *b;
-        int64_t iv;
-        uint64_t v;
-        bool bv;
-        if (mota_cbor_get_int_key(d, &key, &prev) != 0)
-            return d->err;
-        switch (key) {
-        case 1: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->name, sizeof(m->name), s, sl); break;
-        case 2: mota_cbor_get_uint(d, &m->slot_size); break;
-        case 3: mota_cbor_get_uint(d, &m->committed); break;
-        case 4: if (mota_cbor_get_int(d, &iv) == 0) m->last_error = (int)iv; break;
-        case 5:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 3)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
-                m->up_state = (unsigned)v;
-                mota_cbor_get_uint(d, &m->up_off);
-                mota_cbor_get_uint(d, &m->up_len);
-            }
-            break;
-        case 6: if (mota_cbor_get_bool(d, &bv) == 0) m->has = bv; break;
-        case 7: mota_cbor_get_uint(d, &m->seq); break;
-        case 8: if (mota_cbor_get_bstr(d, &b, &sl) == 0 && sl == 32) memcpy(m->digest, b, 32); break;
-        case 9: if (mota_cbor_get_tstr(d, &s, &sl) == 0) copy_str(m->version, sizeof(m->version), s, sl); break;
-        case 10:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 4)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &v) == 0) {
-                m->slot = (unsigned)v;
-                mota_cbor_get_uint(d, &v);
-                m->mode = (unsigned)v;
-                mota_cbor_get_bool(d, &m->testing);
-                mota_cbor_get_uint(d, &v);
-                m->boots = (unsigned)v;
-            }
-            break;
-        case 11: mota_cbor_get_uint(d, &m->exec_used); break;
-        case 12: mota_cbor_get_uint(d, &m->faults); break;
-        case 13:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 6)
-                skip_items(d, na);
-            else if (d->err == 0) {
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_name, sizeof(m->about_name), s, sl);
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_compiled, sizeof(m->about_compiled), s, sl);
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->about_tool, sizeof(m->about_tool), s, sl);
-                mota_cbor_get_uint(d, &m->about_tool_version);
-                mota_cbor_get_uint(d, &m->about_acts);
-                m->has_about = mota_cbor_get_uint(d, &m->about_weights) == 0;
-            }
-            break;
-        case 14:
-            if (mota_cbor_get_array(d, &na) == 0 && na != 2)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &m->exec_size) == 0)
-                mota_cbor_get_uint(d, &m->ext_size);
-            break;
-        case 15: /* the model a rollback would bring back */
-            if (mota_cbor_get_array(d, &na) == 0 && na != 4)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_uint(d, &m->previous_seq) == 0) {
-                if (mota_cbor_get_tstr(d, &s, &sl) == 0)
-                    copy_str(m->previous_version, sizeof(m->previous_version), s, sl);
-                bool digest = mota_cbor_get_bstr(d, &b, &sl) == 0 && sl == 32;
-                if (digest)
-                    memcpy(m->previous_digest, b, 32);
-                v = 0;
-                m->has_previous = mota_cbor_get_uint(d, &v) == 0 && digest;
-                m->previous_slot = (unsigned)v;
-            }
-            break;
-        case 16: /* when the last error happened */
-            if (mota_cbor_get_array(d, &na) == 0 && na != 2)
-                skip_items(d, na);
-            else if (d->err == 0 && mota_cbor_get_bool(d, &m->last_error_this_boot) == 0)
-                m->has_last_error_time = mota_cbor_get_uint(d, &m->last_error_ms) == 0;
-            break;
-        default: mota_cbor_skip(d); break;
-        }
+    mota_cbor_get_map(d, &n);
+    for (size_t i = 0; i < n && d->err == 0; i++) {
+        if (mota_cbor_get_int_key(d, &key, &prev) == 0)
+            parse_model_field(d, key, m);
     }
     return d->err;
 }
@@ -139,21 +167,21 @@ void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out)
     for (size_t i = 0; i < n && d.err == 0; i++) {
         const char *s;
         size_t sl;
-        uint64_t v[12];
+        uint64_t v[MOTA_INFO_PROFILE_ITEMS];
         bool b[4];
         if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
             return;
-        if (key == 11 && mota_cbor_get_tstr(&d, &s, &sl) == 0) {
+        if (key == MOTA_INFO_PROFILE_NAME && mota_cbor_get_tstr(&d, &s, &sl) == 0) {
             copy_str(out->name, sizeof(out->name), s, sl);
             continue;
         }
-        if (key != 6) {
+        if (key != MOTA_INFO_PROFILE) {
             mota_cbor_skip(&d);
             continue;
         }
         /* [CPU part, FPU, float ABI, secure, dbg-info, async, families, LL_ATON, struct sizes, install modes,
          *  split policy, key floor] */
-        if (mota_cbor_get_array(&d, &na) != 0 || na < 12)
+        if (mota_cbor_get_array(&d, &na) != 0 || na < MOTA_INFO_PROFILE_ITEMS)
             return;
         mota_cbor_get_uint(&d, &v[0]);
         mota_cbor_get_bool(&d, &b[0]);
@@ -161,9 +189,9 @@ void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out)
         mota_cbor_get_bool(&d, &b[1]);
         mota_cbor_get_bool(&d, &b[2]);
         mota_cbor_get_bool(&d, &b[3]);
-        for (unsigned k = 6; k < 12; k++)
+        for (unsigned k = 6; k < MOTA_INFO_PROFILE_ITEMS; k++)
             mota_cbor_get_uint(&d, &v[k]);
-        for (size_t k = 12; k < na; k++)
+        for (size_t k = MOTA_INFO_PROFILE_ITEMS; k < na; k++)
             mota_cbor_skip(&d);
         if (d.err)
             return;
@@ -241,7 +269,7 @@ bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[1
     struct mota_cbor_dec d;
     size_t n, bl;
     const uint8_t *b = NULL;
-    if (!info_find(&d, info, len, 5) || mota_cbor_get_array(&d, &n) != 0 || n != 2)
+    if (!info_find(&d, info, len, MOTA_INFO_IDENTITY) || mota_cbor_get_array(&d, &n) != 0 || n != 2)
         return false;
     if (which == 1 && mota_cbor_skip(&d) != 0)
         return false;
@@ -276,7 +304,7 @@ bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v)
 
 bool status_uptime_ms(const uint8_t *status, size_t len, uint64_t *ms)
 {
-    return info_uint(status, len, 5, ms);
+    return info_uint(status, len, MOTA_STATUS_UPTIME, ms);
 }
 
 /* Per model, both slots at a glance (as `mcumgr image list` shows them). */

@@ -4,6 +4,7 @@
 
 #include "client.h"
 #include "mota/loader.h"
+#include "mota/proto_keys.h"
 
 #include <stdbool.h>
 #include <stddef.h>

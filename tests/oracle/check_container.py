@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import os
 import subprocess
+import re
 import sys
 import tempfile
 
@@ -137,6 +138,10 @@ def main():
         check("self-test output size", st.get(2) == len(out))
         check("self-test max latency", st.get(3) == a.selftest_max_latency_us)
     text = cbor2.loads(man[23])["en"]
+    reserved = [k for k in list(man) + list(text) if isinstance(k, int) and k in S.RESERVED]
+    check("no manifest member or text key in SUIT's reserved range -255..-1", not reserved, str(reserved))
+    check("creation time (RFC 3339, UTC) under the private-use text key",
+          re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(text.get(S.TEXT_CREATED_KEY))) is not None, str(text))
     comp_text = text.get((b"code",), {})
     check("text: model name and version on the code component", 2 in comp_text and 6 in comp_text, str(text))
     print(f"{'FAILED' if failures else 'passed'}: {failures} failure(s)")

@@ -19,7 +19,10 @@ SUIT_ENVELOPE_TAG = 107
 COSE_SIGN1_TAG = 18
 ES256 = -7
 SHA256 = -16
-COMPAT_KEY = -77
+# mota's own members are private use: below -255 (draft-ietf-suit-manifest, IANA considerations)
+COMPAT_KEY = -256
+TEXT_CREATED_KEY = -256
+RESERVED = range(-255, 0)  # Standards Action: never ours
 
 COMPAT_NAMES = {
     1: "reloc_version", 2: "cpu_part", 3: "fpu", 4: "float_abi", 5: "secure",

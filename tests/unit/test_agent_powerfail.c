@@ -34,7 +34,8 @@ static int upload(struct mota_posix_device *d, const uint8_t *c, size_t len)
     return send_container(&d->device.agent, c, len, 2048);
 }
 
-/* The action under test, from boot on. MOTA_ERR_POWER_LOST stops it. */
+/* The action under test, from boot on. A power cut never returns into it: the flash simulator unwinds
+ * to sweep(), which powers the device on again, as littlefs's and MCUboot's simulators do. */
 static int run(struct mota_posix_device *d, enum scenario s)
 {
     int ret = dev_boot(d);
@@ -94,7 +95,7 @@ static uint8_t *prepare(enum scenario s)
         /* fill the journal sector with aborted uploads, so the update compacts it */
         struct mota_envelope env;
         assert_int_equal(mota_envelope_decode(c2, l2, &env), MOTA_OK);
-        while (d->device.agent.jnext < 4096 / 64 - 6) {
+        while (d->device.agent.journal.next < 4096 / 64 - 6) {
             assert_true(mota_agent_write(&d->device.agent, 0, c2, env.head_len + 64) > 0);
             assert_int_equal(mota_agent_abort(&d->device.agent), MOTA_OK);
         }
@@ -172,10 +173,19 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     assert_int_equal(again.is_new, o.is_new);
 }
 
+static jmp_buf powered_off;
+
+static void power_cut(void *ctx)
+{
+    (void)ctx;
+    longjmp(powered_off, 1);
+}
+
 static uint64_t sweep(enum scenario s, bool torn)
 {
     uint8_t *img = prepare(s);
     struct mota_posix_device *d = dev_new(1);
+    mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
     /* dry run: how many program/erase operations the action takes */
     memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
     uint64_t before = d->pf.ops;
@@ -185,13 +195,16 @@ static uint64_t sweep(enum scenario s, bool torn)
         memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
         mota_posix_flash_power_on(&d->pf);
         mota_posix_flash_cut(&d->pf, k, torn);
-        int ret = run(d, s);
-        bool cut = d->pf.dead;
-        if (!cut && ret != MOTA_OK)
-            fail_msg("%s: op %llu: failed without a cut: %s", names[s], (unsigned long long)k, mota_err_name(ret));
-        if (cut && ret != MOTA_ERR_POWER_LOST)
-            fail_msg("%s: op %llu: power lost but the agent said %s", names[s], (unsigned long long)k,
-                     mota_err_name(ret));
+        volatile bool cut = true;
+        if (setjmp(powered_off) == 0) {
+            int ret = run(d, s);
+            cut = false;
+            if (ret != MOTA_OK)
+                fail_msg("%s: op %llu: failed without a cut: %s", names[s], (unsigned long long)k,
+                         mota_err_name(ret));
+        }
+        if (cut != d->pf.dead)
+            fail_msg("%s: op %llu: the power went but the action went on", names[s], (unsigned long long)k);
         cut_kind = d->pf.cut_kind;
         cut_off = d->pf.cut_off;
         cut_len = d->pf.cut_len;

@@ -74,17 +74,48 @@ static void test_lengths_beyond_the_buffer_are_truncation(void **state)
     assert_int_equal(decode_one(big, 0, &it), MOTA_ERR_CBOR_TRUNCATED);
 }
 
-static void test_errors_are_sticky(void **state)
+static void test_errors_are_sticky_and_failed_reads_yield_zero_values(void **state)
 {
     (void)state;
     const uint8_t b[] = {0x18, 0x01, 0x01};
     struct mota_cbor_dec d;
     uint64_t v = 77;
+    int64_t i = 77;
+    bool t = true;
+    size_t n = 77;
+    const uint8_t *p = b;
+    const char *str = "x";
+    struct mota_cbor_item it;
     mota_cbor_dec_init(&d, b, sizeof(b));
     assert_int_equal(mota_cbor_get_uint(&d, &v), MOTA_ERR_CBOR_NONMINIMAL);
+    v = 77;
     assert_int_equal(mota_cbor_get_uint(&d, &v), MOTA_ERR_CBOR_NONMINIMAL);
-    assert_int_equal(v, 77);
+    assert_int_equal(v, 0);
+    assert_int_equal(mota_cbor_get_int(&d, &i), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_int_equal(i, 0);
+    assert_int_equal(mota_cbor_get_bool(&d, &t), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_false(t);
+    assert_int_equal(mota_cbor_get_map(&d, &n), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_int_equal(n, 0);
+    assert_int_equal(mota_cbor_get_bstr(&d, &p, &n), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_null(p);
+    n = 77;
+    assert_int_equal(mota_cbor_get_tstr(&d, &str, &n), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_null(str);
+    assert_int_equal(n, 0);
+    assert_int_equal(mota_cbor_peek(&d, &it), MOTA_ERR_CBOR_NONMINIMAL);
+    assert_int_equal(it.size, 0);
+    assert_int_equal(d.pos, 0); /* nothing consumed after the failure */
+    assert_int_equal(mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE), MOTA_ERR_CBOR_NONMINIMAL); /* the first one stays */
     assert_int_equal(mota_cbor_finish(&d), MOTA_ERR_CBOR_NONMINIMAL);
+    /* a wrong type yields zero too, and sticks */
+    const uint8_t s5[] = {0x65, 'h', 'e', 'l', 'l', 'o'};
+    mota_cbor_dec_init(&d, s5, sizeof(s5));
+    v = 77;
+    assert_int_equal(mota_cbor_get_uint(&d, &v), MOTA_ERR_CBOR_TYPE);
+    assert_int_equal(v, 0);
+    assert_int_equal(mota_cbor_get_tstr(&d, &str, &n), MOTA_ERR_CBOR_TYPE);
+    assert_null(str);
 }
 
 static void test_map_keys_must_ascend_canonically(void **state)
@@ -187,7 +218,7 @@ int main(void)
         cmocka_unit_test(test_non_shortest_heads_are_rejected),
         cmocka_unit_test(test_indefinite_lengths_floats_and_undefined_are_rejected),
         cmocka_unit_test(test_lengths_beyond_the_buffer_are_truncation),
-        cmocka_unit_test(test_errors_are_sticky),
+        cmocka_unit_test(test_errors_are_sticky_and_failed_reads_yield_zero_values),
         cmocka_unit_test(test_map_keys_must_ascend_canonically),
         cmocka_unit_test(test_skip_stops_at_the_depth_limit),
         cmocka_unit_test(test_text_must_be_utf8),

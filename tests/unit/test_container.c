@@ -221,6 +221,38 @@ static void test_packed_container_verifies_and_reads_back(void **state)
     assert_memory_equal(r.manifest.text.created, "2026-01-01T00:00:00Z", 20);
 }
 
+/* A manifest decoded from one buffer, moved to a copy of it, is the manifest decoded from the copy. */
+static void test_a_rebased_manifest_equals_one_decoded_from_the_copy(void **state)
+{
+    (void)state;
+    static uint8_t a[16384], b[16384];
+    static struct mota_envelope ea, eb;
+    static struct mota_manifest ma, mb;
+    struct mota_pack_spec s;
+    make_spec(&s, true);
+    s.compat.rt_desc = "runtime 1.1.1";
+    s.compat.rt_desc_len = 13;
+    size_t len = build(&s, a, sizeof(a));
+    memcpy(b, a, len);
+    assert_int_equal(mota_envelope_decode(a, len, &ea), MOTA_OK);
+    assert_int_equal(mota_manifest_decode(&ea, &ma), MOTA_OK);
+    assert_int_equal(mota_envelope_decode(b, len, &eb), MOTA_OK);
+    assert_int_equal(mota_manifest_decode(&eb, &mb), MOTA_OK);
+    assert_true(ma.text.description && ma.text.created && ma.text.vendor_name && ma.text.model_name &&
+                ma.text.version && ma.compat.rt_desc && ma.comp[1].uri); /* every kind of slice is there */
+    mota_manifest_rebase(&ma, a, ea.head_len, b);
+    assert_memory_equal(&ma, &mb, sizeof(ma));
+    memset(a, 0, len); /* nothing points at the old buffer any more */
+    assert_memory_equal(ma.text.version, "2.0.1", 5);
+    assert_memory_equal(ma.compat.c_name, "tiny", 4);
+    assert_memory_equal(ma.compat.rt_desc, "runtime 1.1.1", 13);
+    /* a pointer outside the moved range stays */
+    static const char elsewhere[] = "elsewhere";
+    mb.text.description = elsewhere;
+    mota_manifest_rebase(&mb, b, eb.head_len, a);
+    assert_ptr_equal(mb.text.description, elsewhere);
+}
+
 static void test_same_inputs_give_the_same_bytes(void **state)
 {
     (void)state;
@@ -456,6 +488,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_packed_container_verifies_and_reads_back),
+        cmocka_unit_test(test_a_rebased_manifest_equals_one_decoded_from_the_copy),
         cmocka_unit_test(test_same_inputs_give_the_same_bytes),
         cmocka_unit_test(test_every_truncation_is_rejected),
         cmocka_unit_test(test_head_decodes_as_soon_as_its_bytes_arrive),

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_flash_enforces_nor_rules(void **state)
@@ -40,7 +41,31 @@ static void test_flash_enforces_nor_rules(void **state)
     mota_posix_flash_close(&f);
 }
 
-static void test_flash_power_cut_and_torn_operations(void **state)
+/* The harness's side of a power cut: the flash never returns to the code that was running. */
+static jmp_buf powered_off;
+static int cuts;
+
+static void power_cut(void *ctx)
+{
+    (void)ctx;
+    cuts++;
+    longjmp(powered_off, 1);
+}
+
+/* prog (or erase when buf is NULL) at off; true when the power went instead of returning */
+static bool op_cuts_power(struct mota_flash *h, uint32_t off, const uint8_t *buf, size_t len)
+{
+    if (setjmp(powered_off) == 0) {
+        if (buf != NULL)
+            (void)h->prog(h->ctx, off, buf, len);
+        else
+            (void)h->erase(h->ctx, off);
+        return false;
+    }
+    return true;
+}
+
+static void test_flash_power_cut_unwinds_and_tears_operations(void **state)
 {
     (void)state;
     struct mota_posix_flash f;
@@ -49,16 +74,25 @@ static void test_flash_power_cut_and_torn_operations(void **state)
     memset(b, 0x00, sizeof(b));
     assert_int_equal(mota_posix_flash_init(&f, 16 * 1024, 4096, 16), MOTA_OK);
     mota_posix_flash_hal(&f, &h, 0);
+    mota_posix_flash_on_cut(&f, power_cut, NULL);
+    cuts = 0;
     mota_posix_flash_cut(&f, 2, false);
-    assert_int_equal(h.prog(h.ctx, 0, b, 16), MOTA_OK);
-    assert_int_equal(h.prog(h.ctx, 16, b, 16), MOTA_ERR_POWER_LOST); /* cut before op 2 */
-    assert_int_equal(h.read(h.ctx, 16, r, 16), MOTA_ERR_POWER_LOST); /* dead until power on */
+    assert_false(op_cuts_power(&h, 0, b, 16));
+    assert_true(op_cuts_power(&h, 16, b, 16)); /* cut before op 2: it never returns */
+    assert_true(f.dead);
+    assert_int_equal(cuts, 1);
+    if (setjmp(powered_off) == 0) { /* no power until power on: a read cuts again */
+        (void)h.read(h.ctx, 16, r, 16);
+        fail_msg("a read without power returned");
+    }
+    assert_int_equal(cuts, 2);
     mota_posix_flash_power_on(&f);
     assert_int_equal(h.read(h.ctx, 16, r, 16), MOTA_OK);
     assert_int_equal(r[0], 0xFF); /* the cut program never happened */
     /* torn program: half of its units */
     mota_posix_flash_cut(&f, 1, true);
-    assert_int_equal(h.prog(h.ctx, 64, b, 64), MOTA_ERR_POWER_LOST);
+    assert_true(op_cuts_power(&h, 64, b, 64));
+    assert_int_equal(f.cut_kind, 'p');
     mota_posix_flash_power_on(&f);
     assert_int_equal(h.read(h.ctx, 64, r, 64), MOTA_OK);
     assert_int_equal(r[0], 0x00);
@@ -66,12 +100,36 @@ static void test_flash_power_cut_and_torn_operations(void **state)
     assert_int_equal(r[32], 0xFF);
     /* torn erase: half the sector */
     mota_posix_flash_cut(&f, 1, true);
-    assert_int_equal(h.erase(h.ctx, 0), MOTA_ERR_POWER_LOST);
+    assert_true(op_cuts_power(&h, 0, NULL, 0));
+    assert_int_equal(f.cut_kind, 'e');
     mota_posix_flash_power_on(&f);
     assert_int_equal(h.read(h.ctx, 64, r, 64), MOTA_OK);
     assert_int_equal(r[0], 0xFF);
     assert_int_equal(h.read(h.ctx, 2048 + 64, r, 1), MOTA_OK);
     mota_posix_flash_close(&f);
+}
+
+/* Without a harness to catch it, a power cut ends the process, as it ends the firmware. */
+static void test_flash_power_cut_without_a_harness_ends_the_process(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct mota_posix_flash f;
+        struct mota_flash h;
+        uint8_t b[16] = {0};
+        if (mota_posix_flash_init(&f, 16 * 1024, 4096, 16) != MOTA_OK)
+            _exit(99);
+        mota_posix_flash_hal(&f, &h, 0);
+        mota_posix_flash_cut(&f, 1, false);
+        (void)h.prog(h.ctx, 0, b, 16);
+        _exit(98); /* the program returned: wrong */
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), MOTA_POSIX_POWER_CUT_EXIT);
 }
 
 static void test_file_backed_flash_persists(void **state)
@@ -149,7 +207,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flash_enforces_nor_rules),
-        cmocka_unit_test(test_flash_power_cut_and_torn_operations),
+        cmocka_unit_test(test_flash_power_cut_unwinds_and_tears_operations),
+        cmocka_unit_test(test_flash_power_cut_without_a_harness_ends_the_process),
         cmocka_unit_test(test_file_backed_flash_persists),
         cmocka_unit_test(test_tcp_and_pty_transports_carry_binary),
     };

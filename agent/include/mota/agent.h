@@ -205,13 +205,38 @@ struct mota_agent_timing {
     uint32_t digest_bytes; /* bytes hashed by digest_us */
 };
 
+/* Where an upload's parts go and how it installs: decided from its verified head, before any erase. */
+struct mota_agent_layout {
+    uint32_t install_mode; /* chosen by the compatibility rules */
+    uint32_t comp_stream[MOTA_CONTAINER_MAX_COMPONENTS]; /* stream offset of each payload head */
+    uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
+    uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
+    uint32_t container_len, slot_used;                   /* bytes of the stream, of the slot it occupies */
+};
+
+/*
+ * The state journal (agent/src/journal.c, format in docs/agent.md): two
+ * flash sectors of records. It knows the state it keeps (the models' states
+ * and the key floor) only through these pointers, and changes it only by
+ * applying a record it has written, or replayed at boot.
+ */
+struct mota_journal {
+    const struct mota_flash *flash;
+    const struct mota_system *sys; /* the clock: when a live error happened */
+    uint32_t offset;               /* its two sectors */
+    unsigned n_models;
+    struct mota_agent_model_state *st; /* [n_models] */
+    uint32_t *key_floor;
+    uint8_t sector;                /* 0 or 1: the current one */
+    uint32_t next;                 /* index of the next free record in it */
+    uint32_t epoch, seq;
+};
+
 /* The agent's state: caller-allocated, opaque in use. */
 struct mota_agent {
     const struct mota_agent_config *cfg;
-    /* journal */
-    uint8_t jsector;         /* 0 or 1: the current journal sector */
-    uint32_t jnext;          /* index of the next free record in it */
-    uint32_t jepoch, jseq;
+    /* the durable state: replayed from the journal at boot, changed only by appending a journal record */
+    struct mota_journal journal;
     struct mota_agent_model_state st[MOTA_AGENT_MAX_MODELS];
     uint32_t key_floor;
     /* installed instances */
@@ -224,14 +249,11 @@ struct mota_agent {
     uint32_t up_expected;    /* next stream offset */
     struct mota_envelope up_env;
     struct mota_manifest up_man;
-    uint32_t up_comp_stream[MOTA_CONTAINER_MAX_COMPONENTS]; /* stream offset of each payload head */
-    uint32_t up_comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
-    uint32_t up_comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
-    uint32_t up_slot_used;   /* bytes of the slot the container occupies */
+    struct mota_agent_layout up_layout; /* decided once, from the verified head */
     struct mota_sha256 up_sha;
     int up_sha_comp;         /* component being hashed, -1 none */
-    uint8_t phbuf[32];       /* a payload head being received */
-    uint32_t phfill;
+    uint8_t payload_head[32]; /* a payload head being received (tstr key and bstr head: 26 bytes at most) */
+    uint32_t payload_head_fill;
     uint8_t unit[256];       /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
     uint32_t last_persist;

@@ -41,8 +41,8 @@ int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg
 /*
  * One turn of the main loop. MOTA_OK; MOTA_ERR_TRANSPORT when the peer is
  * gone (a host port then waits for the next one and calls
- * mota_link_reconnect); MOTA_ERR_POWER_LOST from a simulated power cut; or
- * the reason a reboot failed to start the agent again.
+ * mota_link_reconnect); or the reason a reboot failed to start the agent
+ * again.
  */
 int mota_device_step(struct mota_device *d, uint32_t timeout_ms);
 

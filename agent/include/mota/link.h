@@ -86,8 +86,7 @@ void mota_link_reconnect(struct mota_link *l);
 
 /*
  * Wait up to timeout_ms for bytes, handle every complete frame. MOTA_OK, or
- * MOTA_ERR_TRANSPORT when the link is gone, or MOTA_ERR_POWER_LOST when the
- * (simulated) device lost power while writing flash.
+ * MOTA_ERR_TRANSPORT when the link is gone.
  */
 int mota_link_poll(struct mota_link *l, uint32_t timeout_ms);
 

@@ -2,6 +2,7 @@
 #include "mota/proto.h"
 
 #include "mota/crc32.h"
+#include "mota/err.h"
 
 #include <string.h>
 
@@ -140,4 +141,36 @@ int mota_deframer_push(struct mota_deframer *d, const uint8_t *data, size_t len,
     }
     *used = i;
     return 0;
+}
+
+void mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_LEN])
+{
+    mota_put32(out, b->length);
+    memcpy(out + 4, b->digest, MOTA_PROTO_DIGEST_LEN);
+}
+
+int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b)
+{
+    if (len != MOTA_PROTO_BEGIN_LEN)
+        return MOTA_ERR_PROTO_FRAME;
+    b->length = mota_get32(p);
+    memcpy(b->digest, p + 4, MOTA_PROTO_DIGEST_LEN);
+    return MOTA_OK;
+}
+
+void mota_begun_encode(const struct mota_begun *b, uint8_t out[MOTA_PROTO_BEGUN_LEN])
+{
+    mota_put32(out, b->resume);
+    mota_put16(out + 4, b->max_payload);
+    out[6] = b->window;
+}
+
+int mota_begun_decode(const uint8_t *p, size_t len, struct mota_begun *b)
+{
+    if (len < MOTA_PROTO_BEGUN_LEN)
+        return MOTA_ERR_PROTO_FRAME;
+    b->resume = mota_get32(p);
+    b->max_payload = mota_get16(p + 4);
+    b->window = p[6];
+    return MOTA_OK;
 }

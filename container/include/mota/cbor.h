@@ -8,9 +8,11 @@
  * floats or undefined, lengths and counts checked against the bytes that are
  * actually left before anything is used, and a nesting limit when skipping.
  *
- * Errors are sticky (as in QCBOR): after the first failure every call
- * returns that same code and yields nothing, so straight-line decoding code
- * can check once. Strings are returned as slices into the input buffer.
+ * Errors are sticky (as in QCBOR and zcbor): after the first failure every
+ * call returns that same code and yields zero values, so straight-line
+ * decoding code reads on and checks once, where a value decides something;
+ * a semantic check records its own reason with mota_cbor_fail, which keeps
+ * the first. Strings are returned as slices into the input buffer.
  */
 #ifndef MOTA_CBOR_H
 #define MOTA_CBOR_H
@@ -62,7 +64,8 @@ int mota_cbor_peek(struct mota_cbor_dec *d, struct mota_cbor_item *it);
 /* Skip one complete data item (with everything nested in it). */
 int mota_cbor_skip(struct mota_cbor_dec *d);
 
-/* Typed getters: fail with MOTA_ERR_CBOR_TYPE on another type. */
+/* Typed getters: fail with MOTA_ERR_CBOR_TYPE on another type. A getter that fails (or is called after a
+ * failure) yields a zero value: 0, false, an empty slice (NULL, 0), a count of 0. */
 int mota_cbor_get_uint(struct mota_cbor_dec *d, uint64_t *v);
 int mota_cbor_get_int(struct mota_cbor_dec *d, int64_t *v);
 int mota_cbor_get_bstr(struct mota_cbor_dec *d, const uint8_t **p, size_t *len);

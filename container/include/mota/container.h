@@ -36,7 +36,6 @@
 #define MOTA_COSE_ALG_ES256 (-7)
 #define MOTA_COSE_ALG_ESP256 (-9) /* fully-specified ES256: same algorithm */
 #define MOTA_SUIT_DIGEST_SHA256 (-16)
-#define MOTA_MANIFEST_KEY_COMPAT (-77) /* application-specific manifest member */
 
 enum mota_component_role {
     MOTA_COMPONENT_OTHER = 0,
@@ -61,7 +60,7 @@ struct mota_component {
 
 struct mota_text {
     const char *description; size_t description_len;   /* manifest-description (1) */
-    const char *created; size_t created_len;           /* custom -1: RFC 3339 UTC time */
+    const char *created; size_t created_len;           /* mota-text-creation-time (-256): RFC 3339 UTC */
     const char *vendor_name; size_t vendor_name_len;   /* component: vendor-name (1) */
     const char *model_name; size_t model_name_len;     /* component: model-name (2) */
     const char *version; size_t version_len;           /* component: component-version (6) */
@@ -140,6 +139,13 @@ int mota_sig_structure(const struct mota_envelope *env, const struct mota_auth_b
 
 /* Decode an authenticated manifest. */
 int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *m);
+
+/*
+ * A decoded manifest's slices point into the buffer it was decoded from
+ * (from, len bytes): point them at a copy of those bytes at `to` instead,
+ * e.g. from a head received in RAM to the same head written to flash.
+ */
+void mota_manifest_rebase(struct mota_manifest *m, const uint8_t *from, size_t len, const uint8_t *to);
 
 /* The mota model-container profile: compat data, code component, payload URIs... */
 int mota_manifest_check_profile(const struct mota_manifest *m);

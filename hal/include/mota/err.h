@@ -4,8 +4,9 @@
  * Every fallible function in every module returns an int: 0 (MOTA_OK) or a
  * size on success, one of the negative codes below on failure. Codes are
  * grouped in ranges by the layer that detects them. A code's number and name
- * are stable: never renumber, never reuse; add new codes at the end of their
- * range. docs/reason-codes.md is checked against this table by the tests.
+ * are stable: never renumber, never reuse (a retired number stays retired);
+ * add new codes at the end of their range. docs/reason-codes.md is checked
+ * against this table by the tests.
  *
  * This header is part of the base layer (target mota_base): every module may
  * include it, it includes nothing but libc.
@@ -163,7 +164,7 @@
     X(MOTA_ERR_FLASH_ALIGN, -701, "flash program or erase not aligned")                    \
     X(MOTA_ERR_FLASH_NOT_ERASED, -702, "flash program over bytes that are not erased")     \
     X(MOTA_ERR_FLASH_IO, -703, "flash device error")                                       \
-    X(MOTA_ERR_POWER_LOST, -704, "power lost (simulated): the device stops here")          \
+    /* -704 is retired (was a simulator-only "power lost"): a simulated power cut unwinds, it is no reason */ \
     X(MOTA_ERR_TRANSPORT, -705, "transport error")                                         \
     X(MOTA_ERR_TIMEOUT, -706, "timed out")                                                 \
     X(MOTA_ERR_DEVICE_FAULT, -707, "CPU fault: the device reset")                          \

@@ -88,26 +88,36 @@ void mota_posix_flash_close(struct mota_posix_flash *f)
     f->fd = -1;
 }
 
-/* Counts the operation; true if the power goes now (and how). */
-static int fault(struct mota_posix_flash *f, bool *torn_now)
+/* The power goes: like a real cut, control never comes back to the code that was running. */
+static _Noreturn void power_cut(struct mota_posix_flash *f)
+{
+    f->dead = true;
+    if (f->on_cut != NULL)
+        f->on_cut(f->on_cut_ctx); /* unwinds to the harness: does not return */
+    if (f->fd >= 0)
+        msync(f->mem, f->size, MS_SYNC);
+    _exit(MOTA_POSIX_POWER_CUT_EXIT); /* nobody to catch it: the process ends, as the device would */
+}
+
+/* Counts the operation; true if the power goes at it (*torn_now: halfway through). */
+static bool cut_now(struct mota_posix_flash *f, bool *torn_now)
 {
     *torn_now = false;
     if (f->dead)
-        return MOTA_ERR_POWER_LOST;
+        power_cut(f);
     f->ops++;
     if (f->cut_before_op != 0 && f->ops >= f->cut_before_op) {
-        f->dead = true;
         *torn_now = f->torn;
-        return MOTA_ERR_POWER_LOST;
+        return true;
     }
-    return MOTA_OK;
+    return false;
 }
 
 static int sim_read(void *ctx, uint32_t off, void *buf, size_t len)
 {
     struct mota_posix_flash *f = ctx;
     if (f->dead)
-        return MOTA_ERR_POWER_LOST;
+        power_cut(f);
     if (off > f->size || len > f->size - off)
         return MOTA_ERR_FLASH_BOUNDS;
     memcpy(buf, f->mem + off, len);
@@ -127,20 +137,17 @@ static int sim_prog(void *ctx, uint32_t off, const void *buf, size_t len)
     for (size_t i = 0; i < len; i++)
         if (f->mem[off + i] != ERASED)
             return MOTA_ERR_FLASH_NOT_ERASED;
-    int ret = fault(f, &torn);
-    if (ret != MOTA_OK) {
-        if (f->cut_kind == 0) {
-            f->cut_kind = 'p';
-            f->cut_off = off;
-            f->cut_len = (uint32_t)len;
-        }
+    if (cut_now(f, &torn)) {
+        f->cut_kind = 'p';
+        f->cut_off = off;
+        f->cut_len = (uint32_t)len;
         if (torn) { /* half the prog units made it */
             size_t units = len / f->prog_size, done = (units + 1) / 2;
             memcpy(f->mem + off, buf, done * f->prog_size);
             if (done * f->prog_size == len && len >= 1) /* a one-unit program: half of its bytes */
                 memset(f->mem + off + len / 2, ERASED, len - len / 2);
         }
-        return ret;
+        power_cut(f);
     }
     memcpy(f->mem + off, buf, len);
     f->progs++;
@@ -156,16 +163,13 @@ static int sim_erase(void *ctx, uint32_t off)
         return MOTA_ERR_FLASH_BOUNDS;
     if (off % f->sector_size != 0)
         return MOTA_ERR_FLASH_ALIGN;
-    int ret = fault(f, &torn);
-    if (ret != MOTA_OK) {
-        if (f->cut_kind == 0) {
-            f->cut_kind = 'e';
-            f->cut_off = off;
-            f->cut_len = f->sector_size;
-        }
+    if (cut_now(f, &torn)) {
+        f->cut_kind = 'e';
+        f->cut_off = off;
+        f->cut_len = f->sector_size;
         if (torn) /* the first half erased, the rest as it was */
             memset(f->mem + off, ERASED, f->sector_size / 2);
-        return ret;
+        power_cut(f);
     }
     memset(f->mem + off, ERASED, f->sector_size);
     f->erases++;
@@ -199,6 +203,12 @@ void mota_posix_flash_cut(struct mota_posix_flash *f, uint64_t op, bool torn)
 {
     f->cut_before_op = op ? f->ops + op : 0;
     f->torn = torn;
+}
+
+void mota_posix_flash_on_cut(struct mota_posix_flash *f, void (*on_cut)(void *ctx), void *ctx)
+{
+    f->on_cut = on_cut;
+    f->on_cut_ctx = ctx;
 }
 
 void mota_posix_flash_power_on(struct mota_posix_flash *f)

@@ -48,6 +48,24 @@ enum mota_proto_cmd {
  * 4 commit), u32 the upload's offset (the container's length). */
 #define MOTA_PROTO_EVENT_LEN 5u
 
+/* BEGIN's request and answer, laid out once for both sides (docs/protocol.md). */
+#define MOTA_PROTO_DIGEST_LEN 32u /* a SHA-256 manifest digest */
+#define MOTA_PROTO_BEGIN_LEN (4u + MOTA_PROTO_DIGEST_LEN)
+#define MOTA_PROTO_BEGUN_LEN 7u
+struct mota_begin {
+    uint32_t length;                       /* of the whole container */
+    uint8_t digest[MOTA_PROTO_DIGEST_LEN]; /* of its manifest: a resume is for this container only */
+};
+struct mota_begun {
+    uint32_t resume;      /* the offset the device kept of this container (0: none) */
+    uint16_t max_payload; /* the DATA payload it takes */
+    uint8_t window;       /* the DATA frames the host may have in flight */
+};
+void mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_LEN]);
+int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b); /* MOTA_ERR_PROTO_FRAME: bad length */
+void mota_begun_encode(const struct mota_begun *b, uint8_t out[MOTA_PROTO_BEGUN_LEN]);
+int mota_begun_decode(const uint8_t *p, size_t len, struct mota_begun *b); /* longer answers: newer devices */
+
 /* Response payloads start with the status: int16 reason code (0: OK), then the body; on
  * failure the body is the reason's one-line message. */
 
