@@ -103,6 +103,65 @@ enum head_auth {
     AUTH_STORED,     /* signature by a trusted key (revoked after it was installed is fine) */
 };
 
+static const struct mota_component *component(const struct mota_manifest *man, enum mota_component_role role,
+                                              size_t *index)
+{
+    for (size_t c = 0; c < man->n_components; c++) {
+        if (man->comp[c].role == role) {
+            if (index)
+                *index = c;
+            return &man->comp[c];
+        }
+    }
+    return NULL;
+}
+
+/* What the model's slot offers (the device's profile, with this model's memories), against what the
+ * container needs: the install mode, or the rule that refuses it with its values. */
+static int check_compat(const struct mota_agent *a, const struct mota_manifest *man, struct head_check *hc)
+{
+    const struct mota_agent_model_config *mc = model_config(a, (unsigned)hc->model);
+    struct mota_device_profile p = a->cfg->profile;
+    struct mota_compat_result cr;
+    p.exec_ram_size = mc->exec_ram_size;
+    p.ext_ram_size = mc->ext_ram_size;
+    if (a->cfg->flash->map == NULL) /* no memory-mapped flash: nothing can execute in place */
+        p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
+    bool split = component(man, MOTA_COMPONENT_PARAMS, NULL) != NULL;
+    int ret = mota_compat_check(&p, &man->compat, split, &cr);
+    if (ret != MOTA_OK) {
+        hc->why = (struct mota_agent_refusal){ret, cr.field, cr.expected, cr.found};
+        return ret;
+    }
+    hc->lay.install_mode = cr.install_mode;
+    if (man->compat.selftest.present && (a->cfg->infer == NULL || component(man, MOTA_COMPONENT_SELFTEST, NULL) == NULL ||
+                                         man->compat.selftest.output_size > a->cfg->selftest_buf_size))
+        return MOTA_ERR_SELFTEST_RUN;
+    return MOTA_OK;
+}
+
+/* The stream (head, then each payload head and content, in component order) and where each part goes in
+ * a slot of slot_size bytes. */
+static int plan_layout(const struct mota_agent *a, const struct mota_envelope *env, const struct mota_manifest *man,
+                       struct mota_agent_layout *lay, uint32_t slot_size)
+{
+    uint64_t pos = env->head_len, slot = align_up((uint32_t)env->head_len, slot_align(a));
+    for (size_t c = 0; c < man->n_components; c++) {
+        lay->comp_phl[c] = payload_head_len(&man->comp[c]);
+        if (lay->comp_phl[c] == 0)
+            return MOTA_ERR_COMPONENT_ID;
+        lay->comp_stream[c] = (uint32_t)pos;
+        pos += lay->comp_phl[c] + man->comp[c].size;
+        lay->comp_slot[c] = (uint32_t)slot;
+        slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
+        if (pos > 0xFFFFFFFFu || slot > slot_size)
+            return MOTA_ERR_SLOT_TOO_SMALL;
+    }
+    lay->container_len = (uint32_t)pos;
+    lay->slot_used = (uint32_t)slot;
+    return MOTA_OK;
+}
+
 static int check_head(const struct mota_agent *a, const struct mota_envelope *env, struct mota_manifest *man,
                       struct head_check *hc, enum head_auth auth)
 {
@@ -124,48 +183,11 @@ static int check_head(const struct mota_agent *a, const struct mota_envelope *en
         if (memcmp(man->comp[c].class_id, a->cfg->class_id, 16) != 0)
             return MOTA_ERR_CLASS_MISMATCH;
     }
-    const struct mota_agent_model_config *mc = model_config(a, (unsigned)hc->model);
-    struct mota_device_profile p = a->cfg->profile;
-    struct mota_compat_result cr;
-    p.exec_ram_size = mc->exec_ram_size;
-    p.ext_ram_size = mc->ext_ram_size;
-    if (a->cfg->flash->map == NULL) /* no memory-mapped flash: nothing can execute in place */
-        p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
-    bool split = false;
-    for (size_t c = 0; c < man->n_components; c++)
-        split |= man->comp[c].role == MOTA_COMPONENT_PARAMS;
-    if ((ret = mota_compat_check(&p, &man->compat, split, &cr)) != MOTA_OK) {
-        hc->why = (struct mota_agent_refusal){ret, cr.field, cr.expected, cr.found};
+    if ((ret = check_compat(a, man, hc)) != MOTA_OK)
         return ret;
-    }
-    hc->lay.install_mode = cr.install_mode;
-    if (man->compat.selftest.present) {
-        const struct mota_component *in = NULL;
-        for (size_t c = 0; c < man->n_components; c++)
-            if (man->comp[c].role == MOTA_COMPONENT_SELFTEST)
-                in = &man->comp[c];
-        if (a->cfg->infer == NULL || in == NULL || man->compat.selftest.output_size > a->cfg->selftest_buf_size)
-            return MOTA_ERR_SELFTEST_RUN;
-    }
     if (env->n_payloads != man->n_components)
         return env->n_payloads < man->n_components ? MOTA_ERR_PAYLOAD_MISSING : MOTA_ERR_PAYLOAD_UNKNOWN;
-
-    /* stream: head, then each payload head and content, in component order */
-    uint64_t pos = env->head_len, slot = align_up((uint32_t)env->head_len, slot_align(a));
-    for (size_t c = 0; c < man->n_components; c++) {
-        hc->lay.comp_phl[c] = payload_head_len(&man->comp[c]);
-        if (hc->lay.comp_phl[c] == 0)
-            return MOTA_ERR_COMPONENT_ID;
-        hc->lay.comp_stream[c] = (uint32_t)pos;
-        pos += hc->lay.comp_phl[c] + man->comp[c].size;
-        hc->lay.comp_slot[c] = (uint32_t)slot;
-        slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
-        if (pos > 0xFFFFFFFFu || slot > mc->slot_size)
-            return MOTA_ERR_SLOT_TOO_SMALL;
-    }
-    hc->lay.container_len = (uint32_t)pos;
-    hc->lay.slot_used = (uint32_t)slot;
-    return MOTA_OK;
+    return plan_layout(a, env, man, &hc->lay, model_config(a, (unsigned)hc->model)->slot_size);
 }
 
 /* Anti-rollback: lower than committed refused; equal only for the same manifest. */
@@ -258,19 +280,6 @@ static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_age
     if (ret != MOTA_OK)
         return ret;
     return verify_components(a, m, ref->slot, man, &hc->lay);
-}
-
-static const struct mota_component *component(const struct mota_manifest *man, enum mota_component_role role,
-                                              size_t *index)
-{
-    for (size_t c = 0; c < man->n_components; c++) {
-        if (man->comp[c].role == role) {
-            if (index)
-                *index = c;
-            return &man->comp[c];
-        }
-    }
-    return NULL;
 }
 
 /* Install the model stored in `slot` through the loader. */
@@ -743,104 +752,130 @@ static int head_complete(struct mota_agent *a)
     return begin_upload(a, hc.lay.container_len);
 }
 
+/*
+ * The steps of stream_bytes return MOTA_OK to go on with the next bytes, or what stream_bytes returns:
+ * a refusal, or the new stream position after a restart or the verdict.
+ */
+
+/* A program that fails on bytes not erased, after a resume: a unit torn before the reset. Start over. */
+static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resumed)
+{
+    if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
+        return begin_upload(a, a->st[m].upload_len);
+    return fail_upload(a, m, ret);
+}
+
+/* Bytes of a payload head: gathered, then checked against the manifest (not stored). */
+static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
+{
+    const struct mota_component *comp = &a->up_man.comp[c];
+    const struct mota_agent_layout *lay = &a->up_layout;
+    uint32_t at = a->up_expected - lay->comp_stream[c], n = lay->comp_phl[c] - at;
+    if (n > *len)
+        n = (uint32_t)*len;
+    if (at == 0)
+        a->payload_head_fill = 0;
+    memcpy(a->payload_head + a->payload_head_fill, *data, n); /* comp_phl <= sizeof(payload_head): check_head */
+    a->payload_head_fill += n;
+    *data += n;
+    *len -= n;
+    a->up_expected += n;
+    if (a->payload_head_fill < lay->comp_phl[c])
+        return MOTA_OK;
+    const char *name;
+    size_t name_len, hl;
+    uint64_t size;
+    int ret = mota_payload_head(a->payload_head, a->payload_head_fill, &name, &name_len, &size, &hl);
+    if (ret != MOTA_OK)
+        return fail_upload(a, m, ret);
+    if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
+    if (size != comp->size)
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
+    mota_sha256_init(&a->up_sha);
+    a->up_sha_comp = c;
+    a->unit_slot_off = lay->comp_slot[c];
+    a->unit_fill = 0;
+    return MOTA_OK;
+}
+
+/* n content bytes at stream offset o into program units; each full unit is programmed, the offset made
+ * durable now and then. */
+static int program_bytes(struct mota_agent *a, unsigned m, uint32_t o, const uint8_t *data, uint32_t n)
+{
+    const uint8_t *p = data;
+    while (p < data + n) {
+        uint32_t k = chunk_size(a) - a->unit_fill, left = (uint32_t)(data + n - p);
+        if (k > left)
+            k = left;
+        memcpy(a->unit + a->unit_fill, p, k);
+        a->unit_fill += k;
+        p += k;
+        if (a->unit_fill < chunk_size(a))
+            continue;
+        bool was_resumed = a->up_resumed;
+        int ret = prog_unit(a);
+        if (ret != MOTA_OK)
+            return unit_failed(a, m, ret, was_resumed);
+        if ((ret = maybe_persist(a, o + (uint32_t)(p - data), false)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* A component is complete: its last partial unit, then its digest; after the last one, the verdict. */
+static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end, size_t extra)
+{
+    uint8_t md[MOTA_SHA256_LEN];
+    bool was_resumed = a->up_resumed;
+    int ret;
+    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return unit_failed(a, m, ret, was_resumed);
+    mota_sha256_finish(&a->up_sha, md);
+    a->up_sha_comp = -1;
+    if (mota_ct_memcmp(md, a->up_man.comp[c].digest, MOTA_SHA256_LEN) != 0)
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
+    if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
+        return ret;
+    if (end != a->st[m].upload_len)
+        return MOTA_OK;
+    return extra > 0 ? fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG) : finish_upload(a);
+}
+
+/* Content bytes of component c: hashed and programmed. */
+static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
+{
+    const struct mota_agent_layout *lay = &a->up_layout;
+    uint32_t o = a->up_expected;
+    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)a->up_man.comp[c].size;
+    uint32_t n = end - o;
+    if (n > *len)
+        n = (uint32_t)*len;
+    if (a->up_sha_comp != c)
+        return fail_upload(a, m, MOTA_ERR_INTERNAL);
+    mota_sha256_update(&a->up_sha, *data, n);
+    int ret = program_bytes(a, m, o, *data, n);
+    if (ret != MOTA_OK)
+        return ret;
+    *data += n;
+    *len -= n;
+    a->up_expected += n;
+    return a->up_expected == end ? component_done(a, m, c, end, *len) : MOTA_OK;
+}
+
 static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
 {
     unsigned m = (unsigned)a->up_model;
-    int ret;
     while (len > 0) {
-        uint32_t o = a->up_expected;
-        if (o >= a->st[m].upload_len)
+        if (a->up_expected >= a->st[m].upload_len)
             return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
         bool in_head = false;
-        int c = locate(a, o, &in_head);
+        int c = locate(a, a->up_expected, &in_head);
         if (c < 0)
             return fail_upload(a, m, MOTA_ERR_INTERNAL);
-        const struct mota_component *comp = &a->up_man.comp[c];
-        if (in_head) {
-            /* a payload head: checked against the manifest, not stored */
-            uint32_t at = o - a->up_layout.comp_stream[c], n = a->up_layout.comp_phl[c] - at;
-            if (n > len)
-                n = (uint32_t)len;
-            if (at == 0)
-                a->payload_head_fill = 0;
-            memcpy(a->payload_head + a->payload_head_fill, data, n);
-            a->payload_head_fill += n;
-            data += n;
-            len -= n;
-            a->up_expected += n;
-            if (a->payload_head_fill == a->up_layout.comp_phl[c]) {
-                const char *name;
-                size_t name_len, hl;
-                uint64_t size;
-                ret = mota_payload_head(a->payload_head, a->payload_head_fill, &name, &name_len, &size, &hl);
-                if (ret != MOTA_OK)
-                    return fail_upload(a, m, ret);
-                if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
-                    return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
-                if (size != comp->size)
-                    return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
-                mota_sha256_init(&a->up_sha);
-                a->up_sha_comp = c;
-                a->unit_slot_off = a->up_layout.comp_slot[c];
-                a->unit_fill = 0;
-            }
-            continue;
-        }
-        /* content: hash it and program it, one unit at a time */
-        uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
-        uint32_t end = start + (uint32_t)comp->size;
-        uint32_t n = end - o;
-        if (n > len)
-            n = (uint32_t)len;
-        if (a->up_sha_comp != c)
-            return fail_upload(a, m, MOTA_ERR_INTERNAL);
-        mota_sha256_update(&a->up_sha, data, n);
-        uint32_t left = n;
-        const uint8_t *p = data;
-        while (left > 0) {
-            uint32_t k = chunk_size(a) - a->unit_fill;
-            if (k > left)
-                k = left;
-            memcpy(a->unit + a->unit_fill, p, k);
-            a->unit_fill += k;
-            p += k;
-            left -= k;
-            if (a->unit_fill == chunk_size(a)) {
-                bool was_resumed = a->up_resumed;
-                if ((ret = prog_unit(a)) != MOTA_OK) {
-                    if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
-                        return begin_upload(a, a->st[m].upload_len); /* torn before the reset: start over */
-                    return fail_upload(a, m, ret);
-                }
-                uint32_t durable = o + (uint32_t)(p - data);
-                if ((ret = maybe_persist(a, durable, false)) != MOTA_OK)
-                    return ret;
-            }
-        }
-        data += n;
-        len -= n;
-        a->up_expected += n;
-        if (a->up_expected == end) {
-            /* the component is complete: last partial unit, then its digest */
-            uint8_t md[MOTA_SHA256_LEN];
-            bool was_resumed = a->up_resumed;
-            if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK) {
-                if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
-                    return begin_upload(a, a->st[m].upload_len);
-                return fail_upload(a, m, ret);
-            }
-            mota_sha256_finish(&a->up_sha, md);
-            a->up_sha_comp = -1;
-            if (mota_ct_memcmp(md, comp->digest, MOTA_SHA256_LEN) != 0)
-                return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
-            if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
-                return ret;
-            if (end == a->st[m].upload_len) {
-                if (len > 0)
-                    return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
-                return finish_upload(a);
-            }
-        }
+        int ret = in_head ? payload_head_bytes(a, m, c, &data, &len) : content_bytes(a, m, c, &data, &len);
+        if (ret != MOTA_OK)
+            return ret;
     }
     return (int)a->up_expected;
 }

@@ -76,107 +76,82 @@ int mota_cbor_fail(struct mota_cbor_dec *d, int err)
     return d->err;
 }
 
-static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
+/* libcbor's verdict on the item at p: well formed, definite, no float or simple value (*read: its extent,
+ * head and string content; tags are left to mota_cbor_head, libcbor 0.8 rejects tags 6..20 and COSE_Sign1
+ * is 18). */
+static int libcbor_check(const uint8_t *p, size_t avail, size_t *read)
 {
     struct seen seen = {SEEN_NONE};
-    size_t avail;
-    const uint8_t *p;
-    uint8_t major, ai;
-    uint64_t arg = 0;
-    size_t hl;
+    uint8_t major = (uint8_t)(p[0] >> 5), ai = (uint8_t)(p[0] & 0x1f);
+    *read = 0;
+    if (major == 7 && (ai < 20 || (ai >= 23 && ai <= 27)))
+        return MOTA_ERR_CBOR_SIMPLE; /* floats, undefined, simple values */
+    if (major == 6)
+        return MOTA_OK;
+    struct cbor_decoder_result r = cbor_stream_decode(p, avail, &callbacks, &seen);
+    if (r.status == CBOR_DECODER_NEDATA)
+        return MOTA_ERR_CBOR_TRUNCATED;
+    if (r.status != CBOR_DECODER_FINISHED || seen.kind == SEEN_NONE)
+        return MOTA_ERR_CBOR_MALFORMED;
+    if (seen.kind == SEEN_INDEF)
+        return MOTA_ERR_CBOR_INDEFINITE;
+    if (seen.kind == SEEN_SIMPLE)
+        return MOTA_ERR_CBOR_SIMPLE;
+    *read = r.read;
+    return MOTA_OK;
+}
 
+/* The item from its head (re-read here: the width for the shortest-form rule, and a 64-bit length that
+ * must not be truncated on 32-bit targets), every length bounded by the bytes left. */
+static int read_item(const uint8_t *p, size_t avail, struct mota_cbor_item *it)
+{
+    unsigned major = p[0] >> 5, ai = p[0] & 0x1f;
+    uint64_t arg = 0;
+    size_t hl = 1;
+    int ret;
+    if (major == 7 && (ai < 20 || ai > 22))
+        return MOTA_ERR_CBOR_SIMPLE;
+    if (major == 6 && ai == 31) /* only strings and containers have an indefinite form: not well formed */
+        return MOTA_ERR_CBOR_MALFORMED;
+    if (major != 7 && (ret = mota_cbor_head(p, avail, &major, &arg, &hl)) != MOTA_OK)
+        return ret;
+    it->start = p;
+    it->head_len = hl;
+    it->size = hl;
+    it->val = arg;
+    static const enum mota_cbor_type types[7] = {MOTA_CBOR_UINT, MOTA_CBOR_NINT, MOTA_CBOR_BSTR, MOTA_CBOR_TSTR,
+                                                 MOTA_CBOR_ARRAY, MOTA_CBOR_MAP, MOTA_CBOR_TAG};
+    it->type = major < 7 ? types[major] : ai == 20 ? MOTA_CBOR_FALSE : ai == 21 ? MOTA_CBOR_TRUE : MOTA_CBOR_NULL;
+    if (major == 2 || major == 3) {
+        if (arg > (uint64_t)(avail - hl))
+            return MOTA_ERR_CBOR_TRUNCATED;
+        it->ptr = p + hl;
+        it->len = (size_t)arg;
+        it->size = hl + (size_t)arg;
+    } else if (major == 4 && arg > (uint64_t)(avail - hl)) { /* every item needs at least one byte */
+        return MOTA_ERR_CBOR_TRUNCATED;
+    } else if (major == 5 && arg > (uint64_t)(avail - hl) / 2) {
+        return MOTA_ERR_CBOR_TRUNCATED;
+    }
+    return MOTA_OK;
+}
+
+static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
+{
+    size_t read;
+    int ret;
     memset(it, 0, sizeof(*it)); /* a failed read yields a zero item */
     if (d->err != 0)
         return d->err;
     if (d->pos >= d->len)
         return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-    avail = d->len - d->pos;
-    p = d->buf + d->pos;
-
-    struct cbor_decoder_result r;
-    if ((p[0] >> 5) == 7 && ((p[0] & 0x1f) < 20 || ((p[0] & 0x1f) >= 23 && (p[0] & 0x1f) <= 27)))
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_SIMPLE); /* floats, undefined, simple values */
-    if ((p[0] >> 5) == 6) {
-        /* Tag heads carry no content and libcbor 0.8 rejects tags 6..20
-         * (COSE_Sign1 is 18), so tags are decoded by the head reader below. */
-        r.status = CBOR_DECODER_FINISHED;
-        r.read = 0;
-        seen.kind = SEEN_OK;
-    } else {
-        r = cbor_stream_decode(p, avail, &callbacks, &seen);
+    const uint8_t *p = d->buf + d->pos;
+    size_t avail = d->len - d->pos;
+    if ((ret = libcbor_check(p, avail, &read)) != MOTA_OK || (ret = read_item(p, avail, it)) != MOTA_OK) {
+        memset(it, 0, sizeof(*it));
+        return mota_cbor_fail(d, ret);
     }
-    if (r.status == CBOR_DECODER_NEDATA)
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-    if (r.status != CBOR_DECODER_FINISHED || seen.kind == SEEN_NONE)
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_MALFORMED);
-    if (seen.kind == SEEN_INDEF)
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_INDEFINITE);
-    if (seen.kind == SEEN_SIMPLE)
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_SIMPLE);
-
-    /* Re-read the head ourselves: width (for the shortest-form rule) and a
-     * 64-bit length that must not be truncated on 32-bit targets. */
-    major = (uint8_t)(p[0] >> 5);
-    ai = (uint8_t)(p[0] & 0x1f);
-    if (major == 7) {
-        if (ai < 20 || ai > 22)
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_SIMPLE);
-        hl = 1;
-    } else if (ai < 24) {
-        arg = ai;
-        hl = 1;
-    } else if (ai <= 27) {
-        size_t n = (size_t)1 << (ai - 24);
-        if (avail < 1 + n)
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-        for (size_t i = 0; i < n; i++)
-            arg = (arg << 8) | p[1 + i];
-        static const uint64_t min_for_width[4] = {24u, 0x100u, 0x10000u, 0x100000000u};
-        if (arg < min_for_width[ai - 24])
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_NONMINIMAL);
-        hl = 1 + n;
-    } else {
-        return mota_cbor_fail(d, MOTA_ERR_CBOR_MALFORMED);
-    }
-
-    it->start = p;
-    it->head_len = hl;
-    it->size = hl;
-    it->val = arg;
-    switch (major) {
-    case 0:
-        it->type = MOTA_CBOR_UINT;
-        break;
-    case 1:
-        it->type = MOTA_CBOR_NINT;
-        break;
-    case 2:
-    case 3:
-        it->type = major == 2 ? MOTA_CBOR_BSTR : MOTA_CBOR_TSTR;
-        if (arg > (uint64_t)(avail - hl))
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-        it->ptr = p + hl;
-        it->len = (size_t)arg;
-        it->size = hl + (size_t)arg;
-        break;
-    case 4:
-        it->type = MOTA_CBOR_ARRAY;
-        if (arg > (uint64_t)(avail - hl)) /* every item needs at least one byte */
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-        break;
-    case 5:
-        it->type = MOTA_CBOR_MAP;
-        if (arg > (uint64_t)(avail - hl) / 2)
-            return mota_cbor_fail(d, MOTA_ERR_CBOR_TRUNCATED);
-        break;
-    case 6:
-        it->type = MOTA_CBOR_TAG;
-        break;
-    default:
-        it->type = ai == 20 ? MOTA_CBOR_FALSE : ai == 21 ? MOTA_CBOR_TRUE : MOTA_CBOR_NULL;
-        break;
-    }
-    if (major != 6 && r.read != it->size) /* libcbor and we must agree on the extent */
+    if (it->type != MOTA_CBOR_TAG && read != it->size) /* libcbor and we must agree on the extent */
         return mota_cbor_fail(d, MOTA_ERR_CBOR_MALFORMED);
     return 0;
 }
