@@ -103,12 +103,10 @@ static void set_error(const struct mota_journal *j, struct mota_agent_model_stat
     s->last_error_ms = s->last_error_this_boot ? (uint32_t)(j->sys->now_us(j->sys->ctx) / 1000u) : 0;
 }
 
-/* The single definition of what each record means. */
-static void apply(struct mota_journal *j, const struct jrec *r, bool live)
+/* An upload's records: begun, erased, progress, verified, aborted. */
+static void apply_upload(const struct mota_journal *j, struct mota_agent_model_state *s, const struct jrec *r,
+                         bool live)
 {
-    if (r->model >= j->n_models)
-        return;
-    struct mota_agent_model_state *s = &j->st[r->model];
     switch (r->type) {
     case J_UPLOAD_BEGIN:
         /* the slot of the model a rollback would bring back is about to be erased: no going back to it */
@@ -130,11 +128,19 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
         s->upload_state = MOTA_UPLOAD_VERIFIED;
         s->upload_offset = s->upload_len;
         break;
-    case J_UPLOAD_ABORT:
+    default: /* J_UPLOAD_ABORT */
         s->upload_state = MOTA_UPLOAD_NONE;
         ref_clear(&s->upload);
         set_error(j, s, r->reason, live);
         break;
+    }
+}
+
+/* The active model's life: on trial, its boots, confirmed, rolled back. */
+static void apply_model(const struct mota_journal *j, struct mota_agent_model_state *s, const struct jrec *r,
+                        bool live)
+{
+    switch (r->type) {
     case J_TRIAL:
         if (!s->testing && s->active.slot != MOTA_AGENT_NO_SLOT)
             s->previous = s->active;
@@ -156,7 +162,7 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
         s->has_committed = true;
         set_error(j, s, 0, live);
         break;
-    case J_ROLLBACK:
+    default: /* J_ROLLBACK */
         /* a confirmed model retired (it faulted): its sequence number stays the floor and not even
          * the same container may come back at it (ROLLBACK_SAME_SEQ); a fix needs a higher one */
         if (!s->testing && s->has_committed)
@@ -167,13 +173,13 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
         s->trial_boots = 0;
         set_error(j, s, r->reason, live); /* 0 for a rollback asked for: a success */
         break;
-    case J_REVOKE:
-        if (r->value > *j->key_floor)
-            *j->key_floor = r->value;
-        break;
-    case J_ERROR:
-        set_error(j, s, r->reason, live);
-        break;
+    }
+}
+
+/* A snapshot's "set" records: the state as it was when the sector was compacted. */
+static void apply_snapshot(struct mota_agent_model_state *s, const struct jrec *r)
+{
+    switch (r->type) {
     case J_SET_ACTIVE:
         ref_set(&s->active, r);
         s->testing = (r->flags & 1) != 0;
@@ -187,12 +193,48 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
         memcpy(s->committed_digest, r->digest, MOTA_SHA256_LEN);
         s->has_committed = true;
         break;
-    case J_SET_UPLOAD:
+    default: /* J_SET_UPLOAD */
         ref_set(&s->upload, r);
         s->upload_state = r->flags;
         s->upload_len = r->value;
         s->upload_head_len = r->value2;
         s->upload_offset = 0;
+        break;
+    }
+}
+
+/* The single definition of what each record means. */
+static void apply(struct mota_journal *j, const struct jrec *r, bool live)
+{
+    if (r->model >= j->n_models)
+        return;
+    struct mota_agent_model_state *s = &j->st[r->model];
+    switch (r->type) {
+    case J_UPLOAD_BEGIN:
+    case J_UPLOAD_ERASED:
+    case J_UPLOAD_PROGRESS:
+    case J_UPLOAD_VERIFIED:
+    case J_UPLOAD_ABORT:
+        apply_upload(j, s, r, live);
+        break;
+    case J_TRIAL:
+    case J_BOOT:
+    case J_CONFIRM:
+    case J_ROLLBACK:
+        apply_model(j, s, r, live);
+        break;
+    case J_SET_ACTIVE:
+    case J_SET_PREVIOUS:
+    case J_SET_COMMITTED:
+    case J_SET_UPLOAD:
+        apply_snapshot(s, r);
+        break;
+    case J_REVOKE:
+        if (r->value > *j->key_floor)
+            *j->key_floor = r->value;
+        break;
+    case J_ERROR:
+        set_error(j, s, r->reason, live);
         break;
     default:
         break; /* header, end: no state */

@@ -160,6 +160,56 @@ static const uint8_t *their_id(const struct mota_agent *a, bool vendor)
     return NULL;
 }
 
+/* vendor_id or class_id: the device's and the container's */
+static void identity_detail(const struct mota_agent *a, bool vendor, const uint8_t *theirs, struct text *t)
+{
+    put_s(t, vendor ? "vendor_id: device " : "class_id: device ");
+    put_uuid(t, vendor ? a->cfg->vendor_id : a->cfg->class_id);
+    put_s(t, ", model ");
+    put_uuid(t, theirs);
+}
+
+/* every key the device trusts, and the ones the container's signatures name */
+static void key_detail(const struct mota_agent *a, struct text *t)
+{
+    const struct mota_agent_config *c = a->cfg;
+    const char *none = " none";
+    put_s(t, "key_id: device");
+    for (unsigned k = 0; k < c->n_keys; k++) {
+        uint8_t kid[MOTA_KEY_ID_LEN];
+        mota_key_id(c->keys[k].pub, kid);
+        put_s(t, " ");
+        put_hex(t, kid, sizeof(kid));
+    }
+    put_s(t, ", model");
+    for (size_t b = 0; b < a->up_env.n_blocks; b++) {
+        if (a->up_env.blocks[b].kid != NULL) {
+            put_s(t, " ");
+            put_hex(t, a->up_env.blocks[b].kid, a->up_env.blocks[b].kid_len);
+            none = "";
+        }
+    }
+    put_s(t, none);
+}
+
+/* FIELD: device VALUE, model VALUE (a compatibility rule's values in hex; a digest's first 8 bytes) */
+static void value_detail(const struct mota_agent_refusal *r, int reason, const char *field, struct text *t)
+{
+    uint64_t vals[2] = {r->device, r->model};
+    put_s(t, field);
+    for (int i = 0; i < 2; i++) {
+        put_s(t, i == 0 ? ": device " : ", model ");
+        if (reason == MOTA_ERR_SELFTEST_OUTPUT) { /* all 16 digits */
+            uint8_t b[8];
+            for (int k = 0; k < 8; k++)
+                b[k] = (uint8_t)(vals[i] >> (56 - 8 * k));
+            put_hex(t, b, sizeof(b));
+        } else {
+            put_num(t, vals[i], r->field != NULL);
+        }
+    }
+}
+
 /*
  * The facts behind a refusal, "FIELD: device VALUE, model VALUE": what the device has, trusts or measured,
  * and what the container says or needs (docs/protocol.md, "Refusal details"); 0 for a reason without any.
@@ -168,41 +218,19 @@ static const uint8_t *their_id(const struct mota_agent *a, bool vendor)
 static size_t refusal_detail(const struct mota_agent *a, int reason, uint8_t *out, size_t cap)
 {
     const struct mota_agent_refusal *r = &a->refusal;
-    const struct mota_agent_config *c = a->cfg;
     struct text t = {out, 0, cap};
     const char *field = r->field;
-    bool hex = field != NULL;
     if (r->reason != reason)
         return 0;
     if (reason == MOTA_ERR_VENDOR_MISMATCH || reason == MOTA_ERR_CLASS_MISMATCH) {
-        bool vendor = reason == MOTA_ERR_VENDOR_MISMATCH;
-        const uint8_t *theirs = their_id(a, vendor);
+        const uint8_t *theirs = their_id(a, reason == MOTA_ERR_VENDOR_MISMATCH);
         if (theirs == NULL)
             return 0;
-        put_s(&t, vendor ? "vendor_id: device " : "class_id: device ");
-        put_uuid(&t, vendor ? c->vendor_id : c->class_id);
-        put_s(&t, ", model ");
-        put_uuid(&t, theirs);
+        identity_detail(a, reason == MOTA_ERR_VENDOR_MISMATCH, theirs, &t);
         return t.n;
     }
-    if (reason == MOTA_ERR_KEY_UNKNOWN) { /* every key it trusts, and the ones the container names */
-        const char *none = " none";
-        put_s(&t, "key_id: device");
-        for (unsigned k = 0; k < c->n_keys; k++) {
-            uint8_t kid[MOTA_KEY_ID_LEN];
-            mota_key_id(c->keys[k].pub, kid);
-            put_s(&t, " ");
-            put_hex(&t, kid, sizeof(kid));
-        }
-        put_s(&t, ", model");
-        for (size_t b = 0; b < a->up_env.n_blocks; b++) {
-            if (a->up_env.blocks[b].kid != NULL) {
-                put_s(&t, " ");
-                put_hex(&t, a->up_env.blocks[b].kid, a->up_env.blocks[b].kid_len);
-                none = "";
-            }
-        }
-        put_s(&t, none);
+    if (reason == MOTA_ERR_KEY_UNKNOWN) {
+        key_detail(a, &t);
         return t.n;
     }
     if (field == NULL) {
@@ -215,19 +243,7 @@ static size_t refusal_detail(const struct mota_agent *a, int reason, uint8_t *ou
         default: return 0;
         }
     }
-    uint64_t vals[2] = {r->device, r->model};
-    put_s(&t, field);
-    for (int i = 0; i < 2; i++) {
-        put_s(&t, i == 0 ? ": device " : ", model ");
-        if (reason == MOTA_ERR_SELFTEST_OUTPUT) { /* a digest's first 8 bytes, all 16 digits */
-            uint8_t b[8];
-            for (int k = 0; k < 8; k++)
-                b[k] = (uint8_t)(vals[i] >> (56 - 8 * k));
-            put_hex(&t, b, sizeof(b));
-        } else {
-            put_num(&t, vals[i], hex);
-        }
-    }
+    value_detail(r, reason, field, &t);
     return t.n;
 }
 

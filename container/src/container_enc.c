@@ -141,11 +141,9 @@ static void put_text(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
     }
 }
 
-static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
+/* mota-compat keys 1 to 9: what the model was built for (runtime, CPU, FPU, ABI, security, runtime flags) */
+static void put_compat_target(struct mota_cbor_enc *e, const struct mota_compat *c)
 {
-    size_t n = 15 + (size_t)c->has_runtime_version + (size_t)c->has_struct_sizes + (size_t)c->selftest.present +
-               (size_t)(c->rt_desc != NULL && c->rt_desc_len > 0);
-    mota_cbor_put_map(e, n);
     mota_cbor_put_uint(e, MOTA_COMPAT_RELOC);
     mota_cbor_put_array(e, 2);
     mota_cbor_put_uint(e, c->reloc_major);
@@ -171,6 +169,11 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
         mota_cbor_put_uint(e, c->rt_minor);
         mota_cbor_put_uint(e, c->rt_micro);
     }
+}
+
+/* keys 10 to 16: the model's name and the memory it needs */
+static void put_compat_memory(struct mota_cbor_enc *e, const struct mota_compat *c)
+{
     mota_cbor_put_uint(e, MOTA_COMPAT_CNAME);
     mota_cbor_put_tstr_n(e, c->c_name, c->c_name_len);
     mota_cbor_put_uint(e, MOTA_COMPAT_ACTS);
@@ -185,6 +188,11 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
     mota_cbor_put_uint(e, c->exec_ram_copy);
     mota_cbor_put_uint(e, MOTA_COMPAT_MODE);
     mota_cbor_put_uint(e, c->install_mode);
+}
+
+/* keys 17, 19, 20: present when the model has them */
+static void put_compat_optional(struct mota_cbor_enc *e, const struct mota_compat *c)
+{
     if (c->has_struct_sizes) {
         mota_cbor_put_uint(e, MOTA_COMPAT_STRUCTS);
         mota_cbor_put_uint(e, c->struct_sizes);
@@ -203,6 +211,16 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
         mota_cbor_put_uint(e, MOTA_COMPAT_RTDESC);
         mota_cbor_put_tstr_n(e, c->rt_desc, c->rt_desc_len);
     }
+}
+
+static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
+{
+    size_t n = 15 + (size_t)c->has_runtime_version + (size_t)c->has_struct_sizes + (size_t)c->selftest.present +
+               (size_t)(c->rt_desc != NULL && c->rt_desc_len > 0);
+    mota_cbor_put_map(e, n);
+    put_compat_target(e, c);
+    put_compat_memory(e, c);
+    put_compat_optional(e, c);
 }
 
 static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
@@ -291,86 +309,86 @@ static void put_envelope_head(struct mota_cbor_enc *h, size_t members, const uin
     mota_cbor_put_uint(h, MOTA_ENV_MANIFEST);
 }
 
-int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
-                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
+/* The SUIT_Digest of the bstr-wrapped manifest (m bytes at out), encoded; *mhead: the wrapper's head. */
+static void digest_manifest(const uint8_t *man, size_t len, uint8_t mhead[9], size_t *mhead_len,
+                            uint8_t digest_enc[64], size_t *digest_enc_len)
 {
-    int ret = MOTA_ERR_ARG;
-    struct mota_cbor_enc m, a, h;
-    uint8_t auth[HEAD_RESERVE], prot[64], digest_enc[64], sig_struct[256];
-    uint8_t md[MOTA_SHA256_LEN], hash[MOTA_SHA256_LEN], sig[MOTA_P256_SIG_LEN];
-    uint8_t mhead[9];
-    size_t mhead_len;
-
-    if (spec == NULL || kid == NULL || out == NULL || len == NULL || cap <= HEAD_RESERVE)
-        goto out;
-    if ((ret = check_spec(spec)) != MOTA_OK)
-        goto out;
-
-    /* 1. the manifest, encoded after room for everything that precedes it */
-    mota_cbor_enc_init(&m, out + HEAD_RESERVE, cap - HEAD_RESERVE);
-    put_manifest(&m, spec);
-    if (m.err != 0) {
-        ret = m.err;
-        goto out;
-    }
-    if (m.len > MOTA_CONTAINER_MAX_MANIFEST) {
-        ret = MOTA_ERR_ENV_TOO_LARGE;
-        goto out;
-    }
-
-    /* 2. SUIT_Digest over the bstr-wrapped manifest */
+    struct mota_cbor_enc h;
     struct mota_sha256 ctx;
-    mota_cbor_enc_init(&h, mhead, sizeof(mhead));
-    mota_cbor_put_bstr_head(&h, m.len);
-    mhead_len = h.len;
+    uint8_t md[MOTA_SHA256_LEN];
+    mota_cbor_enc_init(&h, mhead, 9);
+    mota_cbor_put_bstr_head(&h, len);
+    *mhead_len = h.len;
     mota_sha256_init(&ctx);
-    mota_sha256_update(&ctx, mhead, mhead_len);
-    mota_sha256_update(&ctx, out + HEAD_RESERVE, m.len);
+    mota_sha256_update(&ctx, mhead, *mhead_len);
+    mota_sha256_update(&ctx, man, len);
     mota_sha256_finish(&ctx, md);
-    mota_cbor_enc_init(&h, digest_enc, sizeof(digest_enc));
+    mota_cbor_enc_init(&h, digest_enc, 64);
     put_digest(&h, md);
-    size_t digest_enc_len = h.len;
+    *digest_enc_len = h.len;
+}
 
-    /* 3. COSE_Sign1 over Sig_structure with the detached SUIT_Digest */
-    mota_cbor_enc_init(&h, prot, sizeof(prot));
+/* The COSE_Sign1's protected header {alg: ES256, kid} and, with a signer, its signature over the
+ * Sig_structure of the detached SUIT_Digest (the same Sig_structure the verifier builds). */
+static int sign_digest(const uint8_t kid[MOTA_KEY_ID_LEN], const uint8_t *digest_enc, size_t digest_enc_len,
+                       mota_sign_cb sign, void *sign_ctx, uint8_t prot[64], size_t *prot_len,
+                       uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    struct mota_cbor_enc h;
+    uint8_t tbs[MOTA_SIG_STRUCTURE_MAX], hash[MOTA_SHA256_LEN];
+    size_t tbs_len;
+    mota_cbor_enc_init(&h, prot, 64);
     mota_cbor_put_map(&h, 2);
     mota_cbor_put_uint(&h, MOTA_COSE_LABEL_ALG);
     mota_cbor_put_int(&h, MOTA_COSE_ALG_ES256);
     mota_cbor_put_uint(&h, MOTA_COSE_LABEL_KID);
     mota_cbor_put_bstr(&h, kid, MOTA_KEY_ID_LEN);
-    size_t prot_len = h.len;
-    mota_cbor_enc_init(&h, sig_struct, sizeof(sig_struct));
-    mota_cbor_put_array(&h, 4);
-    mota_cbor_put_tstr(&h, "Signature1");
-    mota_cbor_put_bstr(&h, prot, prot_len);
-    mota_cbor_put_bstr(&h, NULL, 0);
-    mota_cbor_put_bstr(&h, digest_enc, digest_enc_len);
-    if (h.err != 0) {
-        ret = MOTA_ERR_INTERNAL;
-        goto out;
-    }
-    if (sign != NULL) {
-        mota_sha256(sig_struct, h.len, hash);
-        if ((ret = sign(sign_ctx, hash, sig)) != MOTA_OK)
-            goto out;
-    }
+    *prot_len = h.len;
+    if (h.err != 0)
+        return MOTA_ERR_INTERNAL;
+    if (sign == NULL)
+        return MOTA_OK;
+    struct mota_envelope env = {.digest_enc = digest_enc, .digest_enc_len = digest_enc_len};
+    struct mota_auth_block blk = {.protected_hdr = prot, .protected_len = *prot_len};
+    if (mota_sig_structure(&env, &blk, tbs, sizeof(tbs), &tbs_len) != MOTA_OK)
+        return MOTA_ERR_INTERNAL;
+    mota_sha256(tbs, tbs_len, hash);
+    return sign(sign_ctx, hash, sig);
+}
 
+int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
+                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
+{
+    int ret = MOTA_ERR_ARG;
+    struct mota_cbor_enc m, a, h;
+    uint8_t auth[HEAD_RESERVE], prot[64], digest_enc[64], sig[MOTA_P256_SIG_LEN], mhead[9];
+    size_t mhead_len, digest_enc_len, prot_len;
+
+    if (spec == NULL || kid == NULL || out == NULL || len == NULL || cap <= HEAD_RESERVE)
+        return ret;
+    if ((ret = check_spec(spec)) != MOTA_OK)
+        return ret;
+    /* the manifest, encoded after room for everything that precedes it */
+    mota_cbor_enc_init(&m, out + HEAD_RESERVE, cap - HEAD_RESERVE);
+    put_manifest(&m, spec);
+    if (m.err != 0)
+        return m.err;
+    if (m.len > MOTA_CONTAINER_MAX_MANIFEST)
+        return MOTA_ERR_ENV_TOO_LARGE;
+    digest_manifest(out + HEAD_RESERVE, m.len, mhead, &mhead_len, digest_enc, &digest_enc_len);
+    if ((ret = sign_digest(kid, digest_enc, digest_enc_len, sign, sign_ctx, prot, &prot_len, sig)) != MOTA_OK)
+        return ret;
     mota_cbor_enc_init(&a, auth, sizeof(auth));
     put_auth(&a, digest_enc, digest_enc_len, prot, prot_len, sign != NULL ? sig : NULL);
-
-    /* 4. envelope head in front, then move the manifest up to it */
+    /* the envelope's head in front, then the manifest moved up to it */
     mota_cbor_enc_init(&h, out, HEAD_RESERVE);
     put_envelope_head(&h, 2 + spec->n_components, auth, a.len);
     mota_cbor_put_raw(&h, mhead, mhead_len);
-    if (a.err != 0 || h.err != 0) {
-        ret = MOTA_ERR_INTERNAL;
-        goto out;
-    }
+    if (a.err != 0 || h.err != 0)
+        return MOTA_ERR_INTERNAL;
     memmove(out + h.len, out + HEAD_RESERVE, m.len);
     *len = h.len + m.len;
-    ret = MOTA_OK;
-out:
-    return ret;
+    return MOTA_OK;
 }
 
 int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
