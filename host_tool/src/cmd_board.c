@@ -279,7 +279,7 @@ struct board {
     const struct target *t;
     char tag[24]; /* "mota-an505: ", the start of the firmware's log lines */
     const char *qemu, *firmware, *flash;
-    char log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
+    char abs_flash[PATH_MAX], log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
     bool icount, hang_on_trial, torn, measure_stack;
     uint64_t cut_at_op;
     pid_t pid;
@@ -293,6 +293,9 @@ struct board {
     unsigned starts, quick_fails;
     time_t last_start;
     struct gate gate; /* one host at a time on the TCP endpoint */
+    char where[300];  /* the TCP endpoint: tcp:HOST:PORT */
+    const char *port_path; /* --port-file */
+    bool port_written;
 };
 
 static volatile sig_atomic_t stop_requested, cut_requested;
@@ -372,23 +375,25 @@ static int listen_tcp(const char *spec, char *printed, size_t cap)
     return fd;
 }
 
-static int start_qemu(struct board *b)
+/* The firmware's semihosting arguments: its name, its flash, why it starts, the faults to play. */
+static void semihosting_args(const struct board *b, char *semi, size_t cap)
 {
-    char semi[3 * PATH_MAX + 256];
-    int n = snprintf(semi, sizeof(semi), "enable=on,target=native,arg=mota-%s,arg=flash=%s,arg=reset=%s",
-                     b->t->name, b->flash, b->next_cause);
+    int n = snprintf(semi, cap, "enable=on,target=native,arg=mota-%s,arg=flash=%s,arg=reset=%s", b->t->name,
+                     b->flash, b->next_cause);
     if (b->fault[0])
-        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=fault=%s", b->fault);
+        n += snprintf(semi + n, cap - (size_t)n, ",arg=fault=%s", b->fault);
     if (b->cut_at_op)
-        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=cut=%llu%s", (unsigned long long)b->cut_at_op,
+        n += snprintf(semi + n, cap - (size_t)n, ",arg=cut=%llu%s", (unsigned long long)b->cut_at_op,
                       b->torn ? ",arg=torn" : "");
     if (b->hang_on_trial)
-        n += snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=hang-on-trial");
+        n += snprintf(semi + n, cap - (size_t)n, ",arg=hang-on-trial");
     if (b->measure_stack)
-        snprintf(semi + n, sizeof(semi) - (size_t)n, ",arg=measure-stack");
-    char chardev[PATH_MAX + 64];
-    snprintf(chardev, sizeof(chardev), "socket,id=uart0,path=%s", b->sock);
-    const char *argv[32];
+        snprintf(semi + n, cap - (size_t)n, ",arg=measure-stack");
+}
+
+/* QEMU's command line, NULL-terminated, into argv (at most 32 entries). */
+static void qemu_argv(const struct board *b, const char *semi, const char *chardev, const char **argv)
+{
     int a = 0;
     argv[a++] = b->qemu;
     argv[a++] = "-M";
@@ -411,6 +416,17 @@ static int start_qemu(struct board *b)
         argv[a++] = "shift=0";
     }
     argv[a] = NULL;
+}
+
+/* Power on: QEMU runs the firmware, its console on a pipe the launcher reads. */
+static int start_qemu(struct board *b)
+{
+    char semi[3 * PATH_MAX + 256];
+    semihosting_args(b, semi, sizeof(semi));
+    char chardev[PATH_MAX + 64];
+    snprintf(chardev, sizeof(chardev), "socket,id=uart0,path=%s", b->sock);
+    const char *argv[32];
+    qemu_argv(b, semi, chardev, argv);
     b->ready = b->killed = false;
     b->fault[0] = 0;
     strcpy(b->next_cause, "watchdog"); /* unless the board announces otherwise */
@@ -568,10 +584,64 @@ static void help_board(FILE *f)
             "  SIGUSR1                power cut now (QEMU killed at any instant, then powered on)\n");
 }
 
-int cmd_sim_board(int argc, char **argv)
+enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK,
+       O_IDLE, O_PORT_FILE, O_PTY, O_STDIO };
+
+/* What the launcher's command line gives besides the board's own settings (struct board). */
+struct launch_opts {
+    bool answered; /* --help: printed, nothing to run */
+    struct identity id;
+    const char *tcp, *firmware, *log;
+    bool have_tcp;
+    char default_flash[32];
+};
+
+/* One of the launcher's own options, into b or o: 1 when taken, 0 if not one, -1 on a usage error
+ * (reported). */
+static int launcher_opt(struct board *b, struct launch_opts *o, int c, const char *arg)
 {
-    enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK,
-           O_IDLE, O_PORT_FILE, O_PTY, O_STDIO };
+    uint64_t v;
+    switch (c) {
+    case O_TARGET:
+        if ((b->t = find_target(arg)) == NULL)
+            return tool_usage_err("sim", "--target: an547 or an505"), -1;
+        return 1;
+    case O_TCP:
+        if (o->have_tcp)
+            return tool_usage_err("sim", "--tcp twice: one endpoint per board"), -1;
+        o->tcp = arg;
+        o->have_tcp = true;
+        return 1;
+    case O_PTY: case O_STDIO:
+        /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
+        return tool_usage_err("sim", "%s: the QEMU boards (--target an547|an505) listen on TCP only (--tcp)",
+                              c == O_PTY ? "--pty" : "--stdio"), -1;
+    case O_PORT_FILE: b->port_path = arg; return 1;
+    case O_FLASH: b->flash = arg; return 1;
+    case O_LOG: o->log = arg; return 1;
+    case O_FIRMWARE: o->firmware = arg; return 1;
+    case O_QEMU: b->qemu = arg; return 1;
+    case O_ICOUNT: b->icount = true; return 1;
+    case O_TORN: b->torn = true; return 1;
+    case O_HANG: b->hang_on_trial = true; return 1;
+    case O_STACK: b->measure_stack = true; return 1;
+    case O_IDLE:
+        if (!tool_parse_u64(arg, &v))
+            return tool_usage_err("sim", "--idle-timeout: seconds (0: never)"), -1;
+        b->gate.idle_s = (double)v;
+        return 1;
+    case O_CUT:
+        if (!tool_parse_u64(arg, &v) || v == 0)
+            return tool_usage_err("sim", "--cut-at-op: a flash operation number from 1"), -1;
+        b->cut_at_op = v;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The command line into b (the board's settings) and o (the rest). */
+static int parse_options(int argc, char **argv, struct board *b, struct launch_opts *o)
+{
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
@@ -585,117 +655,73 @@ int cmd_sim_board(int argc, char **argv)
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
-    static struct board B;
-    struct board *b = &B;
-    struct identity id;
-    const char *tcp = "127.0.0.1:0", *firmware = NULL, *log = NULL, *port_path = NULL;
-    bool have_tcp = false, port_written = false;
-    char default_flash[32];
-    uint64_t v;
     int c;
     memset(b, 0, sizeof(*b));
-    memset(&id, 0, sizeof(id));
+    memset(o, 0, sizeof(*o));
+    o->tcp = "127.0.0.1:0";
     gate_init(&b->gate, 30);
     b->t = &targets[0];
     b->qemu = "qemu-system-arm";
     optind = 1;
     while ((c = tool_getopt(argc, argv, "h", opts, "sim --target")) != -1) {
-        int r = identity_opt(&id, c, optarg);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r)
-            continue;
-        switch (c) {
-        case 'h': help_board(stdout); return EXIT_OK;
-        case O_TARGET:
-            if ((b->t = find_target(optarg)) == NULL) {
-                tool_usage_err("sim", "--target: an547 or an505");
-                return EXIT_USAGE;
-            }
-            break;
-        case O_TCP:
-            if (have_tcp)
-                return tool_usage_err("sim", "--tcp twice: one endpoint per board");
-            tcp = optarg;
-            have_tcp = true;
-            break;
-        case O_PTY: case O_STDIO:
-            /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
-            return tool_usage_err("sim", "%s: the QEMU boards (--target an547|an505) listen on TCP only (--tcp)",
-                                  c == O_PTY ? "--pty" : "--stdio");
-        case O_PORT_FILE: port_path = optarg; break;
-        case O_FLASH: b->flash = optarg; break;
-        case O_LOG: log = optarg; break;
-        case O_FIRMWARE: firmware = optarg; break;
-        case O_QEMU: b->qemu = optarg; break;
-        case O_ICOUNT: b->icount = true; break;
-        case O_TORN: b->torn = true; break;
-        case O_HANG: b->hang_on_trial = true; break;
-        case O_STACK: b->measure_stack = true; break;
-        case O_IDLE:
-            if (!tool_parse_u64(optarg, &v)) {
-                tool_usage_err("sim", "--idle-timeout: seconds (0: never)");
-                return EXIT_USAGE;
-            }
-            b->gate.idle_s = (double)v;
-            break;
-        case O_CUT:
-            if (!tool_parse_u64(optarg, &v) || v == 0) {
-                tool_usage_err("sim", "--cut-at-op: a flash operation number from 1");
-                return EXIT_USAGE;
-            }
-            b->cut_at_op = v;
-            break;
-        default: return EXIT_USAGE;
+        if (c == 'h') {
+            help_board(stdout);
+            o->answered = true;
+            return EXIT_OK;
         }
+        int r = identity_opt(&o->id, c, optarg);
+        if (r == 0)
+            r = launcher_opt(b, o, c, optarg);
+        if (r <= 0)
+            return EXIT_USAGE;
     }
     if (optind != argc)
         return tool_usage_err("sim", "unexpected argument '%s'", argv[optind]);
-    if (port_path != NULL && tool_out_check(port_path) != MOTA_OK)
-        return EXIT_IO;
-    if (port_path != NULL)
-        unlink(port_path); /* a stale one would send a client to a port nobody serves */
-    identity_defaults(&id, b->t);
-    snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
-    if (b->flash == NULL) {
-        snprintf(default_flash, sizeof(default_flash), "mota-%s.flash", b->t->name);
-        b->flash = default_flash;
-    }
-    b->firmware = find_firmware(b->t, firmware);
-    if (b->firmware == NULL || access(b->firmware, R_OK) != 0) {
-        tool_fail(MOTA_ERR_IO, "the %s firmware was not found: build it (the default build does, with "
-                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE", b->t->name);
-        return EXIT_IO;
-    }
-    /* the flash: the board's persistent state; a new one is provisioned (or left blank) */
+    return EXIT_OK;
+}
+
+/* The flash: the board's persistent state; a new one is provisioned (or left blank), an existing one
+ * only checked against the identity given. */
+static int provision_flash(const struct board *b, const struct identity *id)
+{
+    bool done = false;
     if (access(b->flash, F_OK) != 0) {
-        bool done = false;
-        int ret = id.n_keys ? provision(b->flash, &id, &done) : create_flash(b->flash);
+        int ret = id->n_keys ? provision(b->flash, id, &done) : create_flash(b->flash);
         if (ret != MOTA_OK)
             return EXIT_IO;
         fprintf(stderr, "mota-sim: new board flash %s (%s)\n", b->flash, done ? "provisioned" : "not provisioned");
-    } else if (id.n_keys) {
-        bool done = false;
-        if (provision(b->flash, &id, &done) != MOTA_OK)
+    } else if (id->n_keys) {
+        if (provision(b->flash, id, &done) != MOTA_OK)
             return EXIT_INVALID;
     }
+    return EXIT_OK;
+}
+
+/* One board per flash file: locked for as long as the launcher runs (the descriptor stays open), and
+ * named by its absolute path from here on. */
+static int lock_flash(struct board *b)
+{
     /* semihosting arguments are split at spaces: the paths must not hold any */
-    /* one board per flash file */
     int lock = open(b->flash, O_RDONLY | O_CLOEXEC);
     if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
         tool_fail(MOTA_ERR_IO, "%s: %s", b->flash, lock < 0 ? strerror(errno) : "in use by another running board");
         return EXIT_IO;
     }
-    char abs_flash[PATH_MAX];
-    if (realpath(b->flash, abs_flash) == NULL || strchr(abs_flash, ' ') != NULL ||
-        strlen(abs_flash) + 8 > sizeof(b->log)) {
+    if (realpath(b->flash, b->abs_flash) == NULL || strchr(b->abs_flash, ' ') != NULL ||
+        strlen(b->abs_flash) + 8 > sizeof(b->log)) {
         tool_fail(MOTA_ERR_IO, "%s: needs a path without spaces", b->flash);
         return EXIT_IO;
     }
-    b->flash = abs_flash;
+    b->flash = b->abs_flash;
+    return EXIT_OK;
+}
+
+/* The board's log: --log FILE, or the flash's path with .log; appended to. */
+static int open_log(struct board *b, const char *log)
+{
     if (log == NULL) {
-        memcpy(b->log, abs_flash, strlen(abs_flash));
-        strcpy(b->log + strlen(abs_flash), ".log");
+        memcpy(b->log, b->abs_flash, strlen(b->abs_flash));
+        strcpy(b->log + strlen(b->abs_flash), ".log");
     } else if (strlen(log) >= sizeof(b->log) || strchr(log, ' ') != NULL) {
         tool_fail(MOTA_ERR_IO, "%s: needs a path without spaces", log);
         return EXIT_IO;
@@ -708,7 +734,13 @@ int cmd_sim_board(int argc, char **argv)
         return EXIT_IO;
     }
     b->console = -1;
+    return EXIT_OK;
+}
 
+/* Both ends of the cable: the unix socket QEMU's UART connects to, in a directory of its own, and the
+ * TCP endpoint the host tools use (printed). */
+static int listen_both(struct board *b, const char *tcp)
+{
     snprintf(b->dir, sizeof(b->dir), "/tmp/mota-%s-XXXXXX", b->t->name);
     if (mkdtemp(b->dir) == NULL) {
         tool_fail(MOTA_ERR_IO, "mkdtemp: %s", strerror(errno));
@@ -717,8 +749,7 @@ int cmd_sim_board(int argc, char **argv)
     strcpy(b->sock, b->dir);
     strcat(b->sock, "/uart0");
     b->qlisten = listen_unix(b);
-    char where[300];
-    b->hlisten = listen_tcp(tcp, where, sizeof(where));
+    b->hlisten = listen_tcp(tcp, b->where, sizeof(b->where));
     if (b->hlisten == -2) {
         tool_usage_err("sim", "--tcp: expected IPv4-HOST:PORT");
         return EXIT_USAGE;
@@ -728,114 +759,148 @@ int cmd_sim_board(int argc, char **argv)
         return EXIT_IO;
     }
     b->qconn = b->hconn = -1;
-    printf("mota-sim: listening on %s\n", where);
+    printf("mota-sim: listening on %s\n", b->where);
     fflush(stdout);
+    return EXIT_OK;
+}
 
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    strcpy(b->next_cause, "power-on");
-    int rc = EXIT_OK;
-    if (start_qemu(b) != MOTA_OK)
-        rc = EXIT_IO;
+/* What one round of the loop polls: the host's endpoint and connection, the UART's connection (or its
+ * listener until QEMU connects), the board's console. Each index into p, or -1 when not polled. */
+struct watch {
+    struct pollfd p[5];
+    int n, host_listen, host, uart, uart_listen;
+};
+
+static void watch_fds(const struct board *b, struct watch *w)
+{
+    w->n = 0;
+    w->host = w->uart = w->uart_listen = -1;
+    w->p[w->n] = (struct pollfd){.fd = b->hlisten, .events = POLLIN}, w->host_listen = w->n++;
+    if (b->hconn >= 0)
+        w->p[w->n] = (struct pollfd){.fd = b->hconn, .events = POLLIN}, w->host = w->n++;
+    if (b->qconn >= 0)
+        w->p[w->n] = (struct pollfd){.fd = b->qconn, .events = POLLIN}, w->uart = w->n++;
+    else
+        w->p[w->n] = (struct pollfd){.fd = b->qlisten, .events = POLLIN}, w->uart_listen = w->n++;
+    if (b->console >= 0)
+        w->p[w->n++] = (struct pollfd){.fd = b->console, .events = POLLIN};
+}
+
+static bool ready_to_read(const struct watch *w, int i)
+{
+    return i >= 0 && (w->p[i].revents & (POLLIN | POLLHUP | POLLERR));
+}
+
+/* The bytes on the cable, both ways. */
+static void relay(struct board *b, const struct watch *w)
+{
     static char buf[16384];
+    if (ready_to_read(w, w->host)) {
+        /* the host's bytes reach the UART only while the board listens */
+        int to = b->ready ? b->qconn : -1;
+        forward(b->hconn, &to, buf, sizeof(buf), &b->hconn);
+        gate_activity(&b->gate);
+    }
+    if (ready_to_read(w, w->uart)) {
+        forward(b->qconn, &b->hconn, buf, sizeof(buf), &b->qconn);
+        gate_activity(&b->gate);
+    }
+}
+
+/* The host's side: a client in, a second one answered busy, a silent one out. */
+static void serve_host(struct board *b, const struct watch *w)
+{
+    /* after the current client's bytes and hang-up: a client that reconnects is not its own rival */
+    if (w->host_listen >= 0 && (w->p[w->host_listen].revents & POLLIN)) {
+        int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        char ch;
+        if (fd >= 0 && b->hconn >= 0 && recv(b->hconn, &ch, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+            close(b->hconn);
+            b->hconn = -1;
+        }
+        if (fd >= 0 && b->hconn >= 0) {
+            note(b, "another client while one is connected: answered MOTA_ERR_BUSY");
+            gate_refuse(&b->gate, fd);
+        } else if (fd >= 0) {
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            b->hconn = fd;
+            gate_connected(&b->gate);
+        }
+    }
+    gate_poll(&b->gate);
+    if (b->hconn >= 0 && gate_idle(&b->gate)) {
+        char what[64];
+        snprintf(what, sizeof(what), "dropping a client silent for %.0f s (--idle-timeout)", b->gate.idle_s);
+        note(b, what);
+        close(b->hconn);
+        b->hconn = -1;
+    }
+}
+
+/* QEMU has ended: after a power cut or a reset the board starts again; a failed QEMU, or a board that
+ * keeps resetting before it is ready, ends the launcher (EXIT_IO). */
+static int restart(struct board *b, int status)
+{
+    b->pid = 0;
+    read_log(b);
+    if (b->qconn >= 0) {
+        close(b->qconn);
+        b->qconn = -1;
+    }
+    if (b->killed) {
+        strcpy(b->next_cause, "power-on");
+        b->fault[0] = 0;
+        note(b, "power cut; powering on again");
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        tool_fail(MOTA_ERR_IO, "qemu exited with status %d", status);
+        return EXIT_IO;
+    } else {
+        char what[64];
+        snprintf(what, sizeof(what), "board reset (%s); starting again", b->next_cause);
+        note(b, what);
+    }
+    /* a board that never reaches "ready" is not restarted forever */
+    if (!b->ready && time(NULL) - b->last_start < 2 && ++b->quick_fails > 5) {
+        tool_fail(MOTA_ERR_IO, "the board keeps resetting before it is ready (see %s)", b->log);
+        return EXIT_IO;
+    }
+    return start_qemu(b) == MOTA_OK ? EXIT_OK : EXIT_IO;
+}
+
+/* The launcher's loop, until a signal or a failure: the cable, the console, the power and the resets. */
+static int run(struct board *b)
+{
+    int rc = EXIT_OK;
     while (rc == EXIT_OK && !stop_requested) {
-        struct pollfd p[5];
-        int n = 0, ih = -1, ic = -1, iq = -1, il = -1;
-        p[n] = (struct pollfd){.fd = b->hlisten, .events = POLLIN}, ih = n++;
-        if (b->hconn >= 0)
-            p[n] = (struct pollfd){.fd = b->hconn, .events = POLLIN}, ic = n++;
-        if (b->qconn >= 0)
-            p[n] = (struct pollfd){.fd = b->qconn, .events = POLLIN}, iq = n++;
-        else
-            p[n] = (struct pollfd){.fd = b->qlisten, .events = POLLIN}, il = n++;
-        if (b->console >= 0)
-            p[n++] = (struct pollfd){.fd = b->console, .events = POLLIN};
-        if (poll(p, (nfds_t)n, 10) < 0 && errno != EINTR)
+        struct watch w;
+        watch_fds(b, &w);
+        if (poll(w.p, (nfds_t)w.n, 10) < 0 && errno != EINTR)
             break;
         read_log(b);
-        if (port_path != NULL && b->ready && !port_written) {
-            if (tool_out_line(port_path, where) != MOTA_OK) {
-                rc = EXIT_IO;
-                break;
-            }
-            port_written = true;
+        if (b->port_path != NULL && b->ready && !b->port_written) {
+            if (tool_out_line(b->port_path, b->where) != MOTA_OK)
+                return EXIT_IO;
+            b->port_written = true;
         }
         if (cut_requested && b->pid > 0) {
             cut_requested = 0;
             kill(b->pid, SIGKILL);
             b->killed = true;
         }
-        if (ic >= 0 && (p[ic].revents & (POLLIN | POLLHUP | POLLERR))) {
-            /* the host's bytes reach the UART only while the board listens */
-            int to = b->ready ? b->qconn : -1;
-            forward(b->hconn, &to, buf, sizeof(buf), &b->hconn);
-            gate_activity(&b->gate);
-        }
-        if (iq >= 0 && (p[iq].revents & (POLLIN | POLLHUP | POLLERR))) {
-            forward(b->qconn, &b->hconn, buf, sizeof(buf), &b->qconn);
-            gate_activity(&b->gate);
-        }
-        /* after the current client's bytes and hang-up: a client that reconnects is not its own rival */
-        if (ih >= 0 && (p[ih].revents & POLLIN)) {
-            int fd = accept4(b->hlisten, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-            char ch;
-            if (fd >= 0 && b->hconn >= 0 && recv(b->hconn, &ch, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
-                close(b->hconn);
-                b->hconn = -1;
-            }
-            if (fd >= 0 && b->hconn >= 0) {
-                note(b, "another client while one is connected: answered MOTA_ERR_BUSY");
-                gate_refuse(&b->gate, fd);
-            } else if (fd >= 0) {
-                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-                b->hconn = fd;
-                gate_connected(&b->gate);
-            }
-        }
-        gate_poll(&b->gate);
-        if (b->hconn >= 0 && gate_idle(&b->gate)) {
-            char what[64];
-            snprintf(what, sizeof(what), "dropping a client silent for %.0f s (--idle-timeout)", b->gate.idle_s);
-            note(b, what);
-            close(b->hconn);
-            b->hconn = -1;
-        }
-        if (il >= 0 && (p[il].revents & POLLIN))
+        relay(b, &w);
+        serve_host(b, &w);
+        if (w.uart_listen >= 0 && (w.p[w.uart_listen].revents & POLLIN))
             b->qconn = accept4(b->qlisten, NULL, NULL, SOCK_CLOEXEC);
         int status;
-        if (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == b->pid) {
-            b->pid = 0;
-            read_log(b);
-            if (b->qconn >= 0) {
-                close(b->qconn);
-                b->qconn = -1;
-            }
-            if (b->killed) {
-                strcpy(b->next_cause, "power-on");
-                b->fault[0] = 0;
-                note(b, "power cut; powering on again");
-            } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                tool_fail(MOTA_ERR_IO, "qemu exited with status %d", status);
-                rc = EXIT_IO;
-                break;
-            } else {
-                char what[64];
-                snprintf(what, sizeof(what), "board reset (%s); starting again", b->next_cause);
-                note(b, what);
-            }
-            /* a board that never reaches "ready" is not restarted forever */
-            if (!b->ready && time(NULL) - b->last_start < 2 && ++b->quick_fails > 5) {
-                tool_fail(MOTA_ERR_IO, "the board keeps resetting before it is ready (see %s)", b->log);
-                rc = EXIT_IO;
-                break;
-            }
-            if (start_qemu(b) != MOTA_OK)
-                rc = EXIT_IO;
-        }
+        if (b->pid > 0 && waitpid(b->pid, &status, WNOHANG) == b->pid)
+            rc = restart(b, status);
     }
+    return rc;
+}
+
+/* The board off, and what the launcher made gone: the UART's socket and directory, the port file. */
+static void power_off(struct board *b)
+{
     if (b->pid > 0) {
         kill(b->pid, SIGKILL);
         waitpid(b->pid, NULL, 0);
@@ -843,7 +908,44 @@ int cmd_sim_board(int argc, char **argv)
     gate_close(&b->gate);
     unlink(b->sock);
     rmdir(b->dir);
-    if (port_written)
-        unlink(port_path);
+    if (b->port_written)
+        unlink(b->port_path);
+}
+
+int cmd_sim_board(int argc, char **argv)
+{
+    static struct board board;
+    struct board *b = &board;
+    struct launch_opts o;
+    int rc = parse_options(argc, argv, b, &o);
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if (b->port_path != NULL && tool_out_check(b->port_path) != MOTA_OK)
+        return EXIT_IO;
+    if (b->port_path != NULL)
+        unlink(b->port_path); /* a stale one would send a client to a port nobody serves */
+    identity_defaults(&o.id, b->t);
+    snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
+    if (b->flash == NULL) {
+        snprintf(o.default_flash, sizeof(o.default_flash), "mota-%s.flash", b->t->name);
+        b->flash = o.default_flash;
+    }
+    b->firmware = find_firmware(b->t, o.firmware);
+    if (b->firmware == NULL || access(b->firmware, R_OK) != 0) {
+        tool_fail(MOTA_ERR_IO, "the %s firmware was not found: build it (the default build does, with "
+                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE", b->t->name);
+        return EXIT_IO;
+    }
+    if ((rc = provision_flash(b, &o.id)) != EXIT_OK || (rc = lock_flash(b)) != EXIT_OK ||
+        (rc = open_log(b, o.log)) != EXIT_OK || (rc = listen_both(b, o.tcp)) != EXIT_OK)
+        return rc;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    strcpy(b->next_cause, "power-on");
+    rc = start_qemu(b) == MOTA_OK ? run(b) : EXIT_IO;
+    power_off(b);
     return rc;
 }

@@ -237,31 +237,97 @@ static int bind_weights(const struct elf *e, const Elf32_Shdr *data, struct word
     return MOTA_OK; /* the word is zeroed in the file */
 }
 
-/* The post-processor proper. */
-static int postprocess(const struct elf *e, bool split, bool legacy, struct built *b)
-{
-    const Elf32_Shdr *flash = section(e, ".flash"), *data = section(e, ".data"), *bss = section(e, ".bss");
-    const Elf32_Shdr *params = section(e, ".params_0");
-    const Elf32_Sym *entries = symbol(e, "_network_entries"), *ctx = symbol(e, "_network_rt_ctx"),
-                    *desc = symbol(e, legacy ? "_mota_weight_binds" : "_params_desc");
-    const uint32_t seg_ram = legacy ? SEG_LEGACY_RAM : SEG_RAM, seg_params = legacy ? SEG_WEIGHTS : SEG_PARAMS;
-    const unsigned header_words = legacy ? 25 : 24;
-    struct words relw = {0}, binds = {0};
-    uint32_t *rel = NULL;
-    size_t nrel = 0;
-    int ret = MOTA_ERR_ARG;
+/* What the post-processor reads of the linked model, and where its family puts it. */
+struct parts {
+    const Elf32_Shdr *flash, *data, *params;
+    const Elf32_Sym *entries, *ctx, *desc; /* desc: the params descriptor, or the legacy bind table */
+    bool legacy;
+    uint32_t seg_ram, seg_params;
+    unsigned header_words;
+};
 
-    if (flash == NULL || data == NULL || bss == NULL)
+/* Where each part lands in the file: code, data image, REL table, params. */
+struct layout {
+    uint32_t ro; /* LOADADDR(.data): the data image's offset */
+    size_t data_len, rel_off, rel_end, img_len, plen, plen8;
+};
+
+static int find_parts(const struct elf *e, bool legacy, struct parts *p)
+{
+    const Elf32_Shdr *bss = section(e, ".bss");
+    p->flash = section(e, ".flash");
+    p->data = section(e, ".data");
+    p->params = section(e, ".params_0");
+    p->entries = symbol(e, "_network_entries");
+    p->ctx = symbol(e, "_network_rt_ctx");
+    p->desc = symbol(e, legacy ? "_mota_weight_binds" : "_params_desc");
+    p->legacy = legacy;
+    p->seg_ram = legacy ? SEG_LEGACY_RAM : SEG_RAM;
+    p->seg_params = legacy ? SEG_WEIGHTS : SEG_PARAMS;
+    p->header_words = legacy ? 25 : 24;
+    if (p->flash == NULL || p->data == NULL || bss == NULL)
         return tool_fail(MOTA_ERR_ARG, "ELF lacks .flash, .data or .bss: not linked with the model SDK's script?");
-    if (entries == NULL || ctx == NULL || desc == NULL)
+    if (p->entries == NULL || p->ctx == NULL || p->desc == NULL)
         return tool_fail(MOTA_ERR_ARG, "model lacks MOTA_MODEL() (_network_entries, _network_rt_ctx, %s)",
                          legacy ? "_mota_weight_binds" : "_params_desc");
-    if (flash->sh_addr != SEG_FLASH || data->sh_addr != seg_ram || (params && params->sh_addr != seg_params))
+    if (p->flash->sh_addr != SEG_FLASH || p->data->sh_addr != p->seg_ram ||
+        (p->params && p->params->sh_addr != p->seg_params))
         return tool_fail(MOTA_ERR_ARG, "segments are not at their tag addresses");
-    if (flash->sh_size < header_words * 4 || mota_get32(e->d + flash->sh_offset) != MOTA_NBIN_MAGIC)
+    if (p->flash->sh_size < p->header_words * 4 || mota_get32(e->d + p->flash->sh_offset) != MOTA_NBIN_MAGIC)
         return tool_fail(MOTA_ERR_ARG, ".flash does not start with the NBIN header");
+    return MOTA_OK;
+}
 
-    /* Relocations: keep ABS32 in the RW data, refuse what cannot move. */
+/* One relocation in .flash (in_flash) or .data: an ABS32 word in the RW data for the REL table (legacy:
+ * a weights address to bind instead), nothing to do, or a refusal (reported). */
+static int take_reloc(const struct elf *e, const struct parts *p, const Elf32_Rel *r, bool in_flash,
+                      struct words *relw, struct words *binds)
+{
+    unsigned type = ELF32_R_TYPE(r->r_info), si = ELF32_R_SYM(r->r_info);
+    uint32_t at = r->r_offset;
+    uint32_t s_addr = si < e->nsym ? e->sym[si].st_value : 0;
+    int ret;
+    if (type == RT_NONE || type == RT_V4BX || si == 0)
+        return MOTA_OK;
+    if (at >= p->entries->st_value && at < p->entries->st_value + p->entries->st_size)
+        return MOTA_OK; /* the entry table: the loader uses only the offsets */
+    switch (type) {
+    case RT_ABS32:
+        if (in_flash)
+            return tool_fail(MOTA_ERR_ARG,
+                             "absolute address (R_ARM_ABS32) in read-only code or data at 0x%08x: "
+                             "it cannot be patched in XIP mode (make the object non-const)", at);
+        if (p->legacy && (ret = bind_weights(e, p->data, binds, at)) != NOT_WEIGHTS)
+            return ret;
+        return words_add(relw, at);
+    case RT_GOT_BREL:
+    case RT_GOT_PREL:
+        return MOTA_OK; /* a GOT slot: relocated by the GOT pass */
+    case RT_REL32:
+    case RT_THM_CALL:
+    case RT_THM_JUMP24:
+    case RT_THM_JUMP19:
+    case RT_THM_JUMP11:
+    case RT_THM_JUMP8:
+    case RT_THM_PC8:
+    case RT_THM_PC12:
+        /* PC-relative: fine within one segment, broken across segments
+         * (XIP moves code and RAM independently) */
+        if ((s_addr >> 28) != (at >> 28))
+            return tool_fail(MOTA_ERR_ARG, "PC-relative %s at 0x%08x reaches another segment (0x%08x)",
+                             reloc_name(type), at, s_addr);
+        return MOTA_OK;
+    default:
+        return tool_fail(MOTA_ERR_ARG,
+                         "relocation type %u (%s) at 0x%08x cannot be represented in an NBIN model "
+                         "(compile with -fpic -msingle-pic-base -mno-pic-data-is-text-relative)",
+                         type, reloc_name(type), at);
+    }
+}
+
+/* Relocations: keep ABS32 in the RW data, refuse what cannot move. */
+static int collect_relocs(const struct elf *e, const struct parts *p, struct words *relw, struct words *binds)
+{
     for (unsigned i = 0; i < e->nsh; i++) {
         const Elf32_Shdr *rs = &e->sh[i];
         if (rs->sh_type == SHT_RELA)
@@ -277,163 +343,160 @@ static int postprocess(const struct elf *e, bool split, bool legacy, struct buil
         }
         const Elf32_Rel *r = (const void *)(e->d + rs->sh_offset);
         for (size_t k = 0; k < rs->sh_size / sizeof(*r); k++) {
-            unsigned type = ELF32_R_TYPE(r[k].r_info), si = ELF32_R_SYM(r[k].r_info);
-            uint32_t at = r[k].r_offset;
-            uint32_t s_addr = si < e->nsym ? e->sym[si].st_value : 0;
-            if (type == RT_NONE || type == RT_V4BX || si == 0)
-                continue;
-            if (at >= entries->st_value && at < entries->st_value + entries->st_size)
-                continue; /* the entry table: the loader uses only the offsets */
-            switch (type) {
-            case RT_ABS32:
-                if (in_flash) {
-                    tool_fail(MOTA_ERR_ARG,
-                              "absolute address (R_ARM_ABS32) in read-only code or data at 0x%08x: "
-                              "it cannot be patched in XIP mode (make the object non-const)", at);
-                    goto fail;
-                }
-                if (legacy && (ret = bind_weights(e, data, &binds, at)) != NOT_WEIGHTS) {
-                    if (ret != MOTA_OK)
-                        goto fail;
-                    break;
-                }
-                if (words_add(&relw, at) != MOTA_OK)
-                    goto fail;
-                break;
-            case RT_GOT_BREL:
-            case RT_GOT_PREL:
-                break; /* a GOT slot: relocated by the GOT pass */
-            case RT_REL32:
-            case RT_THM_CALL:
-            case RT_THM_JUMP24:
-            case RT_THM_JUMP19:
-            case RT_THM_JUMP11:
-            case RT_THM_JUMP8:
-            case RT_THM_PC8:
-            case RT_THM_PC12:
-                /* PC-relative: fine within one segment, broken across segments
-                 * (XIP moves code and RAM independently) */
-                if ((s_addr >> 28) != (at >> 28)) {
-                    tool_fail(MOTA_ERR_ARG, "PC-relative %s at 0x%08x reaches another segment (0x%08x)",
-                              reloc_name(type), at, s_addr);
-                    goto fail;
-                }
-                break;
-            default:
-                tool_fail(MOTA_ERR_ARG,
-                          "relocation type %u (%s) at 0x%08x cannot be represented in an NBIN model "
-                          "(compile with -fpic -msingle-pic-base -mno-pic-data-is-text-relative)",
-                          type, reloc_name(type), at);
-                goto fail;
-            }
+            int ret = take_reloc(e, p, &r[k], in_flash, relw, binds);
+            if (ret != MOTA_OK)
+                return ret;
         }
     }
-    if (legacy) { /* GOT slots of weights: bound at init too */
-        const Elf32_Sym *gs = symbol(e, "__got_start"), *ge = symbol(e, "__got_end");
-        if (gs == NULL || ge == NULL || gs->st_value < data->sh_addr || ge->st_value > data->sh_addr + data->sh_size) {
-            tool_fail(MOTA_ERR_ARG, "the GOT is not inside .data");
-            goto fail;
-        }
-        for (uint32_t at = gs->st_value; at + 4 <= ge->st_value; at += 4) {
-            if ((ret = bind_weights(e, data, &binds, at)) != MOTA_OK && ret != NOT_WEIGHTS)
-                goto fail;
-        }
-    }
-    rel = relw.v;
-    nrel = relw.n;
-    /* ELF order is ascending within .rel.data; make it so regardless */
-    for (size_t i = 1; i < nrel; i++) {
-        for (size_t j = i; j > 0 && rel[j - 1] > rel[j]; j--) {
-            uint32_t t = rel[j];
-            rel[j] = rel[j - 1];
-            rel[j - 1] = t;
-        }
-    }
+    return MOTA_OK;
+}
 
-    const uint8_t *fl = e->d + flash->sh_offset;
-    uint32_t ro = mota_get32(fl + 16) & 0x0FFFFFFFu; /* LOADADDR(.data) */
-    if (ro < flash->sh_size || ro % (legacy ? 4 : 8) != 0) {
-        tool_fail(MOTA_ERR_ARG, "data load address 0x%08x is not after the flash section", ro);
-        goto fail;
+/* Legacy: GOT slots of weights are bound at init too. */
+static int bind_got(const struct elf *e, const Elf32_Shdr *data, struct words *binds)
+{
+    const Elf32_Sym *gs = symbol(e, "__got_start"), *ge = symbol(e, "__got_end");
+    if (gs == NULL || ge == NULL || gs->st_value < data->sh_addr || ge->st_value > data->sh_addr + data->sh_size)
+        return tool_fail(MOTA_ERR_ARG, "the GOT is not inside .data");
+    for (uint32_t at = gs->st_value; at + 4 <= ge->st_value; at += 4) {
+        int ret = bind_weights(e, data, binds, at);
+        if (ret != MOTA_OK && ret != NOT_WEIGHTS)
+            return ret;
     }
+    return MOTA_OK;
+}
+
+/* ELF order is ascending within .rel.data; make it so regardless */
+static void sort_words(uint32_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint32_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    }
+}
+
+static int plan_layout(const struct elf *e, const struct parts *p, size_t nrel, struct layout *l)
+{
+    l->ro = mota_get32(e->d + p->flash->sh_offset + 16) & 0x0FFFFFFFu; /* LOADADDR(.data) */
+    if (l->ro < p->flash->sh_size || l->ro % (p->legacy ? 4 : 8) != 0)
+        return tool_fail(MOTA_ERR_ARG, "data load address 0x%08x is not after the flash section", l->ro);
     /* legacy files have no padding (code, data, REL, weights); NPU ones align each part to 8 */
-    size_t data_len = data->sh_size;
-    size_t rel_off = legacy ? ro + data_len : round8(ro + data_len);
-    size_t rel_end = rel_off + 4 * nrel;
-    size_t img_len = legacy ? rel_end : round8(rel_end);
-    size_t plen = params ? params->sh_size : 0, plen8 = legacy ? plen : round8(plen);
-    if (legacy) {
-        if (desc->st_size < 4 || binds.n / 2 > (desc->st_size / 4 - 1) / 2) {
-            tool_fail(MOTA_ERR_ARG, "%zu uses of weights: more than the runtime's bind table holds (%u)",
-                      binds.n / 2, (unsigned)((desc->st_size / 4 - 1) / 2));
-            goto fail;
-        }
-        if (desc->st_value < SEG_FLASH || desc->st_value - SEG_FLASH + desc->st_size > flash->sh_size ||
-            ctx->st_value < seg_ram || ctx->st_value - seg_ram + 32 > data_len) {
-            tool_fail(MOTA_ERR_ARG, "bind table or runtime context outside its section");
-            goto fail;
-        }
-    }
+    l->data_len = p->data->sh_size;
+    l->rel_off = p->legacy ? l->ro + l->data_len : round8(l->ro + l->data_len);
+    l->rel_end = l->rel_off + 4 * nrel;
+    l->img_len = p->legacy ? l->rel_end : round8(l->rel_end);
+    l->plen = p->params ? p->params->sh_size : 0;
+    l->plen8 = p->legacy ? l->plen : round8(l->plen);
+    return MOTA_OK;
+}
 
-    b->image_len = img_len + (split ? 0 : plen8);
+/* Legacy: every use of the weights fits the runtime's bind table, which, like the runtime context, lies
+ * inside its section. */
+static int check_binds(const struct parts *p, const struct layout *l, size_t n_binds)
+{
+    const Elf32_Sym *desc = p->desc, *ctx = p->ctx;
+    if (desc->st_size < 4 || n_binds / 2 > (desc->st_size / 4 - 1) / 2)
+        return tool_fail(MOTA_ERR_ARG, "%zu uses of weights: more than the runtime's bind table holds (%u)",
+                         n_binds / 2, (unsigned)((desc->st_size / 4 - 1) / 2));
+    if (desc->st_value < SEG_FLASH || desc->st_value - SEG_FLASH + desc->st_size > p->flash->sh_size ||
+        ctx->st_value < p->seg_ram || ctx->st_value - p->seg_ram + 32 > l->data_len)
+        return tool_fail(MOTA_ERR_ARG, "bind table or runtime context outside its section");
+    return MOTA_OK;
+}
+
+/* The file's bytes: code, ST's flash fill, the data image, the REL table, then the params blob (appended,
+ * or in b->params when split); the REL table's place in the header. */
+static int assemble(const struct elf *e, const struct parts *p, const struct layout *l, const struct words *rel,
+                    bool split, struct built *b)
+{
+    b->image_len = l->img_len + (split ? 0 : l->plen8);
     b->image = calloc(1, b->image_len);
-    b->params_len = split ? plen8 : 0;
-    b->params = split ? calloc(1, plen8 ? plen8 : 1) : NULL;
-    if (b->image == NULL || (split && b->params == NULL)) {
-        tool_fail(MOTA_ERR_NOSPC, "out of memory");
-        goto fail;
-    }
-    memcpy(b->image, fl, flash->sh_size);
-    memset(b->image + flash->sh_size, 0xff, ro - flash->sh_size); /* ST's flash fill */
-    memcpy(b->image + ro, e->d + data->sh_offset, data_len);
-    for (size_t i = 0; i < nrel; i++)
-        mota_put32(b->image + rel_off + 4 * i, seg_ram | (rel[i] - seg_ram));
+    b->params_len = split ? l->plen8 : 0;
+    b->params = split ? calloc(1, l->plen8 ? l->plen8 : 1) : NULL;
+    if (b->image == NULL || (split && b->params == NULL))
+        return tool_fail(MOTA_ERR_NOSPC, "out of memory");
+    memcpy(b->image, e->d + p->flash->sh_offset, p->flash->sh_size);
+    memset(b->image + p->flash->sh_size, 0xff, l->ro - p->flash->sh_size); /* ST's flash fill */
+    memcpy(b->image + l->ro, e->d + p->data->sh_offset, l->data_len);
+    for (size_t i = 0; i < rel->n; i++)
+        mota_put32(b->image + l->rel_off + 4 * i, p->seg_ram | (rel->v[i] - p->seg_ram));
+    if (l->plen > 0)
+        memcpy(split ? b->params : b->image + l->img_len, e->d + p->params->sh_offset, l->plen);
+    mota_put32(b->image + 36, SEG_FLASH | (uint32_t)l->rel_off);
+    mota_put32(b->image + 40, SEG_FLASH | (uint32_t)l->rel_end);
+    return MOTA_OK;
+}
 
-    uint8_t *blob = split ? b->params : b->image + img_len;
-    if (plen > 0)
-        memcpy(blob, e->d + params->sh_offset, plen);
+/* Legacy: where the appended weights are, their size in the runtime context, and the bind table; no
+ * weights address stays in the file. */
+static void finish_legacy(const struct parts *p, const struct layout *l, const struct words *binds, bool split,
+                          struct built *b)
+{
+    bool appended = !split && l->plen > 0;
+    mota_put32(b->image + 44, appended ? SEG_FLASH | (uint32_t)l->img_len : 0); /* weights_start */
+    mota_put32(b->image + 48, appended ? SEG_FLASH | (uint32_t)(l->img_len + l->plen) : 0);
+    mota_put32(b->image + l->ro + (p->ctx->st_value - p->seg_ram) + 28, (uint32_t)l->plen); /* rt_ctx.weights_size */
+    uint8_t *bt = b->image + (p->desc->st_value - SEG_FLASH);
+    mota_put32(bt, (uint32_t)(binds->n / 2));
+    for (size_t i = 0; i < binds->n; i++)
+        mota_put32(bt + 4 + 4 * i, binds->v[i]);
+    for (size_t i = 0; i < binds->n; i += 2)
+        mota_put32(b->image + l->ro + binds->v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
+}
 
-    mota_put32(b->image + 36, SEG_FLASH | (uint32_t)rel_off);
-    mota_put32(b->image + 40, SEG_FLASH | (uint32_t)rel_end);
-    if (legacy) {
-        bool appended = !split && plen > 0;
-        mota_put32(b->image + 44, appended ? SEG_FLASH | (uint32_t)img_len : 0); /* weights_start */
-        mota_put32(b->image + 48, appended ? SEG_FLASH | (uint32_t)(img_len + plen) : 0);
-        mota_put32(b->image + ro + (ctx->st_value - seg_ram) + 28, (uint32_t)plen); /* rt_ctx.weights_size */
-        uint8_t *bt = b->image + (desc->st_value - SEG_FLASH);
-        mota_put32(bt, (uint32_t)(binds.n / 2));
-        for (size_t i = 0; i < binds.n; i++)
-            mota_put32(bt + 4 + 4 * i, binds.v[i]);
-        for (size_t i = 0; i < binds.n; i += 2)
-            mota_put32(b->image + ro + binds.v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
-        free(relw.v);
-        free(binds.v);
-        return MOTA_OK;
-    }
-    free(relw.v);
-    free(binds.v);
-    uint32_t crc = mota_crc32(0, blob, plen8);
-    mota_put32(b->image + 48, (split || plen == 0) ? 0 : (uint32_t)img_len);
+/* NPU: the params blob's offset and CRC-32, then the runtime context and the params pool descriptor,
+ * now that the blob is known. */
+static int finish_npu(const struct parts *p, const struct layout *l, bool split, struct built *b)
+{
+    const uint8_t *blob = split ? b->params : b->image + l->img_len;
+    uint32_t crc = mota_crc32(0, blob, l->plen8);
+    mota_put32(b->image + 48, (split || l->plen == 0) ? 0 : (uint32_t)l->img_len);
 
     /* runtime context and the params pool descriptor, now that the blob is known */
-    uint8_t *rc = b->image + ro + (ctx->st_value - SEG_RAM);
-    uint8_t *dp = b->image + ro + (desc->st_value - SEG_RAM);
-    if (ctx->st_value - SEG_RAM + 68 > data_len || desc->st_value - SEG_RAM + 40 > data_len)
+    uint8_t *rc = b->image + l->ro + (p->ctx->st_value - SEG_RAM);
+    uint8_t *dp = b->image + l->ro + (p->desc->st_value - SEG_RAM);
+    if (p->ctx->st_value - SEG_RAM + 68 > l->data_len || p->desc->st_value - SEG_RAM + 40 > l->data_len)
         return tool_fail(MOTA_ERR_ARG, "runtime context or descriptors outside .data");
-    mota_put32(rc + 28, (uint32_t)plen);
-    mota_put32(rc + 48, (uint32_t)plen8);
+    mota_put32(rc + 28, (uint32_t)l->plen);
+    mota_put32(rc + 48, (uint32_t)l->plen8);
     mota_put32(rc + 52, crc);
-    if (plen > 0) {
+    if (l->plen > 0) {
         mota_put32(dp + 4, 0x01010100u); /* RELOC, PARAM, READ, pool 0 */
         mota_put32(dp + 8, 0);
         mota_put32(dp + 12, 0);
-        mota_put32(dp + 16, (uint32_t)plen);
+        mota_put32(dp + 16, (uint32_t)l->plen);
     }
     return MOTA_OK;
-fail:
+}
+
+/* The post-processor proper. */
+static int postprocess(const struct elf *e, bool split, bool legacy, struct built *b)
+{
+    struct parts p;
+    struct layout l = {0};
+    struct words relw = {0}, binds = {0};
+    int ret = find_parts(e, legacy, &p);
+    if (ret != MOTA_OK)
+        return ret;
+    ret = MOTA_ERR_ARG;
+    if (collect_relocs(e, &p, &relw, &binds) != MOTA_OK || (legacy && bind_got(e, p.data, &binds) != MOTA_OK))
+        goto out;
+    sort_words(relw.v, relw.n);
+    if (plan_layout(e, &p, relw.n, &l) != MOTA_OK || (legacy && check_binds(&p, &l, binds.n) != MOTA_OK) ||
+        assemble(e, &p, &l, &relw, split, b) != MOTA_OK)
+        goto out;
+    if (legacy) {
+        finish_legacy(&p, &l, &binds, split, b);
+        ret = MOTA_OK;
+    } else if (finish_npu(&p, &l, split, b) == MOTA_OK) {
+        ret = MOTA_OK;
+    }
+out:
     free(relw.v);
     free(binds.v);
-    return MOTA_ERR_ARG;
+    return ret;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -444,7 +507,17 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return remove(path);
 }
 
-int cmd_build_model(int argc, char **argv)
+struct build_opts {
+    bool answered; /* --help: printed, nothing to build */
+    const char *out, *split, *cpu, *opt, *sdk, *cc, *keep;
+    const char *user_flags[64]; /* -I and -D, for the compiler */
+    int n_user;
+    bool secure, verbose, legacy, user_part;
+    char **sources;
+    int n_sources;
+};
+
+static int parse_options(int argc, char **argv, struct build_opts *o)
 {
     enum { O_SPLIT = 256, O_CPU, O_SECURE, O_OPT, O_SDK, O_CC, O_KEEP, O_VERBOSE, O_FAMILY };
     static const struct option opts[] = {
@@ -452,68 +525,69 @@ int cmd_build_model(int argc, char **argv)
         {"cpu", required_argument, 0, O_CPU}, {"secure", no_argument, 0, O_SECURE}, {"opt", required_argument, 0, O_OPT},
         {"sdk", required_argument, 0, O_SDK}, {"cc", required_argument, 0, O_CC}, {"keep", required_argument, 0, O_KEEP},
         {"verbose", no_argument, 0, O_VERBOSE}, {"family", required_argument, 0, O_FAMILY}, {0, 0, 0, 0}};
-    const char *out = NULL, *split = NULL, *cpu = "cortex-m55", *opt = "-Os", *sdk = MOTA_MODEL_SDK_DIR;
-    const char *cc = "arm-none-eabi-gcc", *keep = NULL;
-    const char *user_flags[64];
-    int n_user = 0, c, ret, rc = EXIT_USAGE;
-    bool secure = false, verbose = false, legacy = false, user_part = false;
-    static char paths[MAX_ARGS][4096];
-    int n_paths = 0;
-    /* the directory leaves room for the names under it */
-    char dir[3072] = "", cpu_flag[128], part_flag[64], sdk_inc[4096], ld[4096], rt[2][4096], elf_path[4096],
-        map_flag[4200];
-    struct built b = {0};
-    struct mapped m = {0};
-
+    int c;
+    *o = (struct build_opts){.cpu = "cortex-m55", .opt = "-Os", .sdk = MOTA_MODEL_SDK_DIR, .cc = "arm-none-eabi-gcc"};
     optind = 1;
     while ((c = tool_getopt(argc, argv, "ho:I:D:", opts, "build-model")) != -1) {
         switch (c) {
-        case 'h': help(stdout); return EXIT_OK;
-        case 'o': out = optarg; break;
-        case O_SPLIT: split = optarg; break;
-        case O_CPU: cpu = optarg; break;
-        case O_SECURE: secure = true; break;
-        case O_OPT: opt = optarg; break;
-        case O_SDK: sdk = optarg; break;
-        case O_CC: cc = optarg; break;
-        case O_KEEP: keep = optarg; break;
-        case O_VERBOSE: verbose = true; break;
+        case 'h': help(stdout); o->answered = true; return EXIT_OK;
+        case 'o': o->out = optarg; break;
+        case O_SPLIT: o->split = optarg; break;
+        case O_CPU: o->cpu = optarg; break;
+        case O_SECURE: o->secure = true; break;
+        case O_OPT: o->opt = optarg; break;
+        case O_SDK: o->sdk = optarg; break;
+        case O_CC: o->cc = optarg; break;
+        case O_KEEP: o->keep = optarg; break;
+        case O_VERBOSE: o->verbose = true; break;
         case O_FAMILY:
             if (strcmp(optarg, "legacy") != 0 && strcmp(optarg, "npu") != 0) {
                 tool_usage_err("build-model", "--family is npu or legacy, not %s", optarg);
                 return EXIT_USAGE;
             }
-            legacy = strcmp(optarg, "legacy") == 0;
+            o->legacy = strcmp(optarg, "legacy") == 0;
             break;
         case 'I':
         case 'D':
-            if (n_user + 2 > 64) {
+            if (o->n_user + 2 > 64) {
                 tool_usage_err("build-model", "too many -I/-D options");
                 return EXIT_USAGE;
             }
-            user_flags[n_user++] = c == 'I' ? "-I" : "-D";
-            user_flags[n_user++] = optarg;
-            user_part |= c == 'D' && strncmp(optarg, "MOTA_MODEL_CPU_PART", 19) == 0;
+            o->user_flags[o->n_user++] = c == 'I' ? "-I" : "-D";
+            o->user_flags[o->n_user++] = optarg;
+            o->user_part |= c == 'D' && strncmp(optarg, "MOTA_MODEL_CPU_PART", 19) == 0;
             break;
         default: return EXIT_USAGE;
         }
     }
-    if (out == NULL || optind >= argc)
+    if (o->out == NULL || optind >= argc)
         return tool_usage_err("build-model", "needs -o OUT and at least one source");
     if (argc - optind > 64) {
         tool_usage_err("build-model", "at most 64 sources");
         return EXIT_USAGE;
     }
-    /* an output over a source or over the other output: refused before compiling */
-    for (int i = optind; i < argc; i++)
-        tool_note_input(argv[i]);
-    if (split != NULL && tool_same_file(out, split)) {
-        tool_fail(MOTA_ERR_SAME_FILE, "-o %s and --split %s are the same file", out, split);
+    o->sources = argv + optind;
+    o->n_sources = argc - optind;
+    return EXIT_OK;
+}
+
+/* an output over a source or over the other output: refused before compiling */
+static int check_outputs(const struct build_opts *o)
+{
+    for (int i = 0; i < o->n_sources; i++)
+        tool_note_input(o->sources[i]);
+    if (o->split != NULL && tool_same_file(o->out, o->split)) {
+        tool_fail(MOTA_ERR_SAME_FILE, "-o %s and --split %s are the same file", o->out, o->split);
         return EXIT_IO;
     }
-    if (tool_out_check(out) != MOTA_OK || (split != NULL && tool_out_check(split) != MOTA_OK))
+    if (tool_out_check(o->out) != MOTA_OK || (o->split != NULL && tool_out_check(o->split) != MOTA_OK))
         return EXIT_IO;
-    /* the CPU part number the flags word carries, from -mcpu (SCB CPUID[15:4]) */
+    return EXIT_OK;
+}
+
+/* the CPU part number the flags word carries, from -mcpu (SCB CPUID[15:4]); 0 when unknown */
+static unsigned cpu_part(const char *cpu)
+{
     static const struct { const char *cpu; unsigned part; } parts[] = {
         {"cortex-m0plus", 0xC60}, {"cortex-m3", 0xC23}, {"cortex-m4", 0xC24}, {"cortex-m7", 0xC27},
         {"cortex-m33", 0xD21}, {"cortex-m55", 0xD22}, {"cortex-m85", 0xD23}};
@@ -523,137 +597,194 @@ int cmd_build_model(int argc, char **argv)
         if (strncmp(cpu, parts[i].cpu, n) == 0 && (cpu[n] == 0 || cpu[n] == '+'))
             part = parts[i].part;
     }
-    if (part == 0 && !user_part) {
-        tool_usage_err("build-model", "no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", cpu);
-        return EXIT_USAGE;
-    }
-    snprintf(part_flag, sizeof(part_flag), "-DMOTA_MODEL_CPU_PART=0x%03Xu", part);
-    if ((keep != NULL && strlen(keep) >= sizeof(dir)) || strlen(sdk) >= 2048) {
-        tool_usage_err("build-model", "path too long");
-        return EXIT_USAGE;
-    }
-    rc = EXIT_IO;
+    return part;
+}
+
+/* The intermediate files and the flags that name them. */
+struct build {
+    /* the directory leaves room for the names under it */
+    char dir[3072], cpu_flag[128], part_flag[64], sdk_inc[4096], ld[4096], rt[2][4096], elf_path[4096],
+        map_flag[4200];
+};
+
+/* The directory of the intermediate files: --keep DIR, or a temporary one (removed at the end). */
+static int make_workdir(const char *keep, char *dir, size_t cap)
+{
     if (keep != NULL) {
-        snprintf(dir, sizeof(dir), "%s", keep);
+        snprintf(dir, cap, "%s", keep);
         if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
             tool_fail(MOTA_ERR_IO, "%s: %s", dir, strerror(errno));
             return EXIT_IO;
         }
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        if (snprintf(dir, sizeof(dir), "%s/mota-build-XXXXXX", tmp ? tmp : "/tmp") >= (int)sizeof(dir)) {
-            tool_fail(MOTA_ERR_IO, "TMPDIR too long");
-            return EXIT_IO;
-        }
-        if (mkdtemp(dir) == NULL) {
-            tool_fail(MOTA_ERR_IO, "temporary directory: %s", strerror(errno));
-            return EXIT_IO;
-        }
+        return EXIT_OK;
     }
-    snprintf(cpu_flag, sizeof(cpu_flag), "-mcpu=%s", cpu);
-    snprintf(sdk_inc, sizeof(sdk_inc), "-I%s", sdk);
-    snprintf(ld, sizeof(ld), "-Wl,-T,%s/%s", sdk, legacy ? "mota_legacy.ld" : "mota_model.ld");
-    snprintf(rt[0], sizeof(rt[0]), "%s/mota_model_rt.c", sdk);
-    snprintf(rt[1], sizeof(rt[1]), "%s/mota_legacy_rt.c", sdk);
-    snprintf(elf_path, sizeof(elf_path), "%s/model.elf", dir);
-    snprintf(map_flag, sizeof(map_flag), "-Wl,-Map,%s/model.map", dir);
+    const char *tmp = getenv("TMPDIR");
+    if (snprintf(dir, cap, "%s/mota-build-XXXXXX", tmp ? tmp : "/tmp") >= (int)cap) {
+        tool_fail(MOTA_ERR_IO, "TMPDIR too long");
+        return EXIT_IO;
+    }
+    if (mkdtemp(dir) == NULL) {
+        tool_fail(MOTA_ERR_IO, "temporary directory: %s", strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
 
+static void name_files(const struct build_opts *o, struct build *bd)
+{
+    snprintf(bd->cpu_flag, sizeof(bd->cpu_flag), "-mcpu=%s", o->cpu);
+    snprintf(bd->sdk_inc, sizeof(bd->sdk_inc), "-I%s", o->sdk);
+    snprintf(bd->ld, sizeof(bd->ld), "-Wl,-T,%s/%s", o->sdk, o->legacy ? "mota_legacy.ld" : "mota_model.ld");
+    snprintf(bd->rt[0], sizeof(bd->rt[0]), "%s/mota_model_rt.c", o->sdk);
+    snprintf(bd->rt[1], sizeof(bd->rt[1]), "%s/mota_legacy_rt.c", o->sdk);
+    snprintf(bd->elf_path, sizeof(bd->elf_path), "%s/model.elf", bd->dir);
+    snprintf(bd->map_flag, sizeof(bd->map_flag), "-Wl,-Map,%s/model.map", bd->dir);
+}
+
+/* One source compiled into obj. */
+static int compile(const struct build_opts *o, const struct build *bd, const char *src, const char *obj)
+{
     /* ST's relocatable code model: GOT through r9, no text-relative data. */
     static const char *common[] = {"-mthumb", "-mfloat-abi=hard", "-fpic", "-msingle-pic-base",
                                    "-mpic-register=r9", "-mno-pic-data-is-text-relative", "-ffreestanding",
                                    "-fno-builtin", "-nostdlib", "-ffunction-sections", "-fdata-sections",
                                    "-fno-common", "-fvisibility=hidden", "-fno-unwind-tables",
                                    "-fno-asynchronous-unwind-tables", "-std=gnu11", "-Wall", "-Werror"};
-    int n_src = argc - optind, n_rt = legacy ? 2 : 1;
-    for (int i = 0; i < n_src + n_rt; i++) {
-        const char *src = i < n_src ? argv[optind + i] : rt[i - n_src];
-        struct argv_buf a = {.n = 0};
-        snprintf(paths[n_paths], sizeof(paths[0]), "%s/obj%d.o", dir, i);
-        arg(&a, cc);
-        arg(&a, cpu_flag);
-        for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
-            arg(&a, common[k]);
-        arg(&a, opt);
-        if (secure)
-            arg(&a, "-mcmse");
-        if (legacy)
-            arg(&a, "-DMOTA_MODEL_LEGACY");
-        if (!user_part)
-            arg(&a, part_flag);
-        arg(&a, sdk_inc);
-        for (int k = 0; k < n_user; k++)
-            arg(&a, user_flags[k]);
-        arg(&a, "-c");
-        arg(&a, src);
-        arg(&a, "-o");
-        arg(&a, paths[n_paths++]);
-        if ((ret = run_cmd(&a, verbose)) != MOTA_OK) {
-            rc = ret == MOTA_ERR_BUILD ? EXIT_INVALID : EXIT_IO;
-            goto done;
-        }
-    }
+    struct argv_buf a = {.n = 0};
+    arg(&a, o->cc);
+    arg(&a, bd->cpu_flag);
+    for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
+        arg(&a, common[k]);
+    arg(&a, o->opt);
+    if (o->secure)
+        arg(&a, "-mcmse");
+    if (o->legacy)
+        arg(&a, "-DMOTA_MODEL_LEGACY");
+    if (!o->user_part)
+        arg(&a, bd->part_flag);
+    arg(&a, bd->sdk_inc);
+    for (int k = 0; k < o->n_user; k++)
+        arg(&a, o->user_flags[k]);
+    arg(&a, "-c");
+    arg(&a, src);
+    arg(&a, "-o");
+    arg(&a, obj);
+    return run_cmd(&a, o->verbose);
+}
+
+/* The objects linked by the SDK's script into the ELF, its relocations kept for the post-processor. */
+static int link_elf(const struct build_opts *o, const struct build *bd, char (*objs)[4096], int n_objs)
+{
     struct argv_buf l = {.n = 0};
-    arg(&l, cc);
-    arg(&l, cpu_flag);
+    arg(&l, o->cc);
+    arg(&l, bd->cpu_flag);
     arg(&l, "-mthumb");
     arg(&l, "-mfloat-abi=hard");
     arg(&l, "-nostdlib");
     arg(&l, "-nostartfiles");
-    arg(&l, ld);
+    arg(&l, bd->ld);
     arg(&l, "-Wl,--emit-relocs");
     arg(&l, "-Wl,--gc-sections");
     arg(&l, "-Wl,-e,0");
-    arg(&l, map_flag);
+    arg(&l, bd->map_flag);
     arg(&l, "-o");
-    arg(&l, elf_path);
-    for (int i = 0; i < n_paths; i++)
-        arg(&l, paths[i]);
+    arg(&l, bd->elf_path);
+    for (int i = 0; i < n_objs; i++)
+        arg(&l, objs[i]);
     arg(&l, "-lgcc");
-    if ((ret = run_cmd(&l, verbose)) != MOTA_OK) {
+    return run_cmd(&l, o->verbose);
+}
+
+/* The sources and the SDK's runtime (the legacy family's too) compiled, then linked. */
+static int build_elf(const struct build_opts *o, const struct build *bd)
+{
+    static char objs[MAX_ARGS][4096];
+    int n_rt = o->legacy ? 2 : 1, n_objs = 0;
+    for (int i = 0; i < o->n_sources + n_rt; i++) {
+        const char *src = i < o->n_sources ? o->sources[i] : bd->rt[i - o->n_sources];
+        snprintf(objs[n_objs], sizeof(objs[0]), "%s/obj%d.o", bd->dir, i);
+        int ret = compile(o, bd, src, objs[n_objs++]);
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return link_elf(o, bd, objs, n_objs);
+}
+
+/* The built model checked as a device checks it: the header, and the params against it. */
+static int check_built(const struct built *b, bool split, struct mota_nbin_info *info)
+{
+    int ret = mota_nbin_validate(b->image, b->image_len, info);
+    if (ret == MOTA_OK)
+        ret = mota_nbin_check_params(info, split ? b->params : b->image, split ? b->params_len : b->image_len);
+    if (ret != MOTA_OK)
+        tool_fail(ret, "the built model does not validate (a builder bug or an unsupported construct)");
+    return ret;
+}
+
+/* One output file, written atomically. */
+static int write_output(const char *path, const uint8_t *p, size_t n)
+{
+    struct outfile o;
+    if (tool_out_open(&o, path, 0644) != MOTA_OK)
+        return MOTA_ERR_IO;
+    if (tool_out_write(&o, p, n) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
+        tool_out_abort(&o);
+        return MOTA_ERR_IO;
+    }
+    return MOTA_OK;
+}
+
+int cmd_build_model(int argc, char **argv)
+{
+    struct build_opts o;
+    struct build bd = {.dir = ""};
+    struct built b = {0};
+    struct mapped m = {0};
+    struct elf e;
+    struct mota_nbin_info info;
+    int rc = parse_options(argc, argv, &o), ret;
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if ((rc = check_outputs(&o)) != EXIT_OK)
+        return rc;
+    unsigned part = cpu_part(o.cpu);
+    if (part == 0 && !o.user_part) {
+        tool_usage_err("build-model", "no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", o.cpu);
+        return EXIT_USAGE;
+    }
+    snprintf(bd.part_flag, sizeof(bd.part_flag), "-DMOTA_MODEL_CPU_PART=0x%03Xu", part);
+    if ((o.keep != NULL && strlen(o.keep) >= sizeof(bd.dir)) || strlen(o.sdk) >= 2048) {
+        tool_usage_err("build-model", "path too long");
+        return EXIT_USAGE;
+    }
+    if (make_workdir(o.keep, bd.dir, sizeof(bd.dir)) != EXIT_OK)
+        return EXIT_IO;
+    name_files(&o, &bd);
+    rc = EXIT_IO;
+    if ((ret = build_elf(&o, &bd)) != MOTA_OK) {
         rc = ret == MOTA_ERR_BUILD ? EXIT_INVALID : EXIT_IO;
         goto done;
     }
-
-    if (tool_map(elf_path, &m) != MOTA_OK)
+    if (tool_map(bd.elf_path, &m) != MOTA_OK)
         goto done;
-    struct elf e;
     rc = EXIT_INVALID;
-    if (elf_open(m.data, m.len, &e) != MOTA_OK || postprocess(&e, split != NULL, legacy, &b) != MOTA_OK)
+    if (elf_open(m.data, m.len, &e) != MOTA_OK || postprocess(&e, o.split != NULL, o.legacy, &b) != MOTA_OK ||
+        check_built(&b, o.split != NULL, &info) != MOTA_OK)
         goto done;
-
-    struct mota_nbin_info info;
-    ret = mota_nbin_validate(b.image, b.image_len, &info);
-    if (ret == MOTA_OK)
-        ret = mota_nbin_check_params(&info, split ? b.params : b.image, split ? b.params_len : b.image_len);
-    if (ret != MOTA_OK) {
-        tool_fail(ret, "the built model does not validate (a builder bug or an unsupported construct)");
-        goto done;
-    }
     rc = EXIT_IO;
-    struct outfile o;
-    if (tool_out_open(&o, out, 0644) != MOTA_OK)
+    if (write_output(o.out, b.image, b.image_len) != MOTA_OK ||
+        (o.split != NULL && write_output(o.split, b.params, b.params_len) != MOTA_OK))
         goto done;
-    if (tool_out_write(&o, b.image, b.image_len) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
-        tool_out_abort(&o);
-        goto done;
-    }
-    if (split != NULL) {
-        if (tool_out_open(&o, split, 0644) != MOTA_OK)
-            goto done;
-        if (tool_out_write(&o, b.params, b.params_len) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
-            tool_out_abort(&o);
-            goto done;
-        }
-    }
-    printf("wrote %s: %zu bytes (RO %u, RW %u, GOT %u, REL %u, %s %u%s), exec RAM XIP %u / COPY %u\n", out,
+    printf("wrote %s: %zu bytes (RO %u, RW %u, GOT %u, REL %u, %s %u%s), exec RAM XIP %u / COPY %u\n", o.out,
            b.image_len, info.ro_size, info.rw_size, (info.got_end - info.got_off) / 4, info.rel_count,
-           legacy ? "weights" : "params", info.params_len, split ? " split" : "", info.exec_ram_xip, info.exec_ram_copy);
+           o.legacy ? "weights" : "params", info.params_len, o.split ? " split" : "", info.exec_ram_xip,
+           info.exec_ram_copy);
     rc = EXIT_OK;
 done:
     tool_unmap(&m);
     free(b.image);
     free(b.params);
-    if (keep == NULL && dir[0] != '\0')
-        nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    if (o.keep == NULL && bd.dir[0] != '\0')
+        nftw(bd.dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     return rc;
 }

@@ -114,6 +114,83 @@ int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t
     return ret;
 }
 
+/* One run on the device: the model chosen, how the link and the device answered. */
+struct invoke_result {
+    struct dev_model models[DEV_MAX_MODELS];
+    unsigned n_models;
+    int idx;          /* the model run */
+    int ret;          /* the link's result */
+    int status;       /* the device's */
+    uint32_t us;      /* how long the run took, on the device's clock */
+    char detail[320]; /* the device's words, or why it could not be reached */
+};
+
+/* The input run on the device's model (--model, or the first), the output into out. EXIT_OK, also when
+ * the device cannot be reached or refuses (r says so), or the usage error of a --model it does not have. */
+static int invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in, uint8_t *out,
+                            struct invoke_result *r)
+{
+    const uint8_t *info;
+    size_t info_len;
+    uint64_t io = 0;
+    r->ret = connect_device(c, o, tool_now() + o->timeout_s, true, &info, &info_len);
+    if (r->ret != MOTA_OK) {
+        snprintf(r->detail, sizeof(r->detail), "%s", c->why);
+        return EXIT_OK;
+    }
+    parse_models(info, info_len, MOTA_INFO_MODELS, r->models, &r->n_models);
+    info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &io);
+    if (o->model && (r->idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0)
+        return tool_usage_err("invoke", "--model %s: the device has no such model", o->model);
+    r->ret = dev_invoke(c, io, (unsigned)r->idx, in->data, in->len, out, (size_t)o->out_size, o->timeout_s, &r->us,
+                        &r->status, r->detail, sizeof(r->detail));
+    return EXIT_OK;
+}
+
+static void report(const struct link_opts *o, const struct invoke_result *r, const uint8_t *out, bool ok)
+{
+    if (o->json) {
+        struct json j;
+        json_doc(&j, stdout, "invoke", false);
+        json_reason(&j, r->ret != MOTA_OK ? r->ret : r->status);
+        json_str(&j, "model", r->idx < (int)r->n_models ? r->models[r->idx].name : "");
+        json_str(&j, "detail", r->detail);
+        if (ok) {
+            json_uint(&j, "duration_us", r->us);
+            json_uint(&j, "output_size", o->out_size);
+            json_hex(&j, "output", out, (size_t)o->out_size);
+        }
+        json_end(&j);
+    } else if (ok) {
+        printf("inference: %u us, %llu output bytes: ", r->us, (unsigned long long)o->out_size);
+        tool_hex(stdout, out, o->out_size < 32 ? (size_t)o->out_size : 32);
+        printf("%s\n", o->out_size > 32 ? "..." : "");
+    }
+}
+
+/* The output saved (-o) and reported; the verdict said: the exit code. */
+static int conclude(const struct client *c, const struct link_opts *o, const struct invoke_result *r,
+                    const uint8_t *out)
+{
+    bool ok = r->ret == MOTA_OK && r->status == MOTA_OK;
+    if (ok && o->output != NULL) {
+        struct outfile of;
+        if (tool_out_open(&of, o->output, 0644) != MOTA_OK || tool_out_write(&of, out, o->out_size) != MOTA_OK ||
+            tool_out_commit(&of) != MOTA_OK)
+            return EXIT_IO;
+    }
+    report(o, r, out, ok);
+    if (r->ret != MOTA_OK) {
+        link_fail(r->ret, c, o);
+        return link_exit(r->ret);
+    }
+    if (r->status != MOTA_OK) {
+        tool_fail(r->status, "%s", r->detail[0] ? r->detail : "the device refused");
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
 int cmd_invoke(int argc, char **argv)
 {
     struct link_opts o;
@@ -123,12 +200,7 @@ int cmd_invoke(int argc, char **argv)
     if (o.input == NULL || o.out_size == 0 || o.out_size > INVOKE_MAX_OUTPUT)
         return tool_usage_err("invoke", "needs --input FILE and --output-size N (at most %u)", INVOKE_MAX_OUTPUT);
     static struct client c;
-    const uint8_t *info;
-    size_t info_len;
-    struct dev_model models[DEV_MAX_MODELS];
-    unsigned n = 0;
-    uint64_t io = 0;
-    char detail[320] = "";
+    struct invoke_result r = {.idx = 0, .status = MOTA_OK};
     struct mapped in;
     if (tool_map(o.input, &in) != MOTA_OK)
         return EXIT_IO;
@@ -137,59 +209,11 @@ int cmd_invoke(int argc, char **argv)
         tool_unmap(&in);
         return tool_fail(MOTA_ERR_NOSPC, "%llu bytes for the output", (unsigned long long)o.out_size);
     }
-    int status = MOTA_OK, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
-    uint32_t us = 0;
-    int idx = 0;
-    if (ret == MOTA_OK) {
-        parse_models(info, info_len, 7, models, &n);
-        info_uint(info, info_len, 12, &io);
-        if (o.model && (idx = model_index(models, n, o.model, strlen(o.model))) < 0) {
-            free(out);
-            tool_unmap(&in);
-            client_close(&c);
-            return tool_usage_err("invoke", "--model %s: the device has no such model", o.model);
-        }
-        ret = dev_invoke(&c, io, (unsigned)idx, in.data, in.len, out, (size_t)o.out_size, o.timeout_s, &us, &status,
-                         detail, sizeof(detail));
-    } else {
-        snprintf(detail, sizeof(detail), "%s", c.why);
-    }
+    rc = invoke_on_device(&c, &o, &in, out, &r);
     tool_unmap(&in);
     client_close(&c);
-    bool ok = ret == MOTA_OK && status == MOTA_OK;
-    if (ok && o.output != NULL) {
-        struct outfile of;
-        if (tool_out_open(&of, o.output, 0644) != MOTA_OK || tool_out_write(&of, out, o.out_size) != MOTA_OK ||
-            tool_out_commit(&of) != MOTA_OK) {
-            free(out);
-            return EXIT_IO;
-        }
-    }
-    if (o.json) {
-        struct json j;
-        json_doc(&j, stdout, "invoke", false);
-        json_reason(&j, ret != MOTA_OK ? ret : status);
-        json_str(&j, "model", idx < (int)n ? models[idx].name : "");
-        json_str(&j, "detail", detail);
-        if (ok) {
-            json_uint(&j, "duration_us", us);
-            json_uint(&j, "output_size", o.out_size);
-            json_hex(&j, "output", out, (size_t)o.out_size);
-        }
-        json_end(&j);
-    } else if (ok) {
-        printf("inference: %u us, %llu output bytes: ", us, (unsigned long long)o.out_size);
-        tool_hex(stdout, out, o.out_size < 32 ? (size_t)o.out_size : 32);
-        printf("%s\n", o.out_size > 32 ? "..." : "");
-    }
+    if (rc == EXIT_OK)
+        rc = conclude(&c, &o, &r, out);
     free(out);
-    if (ret != MOTA_OK) {
-        link_fail(ret, &c, &o);
-        return link_exit(ret);
-    }
-    if (status != MOTA_OK) {
-        tool_fail(status, "%s", detail[0] ? detail : "the device refused");
-        return EXIT_INVALID;
-    }
-    return EXIT_OK;
+    return rc;
 }

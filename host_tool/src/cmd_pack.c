@@ -247,10 +247,44 @@ static bool seq_from_version(const char *s, uint64_t *seq)
     return true;
 }
 
+enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
+       O_UNSIGNED, O_PUB, O_KID };
+
+/* The options whose value is checked: --key-id, --seq, --selftest-max-latency-us, --install-mode. */
+static int checked_opt(struct pack_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case O_KID:
+        if (!tool_parse_hex(arg, o->kid, sizeof(o->kid)))
+            return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)",
+                                  arg, sizeof(o->kid));
+        o->have_kid = true;
+        break;
+    case O_SEQ:
+        o->seq_from_version = strcmp(arg, "from-version") == 0;
+        if (!o->seq_from_version && !tool_parse_u64(arg, &o->seq))
+            return tool_usage_err("pack", "--seq '%s' is neither an unsigned integer nor from-version", arg);
+        o->have_seq = true;
+        break;
+    case O_STLAT:
+        if (!tool_parse_u64(arg, &o->st_latency) || o->st_latency == 0)
+            return tool_usage_err("pack", "--selftest-max-latency-us '%s' is not a positive integer", arg);
+        o->have_latency = true;
+        break;
+    default: /* O_MODE */
+        if (strcmp(arg, "xip") == 0)
+            o->mode = MOTA_INSTALL_XIP;
+        else if (strcmp(arg, "copy") == 0)
+            o->mode = MOTA_INSTALL_COPY;
+        else
+            return tool_usage_err("pack", "--install-mode '%s' is neither xip nor copy", arg);
+        break;
+    }
+    return EXIT_OK;
+}
+
 static int parse_args(int argc, char **argv, struct pack_opts *o)
 {
-    enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
-           O_UNSIGNED, O_PUB, O_KID };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"params", required_argument, 0, O_PARAMS}, {"vendor", required_argument, 0, O_VENDOR},
@@ -260,7 +294,7 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"selftest-input", required_argument, 0, O_STIN}, {"selftest-output", required_argument, 0, O_STOUT},
         {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {"unsigned", no_argument, 0, O_UNSIGNED},
         {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID}, {0, 0, 0, 0}};
-    int c;
+    int c, rc;
     memset(o, 0, sizeof(*o));
     o->version = "0.0.0";
     o->mode = MOTA_INSTALL_XIP;
@@ -276,36 +310,16 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         case O_VERSION: o->version = optarg; o->have_version = true; break;
         case O_UNSIGNED: o->unsigned_ = true; break;
         case O_PUB: o->pub = optarg; break;
-        case O_KID:
-            if (!tool_parse_hex(optarg, o->kid, sizeof(o->kid)))
-                return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)",
-                                      optarg, sizeof(o->kid));
-            o->have_kid = true;
-            break;
         case O_NAME: o->name = optarg; break;
         case O_DESC: o->description = optarg; break;
         case O_STIN: o->st_in = optarg; break;
         case O_STOUT: o->st_out = optarg; break;
+        case O_KID:
         case O_SEQ:
-            o->seq_from_version = strcmp(optarg, "from-version") == 0;
-            if (!o->seq_from_version && !tool_parse_u64(optarg, &o->seq))
-                return tool_usage_err("pack", "--seq '%s' is neither an unsigned integer nor from-version", optarg);
-            o->have_seq = true;
-            break;
         case O_STLAT:
-            if (!tool_parse_u64(optarg, &o->st_latency) || o->st_latency == 0) {
-                return tool_usage_err("pack", "--selftest-max-latency-us '%s' is not a positive integer", optarg);
-            }
-            o->have_latency = true;
-            break;
         case O_MODE:
-            if (strcmp(optarg, "xip") == 0)
-                o->mode = MOTA_INSTALL_XIP;
-            else if (strcmp(optarg, "copy") == 0)
-                o->mode = MOTA_INSTALL_COPY;
-            else {
-                return tool_usage_err("pack", "--install-mode '%s' is neither xip nor copy", optarg);
-            }
+            if ((rc = checked_opt(o, c, optarg)) != EXIT_OK)
+                return rc;
             break;
         default: return EXIT_USAGE;
         }
@@ -314,6 +328,13 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         return tool_usage_err("pack", argc - optind < 1 ? "needs the model file (network_rel.bin)"
                                                         : "takes exactly one model file, not also '%s'", argv[argc - 1]);
     o->model = argv[optind];
+    return EXIT_OK;
+}
+
+/* What goes together: a key that signs, or one named for --unsigned; the required options; all of the
+ * self-test or none. */
+static int check_combination(const struct pack_opts *o)
+{
     if (o->unsigned_ && o->key)
         return tool_usage_err("pack", "--unsigned writes no signature: name the key with --pub or --key-id, not --key");
     if (!o->unsigned_ && (o->pub || o->have_kid))
@@ -333,6 +354,12 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
     if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out && o->have_latency))
         return tool_usage_err("pack", "a self-test needs all three of --selftest-input, --selftest-output and "
                                       "--selftest-max-latency-us");
+    return EXIT_OK;
+}
+
+/* The container's texts: within bounds and UTF-8; the vendor and the class named. */
+static int check_texts(const struct pack_opts *o)
+{
     if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT || (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
         (o->name && strlen(o->name) > MOTA_CONTAINER_MAX_TEXT) || strlen(o->vendor) > MOTA_CONTAINER_MAX_TEXT) {
         tool_usage_err("pack", "--vendor, --name, --version and --description are limited to %u bytes",
@@ -364,6 +391,12 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         tool_fail(MOTA_ERR_ARG, "--class is empty: give the device class, e.g. board-rev-b");
         return EXIT_USAGE;
     }
+    return EXIT_OK;
+}
+
+/* --version a semantic version; --seq from-version derived from it. */
+static int check_version(struct pack_opts *o)
+{
     size_t bad;
     if (!semver_valid(o->version, &bad)) {
         tool_fail(MOTA_ERR_ARG_SEMVER,
@@ -378,190 +411,239 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
     return EXIT_OK;
 }
 
-int cmd_pack(int argc, char **argv)
-{
-    struct pack_opts o;
-    struct mapped model = {0}, params = {0}, st_in = {0}, st_out = {0};
-    struct mota_p256_key key;
+/* What pack reads: the model, its params file, the self-test's input and expected output. */
+struct inputs {
+    struct mapped model, params, st_in, st_out;
     struct mota_nbin_info info;
-    struct mota_pack_spec spec;
-    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
-    size_t head_len = 0;
-    struct outfile out = {0};
-    int rc = parse_args(argc, argv, &o), ret;
-    char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
-    uint8_t kid[MOTA_KEY_ID_LEN];
+};
 
-    if (rc != EXIT_OK)
-        return rc;
-    /* the output written over an input would destroy it: refused before any work
-     * (tool_out_open checks again against every file read, by device and inode) */
+/* the output written over an input would destroy it: refused before any work
+ * (tool_out_open checks again against every file read, by device and inode) */
+static int check_output(const struct pack_opts *o)
+{
     const struct {
         const char *what, *path;
-    } inputs[] = {{"--key", o.key}, {"the model", o.model}, {"--params", o.params}, {"--selftest-input", o.st_in},
-                  {"--selftest-output", o.st_out}, {"--pub", o.pub}};
+    } inputs[] = {{"--key", o->key}, {"the model", o->model}, {"--params", o->params}, {"--selftest-input", o->st_in},
+                  {"--selftest-output", o->st_out}, {"--pub", o->pub}};
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-        if (inputs[i].path != NULL && tool_same_file(o.out, inputs[i].path)) {
-            tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o.out, inputs[i].what, inputs[i].path);
+        if (inputs[i].path != NULL && tool_same_file(o->out, inputs[i].path)) {
+            tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o->out, inputs[i].what, inputs[i].path);
             return EXIT_IO;
         }
     }
-    if (tool_out_check(o.out) != MOTA_OK)
+    if (tool_out_check(o->out) != MOTA_OK)
         return EXIT_IO;
-    memset(&key, 0, sizeof(key));
-    rc = EXIT_IO;
-    if (o.key != NULL || o.pub != NULL) {
-        if (tool_load_key(o.key != NULL ? o.key : o.pub, &key) != MOTA_OK)
-            goto done;
-        if (o.key != NULL && !key.has_private) {
-            tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o.key);
-            goto done;
-        }
-        mota_key_id(key.pub, kid);
-    } else {
-        memcpy(kid, o.kid, sizeof(kid)); /* --unsigned --key-id */
+    return EXIT_OK;
+}
+
+/* The signing key (--key), or the public half of the one that will sign (--pub), and its id; or the id
+ * alone (--key-id). */
+static int signing_key(const struct pack_opts *o, struct mota_p256_key *key, uint8_t kid[MOTA_KEY_ID_LEN])
+{
+    if (o->key == NULL && o->pub == NULL) {
+        memcpy(kid, o->kid, MOTA_KEY_ID_LEN); /* --unsigned --key-id */
+        return EXIT_OK;
     }
-    if (tool_map(o.model, &model) != MOTA_OK)
-        goto done;
-    rc = EXIT_INVALID;
-    if ((ret = mota_nbin_validate(model.data, model.len, &info)) != MOTA_OK) {
-        tool_fail(ret, "%s", o.model);
-        goto done;
+    if (tool_load_key(o->key != NULL ? o->key : o->pub, key) != MOTA_OK)
+        return EXIT_IO;
+    if (o->key != NULL && !key->has_private) {
+        tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o->key);
+        return EXIT_IO;
     }
-    if (info.split && o.params == NULL) {
-        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s is a split model: give its params file with --params", o.model);
-        goto done;
+    mota_key_id(key->pub, kid);
+    return EXIT_OK;
+}
+
+/* The model, valid, and the params file of a split one. */
+static int load_model(const struct pack_opts *o, struct inputs *in)
+{
+    int ret;
+    if (tool_map(o->model, &in->model) != MOTA_OK)
+        return EXIT_IO;
+    if ((ret = mota_nbin_validate(in->model.data, in->model.len, &in->info)) != MOTA_OK) {
+        tool_fail(ret, "%s", o->model);
+        return EXIT_INVALID;
     }
-    if (!info.split && o.params != NULL) {
-        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s carries its params; --params %s does not belong to it", o.model, o.params);
-        goto done;
+    if (in->info.split && o->params == NULL) {
+        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s is a split model: give its params file with --params", o->model);
+        return EXIT_INVALID;
     }
-    if (o.params != NULL) {
-        rc = EXIT_IO;
-        if (tool_map(o.params, &params) != MOTA_OK)
-            goto done;
-        /* its size and CRC-32 are checked by the payload writer, in parallel */
+    if (!in->info.split && o->params != NULL) {
+        tool_fail(MOTA_ERR_NBIN_SPLIT, "%s carries its params; --params %s does not belong to it", o->model, o->params);
+        return EXIT_INVALID;
     }
-    memset(&spec, 0, sizeof(spec));
+    /* its size and CRC-32 are checked by the payload writer, in parallel */
+    if (o->params != NULL && tool_map(o->params, &in->params) != MOTA_OK)
+        return EXIT_IO;
+    return EXIT_OK;
+}
+
+/* The manifest's account of the model: sequence number, vendor and class, texts, creation time (that of
+ * SOURCE_DATE_EPOCH when set), compatibility data. created and name are the caller's, for spec. */
+static int describe(const struct pack_opts *o, const struct mota_nbin_info *info, char *created, size_t created_cap,
+                    char name[MOTA_NBIN_MAX_NAME + 1], struct mota_pack_spec *spec)
+{
     const char *epoch = getenv("SOURCE_DATE_EPOCH");
     uint64_t now = (uint64_t)time(NULL);
     if (epoch != NULL && !tool_parse_u64(epoch, &now)) {
         tool_usage_err("pack", "SOURCE_DATE_EPOCH is not a number");
-        rc = EXIT_USAGE;
-        goto done;
+        return EXIT_USAGE;
     }
     time_t t = (time_t)now;
     struct tm tm;
     gmtime_r(&t, &tm);
-    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    spec.seq = o.seq;
-    mota_uuid5(mota_uuid_ns_dns, o.vendor, strlen(o.vendor), spec.vendor_id);
-    mota_uuid5(spec.vendor_id, o.klass, strlen(o.klass), spec.class_id);
-    memcpy(name_buf, info.c_name, info.c_name_len);
-    name_buf[info.c_name_len] = '\0';
-    spec.description = o.description;
-    spec.created = created;
-    spec.vendor_name = o.vendor;
-    spec.model_name = o.name ? o.name : name_buf;
-    spec.version = o.version;
-    mota_nbin_compat(&info, o.mode, &spec.compat);
+    strftime(created, created_cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    spec->seq = o->seq;
+    mota_uuid5(mota_uuid_ns_dns, o->vendor, strlen(o->vendor), spec->vendor_id);
+    mota_uuid5(spec->vendor_id, o->klass, strlen(o->klass), spec->class_id);
+    memcpy(name, info->c_name, info->c_name_len);
+    name[info->c_name_len] = '\0';
+    spec->description = o->description;
+    spec->created = created;
+    spec->vendor_name = o->vendor;
+    spec->model_name = o->name ? o->name : name;
+    spec->version = o->version;
+    mota_nbin_compat(info, o->mode, &spec->compat);
+    return EXIT_OK;
+}
 
-    const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {&model, NULL, NULL};
-    spec.comp[0].role = MOTA_COMPONENT_CODE;
-    spec.comp[0].size = model.len;
-    spec.n_components = 1;
-    if (o.params != NULL) {
-        spec.comp[spec.n_components].role = MOTA_COMPONENT_PARAMS;
-        spec.comp[spec.n_components].size = params.len;
-        src[spec.n_components++] = &params;
+/* The payloads (src[i]: component i's bytes): the model's code, its params, the self-test input, whose
+ * expected output goes into the compatibility data by its size and digest. */
+static int add_components(const struct pack_opts *o, struct inputs *in, struct mota_pack_spec *spec,
+                          const struct mapped **src)
+{
+    src[0] = &in->model;
+    spec->comp[0].role = MOTA_COMPONENT_CODE;
+    spec->comp[0].size = in->model.len;
+    spec->n_components = 1;
+    if (o->params != NULL) {
+        spec->comp[spec->n_components].role = MOTA_COMPONENT_PARAMS;
+        spec->comp[spec->n_components].size = in->params.len;
+        src[spec->n_components++] = &in->params;
     }
-    if (o.st_in != NULL) {
-        rc = EXIT_IO;
-        if (tool_map(o.st_in, &st_in) != MOTA_OK || tool_map(o.st_out, &st_out) != MOTA_OK)
-            goto done;
-        rc = EXIT_INVALID;
-        if (st_in.len == 0 || st_out.len == 0) {
-            tool_fail(MOTA_ERR_SELFTEST_FIELD, "self-test input and output must not be empty");
-            goto done;
-        }
-        spec.comp[spec.n_components].role = MOTA_COMPONENT_SELFTEST;
-        spec.comp[spec.n_components].size = st_in.len;
-        src[spec.n_components++] = &st_in;
-        spec.compat.selftest.present = true;
-        spec.compat.selftest.output_size = st_out.len;
-        spec.compat.selftest.max_latency_us = o.st_latency;
-        mota_sha256(st_out.data, st_out.len, spec.compat.selftest.output_digest);
+    if (o->st_in == NULL)
+        return EXIT_OK;
+    if (tool_map(o->st_in, &in->st_in) != MOTA_OK || tool_map(o->st_out, &in->st_out) != MOTA_OK)
+        return EXIT_IO;
+    if (in->st_in.len == 0 || in->st_out.len == 0) {
+        tool_fail(MOTA_ERR_SELFTEST_FIELD, "self-test input and output must not be empty");
+        return EXIT_INVALID;
     }
+    spec->comp[spec->n_components].role = MOTA_COMPONENT_SELFTEST;
+    spec->comp[spec->n_components].size = in->st_in.len;
+    src[spec->n_components++] = &in->st_in;
+    spec->compat.selftest.present = true;
+    spec->compat.selftest.output_size = in->st_out.len;
+    spec->compat.selftest.max_latency_us = o->st_latency;
+    mota_sha256(in->st_out.data, in->st_out.len, spec->compat.selftest.output_digest);
+    return EXIT_OK;
+}
 
-    /* Head length first (digest values and signature have fixed sizes). */
-    size_t head_guess = 0;
-    if ((ret = mota_container_encode_head(&spec, kid, o.unsigned_ ? NULL : zero_sign_cb, NULL, head, sizeof(head),
-                                          &head_guess)) != MOTA_OK) {
-        tool_fail(ret, "encoding the manifest");
-        goto done;
-    }
-    rc = EXIT_IO;
-    if (tool_out_open(&out, o.out, 0644) != MOTA_OK)
-        goto done;
-    struct payload_writer pw = {.info = &info, .params = o.params ? &params : &model, .fd = fileno(out.f),
-                                .offset = (off_t)head_guess, .n = spec.n_components};
-    for (size_t i = 0; i < spec.n_components; i++) {
-        pw.role[i] = spec.comp[i].role;
+/* The payloads written at offset by a second thread while this one hashes them into spec. */
+static int write_and_hash(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
+                          const struct mapped **src, int fd, size_t offset)
+{
+    struct payload_writer pw = {.info = &in->info, .params = o->params ? &in->params : &in->model, .fd = fd,
+                                .offset = (off_t)offset, .n = spec->n_components};
+    for (size_t i = 0; i < spec->n_components; i++) {
+        pw.role[i] = spec->comp[i].role;
         pw.src[i] = src[i];
     }
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, write_payloads, &pw) == 0;
     if (!threaded)
         write_payloads(&pw);
-    for (size_t i = 0; i < spec.n_components; i++)
-        mota_sha256(src[i]->data, src[i]->len, spec.comp[i].digest);
+    for (size_t i = 0; i < spec->n_components; i++)
+        mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest);
     if (threaded)
         pthread_join(th, NULL);
     if (pw.params_ret != MOTA_OK) {
-        tool_fail(pw.params_ret, "%s does not match the header of %s", o.params ? o.params : "the appended params blob",
-                  o.model);
-        rc = EXIT_INVALID;
-        goto fail_out;
+        tool_fail(pw.params_ret, "%s does not match the header of %s", o->params ? o->params : "the appended params blob",
+                  o->model);
+        return EXIT_INVALID;
     }
     if (pw.ret != MOTA_OK) {
-        tool_fail(pw.ret, "%s: encoding a payload head", o.out);
-        goto fail_out;
+        tool_fail(pw.ret, "%s: encoding a payload head", o->out);
+        return EXIT_IO;
     }
     if (pw.err != 0) {
-        tool_fail(MOTA_ERR_IO, "%s: %s: %s", o.out, pw.failed, strerror(pw.err));
-        goto fail_out;
+        tool_fail(MOTA_ERR_IO, "%s: %s: %s", o->out, pw.failed, strerror(pw.err));
+        return EXIT_IO;
     }
+    return EXIT_OK;
+}
+
+/* The container, written atomically: the payloads after a head of known length, then the head itself,
+ * signed (or not, --unsigned). */
+static int write_container(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
+                           const struct mapped **src, struct mota_p256_key *key, const uint8_t kid[MOTA_KEY_ID_LEN])
+{
+    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
+    size_t head_guess = 0, head_len = 0;
+    struct outfile out = {0};
+    int ret, rc;
+    /* Head length first (digest values and signature have fixed sizes). */
+    if ((ret = mota_container_encode_head(spec, kid, o->unsigned_ ? NULL : zero_sign_cb, NULL, head, sizeof(head),
+                                          &head_guess)) != MOTA_OK) {
+        tool_fail(ret, "encoding the manifest");
+        return o->params != NULL && o->st_in == NULL ? EXIT_IO : EXIT_INVALID; /* as it always exited */
+    }
+    if (tool_out_open(&out, o->out, 0644) != MOTA_OK)
+        return EXIT_IO;
+    if ((rc = write_and_hash(o, in, spec, src, fileno(out.f), head_guess)) != EXIT_OK)
+        goto fail;
     rc = EXIT_INVALID;
-    if ((ret = mota_container_encode_head(&spec, kid, o.unsigned_ ? NULL : sign_cb, &key, head, sizeof(head),
+    if ((ret = mota_container_encode_head(spec, kid, o->unsigned_ ? NULL : sign_cb, key, head, sizeof(head),
                                           &head_len)) != MOTA_OK) {
         tool_fail(ret, "encoding the manifest");
-        goto fail_out;
+        goto fail;
     }
     rc = EXIT_IO;
     if (head_len != head_guess) {
         tool_fail(MOTA_ERR_INTERNAL, "head length changed from %zu to %zu", head_guess, head_len);
-        goto fail_out;
+        goto fail;
     }
     if ((ret = pwrite_all(fileno(out.f), head, head_len, 0)) != 0) {
-        tool_fail(MOTA_ERR_IO, "%s: writing: %s", o.out, strerror(ret));
-        goto fail_out;
+        tool_fail(MOTA_ERR_IO, "%s: writing: %s", o->out, strerror(ret));
+        goto fail;
     }
-    if (tool_out_commit(&out) != MOTA_OK)
+    return tool_out_commit(&out) == MOTA_OK ? EXIT_OK : EXIT_IO;
+fail:
+    tool_out_abort(&out);
+    return rc;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+    struct pack_opts o;
+    struct inputs in = {0};
+    struct mota_p256_key key;
+    struct mota_pack_spec spec;
+    const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
+    char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
+    uint8_t kid[MOTA_KEY_ID_LEN];
+    int rc = parse_args(argc, argv, &o);
+    if (rc != EXIT_OK || (rc = check_combination(&o)) != EXIT_OK || (rc = check_texts(&o)) != EXIT_OK ||
+        (rc = check_version(&o)) != EXIT_OK || (rc = check_output(&o)) != EXIT_OK)
+        return rc;
+    memset(&key, 0, sizeof(key));
+    memset(&spec, 0, sizeof(spec));
+    if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = load_model(&o, &in)) != EXIT_OK ||
+        (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
+        (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
+        (rc = write_container(&o, &in, &spec, src, &key, kid)) != EXIT_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
-           info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)info.c_name_len, info.c_name, o.version,
-           (unsigned long long)spec.seq, spec.n_components, o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
+           in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len,
+           in.info.c_name, o.version, (unsigned long long)spec.seq, spec.n_components,
+           o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
-    rc = EXIT_OK;
-    goto done;
-fail_out:
-    tool_out_abort(&out);
 done:
     memset(&key, 0, sizeof(key));
-    tool_unmap(&model);
-    tool_unmap(&params);
-    tool_unmap(&st_in);
-    tool_unmap(&st_out);
+    tool_unmap(&in.model);
+    tool_unmap(&in.params);
+    tool_unmap(&in.st_in);
+    tool_unmap(&in.st_out);
     return rc;
 }

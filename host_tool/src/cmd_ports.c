@@ -195,6 +195,93 @@ static void help(FILE *f)
             TOOL_JSON_SCHEMA);
 }
 
+/* The port to hint at: the one that looks like a device, when exactly one does (*likely: how many do). */
+static const char *hint_port(const struct port *ports, size_t n, size_t *likely)
+{
+    const struct port *hint = NULL;
+    *likely = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ports[i].kind != NULL) {
+            (*likely)++;
+            hint = &ports[i];
+        }
+    }
+    if (*likely != 1)
+        hint = NULL;
+    /* the stable name survives re-plugging and renumbering: the one to write in a script */
+    return hint == NULL ? NULL : hint->n_by_id ? hint->by_id[0] : hint->dev;
+}
+
+static void port_json(struct json *j, const struct port *p)
+{
+    char id[8];
+    json_obj(j, NULL);
+    json_str(j, "port", p->dev);
+    json_arr(j, "by_id");
+    for (unsigned k = 0; k < p->n_by_id; k++)
+        json_str(j, NULL, p->by_id[k]);
+    json_arr_end(j);
+    json_str(j, "subsystem", p->subsystem);
+    p->driver[0] ? json_str(j, "driver", p->driver) : json_null(j, "driver");
+    if (p->usb) {
+        json_obj(j, "usb");
+        snprintf(id, sizeof(id), "%04x", p->vid);
+        json_str(j, "vendor_id", id);
+        snprintf(id, sizeof(id), "%04x", p->pid);
+        json_str(j, "product_id", id);
+        p->manufacturer[0] ? json_str(j, "manufacturer", p->manufacturer) : json_null(j, "manufacturer");
+        p->product[0] ? json_str(j, "product", p->product) : json_null(j, "product");
+        p->serial[0] ? json_str(j, "serial", p->serial) : json_null(j, "serial");
+        json_obj_end(j);
+    } else {
+        json_null(j, "usb");
+    }
+    json_bool(j, "looks_like_device", p->kind != NULL);
+    p->kind ? json_str(j, "kind", p->kind) : json_null(j, "kind");
+    json_obj_end(j);
+}
+
+static void ports_json(const struct port *ports, size_t n, const char *hint)
+{
+    struct json j;
+    json_doc(&j, stdout, "ports", false);
+    json_reason(&j, MOTA_OK);
+    json_arr(&j, "ports");
+    for (size_t i = 0; i < n; i++)
+        port_json(&j, &ports[i]);
+    json_arr_end(&j);
+    hint ? json_str(&j, "hint", hint) : json_null(&j, "hint");
+    json_end(&j);
+}
+
+static void ports_text(const struct port *ports, size_t n, const char *hint, size_t likely)
+{
+    if (n == 0) {
+        printf("no serial ports\n");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct port *p = &ports[i];
+        printf("%-16s", p->dev);
+        if (p->usb)
+            printf(" %04x:%04x %s%s%s%s%s", p->vid, p->pid, p->manufacturer, p->manufacturer[0] ? " " : "", p->product,
+                   p->serial[0] ? ", serial " : "", p->serial);
+        else
+            printf(" %s", p->subsystem[0] ? p->subsystem : "?");
+        if (p->driver[0])
+            printf(" (%s)", p->driver);
+        if (p->kind)
+            printf("  <- %s", p->kind);
+        printf("\n");
+        for (unsigned k = 0; k < p->n_by_id; k++)
+            printf("%-16s %s\n", "", p->by_id[k]);
+    }
+    if (hint != NULL)
+        printf("\none port looks like a device: mota push %s model.mota\n", hint);
+    else if (likely > 1)
+        printf("\n%zu ports look like devices: give push the one you mean\n", likely);
+}
+
 int cmd_ports(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
@@ -214,80 +301,11 @@ int cmd_ports(int argc, char **argv)
     }
     if (optind != argc)
         return tool_usage_err("ports", "unexpected argument '%s'", argv[optind]);
-    size_t n = scan(ports, MAX_PORTS), likely = 0;
-    const struct port *hint = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (ports[i].kind != NULL) {
-            likely++;
-            hint = &ports[i];
-        }
-    }
-    if (likely != 1)
-        hint = NULL;
-    /* the stable name survives re-plugging and renumbering: the one to write in a script */
-    const char *hint_port = hint == NULL ? NULL : hint->n_by_id ? hint->by_id[0] : hint->dev;
-
-    if (as_json) {
-        struct json j;
-        json_doc(&j, stdout, "ports", false);
-        json_reason(&j, MOTA_OK);
-        json_arr(&j, "ports");
-        for (size_t i = 0; i < n; i++) {
-            const struct port *p = &ports[i];
-            char id[8];
-            json_obj(&j, NULL);
-            json_str(&j, "port", p->dev);
-            json_arr(&j, "by_id");
-            for (unsigned k = 0; k < p->n_by_id; k++)
-                json_str(&j, NULL, p->by_id[k]);
-            json_arr_end(&j);
-            json_str(&j, "subsystem", p->subsystem);
-            p->driver[0] ? json_str(&j, "driver", p->driver) : json_null(&j, "driver");
-            if (p->usb) {
-                json_obj(&j, "usb");
-                snprintf(id, sizeof(id), "%04x", p->vid);
-                json_str(&j, "vendor_id", id);
-                snprintf(id, sizeof(id), "%04x", p->pid);
-                json_str(&j, "product_id", id);
-                p->manufacturer[0] ? json_str(&j, "manufacturer", p->manufacturer) : json_null(&j, "manufacturer");
-                p->product[0] ? json_str(&j, "product", p->product) : json_null(&j, "product");
-                p->serial[0] ? json_str(&j, "serial", p->serial) : json_null(&j, "serial");
-                json_obj_end(&j);
-            } else {
-                json_null(&j, "usb");
-            }
-            json_bool(&j, "looks_like_device", p->kind != NULL);
-            p->kind ? json_str(&j, "kind", p->kind) : json_null(&j, "kind");
-            json_obj_end(&j);
-        }
-        json_arr_end(&j);
-        hint_port ? json_str(&j, "hint", hint_port) : json_null(&j, "hint");
-        json_end(&j);
-        return EXIT_OK;
-    }
-    if (n == 0) {
-        printf("no serial ports\n");
-        return EXIT_OK;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct port *p = &ports[i];
-        printf("%-16s", p->dev);
-        if (p->usb)
-            printf(" %04x:%04x %s%s%s%s%s", p->vid, p->pid, p->manufacturer, p->manufacturer[0] ? " " : "", p->product,
-                   p->serial[0] ? ", serial " : "", p->serial);
-        else
-            printf(" %s", p->subsystem[0] ? p->subsystem : "?");
-        if (p->driver[0])
-            printf(" (%s)", p->driver);
-        if (p->kind)
-            printf("  <- %s", p->kind);
-        printf("\n");
-        for (unsigned k = 0; k < p->n_by_id; k++)
-            printf("%-16s %s\n", "", p->by_id[k]);
-    }
-    if (hint_port != NULL)
-        printf("\none port looks like a device: mota push %s model.mota\n", hint_port);
-    else if (likely > 1)
-        printf("\n%zu ports look like devices: give push the one you mean\n", likely);
+    size_t n = scan(ports, MAX_PORTS), likely;
+    const char *hint = hint_port(ports, n, &likely);
+    if (as_json)
+        ports_json(ports, n, hint);
+    else
+        ports_text(ports, n, hint, likely);
     return EXIT_OK;
 }

@@ -26,10 +26,10 @@ static void uuid_json(struct json *j, const char *key, const uint8_t u[16])
     json_str(j, key, tool_uuid_str(u, s));
 }
 
-static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status)
+/* The envelope, its signatures, the manifest and its texts. */
+static void manifest_text(const char *path, const struct mota_verify_result *r)
 {
     const struct mota_manifest *m = &r->manifest;
-    const struct mota_compat *c = &m->compat;
     printf("container:   %s\n", path);
     printf("envelope:    SUIT (tag 107), %zu authentication block(s), %zu integrated payload(s)\n",
            r->env.n_blocks, r->env.n_payloads);
@@ -56,6 +56,10 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("description: %.*s\n", (int)m->text.description_len, m->text.description);
     if (m->text.created)
         printf("created:     %.*s\n", (int)m->text.created_len, m->text.created);
+}
+
+static void components_text(const struct mota_manifest *m)
+{
     for (size_t i = 0; i < m->n_components; i++) {
         const struct mota_component *comp = &m->comp[i];
         printf("component %zu: %s", i, mota_component_name(comp->role));
@@ -80,48 +84,152 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
             printf("\n");
         }
     }
-    if (m->has_compat) {
-        printf("compatibility:\n");
-        printf("  c_name:          %.*s\n", (int)c->c_name_len, c->c_name);
-        printf("  reloc runtime:   %u.%u (%s)\n", c->reloc_major, c->reloc_minor,
-               c->reloc_major == 8 ? "Neural-ART NPU" : c->reloc_major == 2 ? "X-CUBE-AI legacy" : "unknown");
-        printf("  cpu:             0x%03X %s\n", c->cpu_part, mota_nbin_cpu_name((uint16_t)c->cpu_part));
-        printf("  fpu:             %s, float ABI %s\n", c->fpu ? "yes" : "no", mota_nbin_float_abi_name(c->float_abi));
-        printf("  secure:          %s\n", c->secure ? "yes" : "no");
-        printf("  dbg-info, async: %s, %s\n", c->dbg_info ? "yes" : "no", c->async ? "yes" : "no");
-        printf("  toolchain:       %u %s\n", c->toolchain, mota_nbin_toolchain_name(c->toolchain));
-        if (c->has_runtime_version)
-            printf("  LL_ATON:         %u.%u.%u\n", c->rt_major, c->rt_minor, c->rt_micro);
-        if (c->rt_desc)
-            printf("  runtime:         %.*s\n", (int)c->rt_desc_len, c->rt_desc);
-        if (c->has_struct_sizes)
-            printf("  struct sizes:    0x%04X\n", c->struct_sizes);
-        printf("  activations:     %llu bytes\n", (unsigned long long)c->acts_size);
-        printf("  params:          %llu bytes\n", (unsigned long long)c->params_size);
-        printf("  external RAM:    %llu bytes\n", (unsigned long long)c->ext_ram_size);
-        printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
-               (unsigned long long)c->exec_ram_copy);
-        printf("  install mode:    %s\n", tool_install_mode(c->install_mode));
-        if (c->selftest.present) {
-            printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
-                   (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
-            tool_hex(stdout, c->selftest.output_digest, MOTA_SHA256_LEN);
-            printf("\n");
-        }
-    } else {
+}
+
+static void compat_text(const struct mota_manifest *m)
+{
+    const struct mota_compat *c = &m->compat;
+    if (!m->has_compat) {
         printf("compatibility: none (generic SUIT manifest, not a mota model container)\n");
+        return;
     }
+    printf("compatibility:\n");
+    printf("  c_name:          %.*s\n", (int)c->c_name_len, c->c_name);
+    printf("  reloc runtime:   %u.%u (%s)\n", c->reloc_major, c->reloc_minor,
+           c->reloc_major == 8 ? "Neural-ART NPU" : c->reloc_major == 2 ? "X-CUBE-AI legacy" : "unknown");
+    printf("  cpu:             0x%03X %s\n", c->cpu_part, mota_nbin_cpu_name((uint16_t)c->cpu_part));
+    printf("  fpu:             %s, float ABI %s\n", c->fpu ? "yes" : "no", mota_nbin_float_abi_name(c->float_abi));
+    printf("  secure:          %s\n", c->secure ? "yes" : "no");
+    printf("  dbg-info, async: %s, %s\n", c->dbg_info ? "yes" : "no", c->async ? "yes" : "no");
+    printf("  toolchain:       %u %s\n", c->toolchain, mota_nbin_toolchain_name(c->toolchain));
+    if (c->has_runtime_version)
+        printf("  LL_ATON:         %u.%u.%u\n", c->rt_major, c->rt_minor, c->rt_micro);
+    if (c->rt_desc)
+        printf("  runtime:         %.*s\n", (int)c->rt_desc_len, c->rt_desc);
+    if (c->has_struct_sizes)
+        printf("  struct sizes:    0x%04X\n", c->struct_sizes);
+    printf("  activations:     %llu bytes\n", (unsigned long long)c->acts_size);
+    printf("  params:          %llu bytes\n", (unsigned long long)c->params_size);
+    printf("  external RAM:    %llu bytes\n", (unsigned long long)c->ext_ram_size);
+    printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
+           (unsigned long long)c->exec_ram_copy);
+    printf("  install mode:    %s\n", tool_install_mode(c->install_mode));
+    if (c->selftest.present) {
+        printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
+               (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
+        tool_hex(stdout, c->selftest.output_digest, MOTA_SHA256_LEN);
+        printf("\n");
+    }
+}
+
+static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status)
+{
+    manifest_text(path, r);
+    components_text(&r->manifest);
+    compat_text(&r->manifest);
     if (verified)
         printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
     else
         printf("verification: not done (mota verify --key checks signature and digests)\n");
 }
 
+static void signatures_json(struct json *j, const struct mota_envelope *env)
+{
+    json_arr(j, "signatures");
+    for (size_t b = 0; b < env->n_blocks; b++) {
+        json_obj(j, NULL);
+        json_str(j, "alg", env->blocks[b].alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
+        if (env->blocks[b].kid)
+            json_hex(j, "kid", env->blocks[b].kid, env->blocks[b].kid_len);
+        else
+            json_null(j, "kid");
+        json_bool(j, "signed", !env->blocks[b].no_sig); /* false: pack --unsigned, waiting for mota sign */
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void texts_json(struct json *j, const struct mota_manifest *m)
+{
+    json_obj(j, "text");
+#define TXT(k, f) if (m->text.f) json_strn(j, k, m->text.f, m->text.f##_len); else json_null(j, k)
+    TXT("model_name", model_name);
+    TXT("version", version);
+    TXT("vendor_name", vendor_name);
+    TXT("description", description);
+    TXT("created", created);
+#undef TXT
+    json_obj_end(j);
+}
+
+static void components_json(struct json *j, const struct mota_manifest *m)
+{
+    json_arr(j, "components");
+    for (size_t i = 0; i < m->n_components; i++) {
+        const struct mota_component *comp = &m->comp[i];
+        json_obj(j, NULL);
+        json_str(j, "role", mota_component_name(comp->role));
+        json_hex(j, "id_cbor", comp->id, comp->id_len);
+        if (comp->has_size) json_uint(j, "size", comp->size); else json_null(j, "size");
+        if (comp->has_digest) json_hex(j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(j, "sha256");
+        if (comp->has_uri) json_strn(j, "payload", comp->uri, comp->uri_len); else json_null(j, "payload");
+        if (comp->has_vendor) uuid_json(j, "vendor_id", comp->vendor_id); else json_null(j, "vendor_id");
+        if (comp->has_class) uuid_json(j, "class_id", comp->class_id); else json_null(j, "class_id");
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void compat_json(struct json *j, const struct mota_manifest *m)
+{
+    const struct mota_compat *c = &m->compat;
+    if (!m->has_compat) {
+        json_null(j, "compat");
+        return;
+    }
+    json_obj(j, "compat");
+    json_uint(j, "reloc_major", c->reloc_major);
+    json_uint(j, "reloc_minor", c->reloc_minor);
+    json_uint(j, "cpu_part", c->cpu_part);
+    json_str(j, "cpu", mota_nbin_cpu_name((uint16_t)c->cpu_part));
+    json_bool(j, "fpu", c->fpu);
+    json_str(j, "float_abi", mota_nbin_float_abi_name(c->float_abi));
+    json_bool(j, "secure", c->secure);
+    json_bool(j, "dbg_info", c->dbg_info);
+    json_bool(j, "async", c->async);
+    json_str(j, "toolchain", mota_nbin_toolchain_name(c->toolchain));
+    if (c->has_runtime_version) {
+        char v[32];
+        snprintf(v, sizeof(v), "%u.%u.%u", c->rt_major, c->rt_minor, c->rt_micro);
+        json_str(j, "ll_aton_version", v);
+    } else {
+        json_null(j, "ll_aton_version");
+    }
+    if (c->rt_desc) json_strn(j, "runtime_desc", c->rt_desc, c->rt_desc_len); else json_null(j, "runtime_desc");
+    if (c->has_struct_sizes) json_uint(j, "struct_sizes", c->struct_sizes); else json_null(j, "struct_sizes");
+    json_strn(j, "c_name", c->c_name, c->c_name_len);
+    json_uint(j, "activations_size", c->acts_size);
+    json_uint(j, "params_size", c->params_size);
+    json_uint(j, "ext_ram_size", c->ext_ram_size);
+    json_uint(j, "exec_ram_xip", c->exec_ram_xip);
+    json_uint(j, "exec_ram_copy", c->exec_ram_copy);
+    json_str(j, "install_mode", tool_install_mode(c->install_mode));
+    if (c->selftest.present) {
+        json_obj(j, "selftest");
+        json_hex(j, "output_sha256", c->selftest.output_digest, MOTA_SHA256_LEN);
+        json_uint(j, "output_size", c->selftest.output_size);
+        json_uint(j, "max_latency_us", c->selftest.max_latency_us);
+        json_obj_end(j);
+    } else {
+        json_null(j, "selftest");
+    }
+    json_obj_end(j);
+}
+
 static void report_json(const char *cmd, const char *path, const struct mota_verify_result *r, bool verified,
                         int status)
 {
     const struct mota_manifest *m = &r->manifest;
-    const struct mota_compat *c = &m->compat;
     struct json j;
     json_doc(&j, stdout, cmd, false);
     json_reason(&j, status);
@@ -131,82 +239,10 @@ static void report_json(const char *cmd, const char *path, const struct mota_ver
     json_uint(&j, "manifest_version", m->version);
     json_uint(&j, "seq", m->seq);
     json_hex(&j, "digest", r->env.digest, MOTA_SHA256_LEN);
-    json_arr(&j, "signatures");
-    for (size_t b = 0; b < r->env.n_blocks; b++) {
-        json_obj(&j, NULL);
-        json_str(&j, "alg", r->env.blocks[b].alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
-        if (r->env.blocks[b].kid)
-            json_hex(&j, "kid", r->env.blocks[b].kid, r->env.blocks[b].kid_len);
-        else
-            json_null(&j, "kid");
-        json_bool(&j, "signed", !r->env.blocks[b].no_sig); /* false: pack --unsigned, waiting for mota sign */
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-    json_obj(&j, "text");
-#define TXT(k, f) if (m->text.f) json_strn(&j, k, m->text.f, m->text.f##_len); else json_null(&j, k)
-    TXT("model_name", model_name);
-    TXT("version", version);
-    TXT("vendor_name", vendor_name);
-    TXT("description", description);
-    TXT("created", created);
-#undef TXT
-    json_obj_end(&j);
-    json_arr(&j, "components");
-    for (size_t i = 0; i < m->n_components; i++) {
-        const struct mota_component *comp = &m->comp[i];
-        json_obj(&j, NULL);
-        json_str(&j, "role", mota_component_name(comp->role));
-        json_hex(&j, "id_cbor", comp->id, comp->id_len);
-        if (comp->has_size) json_uint(&j, "size", comp->size); else json_null(&j, "size");
-        if (comp->has_digest) json_hex(&j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(&j, "sha256");
-        if (comp->has_uri) json_strn(&j, "payload", comp->uri, comp->uri_len); else json_null(&j, "payload");
-        if (comp->has_vendor) uuid_json(&j, "vendor_id", comp->vendor_id); else json_null(&j, "vendor_id");
-        if (comp->has_class) uuid_json(&j, "class_id", comp->class_id); else json_null(&j, "class_id");
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-    if (m->has_compat) {
-        json_obj(&j, "compat");
-        json_uint(&j, "reloc_major", c->reloc_major);
-        json_uint(&j, "reloc_minor", c->reloc_minor);
-        json_uint(&j, "cpu_part", c->cpu_part);
-        json_str(&j, "cpu", mota_nbin_cpu_name((uint16_t)c->cpu_part));
-        json_bool(&j, "fpu", c->fpu);
-        json_str(&j, "float_abi", mota_nbin_float_abi_name(c->float_abi));
-        json_bool(&j, "secure", c->secure);
-        json_bool(&j, "dbg_info", c->dbg_info);
-        json_bool(&j, "async", c->async);
-        json_str(&j, "toolchain", mota_nbin_toolchain_name(c->toolchain));
-        if (c->has_runtime_version) {
-            char v[32];
-            snprintf(v, sizeof(v), "%u.%u.%u", c->rt_major, c->rt_minor, c->rt_micro);
-            json_str(&j, "ll_aton_version", v);
-        } else {
-            json_null(&j, "ll_aton_version");
-        }
-        if (c->rt_desc) json_strn(&j, "runtime_desc", c->rt_desc, c->rt_desc_len); else json_null(&j, "runtime_desc");
-        if (c->has_struct_sizes) json_uint(&j, "struct_sizes", c->struct_sizes); else json_null(&j, "struct_sizes");
-        json_strn(&j, "c_name", c->c_name, c->c_name_len);
-        json_uint(&j, "activations_size", c->acts_size);
-        json_uint(&j, "params_size", c->params_size);
-        json_uint(&j, "ext_ram_size", c->ext_ram_size);
-        json_uint(&j, "exec_ram_xip", c->exec_ram_xip);
-        json_uint(&j, "exec_ram_copy", c->exec_ram_copy);
-        json_str(&j, "install_mode", tool_install_mode(c->install_mode));
-        if (c->selftest.present) {
-            json_obj(&j, "selftest");
-            json_hex(&j, "output_sha256", c->selftest.output_digest, MOTA_SHA256_LEN);
-            json_uint(&j, "output_size", c->selftest.output_size);
-            json_uint(&j, "max_latency_us", c->selftest.max_latency_us);
-            json_obj_end(&j);
-        } else {
-            json_null(&j, "selftest");
-        }
-        json_obj_end(&j);
-    } else {
-        json_null(&j, "compat");
-    }
+    signatures_json(&j, &r->env);
+    texts_json(&j, m);
+    components_json(&j, m);
+    compat_json(&j, m);
     json_end(&j);
 }
 
@@ -222,89 +258,115 @@ static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys)
     return MOTA_OK;
 }
 
-static int show(int argc, char **argv, bool verify)
+static void show_help(bool verify)
+{
+    if (verify)
+        printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
+               "Full check: envelope structure, manifest digest, signature by one of the\n"
+               "given keys (public or private PEM/DER), manifest semantics, and the size\n"
+               "and SHA-256 of every integrated payload.\n"
+               "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
+               "2 usage error; 3 unreadable container or key file.\n");
+    else
+        printf("usage: mota inspect [--json] [--key PUBLIC.pem] CONTAINER\n\n"
+               "Prints the manifest, components, compatibility data and self-test of a\n"
+               "container. Without --key it checks the structure (envelope, manifest, the\n"
+               "mota profile, the framing and size of every payload) but not the signature\n"
+               "or the payload digests; with --key it runs the full verification too.\n"
+               "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
+}
+
+struct show_opts {
+    bool answered; /* --help: printed, nothing to show */
+    char *key_paths[MAX_KEYS];
+    size_t n_keys;
+    bool json, quiet;
+    const char *path;
+};
+
+static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
                                          {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}};
-    char *key_paths[MAX_KEYS];
-    size_t n_keys = 0;
-    bool json = false, quiet = false;
-    int c, ret;
-    struct mota_trusted_key keys[MAX_KEYS];
-    struct mapped f;
-    static struct mota_verify_result r;
-
+    int c;
+    memset(o, 0, sizeof(*o));
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hk:jq", opts, verify ? "verify" : "inspect")) != -1) {
         if (c == 'h') {
-            if (verify)
-                printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
-                       "Full check: envelope structure, manifest digest, signature by one of the\n"
-                       "given keys (public or private PEM/DER), manifest semantics, and the size\n"
-                       "and SHA-256 of every integrated payload.\n"
-                       "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
-                       "2 usage error; 3 unreadable container or key file.\n");
-            else
-                printf("usage: mota inspect [--json] [--key PUBLIC.pem] CONTAINER\n\n"
-                       "Prints the manifest, components, compatibility data and self-test of a\n"
-                       "container. Without --key it checks the structure (envelope, manifest, the\n"
-                       "mota profile, the framing and size of every payload) but not the signature\n"
-                       "or the payload digests; with --key it runs the full verification too.\n"
-                       "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
+            show_help(verify);
+            o->answered = true;
             return EXIT_OK;
         } else if (c == 'k') {
-            if (n_keys == MAX_KEYS) {
+            if (o->n_keys == MAX_KEYS) {
                 tool_err("at most %d keys", MAX_KEYS);
                 return EXIT_USAGE;
             }
-            key_paths[n_keys++] = optarg;
+            o->key_paths[o->n_keys++] = optarg;
         } else if (c == 'j') {
-            json = true;
+            o->json = true;
         } else if (c == 'q') {
-            quiet = true;
+            o->quiet = true;
         } else {
             return EXIT_USAGE;
         }
     }
     if (argc - optind != 1)
         return tool_usage_err(verify ? "verify" : "inspect", "takes exactly one container file");
-    if (verify && n_keys == 0)
+    if (verify && o->n_keys == 0)
         return tool_usage_err("verify", "needs at least one --key");
-    const char *path = argv[optind];
-    if (load_keys(key_paths, n_keys, keys) != MOTA_OK)
-        return EXIT_IO;
-    if (tool_map(path, &f) != MOTA_OK)
-        return EXIT_IO;
+    o->path = argv[optind];
+    return EXIT_OK;
+}
 
-    bool checked = n_keys > 0;
-    if (checked) {
-        ret = mota_container_verify(f.data, f.len, keys, n_keys, &r);
-    } else {
-        memset(&r, 0, sizeof(r));
-        ret = mota_envelope_decode(f.data, f.len, &r.env);
-        if (ret == MOTA_OK)
-            ret = mota_manifest_decode(&r.env, &r.manifest);
-        if (ret == MOTA_OK)
-            ret = mota_container_check_payloads(f.data, f.len, &r);
-    }
+/* With keys, the full verification; without, the structure: envelope, manifest, the payloads' framing. */
+static int check_container(const struct mapped *f, const struct mota_trusted_key *keys, size_t n_keys,
+                           struct mota_verify_result *r)
+{
+    if (n_keys > 0)
+        return mota_container_verify(f->data, f->len, keys, n_keys, r);
+    memset(r, 0, sizeof(*r));
+    int ret = mota_envelope_decode(f->data, f->len, &r->env);
+    if (ret == MOTA_OK)
+        ret = mota_manifest_decode(&r->env, &r->manifest);
+    if (ret == MOTA_OK)
+        ret = mota_container_check_payloads(f->data, f->len, r);
+    return ret;
+}
+
+static int show(int argc, char **argv, bool verify)
+{
+    const char *cmd = verify ? "verify" : "inspect";
+    struct show_opts o;
+    struct mota_trusted_key keys[MAX_KEYS];
+    struct mapped f;
+    static struct mota_verify_result r;
+    int rc = parse_args(argc, argv, verify, &o);
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if (load_keys(o.key_paths, o.n_keys, keys) != MOTA_OK)
+        return EXIT_IO;
+    if (tool_map(o.path, &f) != MOTA_OK)
+        return EXIT_IO;
+    bool checked = o.n_keys > 0;
+    int ret = check_container(&f, keys, o.n_keys, &r);
     if (ret != MOTA_OK) {
         tool_unmap(&f);
-        tool_fail(ret, "%s", path);
-        if (json) {
+        tool_fail(ret, "%s", o.path);
+        if (o.json) {
             struct json j;
-            json_doc(&j, stdout, verify ? "verify" : "inspect", false);
+            json_doc(&j, stdout, cmd, false);
             json_reason(&j, ret);
-            json_str(&j, "container", path);
+            json_str(&j, "container", o.path);
             json_bool(&j, "verified", checked);
             json_bool(&j, "valid", false);
             json_end(&j);
         }
         return EXIT_INVALID;
     }
-    if (json)
-        report_json(verify ? "verify" : "inspect", path, &r, checked, ret);
-    else if (!(verify && quiet))
-        report_text(path, &r, checked, ret);
+    if (o.json)
+        report_json(cmd, o.path, &r, checked, ret);
+    else if (!(verify && o.quiet))
+        report_text(o.path, &r, checked, ret);
     tool_unmap(&f); /* the report's strings point into the mapping */
     return EXIT_OK;
 }
@@ -363,6 +425,70 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
     printf("verdict:       valid (header, GOT, REL table, descriptors and strings all in bounds)\n");
 }
 
+static void pools_json(struct json *j, const struct mota_nbin_info *in)
+{
+    json_arr(j, "pools");
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        json_obj(j, NULL);
+        json_strn(j, "name", in->pools[i].name, in->pools[i].name_len);
+        json_uint(j, "flags", in->pools[i].flags);
+        json_uint(j, "foff", in->pools[i].foff);
+        json_uint(j, "dst", in->pools[i].dst);
+        json_uint(j, "size", in->pools[i].size);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void info_json(const char *path, size_t len, const struct mota_nbin_info *in)
+{
+    struct json j;
+    json_doc(&j, stdout, "info", false);
+    json_reason(&j, MOTA_OK);
+    json_str(&j, "file", path);
+    json_bool(&j, "valid", true);
+    json_uint(&j, "size", len);
+    json_str(&j, "family", in->family == MOTA_NBIN_FAMILY_NPU ? "npu" : "legacy");
+    json_uint(&j, "header_words", in->header_words);
+    json_uint(&j, "flags", in->flags);
+    json_uint(&j, "reloc_major", in->reloc_major);
+    json_uint(&j, "reloc_minor", in->reloc_minor);
+    json_uint(&j, "cpu_part", in->cpu_part);
+    json_str(&j, "cpu", mota_nbin_cpu_name(in->cpu_part));
+    json_bool(&j, "fpu", in->fpu);
+    json_str(&j, "float_abi", mota_nbin_float_abi_name(in->float_abi));
+    json_bool(&j, "secure", in->secure);
+    json_bool(&j, "dbg_info", in->dbg_info);
+    json_bool(&j, "async", in->async);
+    json_str(&j, "toolchain", mota_nbin_toolchain_name(in->toolchain));
+    json_strn(&j, "c_name", in->c_name, in->c_name_len);
+    if (in->rt_desc) json_strn(&j, "runtime_desc", in->rt_desc, in->rt_desc_len); else json_null(&j, "runtime_desc");
+    json_uint(&j, "rt_version", in->rt_version);
+    if (in->family == MOTA_NBIN_FAMILY_NPU) {
+        char v[16];
+        snprintf(v, sizeof(v), "%u.%u.%u", in->rt_version >> 24, (in->rt_version >> 16) & 0xff,
+                 (in->rt_version >> 8) & 0xff);
+        json_str(&j, "ll_aton_version", v);
+    } else {
+        json_null(&j, "ll_aton_version");
+    }
+    json_uint(&j, "rtctx_words", in->rtctx_words);
+    json_uint(&j, "ro_size", in->ro_size);
+    json_uint(&j, "rw_size", in->rw_size);
+    json_uint(&j, "got_entries", (in->got_end - in->got_off) / 4);
+    json_uint(&j, "rel_entries", in->rel_count);
+    json_uint(&j, "activations_size", in->acts_size);
+    json_uint(&j, "params_size", in->params_size);
+    json_uint(&j, "ext_ram_size", in->ext_ram_size);
+    json_uint(&j, "params_bin_size", in->params_bin_size);
+    json_uint(&j, "params_bin_crc32", in->params_bin_crc32);
+    json_uint(&j, "exec_ram_xip", in->exec_ram_xip);
+    json_uint(&j, "exec_ram_copy", in->exec_ram_copy);
+    json_bool(&j, "split", in->split);
+    pools_json(&j, in);
+    json_end(&j);
+}
+
 int cmd_info(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
@@ -401,65 +527,10 @@ int cmd_info(int argc, char **argv)
         tool_unmap(&f);
         return EXIT_INVALID;
     }
-    if (!json) {
+    if (!json)
         info_text(argv[optind], f.len, &in);
-    } else {
-        struct json j;
-        json_doc(&j, stdout, "info", false);
-        json_reason(&j, MOTA_OK);
-        json_str(&j, "file", argv[optind]);
-        json_bool(&j, "valid", true);
-        json_uint(&j, "size", f.len);
-        json_str(&j, "family", in.family == MOTA_NBIN_FAMILY_NPU ? "npu" : "legacy");
-        json_uint(&j, "header_words", in.header_words);
-        json_uint(&j, "flags", in.flags);
-        json_uint(&j, "reloc_major", in.reloc_major);
-        json_uint(&j, "reloc_minor", in.reloc_minor);
-        json_uint(&j, "cpu_part", in.cpu_part);
-        json_str(&j, "cpu", mota_nbin_cpu_name(in.cpu_part));
-        json_bool(&j, "fpu", in.fpu);
-        json_str(&j, "float_abi", mota_nbin_float_abi_name(in.float_abi));
-        json_bool(&j, "secure", in.secure);
-        json_bool(&j, "dbg_info", in.dbg_info);
-        json_bool(&j, "async", in.async);
-        json_str(&j, "toolchain", mota_nbin_toolchain_name(in.toolchain));
-        json_strn(&j, "c_name", in.c_name, in.c_name_len);
-        if (in.rt_desc) json_strn(&j, "runtime_desc", in.rt_desc, in.rt_desc_len); else json_null(&j, "runtime_desc");
-        json_uint(&j, "rt_version", in.rt_version);
-        if (in.family == MOTA_NBIN_FAMILY_NPU) {
-            char v[16];
-            snprintf(v, sizeof(v), "%u.%u.%u", in.rt_version >> 24, (in.rt_version >> 16) & 0xff,
-                     (in.rt_version >> 8) & 0xff);
-            json_str(&j, "ll_aton_version", v);
-        } else {
-            json_null(&j, "ll_aton_version");
-        }
-        json_uint(&j, "rtctx_words", in.rtctx_words);
-        json_uint(&j, "ro_size", in.ro_size);
-        json_uint(&j, "rw_size", in.rw_size);
-        json_uint(&j, "got_entries", (in.got_end - in.got_off) / 4);
-        json_uint(&j, "rel_entries", in.rel_count);
-        json_uint(&j, "activations_size", in.acts_size);
-        json_uint(&j, "params_size", in.params_size);
-        json_uint(&j, "ext_ram_size", in.ext_ram_size);
-        json_uint(&j, "params_bin_size", in.params_bin_size);
-        json_uint(&j, "params_bin_crc32", in.params_bin_crc32);
-        json_uint(&j, "exec_ram_xip", in.exec_ram_xip);
-        json_uint(&j, "exec_ram_copy", in.exec_ram_copy);
-        json_bool(&j, "split", in.split);
-        json_arr(&j, "pools");
-        for (unsigned i = 0; i < in.n_pools; i++) {
-            json_obj(&j, NULL);
-            json_strn(&j, "name", in.pools[i].name, in.pools[i].name_len);
-            json_uint(&j, "flags", in.pools[i].flags);
-            json_uint(&j, "foff", in.pools[i].foff);
-            json_uint(&j, "dst", in.pools[i].dst);
-            json_uint(&j, "size", in.pools[i].size);
-            json_obj_end(&j);
-        }
-        json_arr_end(&j);
-        json_end(&j);
-    }
+    else
+        info_json(argv[optind], f.len, &in);
     tool_unmap(&f);
     return EXIT_OK;
 }

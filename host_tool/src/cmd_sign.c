@@ -107,6 +107,77 @@ static void hex_str(const uint8_t *p, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+/* The signer's child side: the pipes on its stdin and stdout, the digest and key id in its environment. */
+static _Noreturn void exec_signer(const char *cmd, const char *digest_hex, const char *kid_hex, const int in_pipe[2],
+                                  const int out_pipe[2])
+{
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    close(in_pipe[0]);
+    close(in_pipe[1]);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    setenv("MOTA_SIGN_DIGEST", digest_hex, 1);
+    setenv("MOTA_SIGN_KEY_ID", kid_hex, 1);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+}
+
+/* tbs on the signer's stdin, as much as it takes. */
+static void feed_signer(int fd, const uint8_t *tbs, size_t tbs_len)
+{
+    /* a signer that does not read its input (it signs MOTA_SIGN_DIGEST) may exit first: no SIGPIPE */
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    for (size_t off = 0; off < tbs_len;) {
+        ssize_t w = write(fd, tbs + off, tbs_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    signal(SIGPIPE, old);
+}
+
+/* The signer's stdout, its length: at most SIGNER_OUT_MAX + 1 bytes of it kept in out. */
+static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood)
+{
+    size_t n = 0;
+    uint8_t sink[256];
+    for (;;) {
+        /* read to the end, so a signer that writes a little too much never blocks on a full pipe; keep
+         * what fits. One that goes on and on (`yes`) is stopped: no signature is that long */
+        uint8_t *dst = n <= SIGNER_OUT_MAX ? out + n : sink;
+        size_t room = n <= SIGNER_OUT_MAX ? SIGNER_OUT_MAX + 1 - n : sizeof(sink);
+        ssize_t r = read(fd, dst, room);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n > SIGNER_FLOOD) {
+            *flood = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    return n;
+}
+
+/* How the signer ended: MOTA_OK once it exited 0 (and was not stopped), else why not (reported). */
+static int signer_ended(const char *cmd, int status, bool flood)
+{
+    if (flood)
+        return tool_fail(MOTA_ERR_SIGNER_OUTPUT, "'%s' wrote more than %u bytes on its stdout and was stopped "
+                         "(a DER ECDSA signature is at most 72)", cmd, SIGNER_FLOOD);
+    if (WIFSIGNALED(status))
+        return tool_fail(MOTA_ERR_SIGNER, "'%s' was killed by signal %d", cmd, WTERMSIG(status));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return tool_fail(MOTA_ERR_SIGNER, "'%s' exited with status %d%s", cmd, WEXITSTATUS(status),
+                         WEXITSTATUS(status) == 127 ? " (command not found?)" : "");
+    return MOTA_OK;
+}
+
 /*
  * Run the signer: tbs on its stdin, the digest and key id in its
  * environment, its stdout collected (at most SIGNER_OUT_MAX + 1 bytes are
@@ -132,74 +203,22 @@ static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const
         tool_fail(ret, "fork: %s", strerror(errno));
         goto out;
     }
-    if (pid == 0) {
-        dup2(in_pipe[0], 0);
-        dup2(out_pipe[1], 1);
-        close(in_pipe[0]);
-        close(in_pipe[1]);
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        setenv("MOTA_SIGN_DIGEST", digest_hex, 1);
-        setenv("MOTA_SIGN_KEY_ID", kid_hex, 1);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
+    if (pid == 0)
+        exec_signer(cmd, digest_hex, kid_hex, in_pipe, out_pipe);
     close(in_pipe[0]);
     close(out_pipe[1]);
     in_pipe[0] = out_pipe[1] = -1;
-    /* a signer that does not read its input (it signs MOTA_SIGN_DIGEST) may exit first: no SIGPIPE */
-    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    for (size_t off = 0; off < tbs_len;) {
-        ssize_t w = write(in_pipe[1], tbs + off, tbs_len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    signal(SIGPIPE, old);
+    feed_signer(in_pipe[1], tbs, tbs_len);
     close(in_pipe[1]);
     in_pipe[1] = -1;
-    size_t n = 0;
-    uint8_t sink[256];
     bool flood = false;
-    for (;;) {
-        /* read to the end, so a signer that writes a little too much never blocks on a full pipe; keep
-         * what fits. One that goes on and on (`yes`) is stopped: no signature is that long */
-        uint8_t *dst = n <= SIGNER_OUT_MAX ? out + n : sink;
-        size_t room = n <= SIGNER_OUT_MAX ? SIGNER_OUT_MAX + 1 - n : sizeof(sink);
-        ssize_t r = read(out_pipe[0], dst, room);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        if (n > SIGNER_FLOOD) {
-            flood = true;
-            kill(pid, SIGKILL);
-            break;
-        }
-    }
+    size_t n = read_signer(out_pipe[0], pid, out, &flood);
     close(out_pipe[0]);
     out_pipe[0] = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (flood) {
-        ret = tool_fail(MOTA_ERR_SIGNER_OUTPUT, "'%s' wrote more than %u bytes on its stdout and was stopped "
-                        "(a DER ECDSA signature is at most 72)", cmd, SIGNER_FLOOD);
-        goto out;
-    }
-    if (WIFSIGNALED(status)) {
-        tool_fail(ret, "'%s' was killed by signal %d", cmd, WTERMSIG(status));
-        goto out;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        tool_fail(ret, "'%s' exited with status %d%s", cmd, WEXITSTATUS(status),
-                  WEXITSTATUS(status) == 127 ? " (command not found?)" : "");
-        goto out;
-    }
-    *out_len = n;
-    ret = MOTA_OK;
+    if ((ret = signer_ended(cmd, status, flood)) == MOTA_OK)
+        *out_len = n;
 out:
     for (int i = 0; i < 2; i++) {
         if (in_pipe[i] >= 0)
@@ -228,120 +247,164 @@ static int signer_signature(const uint8_t *p, size_t n, bool raw, uint8_t sig[MO
     return MOTA_OK;
 }
 
+/* The key file: the private key (--key) or the signer's public one (--pub). */
+static const char *key_path(const struct sign_opts *o)
+{
+    return o->key ? o->key : o->pub;
+}
+
+/* Neither the input nor the key file is overwritten. */
+static int check_output(const struct sign_opts *o)
+{
+    if (tool_same_file(o->out, o->in) || tool_same_file(o->out, key_path(o))) {
+        tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s", o->out,
+                  tool_same_file(o->out, o->in) ? o->in : key_path(o));
+        return EXIT_IO;
+    }
+    if (tool_out_check(o->out) != MOTA_OK)
+        return EXIT_IO;
+    return EXIT_OK;
+}
+
+static int load_signing_key(const struct sign_opts *o, struct mota_p256_key *key, uint8_t kid[MOTA_KEY_ID_LEN])
+{
+    if (tool_load_key(key_path(o), key) != MOTA_OK)
+        return EXIT_IO;
+    if (o->key && !key->has_private) {
+        tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o->key);
+        return EXIT_IO;
+    }
+    mota_key_id(key->pub, kid);
+    return EXIT_OK;
+}
+
+/* The bytes to sign (the COSE Sig_structure) of a container pack --unsigned wrote for this key. */
+static int bytes_to_sign(const struct sign_opts *o, const struct mapped *in, const uint8_t kid[MOTA_KEY_ID_LEN],
+                         struct mota_envelope *env, uint8_t *tbs, size_t cap, size_t *tbs_len)
+{
+    int ret;
+    if ((ret = mota_envelope_decode(in->data, in->len, env)) != MOTA_OK) {
+        tool_fail(ret, "%s", o->in);
+        return EXIT_INVALID;
+    }
+    if (env->n_blocks != 1 || !env->blocks[0].no_sig) {
+        tool_fail(MOTA_ERR_ALREADY_SIGNED, "%s: sign takes what `mota pack --unsigned` writes", o->in);
+        return EXIT_INVALID;
+    }
+    const struct mota_auth_block *blk = &env->blocks[0];
+    if (blk->kid != NULL && (blk->kid_len != MOTA_KEY_ID_LEN || memcmp(blk->kid, kid, MOTA_KEY_ID_LEN) != 0)) {
+        char want[2 * 32 + 1], have[2 * MOTA_KEY_ID_LEN + 1];
+        hex_str(blk->kid, blk->kid_len, want);
+        hex_str(kid, MOTA_KEY_ID_LEN, have);
+        tool_fail(MOTA_ERR_KEY_MISMATCH, "%s names key id %s, %s is %s", o->in, want, key_path(o), have);
+        return EXIT_INVALID;
+    }
+    if ((ret = mota_sig_structure(env, blk, tbs, cap, tbs_len)) != MOTA_OK) {
+        tool_fail(ret, "%s: the bytes to sign", o->in);
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
+/* The signature over tbs: by the key file, or by the signer, checked against its --pub. */
+static int sign_bytes(const struct sign_opts *o, const struct mota_p256_key *key, const uint8_t *tbs, size_t tbs_len,
+                      const uint8_t kid[MOTA_KEY_ID_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    static uint8_t signer_out[SIGNER_OUT_MAX + 1];
+    uint8_t hash[MOTA_SHA256_LEN];
+    size_t n = 0;
+    int ret;
+    mota_sha256(tbs, tbs_len, hash);
+    if (o->key) {
+        if ((ret = mota_ecdsa_p256_sign(key, hash, sig)) != MOTA_OK) {
+            tool_fail(ret, "signing with %s", o->key);
+            return EXIT_IO;
+        }
+        return EXIT_OK;
+    }
+    /* the signer's faults make the key unusable (exit 3), as an unreadable key file does */
+    if (run_signer(o->signer, tbs, tbs_len, hash, kid, signer_out, &n) != MOTA_OK ||
+        signer_signature(signer_out, n, o->raw, sig) != MOTA_OK)
+        return EXIT_IO;
+    if (mota_ecdsa_p256_verify(key->pub, hash, sig) != MOTA_OK) {
+        char have[2 * MOTA_KEY_ID_LEN + 1];
+        hex_str(kid, MOTA_KEY_ID_LEN, have);
+        tool_fail(MOTA_ERR_SIGNER_KEY, "its signature does not verify with %s (key id %s)", o->pub, have);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* The signed container: the head with the signature, then the payloads as they were; its sequence
+ * number into *seq. */
+static int write_signed(const struct sign_opts *o, const struct mapped *in, const struct mota_envelope *env,
+                        const uint8_t sig[MOTA_P256_SIG_LEN], const uint8_t pub[MOTA_P256_PUB_LEN], uint64_t *seq)
+{
+    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
+    struct mota_trusted_key trusted;
+    struct mota_verify_result res;
+    struct outfile out = {0};
+    size_t head_len;
+    int ret, rc = EXIT_INVALID;
+    if ((ret = mota_container_sign_head(in->data, in->len, sig, head, sizeof(head), &head_len)) != MOTA_OK) {
+        tool_fail(ret, "%s", o->in);
+        return EXIT_INVALID;
+    }
+    /* the whole result is verified before it is written: sign never leaves a container verify refuses */
+    size_t rest = in->len - env->head_len;
+    uint8_t *signed_buf = malloc(head_len + rest);
+    if (signed_buf == NULL) {
+        tool_fail(MOTA_ERR_IO, "%s: %zu bytes of memory", o->in, head_len + rest);
+        return EXIT_IO;
+    }
+    memcpy(signed_buf, head, head_len);
+    memcpy(signed_buf + head_len, in->data + env->head_len, rest);
+    mota_trusted_key_set(&trusted, pub);
+    if ((ret = mota_container_verify(signed_buf, head_len + rest, &trusted, 1, &res)) != MOTA_OK) {
+        tool_fail(ret, "%s, once signed", o->in);
+        goto out;
+    }
+    rc = EXIT_IO;
+    if (tool_out_open(&out, o->out, 0644) != MOTA_OK)
+        goto out;
+    if (tool_out_write(&out, signed_buf, head_len + rest) != MOTA_OK || tool_out_commit(&out) != MOTA_OK) {
+        tool_out_abort(&out);
+        goto out;
+    }
+    *seq = res.manifest.seq;
+    rc = EXIT_OK;
+out:
+    free(signed_buf);
+    return rc;
+}
+
 int cmd_sign(int argc, char **argv)
 {
     struct sign_opts o;
     struct mapped in = {0};
     struct mota_p256_key key;
     struct mota_envelope env;
-    struct mota_trusted_key trusted;
-    struct mota_verify_result res;
-    struct outfile out = {0};
-    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
-    static uint8_t signer_out[SIGNER_OUT_MAX + 1];
-    uint8_t tbs[MOTA_SIG_STRUCTURE_MAX], hash[MOTA_SHA256_LEN], sig[MOTA_P256_SIG_LEN], kid[MOTA_KEY_ID_LEN];
-    uint8_t *signed_buf = NULL;
-    size_t tbs_len, head_len, n = 0;
-    int rc = parse_args(argc, argv, &o), ret;
-
-    if (rc != EXIT_OK)
+    uint8_t tbs[MOTA_SIG_STRUCTURE_MAX], sig[MOTA_P256_SIG_LEN], kid[MOTA_KEY_ID_LEN];
+    size_t tbs_len;
+    uint64_t seq = 0;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != EXIT_OK || (rc = check_output(&o)) != EXIT_OK)
         return rc;
-    const char *key_path = o.key ? o.key : o.pub;
-    if (tool_same_file(o.out, o.in) || tool_same_file(o.out, key_path)) {
-        tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s", o.out,
-                  tool_same_file(o.out, o.in) ? o.in : key_path);
-        return EXIT_IO;
-    }
-    if (tool_out_check(o.out) != MOTA_OK)
-        return EXIT_IO;
     memset(&key, 0, sizeof(key));
+    if ((rc = load_signing_key(&o, &key, kid)) != EXIT_OK)
+        goto done;
     rc = EXIT_IO;
-    if (tool_load_key(key_path, &key) != MOTA_OK)
-        goto done;
-    if (o.key && !key.has_private) {
-        tool_fail(MOTA_ERR_KEY_INVALID, "%s holds no private key", o.key);
-        goto done;
-    }
-    mota_key_id(key.pub, kid);
     if (tool_map(o.in, &in) != MOTA_OK)
         goto done;
-
-    rc = EXIT_INVALID;
-    if ((ret = mota_envelope_decode(in.data, in.len, &env)) != MOTA_OK) {
-        tool_fail(ret, "%s", o.in);
+    if ((rc = bytes_to_sign(&o, &in, kid, &env, tbs, sizeof(tbs), &tbs_len)) != EXIT_OK ||
+        (rc = sign_bytes(&o, &key, tbs, tbs_len, kid, sig)) != EXIT_OK ||
+        (rc = write_signed(&o, &in, &env, sig, key.pub, &seq)) != EXIT_OK)
         goto done;
-    }
-    if (env.n_blocks != 1 || !env.blocks[0].no_sig) {
-        tool_fail(MOTA_ERR_ALREADY_SIGNED, "%s: sign takes what `mota pack --unsigned` writes", o.in);
-        goto done;
-    }
-    const struct mota_auth_block *blk = &env.blocks[0];
-    if (blk->kid != NULL && (blk->kid_len != MOTA_KEY_ID_LEN || memcmp(blk->kid, kid, MOTA_KEY_ID_LEN) != 0)) {
-        char want[2 * 32 + 1], have[2 * MOTA_KEY_ID_LEN + 1];
-        hex_str(blk->kid, blk->kid_len, want);
-        hex_str(kid, MOTA_KEY_ID_LEN, have);
-        tool_fail(MOTA_ERR_KEY_MISMATCH, "%s names key id %s, %s is %s", o.in, want, key_path, have);
-        goto done;
-    }
-    if ((ret = mota_sig_structure(&env, blk, tbs, sizeof(tbs), &tbs_len)) != MOTA_OK) {
-        tool_fail(ret, "%s: the bytes to sign", o.in);
-        goto done;
-    }
-    mota_sha256(tbs, tbs_len, hash);
-
-    if (o.key) {
-        rc = EXIT_IO;
-        if ((ret = mota_ecdsa_p256_sign(&key, hash, sig)) != MOTA_OK) {
-            tool_fail(ret, "signing with %s", o.key);
-            goto done;
-        }
-    } else {
-        /* the signer's faults make the key unusable (exit 3), as an unreadable key file does */
-        rc = EXIT_IO;
-        if (run_signer(o.signer, tbs, tbs_len, hash, kid, signer_out, &n) != MOTA_OK ||
-            signer_signature(signer_out, n, o.raw, sig) != MOTA_OK)
-            goto done;
-        if (mota_ecdsa_p256_verify(key.pub, hash, sig) != MOTA_OK) {
-            char have[2 * MOTA_KEY_ID_LEN + 1];
-            hex_str(kid, MOTA_KEY_ID_LEN, have);
-            tool_fail(MOTA_ERR_SIGNER_KEY, "its signature does not verify with %s (key id %s)", o.pub, have);
-            goto done;
-        }
-    }
-
-    rc = EXIT_INVALID;
-    if ((ret = mota_container_sign_head(in.data, in.len, sig, head, sizeof(head), &head_len)) != MOTA_OK) {
-        tool_fail(ret, "%s", o.in);
-        goto done;
-    }
-    /* the whole result is verified before it is written: sign never leaves a container verify refuses */
-    size_t rest = in.len - env.head_len;
-    if ((signed_buf = malloc(head_len + rest)) == NULL) {
-        tool_fail(MOTA_ERR_IO, "%s: %zu bytes of memory", o.in, head_len + rest);
-        rc = EXIT_IO;
-        goto done;
-    }
-    memcpy(signed_buf, head, head_len);
-    memcpy(signed_buf + head_len, in.data + env.head_len, rest);
-    mota_trusted_key_set(&trusted, key.pub);
-    if ((ret = mota_container_verify(signed_buf, head_len + rest, &trusted, 1, &res)) != MOTA_OK) {
-        tool_fail(ret, "%s, once signed", o.in);
-        goto done;
-    }
-    rc = EXIT_IO;
-    if (tool_out_open(&out, o.out, 0644) != MOTA_OK)
-        goto done;
-    if (tool_out_write(&out, signed_buf, head_len + rest) != MOTA_OK || tool_out_commit(&out) != MOTA_OK) {
-        tool_out_abort(&out);
-        goto done;
-    }
-    printf("wrote %s: signed, seq %llu, key id ", o.out, (unsigned long long)res.manifest.seq);
+    printf("wrote %s: signed, seq %llu, key id ", o.out, (unsigned long long)seq);
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
-    rc = EXIT_OK;
 done:
     memset(&key, 0, sizeof(key));
-    free(signed_buf);
     tool_unmap(&in);
     return rc;
 }

@@ -80,23 +80,30 @@ static void help(FILE *f)
             "  --once                      exit when the first client disconnects\n");
 }
 
+/* The line to the host. */
+enum sim_line { LINE_NONE = -1, LINE_TCP, LINE_PTY, LINE_STDIO };
+
+/* The line's pace and faults, as the options set them. */
+struct line_opts {
+    double bytes_per_s;  /* --baud / 10; 0: unlimited */
+    uint64_t drop_after; /* 0: never */
+    double corrupt_rate;
+    unsigned seed;       /* for the corruption: rand_r's state */
+};
+
+/* The simulated device and its line to the host. */
 struct sim {
     struct mota_posix_device d;
     struct mota_posix_transport pt;
     struct mota_transport tr, faulty;
-    /* faults */
-    uint64_t drop_after, received;
+    enum sim_line line;
+    struct line_opts lo;
+    uint64_t received;              /* bytes in, for --drop-after */
     bool dropped;
-    double corrupt_rate;
-    unsigned seed;
-    int mode; /* 0 tcp, 1 pty, 2 stdio */
-    double bytes_per_s;             /* --baud / 10; 0: unlimited */
     double rx_free_at, tx_free_at;  /* when each direction of the line is idle again */
     struct gate gate;
     uint64_t client_erases, client_progs; /* flash counters when the client connected */
 };
-
-static struct sim S;
 
 /* The simulated device's power goes (--cut-at-op): the process ends where the agent stood, as the firmware
  * would; the flash file keeps what was written. */
@@ -118,12 +125,12 @@ static void on_signal(int sig)
 /* --baud: n bytes on one direction of the line take n / bytes_per_s seconds after the line is free. */
 static void line_pace(const struct sim *s, double *free_at, size_t n)
 {
-    if (s->bytes_per_s <= 0)
+    if (s->lo.bytes_per_s <= 0)
         return;
     double now = tool_now();
     if (*free_at < now)
         *free_at = now;
-    *free_at += (double)n / s->bytes_per_s;
+    *free_at += (double)n / s->lo.bytes_per_s;
     if (*free_at > now)
         usleep((useconds_t)((*free_at - now) * 1e6));
 }
@@ -137,16 +144,16 @@ static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
         return n;
     line_pace(s, &s->rx_free_at, (size_t)n);
     gate_activity(&s->gate);
-    if (s->drop_after && !s->dropped && s->received + (uint64_t)n > s->drop_after) {
+    if (s->lo.drop_after && !s->dropped && s->received + (uint64_t)n > s->lo.drop_after) {
         s->dropped = true;
-        fprintf(stderr, "mota-sim: dropping the link after %llu bytes\n", (unsigned long long)s->drop_after);
+        fprintf(stderr, "mota-sim: dropping the link after %llu bytes\n", (unsigned long long)s->lo.drop_after);
         return MOTA_ERR_TRANSPORT;
     }
     s->received += (uint64_t)n;
-    if (s->corrupt_rate > 0) {
+    if (s->lo.corrupt_rate > 0) {
         for (int i = 0; i < n; i++) {
-            if ((double)rand_r(&s->seed) / RAND_MAX < s->corrupt_rate)
-                buf[i] ^= (uint8_t)(1u << (rand_r(&s->seed) % 8));
+            if ((double)rand_r(&s->lo.seed) / RAND_MAX < s->lo.corrupt_rate)
+                buf[i] ^= (uint8_t)(1u << (rand_r(&s->lo.seed) % 8));
         }
     }
     return n;
@@ -239,6 +246,49 @@ static bool parse_families(const char *v, uint32_t *mask)
     return *mask != 0;
 }
 
+/* The command line, checked; the device, its line and its faults are set up from it. */
+struct sim_opts {
+    bool answered; /* --help or --list-profiles: printed, nothing to run */
+    struct tool_profile prof; /* the base profile with the options' changes */
+    enum sim_line line;
+    const char *transport; /* the option that chose the line, for a second one's error */
+    const char *tcp, *pty_link, *port_path, *flash, *vendor, *klass;
+    const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
+    unsigned n_keys, n_models;
+    uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
+    bool exec_set, ext_set, torn, once;
+    uint32_t trial_boots;
+    enum mota_sim_mode selftest;
+    double idle_s;
+    struct line_opts lo;
+};
+
+/* --like MODEL [--params P]: the profile that accepts exactly this model. */
+static int like_profile(const char *like, const char *params, struct tool_profile *out)
+{
+    struct mapped m, pm = {0};
+    if (tool_map(like, &m) != MOTA_OK)
+        return EXIT_IO;
+    if (params && tool_map(params, &pm) != MOTA_OK) {
+        tool_unmap(&m);
+        return EXIT_IO;
+    }
+    int ret = tool_profile_like(m.data, m.len, pm.data, pm.len, out);
+    tool_unmap(&m);
+    if (params)
+        tool_unmap(&pm);
+    if (ret == MOTA_ERR_UNSUPPORTED) {
+        tool_fail(ret, "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
+                       "its external RAM", like, MOTA_POSIX_EXEC_BASE);
+        return EXIT_INVALID;
+    }
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "--like %s: no profile from this model", like);
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
 /* The profile the options start from: --profile NAME, --like MODEL [--params P], or the default. */
 static int base_profile(int argc, char **argv, const struct option *opts, struct tool_profile *out)
 {
@@ -271,29 +321,8 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
         *out = *t;
         return EXIT_OK;
     }
-    if (like) {
-        struct mapped m, pm = {0};
-        if (tool_map(like, &m) != MOTA_OK)
-            return EXIT_IO;
-        if (params && tool_map(params, &pm) != MOTA_OK) {
-            tool_unmap(&m);
-            return EXIT_IO;
-        }
-        int ret = tool_profile_like(m.data, m.len, pm.data, pm.len, out);
-        tool_unmap(&m);
-        if (params)
-            tool_unmap(&pm);
-        if (ret == MOTA_ERR_UNSUPPORTED) {
-            tool_fail(ret, "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
-                           "its external RAM", like, MOTA_POSIX_EXEC_BASE);
-            return EXIT_INVALID;
-        }
-        if (ret != MOTA_OK) {
-            tool_fail(ret, "--like %s: no profile from this model", like);
-            return EXIT_INVALID;
-        }
-        return EXIT_OK;
-    }
+    if (like)
+        return like_profile(like, params, out);
     /* the posix device's defaults: an N6-class part */
     *out = (struct tool_profile){.name = NULL, .board = "default", .dev = mota_posix_default_profile,
                                  .exec_ram = 1u << 20, .update_area = 8u << 20};
@@ -338,17 +367,163 @@ static int serve_tcp(struct sim *s)
     return MOTA_OK;
 }
 
-int cmd_sim(int argc, char **argv)
+/* The options of the line to the host: 1 when taken, 0 if not one, -1 on a usage error (reported). */
+static int line_opt(struct sim_opts *o, int c, const char *arg)
 {
-    for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--target") == 0 &&
-            (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
-            return cmd_sim_board(argc, argv);
-        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
-            tool_usage_err("sim", "--target: posix (the default), an547 or an505");
-            return EXIT_USAGE;
-        }
+    uint64_t v;
+    switch (c) {
+    case O_TCP: case O_PTY: case O_STDIO: {
+        const char *name = c == O_TCP ? "--tcp" : c == O_PTY ? "--pty" : "--stdio";
+        /* one device, one line: a second transport would be silently ignored */
+        if (o->transport != NULL)
+            return tool_usage_err("sim", "%s and %s: one transport only", o->transport, name), -1;
+        o->transport = name;
+        o->line = c == O_TCP ? LINE_TCP : c == O_PTY ? LINE_PTY : LINE_STDIO;
+        if (c == O_TCP)
+            o->tcp = arg;
+        break;
     }
+    case O_PTY_LINK: o->pty_link = arg; break;
+    case O_PORT_FILE: o->port_path = arg; break;
+    case O_BAUD:
+        if (!tool_parse_u64(arg, &v) || v < 300 || v > 100000000)
+            return tool_usage_err("sim", "--baud '%s' is not a line rate from 300 to 100000000", arg), -1;
+        o->lo.bytes_per_s = (double)v / 10; /* 8N1: a start bit, 8 data bits, a stop bit */
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* --ll-aton X.Y.Z|none */
+static int ll_aton_opt(struct mota_device_profile *p, const char *arg)
+{
+    if (strcmp(arg, "none") == 0) {
+        p->has_ll_aton = false;
+    } else if (parse_version(arg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK ||
+               p->ll_aton_major > 255 || p->ll_aton_minor > 255 || p->ll_aton_micro > 255) {
+        tool_usage_err("sim", "--ll-aton: expected X.Y.Z (each at most 255) or none");
+        return -1;
+    } else {
+        p->has_ll_aton = true;
+    }
+    return 1;
+}
+
+/* The options that change the device profile but for its numbers: as line_opt. */
+static int profile_opt(struct mota_device_profile *p, int c, const char *arg)
+{
+    switch (c) {
+    case O_FPU: p->fpu_enabled = true; break;
+    case O_NO_FPU: p->fpu_enabled = false; break;
+    case O_SOFT: p->float_abi = 0; break;
+    case O_FLOAT_ABI:
+        if (strcmp(arg, "soft") == 0) p->float_abi = 0;
+        else if (strcmp(arg, "softfp") == 0) p->float_abi = 1;
+        else if (strcmp(arg, "hard") == 0) p->float_abi = 2;
+        else return tool_usage_err("sim", "--float-abi: soft, softfp or hard"), -1;
+        break;
+    case O_SEC: p->secure = true; break;
+    case O_NONSEC: p->secure = false; break;
+    case O_DBG: p->dbg_info = true; break;
+    case O_NO_DBG: p->dbg_info = false; break;
+    case O_RT_ASYNC: p->async = true; break;
+    case O_NO_ASYNC: p->async = false; break;
+    case O_FAMILY:
+        if (!parse_families(arg, &p->reloc_families))
+            return tool_usage_err("sim", "--family: npu, legacy or npu,legacy"), -1;
+        break;
+    case O_LLATON: return ll_aton_opt(p, arg);
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The device's own options and the simulation's: as line_opt. */
+static int device_opt(struct sim_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case O_FLASH: o->flash = arg; break;
+    case O_VENDOR: o->vendor = arg; break;
+    case O_CLASS: o->klass = arg; break;
+    case O_KEY:
+        if (o->n_keys == MOTA_AGENT_MAX_KEYS)
+            return tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS), -1;
+        o->keys[o->n_keys++] = arg;
+        break;
+    case O_MODEL:
+        if (o->n_models == MOTA_AGENT_MAX_MODELS)
+            return tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS), -1;
+        o->models[o->n_models++] = arg;
+        break;
+    case O_TORN: o->torn = true; break;
+    case O_ONCE: o->once = true; break;
+    case O_SELFTEST:
+        if (strcmp(arg, "pass") == 0)
+            o->selftest = MOTA_SIM_PASS;
+        else if (strcmp(arg, "fail") == 0)
+            o->selftest = MOTA_SIM_FAIL;
+        else if (strcmp(arg, "slow") == 0)
+            o->selftest = MOTA_SIM_SLOW;
+        else
+            return tool_usage_err("sim", "--selftest: pass, fail or slow"), -1;
+        break;
+    case O_CORRUPT:
+        o->lo.corrupt_rate = atof(arg);
+        if (o->lo.corrupt_rate < 0 || o->lo.corrupt_rate > 1)
+            return tool_usage_err("sim", "--corrupt-rate: a probability from 0 to 1"), -1;
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The options that take a number: as line_opt. */
+static int number_opt(struct sim_opts *o, int c, const char *arg)
+{
+    uint64_t v;
+    switch (c) {
+    case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
+    case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE: break;
+    default: return 0;
+    }
+    if (!tool_parse_u64(arg, &v))
+        return tool_usage_err("sim", "'%s' is not a number", arg), -1;
+    switch (c) {
+    case O_FLASH_SIZE: o->flash_size = v; break;
+    case O_EXEC: o->exec = v; o->exec_set = true; break;
+    case O_EXT: o->ext = v; o->ext_set = true; break;
+    case O_HEAD: o->head = v; break;
+    case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
+    case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
+    case O_TRIAL: o->trial_boots = (uint32_t)v; break;
+    case O_CUT: o->cut = v; break;
+    case O_DROP: o->lo.drop_after = v; break;
+    case O_IDLE: o->idle_s = (double)v; break;
+    default: o->lo.seed = (unsigned)v; break;
+    }
+    if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu))
+        return tool_usage_err("sim", "'%s' is out of range", arg), -1;
+    return 1;
+}
+
+/* What goes together, and what the device needs: a line and a key. */
+static int check_options(const struct sim_opts *o)
+{
+    if (o->line == LINE_NONE || o->n_keys == 0)
+        return tool_usage_err("sim", "needs a transport (--tcp, --pty or --stdio) and at least one --key");
+    if (o->pty_link != NULL && o->line != LINE_PTY)
+        return tool_usage_err("sim", "--pty-link goes with --pty");
+    if (o->port_path != NULL && o->line == LINE_STDIO)
+        return tool_usage_err("sim", "--port-file: --stdio has no port");
+    if (o->port_path != NULL && tool_out_check(o->port_path) != MOTA_OK)
+        return EXIT_IO;
+    return EXIT_OK;
+}
+
+/* The command line into o: the base profile first, then every option over it. */
+static int parse_options(int argc, char **argv, struct sim_opts *o)
+{
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
@@ -372,290 +547,206 @@ int cmd_sim(int argc, char **argv)
         {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
         {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
         {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD}, {0, 0, 0, 0}};
-    struct sim *s = &S;
-    const char *tcp = NULL, *pty_link = NULL, *flash = NULL, *vendor = "example.com", *klass = "mota-sim",
-               *port_path = NULL, *transport = NULL;
-    const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
-    unsigned n_keys = 0, n_models = 0;
-    uint64_t flash_size = 0, exec = 0, ext = 0, cut = 0, head = 0, v;
-    bool torn = false, once = false, exec_set = false, ext_set = false;
-    double idle = 30;
     int c;
-
-    memset(s, 0, sizeof(*s));
-    s->mode = -1;
-    s->seed = 1;
-    static struct tool_profile prof;
-    int rc = base_profile(argc, argv, opts, &prof);
+    *o = (struct sim_opts){.line = LINE_NONE, .vendor = "example.com", .klass = "mota-sim", .trial_boots = 3,
+                           .selftest = MOTA_SIM_PASS, .idle_s = 30, .lo = {.seed = 1}};
+    int rc = base_profile(argc, argv, opts, &o->prof);
     if (rc != EXIT_OK)
         return rc;
-    struct mota_device_profile *p = &prof.dev;
-    uint32_t trial_boots = 3;
-    enum mota_sim_mode sim_mode = MOTA_SIM_PASS;
-
     optind = 1;
     while ((c = tool_getopt(argc, argv, "h", opts, "sim")) != -1) {
-        switch (c) {
-        case 'h': help(stdout); return EXIT_OK;
-        case O_LIST: tool_profile_list(stdout); return EXIT_OK;
-        case O_TARGET: case O_PROFILE: case O_LIKE: case O_PARAMS: break; /* taken above */
-        case O_TCP: case O_PTY: case O_STDIO: {
-            const char *name = c == O_TCP ? "--tcp" : c == O_PTY ? "--pty" : "--stdio";
-            /* one device, one line: a second transport would be silently ignored */
-            if (transport != NULL)
-                return tool_usage_err("sim", "%s and %s: one transport only", transport, name);
-            transport = name;
-            s->mode = c == O_TCP ? 0 : c == O_PTY ? 1 : 2;
-            if (c == O_TCP)
-                tcp = optarg;
-            break;
+        if (c == 'h' || c == O_LIST) {
+            if (c == 'h')
+                help(stdout);
+            else
+                tool_profile_list(stdout);
+            o->answered = true;
+            return EXIT_OK;
         }
-        case O_PTY_LINK: pty_link = optarg; break;
-        case O_PORT_FILE: port_path = optarg; break;
-        case O_BAUD:
-            if (!tool_parse_u64(optarg, &v) || v < 300 || v > 100000000)
-                return tool_usage_err("sim", "--baud '%s' is not a line rate from 300 to 100000000", optarg);
-            s->bytes_per_s = (double)v / 10; /* 8N1: a start bit, 8 data bits, a stop bit */
-            break;
-        case O_FLASH: flash = optarg; break;
-        case O_VENDOR: vendor = optarg; break;
-        case O_CLASS: klass = optarg; break;
-        case O_KEY:
-            if (n_keys == MOTA_AGENT_MAX_KEYS) {
-                tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS);
-                return EXIT_USAGE;
-            }
-            keys[n_keys++] = optarg;
-            break;
-        case O_MODEL:
-            if (n_models == MOTA_AGENT_MAX_MODELS) {
-                tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS);
-                return EXIT_USAGE;
-            }
-            models[n_models++] = optarg;
-            break;
-        case O_FPU: p->fpu_enabled = true; break;
-        case O_NO_FPU: p->fpu_enabled = false; break;
-        case O_SOFT: p->float_abi = 0; break;
-        case O_FLOAT_ABI:
-            if (strcmp(optarg, "soft") == 0) p->float_abi = 0;
-            else if (strcmp(optarg, "softfp") == 0) p->float_abi = 1;
-            else if (strcmp(optarg, "hard") == 0) p->float_abi = 2;
-            else {
-                tool_usage_err("sim", "--float-abi: soft, softfp or hard");
-                return EXIT_USAGE;
-            }
-            break;
-        case O_SEC: p->secure = true; break;
-        case O_NONSEC: p->secure = false; break;
-        case O_DBG: p->dbg_info = true; break;
-        case O_NO_DBG: p->dbg_info = false; break;
-        case O_RT_ASYNC: p->async = true; break;
-        case O_NO_ASYNC: p->async = false; break;
-        case O_TORN: torn = true; break;
-        case O_ONCE: once = true; break;
-        case O_FAMILY:
-            if (!parse_families(optarg, &p->reloc_families)) {
-                tool_usage_err("sim", "--family: npu, legacy or npu,legacy");
-                return EXIT_USAGE;
-            }
-            break;
-        case O_LLATON:
-            if (strcmp(optarg, "none") == 0) {
-                p->has_ll_aton = false;
-            } else if (parse_version(optarg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK ||
-                       p->ll_aton_major > 255 || p->ll_aton_minor > 255 || p->ll_aton_micro > 255) {
-                tool_usage_err("sim", "--ll-aton: expected X.Y.Z (each at most 255) or none");
-                return EXIT_USAGE;
-            } else {
-                p->has_ll_aton = true;
-            }
-            break;
-        case O_SELFTEST:
-            if (strcmp(optarg, "pass") == 0)
-                sim_mode = MOTA_SIM_PASS;
-            else if (strcmp(optarg, "fail") == 0)
-                sim_mode = MOTA_SIM_FAIL;
-            else if (strcmp(optarg, "slow") == 0)
-                sim_mode = MOTA_SIM_SLOW;
-            else {
-                tool_usage_err("sim", "--selftest: pass, fail or slow");
-                return EXIT_USAGE;
-            }
-            break;
-        case O_CORRUPT:
-            s->corrupt_rate = atof(optarg);
-            if (s->corrupt_rate < 0 || s->corrupt_rate > 1) {
-                tool_usage_err("sim", "--corrupt-rate: a probability from 0 to 1");
-                return EXIT_USAGE;
-            }
-            break;
-        case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
-        case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE:
-            if (!tool_parse_u64(optarg, &v)) {
-                tool_usage_err("sim", "'%s' is not a number", optarg);
-                return EXIT_USAGE;
-            }
-            if (c == O_FLASH_SIZE) flash_size = v;
-            else if (c == O_EXEC) exec = v, exec_set = true;
-            else if (c == O_EXT) ext = v, ext_set = true;
-            else if (c == O_HEAD) head = v;
-            else if (c == O_CPU) p->cpu_part = (uint32_t)(v & 0xFFF);
-            else if (c == O_STRUCT) p->struct_sizes = (uint32_t)v;
-            else if (c == O_TRIAL) trial_boots = (uint32_t)v;
-            else if (c == O_CUT) cut = v;
-            else if (c == O_DROP) s->drop_after = v;
-            else if (c == O_IDLE) idle = (double)v;
-            else s->seed = (unsigned)v;
-            if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu)) {
-                tool_usage_err("sim", "'%s' is out of range", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        default: return EXIT_USAGE;
-        }
+        if (c == O_TARGET || c == O_PROFILE || c == O_LIKE || c == O_PARAMS)
+            continue; /* taken above */
+        int r = line_opt(o, c, optarg);
+        if (r == 0 && (r = profile_opt(&o->prof.dev, c, optarg)) == 0 && (r = device_opt(o, c, optarg)) == 0)
+            r = number_opt(o, c, optarg);
+        if (r <= 0)
+            return EXIT_USAGE;
     }
     if (optind < argc)
         return tool_usage_err("sim", "unexpected argument '%s'", argv[optind]);
-    if (s->mode < 0 || n_keys == 0)
-        return tool_usage_err("sim", "needs a transport (--tcp, --pty or --stdio) and at least one --key");
-    if (pty_link != NULL && s->mode != 1)
-        return tool_usage_err("sim", "--pty-link goes with --pty");
-    if (port_path != NULL && s->mode == 2)
-        return tool_usage_err("sim", "--port-file: --stdio has no port");
-    if (port_path != NULL && tool_out_check(port_path) != MOTA_OK)
-        return EXIT_IO;
-    if (n_models == 0)
-        models[n_models++] = "network";
-    /* the profile's memories are the board's: shared out among the models, as a firmware would */
-    if (!exec_set)
-        exec = prof.exec_ram / n_models / 8 * 8;
-    if (!ext_set)
-        ext = prof.ext_ram / n_models / 8 * 8;
-    if (flash_size == 0)
-        flash_size = prof.update_area;
-    if (flash_size < 64 * 1024 || flash_size > (256u << 20)) {
-        tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)flash_size);
+    return check_options(o);
+}
+
+/* The memories: the profile's are the board's, shared out among the models as a firmware would; each in
+ * the range the simulator takes. */
+static int size_memories(struct sim_opts *o)
+{
+    if (o->n_models == 0)
+        o->models[o->n_models++] = "network";
+    if (!o->exec_set)
+        o->exec = o->prof.exec_ram / o->n_models / 8 * 8;
+    if (!o->ext_set)
+        o->ext = o->prof.ext_ram / o->n_models / 8 * 8;
+    if (o->flash_size == 0)
+        o->flash_size = o->prof.update_area;
+    if (o->flash_size < 64 * 1024 || o->flash_size > (256u << 20)) {
+        tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)o->flash_size);
         return EXIT_USAGE;
     }
-    if (exec < 4096 || exec > (64u << 20)) {
-        tool_usage_err("sim", "--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)exec);
+    if (o->exec < 4096 || o->exec > (64u << 20)) {
+        tool_usage_err("sim", "--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)o->exec);
         return EXIT_USAGE;
     }
-    if (ext > (256u << 20)) {
-        tool_usage_err("sim", "--ext-ram %llu per model: at most 256 MiB", (unsigned long long)ext);
+    if (o->ext > (256u << 20)) {
+        tool_usage_err("sim", "--ext-ram %llu per model: at most 256 MiB", (unsigned long long)o->ext);
         return EXIT_USAGE;
     }
-    if (head != 0 && (head < MOTA_AGENT_SCRATCH_MIN || head > MOTA_AGENT_SCRATCH_ANY)) {
+    if (o->head != 0 && (o->head < MOTA_AGENT_SCRATCH_MIN || o->head > MOTA_AGENT_SCRATCH_ANY)) {
         tool_usage_err("sim", "--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
         return EXIT_USAGE;
     }
-    atexit(remove_at_exit);
-    if (port_path != NULL)
-        unlink(port_path); /* a stale one would send a client to a port nobody serves */
-    if (flash == NULL && (flash = throwaway_flash()) == NULL)
-        return EXIT_IO;
+    return EXIT_OK;
+}
+
+/* The agent's configuration: the profile, its limits and the trusted keys (key slots 1, 2, ...). */
+static int configure_agent(struct sim *s, const struct sim_opts *o)
+{
+    struct mota_agent_config *cfg = &s->d.cfg;
+    if (o->head)
+        cfg->scratch_size = (size_t)o->head;
+    cfg->profile = o->prof.dev;
+    cfg->profile.name = o->prof.name;
+    cfg->max_trial_boots = o->trial_boots;
+    s->d.sim.mode = o->selftest;
+    cfg->n_keys = o->n_keys;
+    for (unsigned k = 0; k < o->n_keys; k++) {
+        struct mota_p256_key key;
+        if (tool_load_key(o->keys[k], &key) != MOTA_OK)
+            return EXIT_IO;
+        memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
+        cfg->keys[k].index = k + 1;
+    }
+    return EXIT_OK;
+}
+
+/* The device on its flash file, configured; the line's pace and faults as the options set them. */
+static int open_device(struct sim *s, const struct sim_opts *o)
+{
+    memset(s, 0, sizeof(*s));
+    s->line = o->line;
+    s->lo = o->lo;
     /* layout: journal (2 sectors), then two equal slots per model */
-    struct mota_posix_device_options o = {.flash_path = flash, .flash_size = (uint32_t)flash_size,
-                                          .n_models = n_models, .exec_ram_size = (uint32_t)exec,
-                                          .ext_ram_size = (uint32_t)ext, .ext_ram_base = prof.ext_base,
-                                          .n_regions = prof.n_regions};
-    memcpy(o.regions, prof.regions, sizeof(o.regions));
-    memcpy(o.models, models, sizeof(models[0]) * n_models);
-    int ret = mota_posix_device_open(&s->d, &o);
+    struct mota_posix_device_options dev = {.flash_path = o->flash, .flash_size = (uint32_t)o->flash_size,
+                                            .n_models = o->n_models, .exec_ram_size = (uint32_t)o->exec,
+                                            .ext_ram_size = (uint32_t)o->ext, .ext_ram_base = o->prof.ext_base,
+                                            .n_regions = o->prof.n_regions};
+    memcpy(dev.regions, o->prof.regions, sizeof(dev.regions));
+    memcpy(dev.models, o->models, sizeof(o->models[0]) * o->n_models);
+    int ret = mota_posix_device_open(&s->d, &dev);
     if (ret == MOTA_ERR_CONFIG) {
         tool_fail(ret, "the profile's memories overlap or do not fit the address space (--ext-ram, --exec-ram)");
         return EXIT_USAGE;
     }
     if (ret != MOTA_OK) {
-        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", flash, (unsigned long long)flash_size);
+        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", o->flash,
+                  (unsigned long long)o->flash_size);
         return EXIT_IO;
     }
-    if (cut) {
+    if (o->cut) {
         mota_posix_flash_on_cut(&s->d.pf, power_cut, s);
-        mota_posix_flash_cut(&s->d.pf, cut, torn);
+        mota_posix_flash_cut(&s->d.pf, o->cut, o->torn);
     }
-    struct mota_agent_config *cfg = &s->d.cfg;
-    if (head)
-        cfg->scratch_size = (size_t)head;
-    cfg->profile = prof.dev;
-    cfg->profile.name = prof.name;
-    cfg->max_trial_boots = trial_boots;
-    s->d.sim.mode = sim_mode;
-    cfg->n_keys = n_keys;
-    for (unsigned k = 0; k < n_keys; k++) {
-        struct mota_p256_key key;
-        if (tool_load_key(keys[k], &key) != MOTA_OK)
-            return EXIT_IO;
-        memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
-        cfg->keys[k].index = k + 1;
-    }
-    mota_posix_device_identity(&s->d, vendor, klass);
-    gate_init(&s->gate, idle);
-    {
-        char d[256];
-        tool_profile_describe(&cfg->profile, d, sizeof(d));
-        fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
-                prof.name ? prof.name : "(default)", d, (unsigned long long)exec, (unsigned long long)ext);
-    }
+    if (configure_agent(s, o) != EXIT_OK)
+        return EXIT_IO;
+    mota_posix_device_identity(&s->d, o->vendor, o->klass);
+    gate_init(&s->gate, o->idle_s);
+    char d[256];
+    tool_profile_describe(&s->d.cfg.profile, d, sizeof(d));
+    fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
+            o->prof.name ? o->prof.name : "(default)", d, (unsigned long long)o->exec, (unsigned long long)o->ext);
+    return EXIT_OK;
+}
 
-    /* the transport */
-    char port_name[300] = "";
-    if (s->mode == 0) {
-        char host[256];
-        const char *colon = strrchr(tcp, ':');
-        uint64_t port = 0;
-        if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
-            port > 65535) {
-            return tool_usage_err("sim", "--tcp %s: expected HOST:PORT", tcp);
-        }
-        memcpy(host, tcp, (size_t)(colon - tcp));
-        host[colon - tcp] = 0;
-        uint16_t p16 = (uint16_t)port;
-        char why[200];
-        if (!tool_host_resolves(host, why, sizeof(why))) {
-            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, why);
-            return EXIT_IO;
-        }
-        errno = 0;
-        if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
-            tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, errno ? strerror(errno) : "no such address");
-            return EXIT_IO;
-        }
-        printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
-        snprintf(port_name, sizeof(port_name), "tcp:%s:%u", host, p16);
-    } else if (s->mode == 1) {
-        if (mota_posix_transport_pty(&s->pt) != MOTA_OK) {
-            tool_fail(MOTA_ERR_TRANSPORT, "cannot open a pty");
-            return EXIT_IO;
-        }
-        if (pty_link != NULL) {
-            unlink(pty_link);
-            if (symlink(s->pt.pty_path, pty_link) != 0) {
-                tool_fail(MOTA_ERR_IO, "cannot link %s", pty_link);
-                return EXIT_IO;
-            }
-        }
-        printf("mota-sim: pty %s\n", s->pt.pty_path);
-        if ((size_t)snprintf(port_name, sizeof(port_name), "%s", s->pt.pty_path) >= sizeof(port_name)) {
-            tool_fail(MOTA_ERR_IO, "pty path %s is too long for --port-file", s->pt.pty_path);
-            return EXIT_IO;
-        }
-    } else {
-        mota_posix_transport_stdio(&s->pt);
+/* --tcp HOST:PORT: listening; the port a client gives push, into port_name. */
+static int listen_tcp(struct sim *s, const char *tcp, char *port_name, size_t cap)
+{
+    char host[256];
+    const char *colon = strrchr(tcp, ':');
+    uint64_t port = 0;
+    if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
+        port > 65535) {
+        return tool_usage_err("sim", "--tcp %s: expected HOST:PORT", tcp);
     }
+    memcpy(host, tcp, (size_t)(colon - tcp));
+    host[colon - tcp] = 0;
+    uint16_t p16 = (uint16_t)port;
+    char why[200];
+    if (!tool_host_resolves(host, why, sizeof(why))) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, why);
+        return EXIT_IO;
+    }
+    errno = 0;
+    if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, errno ? strerror(errno) : "no such address");
+        return EXIT_IO;
+    }
+    printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
+    snprintf(port_name, cap, "tcp:%s:%u", host, p16);
+    return EXIT_OK;
+}
+
+/* --pty [--pty-link P]: a new pty, linked at P; its path into port_name. */
+static int open_pty(struct sim *s, const char *pty_link, char *port_name, size_t cap)
+{
+    if (mota_posix_transport_pty(&s->pt) != MOTA_OK) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot open a pty");
+        return EXIT_IO;
+    }
+    if (pty_link != NULL) {
+        unlink(pty_link);
+        if (symlink(s->pt.pty_path, pty_link) != 0) {
+            tool_fail(MOTA_ERR_IO, "cannot link %s", pty_link);
+            return EXIT_IO;
+        }
+    }
+    printf("mota-sim: pty %s\n", s->pt.pty_path);
+    if ((size_t)snprintf(port_name, cap, "%s", s->pt.pty_path) >= cap) {
+        tool_fail(MOTA_ERR_IO, "pty path %s is too long for --port-file", s->pt.pty_path);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* The line to the host, seen by the agent through the faults; what --port-file names, into port_name. */
+static int open_line(struct sim *s, const struct sim_opts *o, char *port_name, size_t cap)
+{
+    int rc = EXIT_OK;
+    if (s->line == LINE_TCP)
+        rc = listen_tcp(s, o->tcp, port_name, cap);
+    else if (s->line == LINE_PTY)
+        rc = open_pty(s, o->pty_link, port_name, cap);
+    else
+        mota_posix_transport_stdio(&s->pt);
+    if (rc != EXIT_OK)
+        return rc;
     fflush(stdout);
     mota_posix_transport_hal(&s->pt, &s->tr);
     s->faulty.read = faulty_read;
     s->faulty.write = faulty_write;
     s->faulty.ctx = s;
+    return EXIT_OK;
+}
+
+/* The agent started; then, and only then, the port file says where it serves. */
+static int boot(struct sim *s, const char *port_path, const char *port_name)
+{
     signal(SIGPIPE, SIG_IGN);
     /* SIGTERM and SIGINT end the simulator between steps: the flash file is closed, the client's
      * summary printed */
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    if ((ret = mota_posix_device_boot(&s->d, &s->faulty, "mota-sim")) != MOTA_OK) {
+    int ret = mota_posix_device_boot(&s->d, &s->faulty, "mota-sim");
+    if (ret != MOTA_OK) {
         tool_fail(ret, "agent start");
         return EXIT_IO;
     }
@@ -665,9 +756,18 @@ int cmd_sim(int argc, char **argv)
             return EXIT_IO;
         snprintf(port_file, sizeof(port_file), "%s", port_path);
     }
+    return EXIT_OK;
+}
 
+/*
+ * The device serves until a signal, the end of its line (--once, --stdio) or a link error; then it is
+ * closed in order (EXIT_OK). A power cut or a failed start ends it where it stands.
+ */
+static int run(struct sim *s, bool once)
+{
+    int ret;
     while (!stop_requested) {
-        if (s->mode == 0) {
+        if (s->line == LINE_TCP) {
             ret = serve_tcp(s);
             if (ret == MOTA_ERR_TIMEOUT)
                 continue;
@@ -690,9 +790,9 @@ int cmd_sim(int argc, char **argv)
             report_models(s);
         }
         if (ret == MOTA_ERR_TRANSPORT) {
-            if (once || s->mode == 2)
+            if (once || s->line == LINE_STDIO)
                 break;
-            if (s->mode == 0)
+            if (s->line == LINE_TCP)
                 client_gone(s);
             else
                 usleep(50 * 1000); /* a pty without a reader: wait for the next one */
@@ -703,12 +803,43 @@ int cmd_sim(int argc, char **argv)
             break;
         }
     }
-    if (s->mode == 0 && s->pt.rfd >= 0)
+    if (s->line == LINE_TCP && s->pt.rfd >= 0)
         client_gone(s);
     gate_close(&s->gate);
     mota_posix_transport_close(&s->pt);
     mota_posix_device_close(&s->d);
     return EXIT_OK;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--target") == 0 &&
+            (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
+            return cmd_sim_board(argc, argv);
+        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
+            tool_usage_err("sim", "--target: posix (the default), an547 or an505");
+            return EXIT_USAGE;
+        }
+    }
+    static struct sim sim; /* static: the device's RAM and buffers are far too large for the stack */
+    struct sim_opts o;
+    char port_name[300] = "";
+    int rc = parse_options(argc, argv, &o);
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if ((rc = size_memories(&o)) != EXIT_OK)
+        return rc;
+    atexit(remove_at_exit);
+    if (o.port_path != NULL)
+        unlink(o.port_path); /* a stale one would send a client to a port nobody serves */
+    if (o.flash == NULL && (o.flash = throwaway_flash()) == NULL)
+        return EXIT_IO;
+    if ((rc = open_device(&sim, &o)) != EXIT_OK || (rc = open_line(&sim, &o, port_name, sizeof(port_name))) != EXIT_OK)
+        return rc;
+    if ((rc = boot(&sim, o.port_path, port_name)) != EXIT_OK)
+        return rc;
+    return run(&sim, o.once);
 }
 
 int cmd_sim_output(int argc, char **argv)

@@ -113,73 +113,83 @@ static uint32_t round8(uint32_t v)
     return (v + 7u) & ~7u;
 }
 
-int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, size_t params_len,
-                      struct tool_profile *out)
+/* What the model's compatibility data asks of a device: its CPU, FPU, float ABI, secure state, family,
+ * and for an NPU model its runtime. */
+static void like_compat(const struct mota_compat *c, struct tool_profile *out)
 {
-    static struct mota_nbin_info in;
-    struct mota_compat c;
-    int ret = mota_nbin_validate(img, len, &in);
-    if (ret != MOTA_OK)
-        return ret;
-    if (in.split && params == NULL)
-        return MOTA_ERR_NBIN_SPLIT;
-    if ((ret = mota_nbin_check_params(&in, in.split ? params : img, in.split ? params_len : len)) != MOTA_OK)
-        return ret;
-    mota_nbin_compat(&in, MOTA_INSTALL_XIP, &c);
     memset(out, 0, sizeof(*out));
     out->name = "like";
     out->board = "the profile of one model (--like)";
     struct mota_device_profile *p = &out->dev;
-    p->cpu_part = c.cpu_part;
-    p->fpu_enabled = c.fpu;
-    p->float_abi = c.float_abi;
-    p->secure = c.secure;
-    p->reloc_families = c.reloc_major <= 15 ? 1u << c.reloc_major : 0;
-    p->reloc_minor_max = c.reloc_minor;
-    bool cpu_model = c.rt_desc_len >= sizeof(MOTA_CPU_ABI_PREFIX) - 1 &&
-                     memcmp(c.rt_desc, MOTA_CPU_ABI_PREFIX, sizeof(MOTA_CPU_ABI_PREFIX) - 1) == 0;
-    if (c.reloc_major == MOTA_NBIN_FAMILY_NPU && !cpu_model) {
+    p->cpu_part = c->cpu_part;
+    p->fpu_enabled = c->fpu;
+    p->float_abi = c->float_abi;
+    p->secure = c->secure;
+    p->reloc_families = c->reloc_major <= 15 ? 1u << c->reloc_major : 0;
+    p->reloc_minor_max = c->reloc_minor;
+    bool cpu_model = c->rt_desc_len >= sizeof(MOTA_CPU_ABI_PREFIX) - 1 &&
+                     memcmp(c->rt_desc, MOTA_CPU_ABI_PREFIX, sizeof(MOTA_CPU_ABI_PREFIX) - 1) == 0;
+    if (c->reloc_major == MOTA_NBIN_FAMILY_NPU && !cpu_model) {
         p->has_ll_aton = true;
-        p->ll_aton_major = c.rt_major;
-        p->ll_aton_minor = c.rt_minor;
-        p->ll_aton_micro = c.rt_micro;
-        p->dbg_info = c.dbg_info;
-        p->async = c.async;
-        p->struct_sizes = c.has_struct_sizes ? c.struct_sizes : 0;
+        p->ll_aton_major = c->rt_major;
+        p->ll_aton_minor = c->rt_minor;
+        p->ll_aton_micro = c->rt_micro;
+        p->dbg_info = c->dbg_info;
+        p->async = c->async;
+        p->struct_sizes = c->has_struct_sizes ? c->struct_sizes : 0;
     }
     p->install_modes = XIP_COPY;
-    out->exec_ram = round8(c.exec_ram_xip > c.exec_ram_copy ? c.exec_ram_xip : c.exec_ram_copy);
+}
+
+/* The memories the model needs: exec and external RAM, and an update area for two copies of it
+ * (payload_len: the model and its params). */
+static void like_memories(const struct mota_compat *c, uint64_t payload_len, struct tool_profile *out)
+{
+    out->exec_ram = round8(c->exec_ram_xip > c->exec_ram_copy ? c->exec_ram_xip : c->exec_ram_copy);
     if (out->exec_ram < 4 * KIB) /* the simulator's smallest exec RAM */
         out->exec_ram = 4 * KIB;
-    out->ext_ram = round8((uint32_t)c.ext_ram_size);
+    out->ext_ram = round8((uint32_t)c->ext_ram_size);
     out->internal_ram = out->exec_ram;
     /* room for two copies of the container (model, params, a head) in A/B slots, and the journal */
-    uint64_t need = 2ull * ((uint64_t)len + (in.split ? params_len : 0) + 64 * KIB) + 64 * KIB;
+    uint64_t need = 2ull * (payload_len + 64 * KIB) + 64 * KIB;
     out->update_area = need < 8 * MIB ? 8 * MIB : (uint32_t)((need + MIB - 1) / MIB * MIB);
     out->flash = out->update_area;
-    /* the pools that land at fixed addresses (COPY and RESET pools) */
-    uint64_t lo[MOTA_NBIN_MAX_POOLS], hi[MOTA_NBIN_MAX_POOLS];
+}
+
+/* The pools that land at fixed addresses (COPY and RESET pools), as [lo, hi) ranges; their number. */
+static unsigned fixed_pools(const struct mota_nbin_info *in, uint64_t *lo, uint64_t *hi)
+{
     unsigned n = 0;
-    for (unsigned i = 0; i < in.n_pools; i++) {
-        uint32_t type = in.pools[i].flags >> 24;
-        if ((type == 2 || type == 3) && in.pools[i].size > 0 && n < MOTA_NBIN_MAX_POOLS) {
-            lo[n] = in.pools[i].dst;
-            hi[n++] = (uint64_t)in.pools[i].dst + round8(in.pools[i].size);
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        uint32_t type = in->pools[i].flags >> 24;
+        if ((type == 2 || type == 3) && in->pools[i].size > 0 && n < MOTA_NBIN_MAX_POOLS) {
+            lo[n] = in->pools[i].dst;
+            hi[n++] = (uint64_t)in->pools[i].dst + round8(in->pools[i].size);
         }
     }
-    /* pools sharing a RAM share its region: merge until no two touch */
+    return n;
+}
+
+/* pools sharing a RAM share its region: merge until no two touch */
+static void merge_touching(uint64_t *lo, uint64_t *hi, unsigned *n)
+{
     for (bool merged = true; merged;) {
         merged = false;
-        for (unsigned a = 0; a < n && !merged; a++)
-            for (unsigned b = a + 1; b < n && !merged; b++)
+        for (unsigned a = 0; a < *n && !merged; a++)
+            for (unsigned b = a + 1; b < *n && !merged; b++)
                 if (lo[a] <= hi[b] && lo[b] <= hi[a]) {
                     lo[a] = lo[a] < lo[b] ? lo[a] : lo[b];
                     hi[a] = hi[a] > hi[b] ? hi[a] : hi[b];
-                    lo[b] = lo[--n];
-                    hi[b] = hi[n];
+                    lo[b] = lo[--*n];
+                    hi[b] = hi[*n];
                     merged = true;
                 }
     }
+}
+
+/* The regions as the profile's RAM, clear of the simulator's exec RAM. */
+static int claim_regions(const uint64_t *lo, const uint64_t *hi, unsigned n, struct tool_profile *out)
+{
     if (n > MOTA_POSIX_MAX_REGIONS)
         return MOTA_ERR_NBIN_DESC_TOO_MANY;
     for (unsigned r = 0; r < n; r++) {
@@ -192,7 +202,12 @@ int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, siz
         out->internal_ram += hi[r] - lo[r];
     }
     out->n_regions = n;
-    /* the external RAM where no pool is (an N6's XSPI1 window first) */
+    return MOTA_OK;
+}
+
+/* the external RAM where no pool is (an N6's XSPI1 window first) */
+static int place_ext_ram(const uint64_t *lo, const uint64_t *hi, unsigned n, struct tool_profile *out)
+{
     static const uint32_t bases[] = {0x90000000u, 0x70000000u, 0xC0000000u, 0x60000000u, 0xA0000000u};
     out->ext_base = 0;
     for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]) && out->ext_base == 0; b++) {
@@ -205,4 +220,27 @@ int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, siz
     if (out->ext_base == 0)
         return MOTA_ERR_UNSUPPORTED;
     return MOTA_OK;
+}
+
+int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, size_t params_len,
+                      struct tool_profile *out)
+{
+    static struct mota_nbin_info in;
+    struct mota_compat c;
+    uint64_t lo[MOTA_NBIN_MAX_POOLS], hi[MOTA_NBIN_MAX_POOLS];
+    int ret = mota_nbin_validate(img, len, &in);
+    if (ret != MOTA_OK)
+        return ret;
+    if (in.split && params == NULL)
+        return MOTA_ERR_NBIN_SPLIT;
+    if ((ret = mota_nbin_check_params(&in, in.split ? params : img, in.split ? params_len : len)) != MOTA_OK)
+        return ret;
+    mota_nbin_compat(&in, MOTA_INSTALL_XIP, &c);
+    like_compat(&c, out);
+    like_memories(&c, (uint64_t)len + (in.split ? params_len : 0), out);
+    unsigned n = fixed_pools(&in, lo, hi);
+    merge_touching(lo, hi, &n);
+    if ((ret = claim_regions(lo, hi, n, out)) != MOTA_OK)
+        return ret;
+    return place_ext_ram(lo, hi, n, out);
 }
