@@ -48,48 +48,39 @@ static int client_stream(struct client *c)
     return MOTA_OK;
 }
 
-int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
+/* tcp:HOST:PORT, connected within timeout_ms */
+static int open_tcp(struct client *c, const char *port, int timeout_ms)
 {
-    double deadline = c->deadline;
-    void (*on_event)(void *, unsigned, uint32_t) = c->on_event;
-    void *event_ctx = c->event_ctx;
-    memset(c, 0, sizeof(*c));
-    c->deadline = deadline;
-    c->on_event = on_event; /* a reconnect keeps the caller's hook */
-    c->event_ctx = event_ctx;
-    c->fd = -1;
-    snprintf(c->port, sizeof(c->port), "%s", port);
-    c->baud = baud;
-    c->max_payload = 256;
-    c->window = 1;
-    mota_deframer_init(&c->df, c->rx, sizeof(c->rx));
-    if (strncmp(port, "tcp:", 4) == 0) {
-        char host[256];
-        const char *colon = strrchr(port + 4, ':');
-        uint64_t p = 0;
-        if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
-            p == 0 || p > 65535) {
-            snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
-            return MOTA_ERR_ARG;
-        }
-        memcpy(host, port + 4, (size_t)(colon - (port + 4)));
-        host[colon - (port + 4)] = 0;
-        char why[200];
-        if (!tool_host_resolves(host, why, sizeof(why))) { /* its own cause, not "no route to host" */
-            snprintf(c->why, sizeof(c->why), "%s: %s", port, why);
-            return MOTA_ERR_TRANSPORT;
-        }
-        struct mota_posix_transport t;
-        int ret = mota_posix_transport_tcp_connect(&t, host, (uint16_t)p, timeout_ms);
-        if (ret != MOTA_OK) {
-            snprintf(c->why, sizeof(c->why), "%s: %s", port,
-                     ret == MOTA_ERR_TIMEOUT ? "no connection within the timeout (a listener that accepts nobody)"
-                                             : strerror(errno));
-            return ret;
-        }
-        c->fd = t.rfd;
-        return client_stream(c);
+    char host[256];
+    const char *colon = strrchr(port + 4, ':');
+    uint64_t p = 0;
+    if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
+        p == 0 || p > 65535) {
+        snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
+        return MOTA_ERR_ARG;
     }
+    memcpy(host, port + 4, (size_t)(colon - (port + 4)));
+    host[colon - (port + 4)] = 0;
+    char why[200];
+    if (!tool_host_resolves(host, why, sizeof(why))) { /* its own cause, not "no route to host" */
+        snprintf(c->why, sizeof(c->why), "%s: %s", port, why);
+        return MOTA_ERR_TRANSPORT;
+    }
+    struct mota_posix_transport t;
+    int ret = mota_posix_transport_tcp_connect(&t, host, (uint16_t)p, timeout_ms);
+    if (ret != MOTA_OK) {
+        snprintf(c->why, sizeof(c->why), "%s: %s", port,
+                 ret == MOTA_ERR_TIMEOUT ? "no connection within the timeout (a listener that accepts nobody)"
+                                         : strerror(errno));
+        return ret;
+    }
+    c->fd = t.rfd;
+    return client_stream(c);
+}
+
+/* A serial port or a pty: a terminal, held by this client alone, raw, at the baud rate. */
+static int open_serial(struct client *c, const char *port, unsigned baud)
+{
     c->fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (c->fd < 0) {
         int e = errno;
@@ -128,6 +119,24 @@ int client_open(struct client *c, const char *port, unsigned baud, int timeout_m
         tcsetattr(c->fd, TCSANOW, &tio);
     }
     return client_stream(c);
+}
+
+int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
+{
+    double deadline = c->deadline;
+    void (*on_event)(void *, unsigned, uint32_t) = c->on_event;
+    void *event_ctx = c->event_ctx;
+    memset(c, 0, sizeof(*c));
+    c->deadline = deadline;
+    c->on_event = on_event; /* a reconnect keeps the caller's hook */
+    c->event_ctx = event_ctx;
+    c->fd = -1;
+    snprintf(c->port, sizeof(c->port), "%s", port);
+    c->baud = baud;
+    c->max_payload = 256;
+    c->window = 1;
+    mota_deframer_init(&c->df, c->rx, sizeof(c->rx));
+    return strncmp(port, "tcp:", 4) == 0 ? open_tcp(c, port, timeout_ms) : open_serial(c, port, baud);
 }
 
 void client_close(struct client *c)

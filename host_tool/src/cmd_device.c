@@ -174,9 +174,10 @@ static void print_report(const struct report *r)
 
 /* ---- JSON (docs/json.md) ---- */
 
-static void json_report(struct json *j, const struct report *r)
+/* Who the device is and how it talks. */
+static void json_device(struct json *j, const struct report *r)
 {
-    char u[37], v[16];
+    char u[37];
     json_obj(j, "device");
     json_str(j, "name", r->name);
     json_bool(j, "provisioned", r->provisioned);
@@ -202,46 +203,53 @@ static void json_report(struct json *j, const struct report *r)
     else
         json_null(j, "uptime_ms");
     json_obj_end(j);
+}
 
-    if (r->profile.valid) {
-        const struct dev_profile *dp = &r->profile;
-        const struct mota_device_profile *p = &dp->p;
-        const char *cpu = mota_nbin_cpu_name((uint16_t)p->cpu_part), *abi = mota_nbin_float_abi_name(p->float_abi);
-        json_obj(j, "profile");
-        json_str(j, "name", dp->name);
-        json_uint(j, "cpu_part", p->cpu_part);
-        json_str(j, "cpu", cpu ? cpu : "");
-        json_bool(j, "fpu", p->fpu_enabled);
-        json_str(j, "float_abi", abi ? abi : "");
-        json_bool(j, "secure", p->secure);
-        json_arr(j, "families");
-        if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_NPU))
-            json_str(j, NULL, "npu");
-        if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_LEGACY))
-            json_str(j, NULL, "legacy");
-        json_arr_end(j);
-        snprintf(v, sizeof(v), "%u.%u.%u", p->ll_aton_major, p->ll_aton_minor, p->ll_aton_micro);
-        if (p->has_ll_aton)
-            json_str(j, "ll_aton_version", v);
-        else
-            json_null(j, "ll_aton_version");
-        json_bool(j, "dbg_info", p->dbg_info);
-        json_bool(j, "async", p->async);
-        json_uint(j, "struct_sizes", p->struct_sizes);
-        json_arr(j, "install_modes");
-        if (p->install_modes & (1u << MOTA_INSTALL_XIP))
-            json_str(j, NULL, "xip");
-        if (p->install_modes & (1u << MOTA_INSTALL_COPY))
-            json_str(j, NULL, "copy");
-        json_arr_end(j);
-        json_uint(j, "key_floor", dp->key_floor);
-        json_obj_end(j);
-    } else {
+/* What compatibility is checked against on this device. */
+static void json_profile(struct json *j, const struct report *r)
+{
+    char v[16];
+    if (!r->profile.valid) {
         json_null(j, "profile");
+        return;
     }
+    const struct dev_profile *dp = &r->profile;
+    const struct mota_device_profile *p = &dp->p;
+    const char *cpu = mota_nbin_cpu_name((uint16_t)p->cpu_part), *abi = mota_nbin_float_abi_name(p->float_abi);
+    json_obj(j, "profile");
+    json_str(j, "name", dp->name);
+    json_uint(j, "cpu_part", p->cpu_part);
+    json_str(j, "cpu", cpu ? cpu : "");
+    json_bool(j, "fpu", p->fpu_enabled);
+    json_str(j, "float_abi", abi ? abi : "");
+    json_bool(j, "secure", p->secure);
+    json_arr(j, "families");
+    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_NPU))
+        json_str(j, NULL, "npu");
+    if (p->reloc_families & (1u << MOTA_NBIN_FAMILY_LEGACY))
+        json_str(j, NULL, "legacy");
+    json_arr_end(j);
+    snprintf(v, sizeof(v), "%u.%u.%u", p->ll_aton_major, p->ll_aton_minor, p->ll_aton_micro);
+    if (p->has_ll_aton)
+        json_str(j, "ll_aton_version", v);
+    else
+        json_null(j, "ll_aton_version");
+    json_bool(j, "dbg_info", p->dbg_info);
+    json_bool(j, "async", p->async);
+    json_uint(j, "struct_sizes", p->struct_sizes);
+    json_arr(j, "install_modes");
+    if (p->install_modes & (1u << MOTA_INSTALL_XIP))
+        json_str(j, NULL, "xip");
+    if (p->install_modes & (1u << MOTA_INSTALL_COPY))
+        json_str(j, NULL, "copy");
+    json_arr_end(j);
+    json_uint(j, "key_floor", dp->key_floor);
+    json_obj_end(j);
+}
 
-    json_models(j, r->models, r->n_models, (unsigned)r->max_boots);
-
+/* The link's counters, the last result and update, the recent errors. */
+static void json_history(struct json *j, const struct report *r)
+{
     if (r->has_counters) {
         static const char *const names[] = {"frames", "bad_crc", "malformed", "oversized", "responses", "resent"};
         json_obj(j, "link");
@@ -271,7 +279,86 @@ static void json_report(struct json *j, const struct report *r)
     json_arr_end(j);
 }
 
+static void json_report(struct json *j, const struct report *r)
+{
+    json_device(j, r);
+    json_profile(j, r);
+    json_models(j, r->models, r->n_models, (unsigned)r->max_boots);
+    json_history(j, r);
+}
+
 /* ---- the commands ---- */
+
+/* --model NAME: its index on the device, or a usage error naming what the device has. */
+static int model_arg(const struct link_opts *o, const struct report *r, const char *name, int *idx)
+{
+    char have[256] = "";
+    size_t at = 0;
+    *idx = 0;
+    if (o->model == NULL || (*idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) >= 0)
+        return EXIT_OK;
+    for (unsigned i = 0; i < r->n_models && at < sizeof(have); i++)
+        at += (size_t)snprintf(have + at, sizeof(have) - at, "%s%s", i ? ", " : "", r->models[i].name);
+    return tool_usage_err(name, "--model %s: the device has no such model; it has %s", o->model,
+                          r->n_models ? have : "none");
+}
+
+/* The command, then what the device runs now: after confirm or rollback, the outcome; never after a
+ * reboot (it is gone). A link error is returned, the device's status put in *status. */
+static int run_command(struct client *c, uint8_t cmd, int idx, struct report *r, int *status)
+{
+    const uint8_t *body;
+    size_t blen;
+    int ret = MOTA_OK;
+    uint8_t mi = (uint8_t)idx;
+    *status = MOTA_OK;
+    if (cmd != MOTA_CMD_STATUS) /* one model index for every command: the device ignores it for REBOOT */
+        ret = client_call(c, cmd, &mi, 1, status, &body, &blen, 3000, 3);
+    if (ret != MOTA_OK || *status != MOTA_OK || cmd == MOTA_CMD_REBOOT)
+        return ret;
+    ret = client_call(c, MOTA_CMD_STATUS, NULL, 0, status, &body, &blen, 2000, 3);
+    if (ret != MOTA_OK || *status != MOTA_OK)
+        return ret;
+    parse_status(body, blen, r);
+    if (cmd != MOTA_CMD_STATUS)
+        return MOTA_OK;
+    ret = client_call(c, MOTA_CMD_ERRORS, NULL, 0, status, &body, &blen, 2000, 3);
+    return ret == MOTA_OK && *status == MOTA_OK ? parse_ring(body, blen, r) : ret;
+}
+
+/* The outcome, as JSON or text; the exit code. */
+static int report_command(const struct client *c, const struct link_opts *o, uint8_t cmd, const char *name,
+                          const struct report *r, int ret, int status)
+{
+    struct json j;
+    bool ok = ret == MOTA_OK && status == MOTA_OK;
+    if (o->json) {
+        json_doc(&j, stdout, name, false);
+        json_reason(&j, ret != MOTA_OK ? ret : status);
+        if (ok && cmd == MOTA_CMD_STATUS)
+            json_report(&j, r);
+        else if (ok && cmd != MOTA_CMD_REBOOT)
+            json_models(&j, r->models, r->n_models, (unsigned)r->max_boots);
+        else if (ret != MOTA_OK)
+            json_str(&j, "detail", c->why);
+        json_end(&j);
+    } else if (ok && cmd == MOTA_CMD_STATUS) {
+        print_report(r);
+    } else if (ok && !o->quiet) {
+        printf("%s: done\n", name);
+        if (cmd != MOTA_CMD_REBOOT)
+            print_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
+    }
+    if (ret != MOTA_OK) {
+        link_fail(ret, c, o);
+        return link_exit(ret);
+    }
+    if (status != MOTA_OK) {
+        tool_fail(status, "the device refused");
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
 
 static int device_call(int argc, char **argv, uint8_t cmd, const char *name, unsigned allowed, const char *usage)
 {
@@ -281,71 +368,20 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
         return rc;
     static struct client c;
     static struct report r;
-    const uint8_t *info, *body;
-    size_t info_len, blen;
-    struct json j;
-    int status = MOTA_OK, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
-    if (ret != MOTA_OK)
-        goto done;
+    const uint8_t *info;
+    size_t info_len;
+    int idx = 0, status = MOTA_OK, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
     memset(&r, 0, sizeof(r));
-    parse_info(info, info_len, &r);
-    int idx = 0;
-    if (o.model && (idx = model_index(r.models, r.n_models, o.model, strlen(o.model))) < 0) {
-        char have[256] = "";
-        size_t at = 0;
-        for (unsigned i = 0; i < r.n_models && at < sizeof(have); i++)
-            at += (size_t)snprintf(have + at, sizeof(have) - at, "%s%s", i ? ", " : "", r.models[i].name);
+    if (ret == MOTA_OK) {
+        parse_info(info, info_len, &r);
+        if ((rc = model_arg(&o, &r, name, &idx)) != EXIT_OK) {
+            client_close(&c);
+            return rc;
+        }
+        ret = run_command(&c, cmd, idx, &r, &status);
         client_close(&c);
-        return tool_usage_err(name, "--model %s: the device has no such model; it has %s", o.model,
-                              r.n_models ? have : "none");
     }
-    if (cmd != MOTA_CMD_STATUS) {
-        uint8_t mi = (uint8_t)idx;
-        /* one model index for every command: the device ignores it for REBOOT */
-        ret = client_call(&c, cmd, &mi, 1, &status, &body, &blen, 3000, 3);
-    }
-    /* what the device runs now: after confirm or rollback, the outcome; never after a reboot (it is gone) */
-    if (ret == MOTA_OK && status == MOTA_OK && cmd != MOTA_CMD_REBOOT) {
-        ret = client_call(&c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, 3);
-        if (ret == MOTA_OK && status == MOTA_OK) {
-            parse_status(body, blen, &r);
-            if (cmd == MOTA_CMD_STATUS) {
-                ret = client_call(&c, MOTA_CMD_ERRORS, NULL, 0, &status, &body, &blen, 2000, 3);
-                if (ret == MOTA_OK && status == MOTA_OK)
-                    ret = parse_ring(body, blen, &r);
-            }
-        }
-    }
-    client_close(&c);
-done:
-    if (o.json) {
-        json_doc(&j, stdout, name, false);
-        json_reason(&j, ret != MOTA_OK ? ret : status);
-        if (ret == MOTA_OK && status == MOTA_OK && cmd == MOTA_CMD_STATUS)
-            json_report(&j, &r);
-        else if (ret == MOTA_OK && status == MOTA_OK && cmd != MOTA_CMD_REBOOT)
-            json_models(&j, r.models, r.n_models, (unsigned)r.max_boots);
-        else if (ret != MOTA_OK)
-            json_str(&j, "detail", c.why);
-        json_end(&j);
-    } else if (ret == MOTA_OK && status == MOTA_OK) {
-        if (cmd == MOTA_CMD_STATUS) {
-            print_report(&r);
-        } else if (!o.quiet) {
-            printf("%s: done\n", name);
-            if (cmd != MOTA_CMD_REBOOT)
-                print_models(r.models, r.n_models, r.has_uptime ? (int64_t)r.uptime_ms : -1, (unsigned)r.max_boots);
-        }
-    }
-    if (ret != MOTA_OK) {
-        link_fail(ret, &c, &o);
-        return link_exit(ret);
-    }
-    if (status != MOTA_OK) {
-        tool_fail(status, "the device refused");
-        return EXIT_INVALID;
-    }
-    return EXIT_OK;
+    return report_command(&c, &o, cmd, name, &r, ret, status);
 }
 
 int cmd_status(int argc, char **argv)

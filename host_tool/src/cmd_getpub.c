@@ -68,38 +68,39 @@ static void write_c(FILE *f, const struct mota_p256_key *key, const uint8_t kid[
     fprintf(f, "};\n");
 }
 
-int cmd_getpub(int argc, char **argv)
+struct getpub_opts {
+    const char *lang, *name, *out_path, *path;
+    uint64_t index;
+};
+
+/* The options and the key file; EXIT_OK, or a usage error (help: exit at once, 0). */
+static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *help_only)
 {
     enum { O_LANG = 256, O_NAME, O_INDEX };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"lang", required_argument, 0, O_LANG},
                                          {"name", required_argument, 0, O_NAME},
                                          {"index", required_argument, 0, O_INDEX},
                                          {"out", required_argument, 0, 'o'}, {0, 0, 0, 0}};
-    const char *lang = "c", *name = "mota_signing_key", *out_path = NULL;
-    uint64_t index = 1;
-    struct mota_p256_key key;
-    uint8_t kid[MOTA_KEY_ID_LEN];
-    char pem[512];
-    struct outfile out = {0};
-    int c, rc = EXIT_IO;
-
+    int c;
+    *o = (struct getpub_opts){.lang = "c", .name = "mota_signing_key", .index = 1};
+    *help_only = false;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "ho:", opts, "getpub")) != -1) {
         switch (c) {
-        case 'h': help(stdout); return EXIT_OK;
-        case 'o': out_path = optarg; break;
+        case 'h': help(stdout); *help_only = true; return EXIT_OK;
+        case 'o': o->out_path = optarg; break;
         case O_LANG:
             if (strcmp(optarg, "c") != 0 && strcmp(optarg, "pem") != 0 && strcmp(optarg, "id") != 0)
                 return tool_usage_err("getpub", "--lang '%s' is not c, pem or id", optarg);
-            lang = optarg;
+            o->lang = optarg;
             break;
         case O_NAME:
             if (!c_identifier(optarg))
                 return tool_usage_err("getpub", "--name '%s' is not a C identifier", optarg);
-            name = optarg;
+            o->name = optarg;
             break;
         case O_INDEX:
-            if (!tool_parse_u64(optarg, &index) || index == 0 || index > 0xFFFFFFFFu)
+            if (!tool_parse_u64(optarg, &o->index) || o->index == 0 || o->index > 0xFFFFFFFFu)
                 return tool_usage_err("getpub", "--index '%s' is not a key-slot index from 1", optarg);
             break;
         default: return EXIT_USAGE;
@@ -108,41 +109,67 @@ int cmd_getpub(int argc, char **argv)
     if (argc - optind != 1)
         return tool_usage_err("getpub", argc - optind < 1 ? "needs the key file" : "takes one key file, not also '%s'",
                               argv[argc - 1]);
-    const char *path = argv[optind];
-    if (out_path != NULL && tool_same_file(out_path, path)) {
-        tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the key file", out_path);
-        return EXIT_IO;
-    }
-    memset(&key, 0, sizeof(key));
-    if (tool_load_key(path, &key) != MOTA_OK)
-        goto done;
-    mota_key_id(key.pub, kid);
-    if (strcmp(lang, "pem") == 0 && mota_key_write_public_pem(&key, pem, sizeof(pem)) != MOTA_OK) {
-        tool_fail(MOTA_ERR_KEY_INVALID, "%s: its public key cannot be encoded", path);
-        goto done;
-    }
-    FILE *f = stdout;
-    if (out_path != NULL) {
-        if (tool_out_open(&out, out_path, 0644) != MOTA_OK)
-            goto done;
-        f = out.f;
-    }
-    if (strcmp(lang, "c") == 0)
-        write_c(f, &key, kid, name, index, path);
-    else if (strcmp(lang, "pem") == 0)
+    o->path = argv[optind];
+    return EXIT_OK;
+}
+
+/* The public key in the chosen form, to f. */
+static int write_key(FILE *f, const struct getpub_opts *o, const struct mota_p256_key *key)
+{
+    uint8_t kid[MOTA_KEY_ID_LEN];
+    char pem[512];
+    mota_key_id(key->pub, kid);
+    if (strcmp(o->lang, "c") == 0) {
+        write_c(f, key, kid, o->name, o->index, o->path);
+    } else if (strcmp(o->lang, "pem") == 0) {
+        if (mota_key_write_public_pem(key, pem, sizeof(pem)) != MOTA_OK) {
+            tool_fail(MOTA_ERR_KEY_INVALID, "%s: its public key cannot be encoded", o->path);
+            return MOTA_ERR_KEY_INVALID;
+        }
         fputs(pem, f);
-    else {
+    } else {
         tool_hex(f, kid, sizeof(kid));
         fputc('\n', f);
     }
-    if (out_path != NULL && tool_out_commit(&out) != MOTA_OK)
+    return MOTA_OK;
+}
+
+int cmd_getpub(int argc, char **argv)
+{
+    struct getpub_opts o;
+    struct mota_p256_key key;
+    struct outfile out = {0};
+    bool help_only;
+    int rc = parse_options(argc, argv, &o, &help_only);
+    if (rc != EXIT_OK || help_only)
+        return rc;
+    if (o.out_path != NULL && tool_same_file(o.out_path, o.path)) {
+        tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the key file", o.out_path);
+        return EXIT_IO;
+    }
+    rc = EXIT_IO;
+    memset(&key, 0, sizeof(key));
+    if (tool_load_key(o.path, &key) != MOTA_OK)
         goto done;
-    if (out_path == NULL && fflush(stdout) != 0) {
-        tool_fail(MOTA_ERR_IO, "stdout: writing");
-        goto done;
+    if (o.out_path == NULL) {
+        if (write_key(stdout, &o, &key) != MOTA_OK)
+            goto done;
+        if (fflush(stdout) != 0) {
+            tool_fail(MOTA_ERR_IO, "stdout: writing");
+            goto done;
+        }
+    } else {
+        if (tool_out_open(&out, o.out_path, 0644) != MOTA_OK)
+            goto done;
+        if (write_key(out.f, &o, &key) != MOTA_OK) {
+            tool_out_abort(&out);
+            goto done;
+        }
+        if (tool_out_commit(&out) != MOTA_OK)
+            goto done;
     }
     rc = EXIT_OK;
 done:
-    memset(&key, 0, sizeof(key));
+    memset(&key, 0, sizeof(key)); /* the private half too: it was loaded to derive the public one */
     return rc;
 }
