@@ -103,6 +103,16 @@ static void set_error(const struct mota_journal *j, struct mota_agent_model_stat
     s->last_error_ms = s->last_error_this_boot ? (uint32_t)(j->sys->now_us(j->sys->ctx) / 1000u) : 0;
 }
 
+/* An upload into r's slot, in the given state, from its start. */
+static void set_upload(struct mota_agent_model_state *s, const struct jrec *r, uint8_t state)
+{
+    ref_set(&s->upload, r);
+    s->upload_state = state;
+    s->upload_len = r->value;
+    s->upload_head_len = r->value2;
+    s->upload_offset = 0;
+}
+
 /* An upload's records: begun, erased, progress, verified, aborted. */
 static void apply_upload(const struct mota_journal *j, struct mota_agent_model_state *s, const struct jrec *r,
                          bool live)
@@ -112,11 +122,7 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
         /* the slot of the model a rollback would bring back is about to be erased: no going back to it */
         if (s->previous.slot == r->slot)
             ref_clear(&s->previous);
-        ref_set(&s->upload, r);
-        s->upload_state = MOTA_UPLOAD_RECEIVING;
-        s->upload_len = r->value;
-        s->upload_head_len = r->value2;
-        s->upload_offset = 0;
+        set_upload(s, r, MOTA_UPLOAD_RECEIVING);
         break;
     case J_UPLOAD_ERASED:
         s->upload_state = MOTA_UPLOAD_ERASED;
@@ -194,11 +200,7 @@ static void apply_snapshot(struct mota_agent_model_state *s, const struct jrec *
         s->has_committed = true;
         break;
     default: /* J_SET_UPLOAD */
-        ref_set(&s->upload, r);
-        s->upload_state = r->flags;
-        s->upload_len = r->value;
-        s->upload_head_len = r->value2;
-        s->upload_offset = 0;
+        set_upload(s, r, r->flags);
         break;
     }
 }

@@ -248,26 +248,28 @@ static void json_profile(struct json *j, const struct report *r)
 }
 
 /* The link's counters, the last result and update, the recent errors. */
+/* An object of named counters. */
+static void json_counters(struct json *j, const char *name, const char *const *names, const uint64_t *v, unsigned n)
+{
+    json_obj(j, name);
+    for (unsigned i = 0; i < n; i++)
+        json_uint(j, names[i], v[i]);
+    json_obj_end(j);
+}
+
 static void json_history(struct json *j, const struct report *r)
 {
-    if (r->has_counters) {
-        static const char *const names[] = {"frames", "bad_crc", "malformed", "oversized", "responses", "resent"};
-        json_obj(j, "link");
-        for (unsigned i = 0; i < 6; i++)
-            json_uint(j, names[i], r->counters[i]);
-        json_obj_end(j);
-    }
+    static const char *const link_names[MOTA_STATUS_COUNTER_ITEMS] = {"frames", "bad_crc", "malformed", "oversized",
+                                                                      "responses", "resent"};
+    if (r->has_counters)
+        json_counters(j, "link", link_names, r->counters, MOTA_STATUS_COUNTER_ITEMS);
     json_obj(j, "last_result");
     json_reason(j, clamp_code(r->last_result));
     json_obj_end(j);
-    if (r->has_timing && r->timing[0] != 0) {
-        json_obj(j, "last_update");
-        for (unsigned i = 0; i < 7; i++)
-            json_uint(j, timing_names[i], r->timing[i]);
-        json_obj_end(j);
-    } else {
+    if (r->has_timing && r->timing[0] != 0)
+        json_counters(j, "last_update", timing_names, r->timing, MOTA_STATUS_TIMING_ITEMS);
+    else
         json_null(j, "last_update");
-    }
     json_arr(j, "recent_errors");
     for (unsigned i = 0; i < r->n_ring; i++) {
         json_obj(j, NULL);
