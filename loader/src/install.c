@@ -152,39 +152,20 @@ static int check_config(struct inst *s)
     return MOTA_OK;
 }
 
-int mota_loader_install(const struct mota_install_config *cfg, struct mota_installed *out)
+/* Code: in place (XIP) or copied to the start of exec RAM (COPY); the RW
+ * segment follows it in exec RAM. */
+static int place_code(struct inst *s)
 {
-    int ret = MOTA_ERR_INSTALL_ARG;
-    struct inst s;
-
-    if (cfg == NULL || out == NULL || cfg->image == NULL)
-        return MOTA_ERR_ARG;
-    memset(&s, 0, sizeof(s));
-    memset(out, 0, sizeof(*out));
-    s.cfg = cfg;
-    s.out = out;
-    if ((ret = mota_nbin_validate(cfg->image, cfg->image_len, &s.info)) != MOTA_OK)
-        return ret;
-    if ((ret = check_config(&s)) != MOTA_OK)
-        return ret;
-    const struct mota_nbin_info *in = &s.info;
-    const struct mota_loader_mem *mem = cfg->mem;
-    out->family = in->family;
-    out->mode = cfg->mode;
-    out->ext_addr = cfg->ext_ram_addr;
-
-    if (in->family == MOTA_NBIN_FAMILY_NPU && (ret = install_pools(&s)) != MOTA_OK)
-        return ret;
-
-    /* Code: in place (XIP) or copied to the start of exec RAM (COPY). */
-    uint32_t rw_bytes = round8(in->rw_size);
+    const struct mota_install_config *cfg = s->cfg;
+    const struct mota_nbin_info *in = &s->info;
+    struct mota_installed *out = s->out;
     if (cfg->mode == MOTA_INSTALL_COPY) {
         uint32_t ro8 = round8(in->ro_size);
-        s.rom_copy = mem->map(mem->ctx, cfg->exec_ram_addr, ro8, true);
-        if (s.rom_copy == NULL)
+        s->rom_copy = cfg->mem->map(cfg->mem->ctx, cfg->exec_ram_addr, ro8, true);
+        if (s->rom_copy == NULL)
             return MOTA_ERR_INSTALL_REGION;
-        memcpy(s.rom_copy, cfg->image, in->ro_size);
-        memset(s.rom_copy + in->ro_size, 0, ro8 - in->ro_size);
+        memcpy(s->rom_copy, cfg->image, in->ro_size);
+        memset(s->rom_copy + in->ro_size, 0, ro8 - in->ro_size);
         out->bytes_copied += in->ro_size;
         out->rom_addr = cfg->exec_ram_addr;
         out->ram_addr = cfg->exec_ram_addr + ro8;
@@ -192,46 +173,85 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
         out->rom_addr = cfg->image_addr;
         out->ram_addr = cfg->exec_ram_addr;
     }
-    if (in->family != MOTA_NBIN_FAMILY_NPU) {
-        /* legacy: the weights are passed to init, not relocated; the
-         * activations follow the RW segment (exec_ram_* count them) */
-        out->param0_addr = in->params_len > 0 ? s.pblob_addr : 0;
-        out->acts_addr = out->ram_addr + rw_bytes;
-        out->acts_size = in->acts_size;
-        if (mem->map(mem->ctx, out->acts_addr, round8(in->acts_size), true) == NULL)
-            return MOTA_ERR_INSTALL_REGION;
-    }
+    return MOTA_OK;
+}
 
-    /* Data image, then .bss zeroed (up to the rounded RW size). */
-    s.ram = mem->map(mem->ctx, out->ram_addr, rw_bytes, true);
-    if (s.ram == NULL)
+/* Legacy: the weights are passed to init, not relocated; the activations
+ * follow the RW segment (exec_ram_* count them). */
+static int place_legacy_acts(struct inst *s)
+{
+    const struct mota_loader_mem *mem = s->cfg->mem;
+    struct mota_installed *out = s->out;
+    out->param0_addr = s->info.params_len > 0 ? s->pblob_addr : 0;
+    out->acts_addr = out->ram_addr + round8(s->info.rw_size);
+    out->acts_size = s->info.acts_size;
+    if (mem->map(mem->ctx, out->acts_addr, round8(s->info.acts_size), true) == NULL)
         return MOTA_ERR_INSTALL_REGION;
-    memcpy(s.ram, cfg->image + in->ro_size, in->data_copy);
-    memset(s.ram + in->data_copy, 0, rw_bytes - in->data_copy);
-    out->bytes_copied += in->data_copy;
-    out->bytes_zeroed += rw_bytes - in->data_copy;
+    return MOTA_OK;
+}
 
-    /* GOT pass (R_ARM_GOT_BREL slots), in RAM. */
+/* Data image, then .bss zeroed (up to the rounded RW size). */
+static int load_data(struct inst *s)
+{
+    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_nbin_info *in = &s->info;
+    uint32_t rw_bytes = round8(in->rw_size);
+    s->ram = mem->map(mem->ctx, s->out->ram_addr, rw_bytes, true);
+    if (s->ram == NULL)
+        return MOTA_ERR_INSTALL_REGION;
+    memcpy(s->ram, s->cfg->image + in->ro_size, in->data_copy);
+    memset(s->ram + in->data_copy, 0, rw_bytes - in->data_copy);
+    s->out->bytes_copied += in->data_copy;
+    s->out->bytes_zeroed += rw_bytes - in->data_copy;
+    return MOTA_OK;
+}
+
+/* GOT pass (R_ARM_GOT_BREL slots), in RAM: the GOT lies in the data image
+ * just copied (mota_nbin_validate). */
+static int patch_got(struct inst *s)
+{
+    int ret = MOTA_ERR_INSTALL_ARG;
+    const struct mota_nbin_info *in = &s->info;
+    uint8_t *ram = s->ram; /* locals, not s->: kept in registers across relocate() */
+    struct mota_installed *out = s->out;
     for (uint32_t off = in->got_off; off < in->got_end; off += 4) {
-        uint32_t v = mota_get32(s.ram + off), r;
-        if ((ret = relocate(&s, v, &r)) != MOTA_OK)
+        uint32_t v = mota_get32(ram + off), r;
+        if ((ret = relocate(s, v, &r)) != MOTA_OK)
             return ret;
-        mota_put32(s.ram + off, r);
+        mota_put32(ram + off, r);
         out->got_patched++;
     }
+    return MOTA_OK;
+}
 
-    /* REL pass (R_ARM_ABS32 words), entries read from the file. */
+/* REL pass (R_ARM_ABS32 words), entries read from the file: mota_nbin_validate
+ * proved each word inside the data image, or inside the code for tag 2. */
+static int patch_rel(struct inst *s)
+{
+    int ret = MOTA_ERR_INSTALL_ARG;
+    const struct mota_nbin_info *in = &s->info;
+    const uint8_t *image = s->cfg->image; /* locals, not s->: kept in registers across relocate() */
+    uint8_t *ram = s->ram, *rom_copy = s->rom_copy;
+    struct mota_installed *out = s->out;
     for (uint32_t i = 0; i < in->rel_count; i++) {
-        uint32_t e = mota_get32(cfg->image + in->rel_off + 4 * i), r;
-        uint8_t *w = TAG(e) == 0x2 ? s.rom_copy + OFF(e) : s.ram + OFF(e); /* tag 2: COPY only (checked) */
-        if ((ret = relocate(&s, mota_get32(w), &r)) != MOTA_OK)
+        uint32_t e = mota_get32(image + in->rel_off + 4 * i), r;
+        uint8_t *w = TAG(e) == 0x2 ? rom_copy + OFF(e) : ram + OFF(e); /* tag 2: COPY only (checked) */
+        if ((ret = relocate(s, mota_get32(w), &r)) != MOTA_OK)
             return ret;
         mota_put32(w, r);
         out->rel_patched++;
     }
+    return MOTA_OK;
+}
 
-    /* Runtime context, and the entry points as device addresses. */
-    uint8_t *ctx = s.ram + in->ctx_off;
+/* Runtime context (inside the data image: mota_nbin_parse), and the entry
+ * points as device addresses. */
+static void write_rtctx(struct inst *s)
+{
+    const struct mota_install_config *cfg = s->cfg;
+    const struct mota_nbin_info *in = &s->info;
+    struct mota_installed *out = s->out;
+    uint8_t *ctx = s->ram + in->ctx_off;
     out->ctx_addr = out->ram_addr + in->ctx_off;
     if (in->family == MOTA_NBIN_FAMILY_NPU) {
         mota_put32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP */
@@ -248,13 +268,54 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
     out->n_entries = in->n_entries;
     for (unsigned i = 0; i < in->n_entries; i++)
         out->entries[i] = out->rom_addr + OFF(in->entries[i]);
+}
 
+/* What was written reaches memory, and the core fetches the new code. */
+static void sync_caches(const struct inst *s)
+{
+    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_installed *out = s->out;
     if (mem->clean_dcache != NULL) {
-        mem->clean_dcache(mem->ctx, out->ram_addr, rw_bytes);
-        if (s.rom_copy != NULL)
-            mem->clean_dcache(mem->ctx, out->rom_addr, round8(in->ro_size));
+        mem->clean_dcache(mem->ctx, out->ram_addr, round8(s->info.rw_size));
+        if (s->rom_copy != NULL)
+            mem->clean_dcache(mem->ctx, out->rom_addr, round8(s->info.ro_size));
     }
     if (mem->invalidate_icache != NULL)
-        mem->invalidate_icache(mem->ctx, out->rom_addr, round8(in->ro_size));
+        mem->invalidate_icache(mem->ctx, out->rom_addr, round8(s->info.ro_size));
+}
+
+int mota_loader_install(const struct mota_install_config *cfg, struct mota_installed *out)
+{
+    int ret = MOTA_ERR_INSTALL_ARG;
+    struct inst s;
+
+    if (cfg == NULL || out == NULL || cfg->image == NULL)
+        return MOTA_ERR_ARG;
+    memset(&s, 0, sizeof(s));
+    memset(out, 0, sizeof(*out));
+    s.cfg = cfg;
+    s.out = out;
+    if ((ret = mota_nbin_validate(cfg->image, cfg->image_len, &s.info)) != MOTA_OK)
+        return ret;
+    if ((ret = check_config(&s)) != MOTA_OK)
+        return ret;
+    out->family = s.info.family;
+    out->mode = cfg->mode;
+    out->ext_addr = cfg->ext_ram_addr;
+
+    if (s.info.family == MOTA_NBIN_FAMILY_NPU && (ret = install_pools(&s)) != MOTA_OK)
+        return ret;
+    if ((ret = place_code(&s)) != MOTA_OK)
+        return ret;
+    if (s.info.family != MOTA_NBIN_FAMILY_NPU && (ret = place_legacy_acts(&s)) != MOTA_OK)
+        return ret;
+    if ((ret = load_data(&s)) != MOTA_OK)
+        return ret;
+    if ((ret = patch_got(&s)) != MOTA_OK)
+        return ret;
+    if ((ret = patch_rel(&s)) != MOTA_OK)
+        return ret;
+    write_rtctx(&s);
+    sync_caches(&s);
     return MOTA_OK;
 }

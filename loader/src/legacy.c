@@ -86,43 +86,50 @@ static int map_bytes(const struct mota_legacy_env *env, const uint8_t *map, uint
     return n == 0 ? (*total = 0, MOTA_OK) : tensors(env, mota_get32(map + 4), n, NULL, total);
 }
 
-int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t *handle,
-                     struct mota_legacy_about *about)
+/* create(&rt_ctx.network, NULL): ai_error, type 0 is success; the network's handle is left in rt_ctx */
+static int create_network(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t *handle,
+                          uint32_t *r)
 {
-    int ret = MOTA_ERR_SELFTEST_RUN;
-    uint32_t r = 0;
-    if (env == NULL || env->call == NULL || env->peek == NULL || m == NULL || handle == NULL || about == NULL)
-        return MOTA_ERR_ARG;
-    memset(about, 0, sizeof(*about));
-    if (m->family != MOTA_NBIN_FAMILY_LEGACY || m->n_entries < 8 || env->io == NULL || env->io_addr % 8 != 0 ||
-        env->io_size < REPORT_AT + MOTA_LEGACY_REPORT_SIZE)
-        return MOTA_ERR_SELFTEST_RUN;
-
-    /* create(&rt_ctx.network, NULL): ai_error, type 0 is success */
-    if ((ret = env->call(env->ctx, MOTA_LEGACY_CREATE, m->ctx_addr + 4u, 0, 0, &r)) != MOTA_OK)
+    int ret = env->call(env->ctx, MOTA_LEGACY_CREATE, m->ctx_addr + 4u, 0, 0, r);
+    if (ret != MOTA_OK)
         return ret;
     const uint8_t *net = env->peek(env->ctx, m->ctx_addr + 4u, 4);
-    if ((r & 0xFFu) != 0 || net == NULL || mota_get32(net) == 0)
+    if ((*r & 0xFFu) != 0 || net == NULL || mota_get32(net) == 0)
         return MOTA_ERR_SELFTEST_API;
     *handle = mota_get32(net);
+    return MOTA_OK;
+}
 
-    /* init_v2(network, {weights}, {activations}) */
+/* init_v2(network, {weights}, {activations}) */
+static int init_network(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t handle,
+                        uint32_t *r)
+{
     mota_put32(env->io, m->param0_addr);
     mota_put32(env->io + 4, m->acts_addr);
-    if ((ret = env->call(env->ctx, MOTA_LEGACY_INIT_V2, *handle, env->io_addr, env->io_addr + 4u, &r)) != MOTA_OK)
+    int ret = env->call(env->ctx, MOTA_LEGACY_INIT_V2, handle, env->io_addr, env->io_addr + 4u, r);
+    if (ret != MOTA_OK)
         return ret;
-    if (r == 0)
-        return MOTA_ERR_SELFTEST_API;
+    return *r == 0 ? MOTA_ERR_SELFTEST_API : MOTA_OK;
+}
 
-    /* the report, into the I/O buffer, then copied out before anything reads it */
-    uint8_t rep[MOTA_LEGACY_REPORT_SIZE];
+/* the report, into the I/O buffer, then copied out before anything reads it */
+static int fetch_report(const struct mota_legacy_env *env, uint32_t handle, uint8_t rep[MOTA_LEGACY_REPORT_SIZE],
+                        uint32_t *r)
+{
     memset(env->io + REPORT_AT, 0, MOTA_LEGACY_REPORT_SIZE);
-    if ((ret = env->call(env->ctx, MOTA_LEGACY_REPORT, *handle, env->io_addr + REPORT_AT, 0, &r)) != MOTA_OK)
+    int ret = env->call(env->ctx, MOTA_LEGACY_REPORT, handle, env->io_addr + REPORT_AT, 0, r);
+    if (ret != MOTA_OK)
         return ret;
-    if (r == 0)
+    if (*r == 0)
         return MOTA_ERR_SELFTEST_API;
-    memcpy(rep, env->io + REPORT_AT, sizeof(rep));
+    memcpy(rep, env->io + REPORT_AT, MOTA_LEGACY_REPORT_SIZE);
+    return MOTA_OK;
+}
 
+/* The report's names, version, MACC count and tensors. */
+static int read_report(const struct mota_legacy_env *env, const uint8_t *rep, struct mota_legacy_about *about)
+{
+    int ret = MOTA_ERR_SELFTEST_REPORT;
     if ((ret = copy_string(env, mota_get32(rep + R_NAME), about->name, sizeof(about->name))) != MOTA_OK ||
         (ret = copy_string(env, mota_get32(rep + R_COMPILED), about->compiled, sizeof(about->compiled))) != MOTA_OK ||
         (ret = copy_string(env, mota_get32(rep + R_TOOL_REV), about->tool_revision, sizeof(about->tool_revision))) !=
@@ -140,6 +147,13 @@ int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_instal
     if ((ret = tensors(env, about->in_desc, about->n_inputs, about->in, &about->in_bytes)) != MOTA_OK ||
         (ret = tensors(env, about->out_desc, about->n_outputs, about->out, &about->out_bytes)) != MOTA_OK)
         return ret;
+    return MOTA_OK;
+}
+
+/* The weights and activations the report declares: buffer maps (v2), or one buffer each. */
+static int read_memory_sizes(const struct mota_legacy_env *env, const uint8_t *rep, struct mota_legacy_about *about)
+{
+    int ret = MOTA_ERR_SELFTEST_REPORT;
     if (mota_get32(rep + R_MAP_SIG) == SIGNATURE_MAP) {
         if ((ret = map_bytes(env, rep + R_MAP_W, &about->weights_size)) != MOTA_OK ||
             (ret = map_bytes(env, rep + R_MAP_A, &about->acts_size)) != MOTA_OK)
@@ -148,6 +162,33 @@ int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_instal
         about->weights_size = mota_legacy_tensor_bytes(mota_get32(rep + R_PARAMS + B_FORMAT), mota_get32(rep + R_PARAMS + B_SIZE));
         about->acts_size = mota_legacy_tensor_bytes(mota_get32(rep + R_ACTS + B_FORMAT), mota_get32(rep + R_ACTS + B_SIZE));
     }
+    return MOTA_OK;
+}
+
+int mota_legacy_open(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t *handle,
+                     struct mota_legacy_about *about)
+{
+    int ret = MOTA_ERR_SELFTEST_RUN;
+    uint32_t r = 0; /* the calls' result word: one for all three, so a port's call that leaves it unwritten
+                     * is judged on the previous call's */
+    uint8_t rep[MOTA_LEGACY_REPORT_SIZE];
+    if (env == NULL || env->call == NULL || env->peek == NULL || m == NULL || handle == NULL || about == NULL)
+        return MOTA_ERR_ARG;
+    memset(about, 0, sizeof(*about));
+    if (m->family != MOTA_NBIN_FAMILY_LEGACY || m->n_entries < 8 || env->io == NULL || env->io_addr % 8 != 0 ||
+        env->io_size < REPORT_AT + MOTA_LEGACY_REPORT_SIZE)
+        return MOTA_ERR_SELFTEST_RUN;
+
+    if ((ret = create_network(env, m, handle, &r)) != MOTA_OK)
+        return ret;
+    if ((ret = init_network(env, m, *handle, &r)) != MOTA_OK)
+        return ret;
+    if ((ret = fetch_report(env, *handle, rep, &r)) != MOTA_OK)
+        return ret;
+    if ((ret = read_report(env, rep, about)) != MOTA_OK)
+        return ret;
+    if ((ret = read_memory_sizes(env, rep, about)) != MOTA_OK)
+        return ret;
     /* it may not claim more activations than it asked the installer for */
     if (about->acts_size > m->acts_size)
         return MOTA_ERR_SELFTEST_REPORT;

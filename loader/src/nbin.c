@@ -19,6 +19,7 @@ enum {
     H_GOT_START, H_GOT_END, H_REL_START, H_REL_END,
     H_PARAMS_START = 11, H_PARAMS_OFFSET = 12, /* NPU */
     H_WEIGHTS_START = 11, H_WEIGHTS_END = 12,  /* legacy */
+    H_ENTRIES = 13,                            /* first entry point; the ctx word ends the header */
 };
 
 static uint32_t round_up(uint32_t v, uint32_t a)
@@ -204,46 +205,75 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
     return MOTA_ERR_NBIN_DESC_TOO_MANY;
 }
 
-static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+/* The first n header words; the file must hold them all. */
+static int read_header(const uint8_t *img, size_t len, uint32_t *h, unsigned n)
 {
-    uint32_t h[26];
-    int ret;
-
-    if (len < 26 * 4)
+    if (len < n * 4u)
         return MOTA_ERR_NBIN_TRUNCATED;
-    for (unsigned i = 0; i < 26; i++)
+    for (unsigned i = 0; i < n; i++)
         h[i] = mota_get32(img + 4 * i);
-    /* 24-word header: word 23 is ctx (RAM tag); 26-word: word 23 is a
-     * function (flash tag, Thumb bit) and word 25 is ctx. */
+    return MOTA_OK;
+}
+
+/* 24-word header: word 23 is ctx (RAM tag); 26-word: word 23 is a
+ * function (flash tag, Thumb bit) and word 25 is ctx. */
+static int npu_header_words(const uint32_t *h, struct mota_nbin_info *in)
+{
     if (TAG(h[23]) == TAG_RAM_NPU)
         in->header_words = 24;
     else if (TAG(h[23]) == TAG_FLASH && (h[23] & 1) && TAG(h[25]) == TAG_RAM_NPU)
         in->header_words = 26;
     else
         return MOTA_ERR_NBIN_VARIANT;
+    return MOTA_OK;
+}
 
-    ret = check_geometry(img, len, h, in->header_words, TAG_RAM_NPU, 8, in);
-    if (ret != MOTA_OK)
-        return ret;
-
-    /* Entry points: Thumb functions inside the code. */
-    for (unsigned i = 13; i < in->header_words - 1; i++) {
+/* Entry points, from word 13 up to the ctx word that ends the header:
+ * Thumb functions past the header, inside the code (ro_size: check_geometry). */
+static int read_entries(const uint32_t *h, struct mota_nbin_info *in)
+{
+    for (unsigned i = H_ENTRIES; i < in->header_words - 1; i++) {
         if (TAG(h[i]) != TAG_FLASH || !(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < in->header_words * 4u)
             return MOTA_ERR_NBIN_ENTRY;
-        in->entries[i - 13] = h[i];
+        in->entries[i - H_ENTRIES] = h[i];
     }
-    in->n_entries = in->header_words - 14;
+    in->n_entries = in->header_words - 1 - H_ENTRIES;
+    return MOTA_OK;
+}
 
-    /* Runtime context: in .data, read from the file image. */
-    uint32_t ctx = h[in->header_words - 1];
+/* Runtime context: in .data, read from the file image. Its first min_words
+ * words must lie in the data image the file holds; *rc points at them. */
+static int locate_rtctx(const uint8_t *img, uint32_t ctx, unsigned min_words, struct mota_nbin_info *in,
+                        const uint8_t **rc)
+{
     uint32_t ctx_off = OFF(ctx);
     in->ctx_off = ctx_off;
     if (ctx_off % 4 != 0)
         return MOTA_ERR_NBIN_ALIGN;
-    if ((uint64_t)ctx_off + 16 * 4 > in->data_copy)
+    if ((uint64_t)ctx_off + min_words * 4u > in->data_copy)
         return MOTA_ERR_NBIN_RTCTX;
-    const uint8_t *rc = img + in->ro_size + ctx_off;
+    *rc = img + in->ro_size + ctx_off;
     in->rtctx_file_off = in->ro_size + ctx_off;
+    return MOTA_OK;
+}
+
+/* The model's C name (rt_ctx word 5, inside the words locate_rtctx bounded):
+ * a non-empty string in the code. */
+static int read_c_name(const uint8_t *img, const uint8_t *rc, struct mota_nbin_info *in)
+{
+    int ret = get_string(img, in->ro_size, mota_get32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
+    if (ret != MOTA_OK)
+        return ret;
+    return in->c_name_len == 0 ? MOTA_ERR_NBIN_STRING : MOTA_OK;
+}
+
+/* The NPU runtime context (LL_ATON): version, names, external memory sizes. */
+static int read_npu_rtctx(const uint8_t *img, uint32_t ctx, struct mota_nbin_info *in)
+{
+    const uint8_t *rc = NULL;
+    int ret = locate_rtctx(img, ctx, 16, in, &rc);
+    if (ret != MOTA_OK)
+        return ret; /* past here rc's first 16 words are in the data image */
     in->rt_version = mota_get32(rc + 40);
     in->rt_version_extra = mota_get32(rc + 44);
     if ((in->rt_version >> 24) != 1)
@@ -252,13 +282,10 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
     in->rtctx_words = (in->rt_version & 0xFFFFFF00u) >= 0x01010100u ? 17 : 16;
     if (in->header_words == 26 && in->rtctx_words != 17)
         return MOTA_ERR_NBIN_RTCTX;
-    if ((uint64_t)ctx_off + in->rtctx_words * 4u > in->data_copy)
+    if ((uint64_t)in->ctx_off + in->rtctx_words * 4u > in->data_copy)
         return MOTA_ERR_NBIN_RTCTX;
-    ret = get_string(img, in->ro_size, mota_get32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
-    if (ret != MOTA_OK)
+    if ((ret = read_c_name(img, rc, in)) != MOTA_OK)
         return ret;
-    if (in->c_name_len == 0)
-        return MOTA_ERR_NBIN_STRING;
     ret = get_string(img, in->ro_size, mota_get32(rc + 36), MOTA_NBIN_MAX_DESC, &in->rt_desc, &in->rt_desc_len);
     if (ret != MOTA_OK)
         return ret;
@@ -266,39 +293,38 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
     in->params_size = mota_get32(rc + 28);
     in->params_bin_size = mota_get32(rc + 48);
     in->params_bin_crc32 = mota_get32(rc + 52);
-    in->struct_sizes = in->rtctx_words == 17 ? mota_get32(rc + 56) : 0;
+    in->struct_sizes = in->rtctx_words == 17 ? mota_get32(rc + 56) : 0; /* word 16 bounded just above */
     uint32_t ext_ram = mota_get32(rc + 32);
     if (in->acts_size > MOTA_NBIN_MAX_EXTERNAL || in->params_size > MOTA_NBIN_MAX_EXTERNAL ||
         ext_ram > MOTA_NBIN_MAX_EXTERNAL || in->params_bin_size > MOTA_NBIN_MAX_EXTERNAL)
         return MOTA_ERR_NBIN_SIZE_LIMIT;
     in->ext_ram_size = round_up(ext_ram, 8);
+    return MOTA_OK;
+}
 
-    ret = parse_pools(img, in, h[H_PARAMS_START], OFF(h[H_DATA_END]));
-    if (ret != MOTA_OK)
-        return ret;
-    /* ST's generator gives every param initialiser a pool that loads it
-     * (RELOC or COPY, PARAM or MIXED): declared params without one are
-     * never put where the code reads them. */
-    if (in->params_size > 0 || in->params_bin_size > 0) {
-        bool carried = false;
-        for (unsigned i = 0; i < in->n_pools; i++) {
-            uint32_t type = in->pools[i].flags >> 24, dtype = (in->pools[i].flags >> 16) & 0xff;
-            carried |= (type == 1 || type == 2) && (dtype == 1 || dtype == 3);
-        }
-        if (!carried)
-            return MOTA_ERR_NBIN_DESC_PARAMS;
+/* ST's generator gives every param initialiser a pool that loads it
+ * (RELOC or COPY, PARAM or MIXED): declared params without one are
+ * never put where the code reads them. */
+static int check_params_carried(const struct mota_nbin_info *in)
+{
+    if (in->params_size == 0 && in->params_bin_size == 0)
+        return MOTA_OK;
+    bool carried = false;
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        uint32_t type = in->pools[i].flags >> 24, dtype = (in->pools[i].flags >> 16) & 0xff;
+        carried |= (type == 1 || type == 2) && (dtype == 1 || dtype == 3);
     }
+    return carried ? MOTA_OK : MOTA_ERR_NBIN_DESC_PARAMS;
+}
 
-    in->exec_ram_xip = round_up(in->rw_size, 8);
-    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
-
-    /* Params blob: appended at params_offset (untagged), or a split file. */
-    uint32_t poff = h[H_PARAMS_OFFSET];
-    uint32_t rel_end = in->rel_off + 4 * in->rel_count;
+/* Params blob: appended at params_offset (untagged), or a split file.
+ * The REL table ends where the file (split) or the params blob begins,
+ * after zero padding to 8: an end moved back leaves entries in the pad. */
+static int place_npu_params(const uint8_t *img, size_t len, uint32_t poff, struct mota_nbin_info *in)
+{
+    uint32_t rel_end = in->rel_off + 4 * in->rel_count; /* <= len: check_geometry */
     in->has_params = in->params_bin_size > 0;
     in->params_len = in->params_bin_size;
-    /* The REL table ends where the file (split) or the params blob begins,
-     * after zero padding to 8: an end moved back leaves entries in the pad. */
     if (poff == 0) {
         in->split = in->has_params;
         in->image_len = round_up(rel_end, 8);
@@ -308,74 +334,73 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
             return MOTA_ERR_NBIN_TRAILING; /* unknown bytes after the image */
         if (!all_zero(img + rel_end, in->image_len - rel_end))
             return MOTA_ERR_NBIN_REL_POSITION;
-    } else {
-        if (poff % 8 != 0)
-            return MOTA_ERR_NBIN_ALIGN;
-        if (poff < rel_end)
-            return MOTA_ERR_NBIN_OVERLAP;
-        if (poff != round_up(rel_end, 8))
-            return MOTA_ERR_NBIN_REL_POSITION;
-        if (poff > len || len - poff < in->params_bin_size)
-            return MOTA_ERR_NBIN_PARAMS_SIZE;
-        if (!all_zero(img + rel_end, poff - rel_end))
-            return MOTA_ERR_NBIN_REL_POSITION;
-        in->params_offset = poff;
-        in->params_len = (uint32_t)(len - poff); /* may include EC blobs */
-        in->image_len = (uint32_t)len;
-        in->split = false;
-        in->has_params = true;
+        return MOTA_OK;
     }
+    if (poff % 8 != 0)
+        return MOTA_ERR_NBIN_ALIGN;
+    if (poff < rel_end)
+        return MOTA_ERR_NBIN_OVERLAP;
+    if (poff != round_up(rel_end, 8))
+        return MOTA_ERR_NBIN_REL_POSITION;
+    if (poff > len || len - poff < in->params_bin_size)
+        return MOTA_ERR_NBIN_PARAMS_SIZE;
+    if (!all_zero(img + rel_end, poff - rel_end))
+        return MOTA_ERR_NBIN_REL_POSITION;
+    in->params_offset = poff;
+    in->params_len = (uint32_t)(len - poff); /* may include EC blobs */
+    in->image_len = (uint32_t)len;
+    in->split = false;
+    in->has_params = true;
     return MOTA_OK;
 }
 
-static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
 {
-    uint32_t h[25];
-    int ret;
+    uint32_t h[26];
+    int ret = MOTA_ERR_NBIN_TRUNCATED;
 
-    if (len < 25 * 4)
-        return MOTA_ERR_NBIN_TRUNCATED;
-    for (unsigned i = 0; i < 25; i++)
-        h[i] = mota_get32(img + 4 * i);
-    in->header_words = 25;
-    if (TAG(h[24]) != TAG_RAM_LEGACY)
-        return MOTA_ERR_NBIN_VARIANT;
-    ret = check_geometry(img, len, h, 25, TAG_RAM_LEGACY, 4, in);
-    if (ret != MOTA_OK)
+    if ((ret = read_header(img, len, h, 26)) != MOTA_OK)
         return ret;
-    for (unsigned i = 13; i < 24; i++) {
-        if (TAG(h[i]) != TAG_FLASH || !(h[i] & 1) || OFF(h[i]) >= in->ro_size || OFF(h[i]) < 100)
-            return MOTA_ERR_NBIN_ENTRY;
-        in->entries[i - 13] = h[i];
-    }
-    in->n_entries = 11;
-    uint32_t ctx_off = OFF(h[24]);
-    in->ctx_off = ctx_off;
-    if (ctx_off % 4 != 0)
-        return MOTA_ERR_NBIN_ALIGN;
-    if ((uint64_t)ctx_off + 8 * 4 > in->data_copy)
-        return MOTA_ERR_NBIN_RTCTX;
-    const uint8_t *rc = img + in->ro_size + ctx_off;
+    if ((ret = npu_header_words(h, in)) != MOTA_OK)
+        return ret;
+    if ((ret = check_geometry(img, len, h, in->header_words, TAG_RAM_NPU, 8, in)) != MOTA_OK)
+        return ret;
+    if ((ret = read_entries(h, in)) != MOTA_OK)
+        return ret;
+    if ((ret = read_npu_rtctx(img, h[in->header_words - 1], in)) != MOTA_OK)
+        return ret;
+    if ((ret = parse_pools(img, in, h[H_PARAMS_START], OFF(h[H_DATA_END]))) != MOTA_OK)
+        return ret;
+    if ((ret = check_params_carried(in)) != MOTA_OK)
+        return ret;
+    in->exec_ram_xip = round_up(in->rw_size, 8);
+    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
+    return place_npu_params(img, len, h[H_PARAMS_OFFSET], in);
+}
+
+/* The legacy runtime context: its C name and the sizes of activations and weights. */
+static int read_legacy_rtctx(const uint8_t *img, uint32_t ctx, struct mota_nbin_info *in)
+{
+    const uint8_t *rc = NULL;
+    int ret = locate_rtctx(img, ctx, 8, in, &rc);
+    if (ret != MOTA_OK)
+        return ret; /* past here rc's first 8 words are in the data image */
     in->rtctx_words = 8;
-    in->rtctx_file_off = in->ro_size + ctx_off;
-    ret = get_string(img, in->ro_size, mota_get32(rc + 20), MOTA_NBIN_MAX_NAME, &in->c_name, &in->c_name_len);
-    if (ret != MOTA_OK)
+    if ((ret = read_c_name(img, rc, in)) != MOTA_OK)
         return ret;
-    if (in->c_name_len == 0)
-        return MOTA_ERR_NBIN_STRING;
     in->acts_size = mota_get32(rc + 24);
     in->params_size = mota_get32(rc + 28);
     /* the activations go to exec RAM after the RW segment; weights to flash */
     if (in->acts_size > MOTA_NBIN_MAX_RW || in->params_size > MOTA_NBIN_MAX_EXTERNAL)
         return MOTA_ERR_NBIN_SIZE_LIMIT;
-    /* ST's figures (rt_ram_xip/copy) round to 4 and leave the activations to
-     * the application; mota's installer rounds each part to 8 and gives the
-     * model its activations after its RW segment, so the device needs this */
-    in->exec_ram_xip = round_up(in->rw_size, 8) + round_up(in->acts_size, 8);
-    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
+    return MOTA_OK;
+}
 
+/* Weights: appended between weights_start and weights_end, or a split file.
+ * The file ends with them, or with the REL table. */
+static int place_legacy_weights(size_t len, uint32_t ws, uint32_t we, struct mota_nbin_info *in)
+{
     uint32_t rel_end = in->rel_off + 4 * in->rel_count;
-    uint32_t ws = h[H_WEIGHTS_START], we = h[H_WEIGHTS_END];
     in->has_params = in->params_size > 0;
     in->params_len = in->params_size;
     if (ws == 0) {
@@ -413,6 +438,30 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
     if (len != in->image_len)
         return len < in->image_len ? MOTA_ERR_NBIN_TRUNCATED : MOTA_ERR_NBIN_TRAILING;
     return MOTA_OK;
+}
+
+static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+{
+    uint32_t h[25];
+    int ret = MOTA_ERR_NBIN_TRUNCATED;
+
+    if ((ret = read_header(img, len, h, 25)) != MOTA_OK)
+        return ret;
+    in->header_words = 25;
+    if (TAG(h[24]) != TAG_RAM_LEGACY)
+        return MOTA_ERR_NBIN_VARIANT;
+    if ((ret = check_geometry(img, len, h, 25, TAG_RAM_LEGACY, 4, in)) != MOTA_OK)
+        return ret;
+    if ((ret = read_entries(h, in)) != MOTA_OK)
+        return ret;
+    if ((ret = read_legacy_rtctx(img, h[24], in)) != MOTA_OK)
+        return ret;
+    /* ST's figures (rt_ram_xip/copy) round to 4 and leave the activations to
+     * the application; mota's installer rounds each part to 8 and gives the
+     * model its activations after its RW segment, so the device needs this */
+    in->exec_ram_xip = round_up(in->rw_size, 8) + round_up(in->acts_size, 8);
+    in->exec_ram_copy = in->exec_ram_xip + round_up(in->ro_size, 8);
+    return place_legacy_weights(len, h[H_WEIGHTS_START], h[H_WEIGHTS_END], in);
 }
 
 int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
@@ -517,13 +566,11 @@ static int check_value(const struct mota_nbin_info *in, uint32_t v, int tag_err,
     return off <= limit ? MOTA_OK : range_err;
 }
 
-int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+/* GOT: every word relocatable; the three .got.plt words reserved zero.
+ * The GOT lies in the data image the file holds (check_geometry). */
+static int check_got(const uint8_t *img, const struct mota_nbin_info *in)
 {
-    int ret = mota_nbin_parse(img, len, in);
-    if (ret != MOTA_OK)
-        return ret;
-
-    /* GOT: every word relocatable; the three .got.plt words reserved zero */
+    int ret = MOTA_ERR_NBIN_GOT;
     uint32_t ngot = (in->got_end - in->got_off) / 4;
     const uint8_t *got = img + in->ro_size + in->got_off;
     for (uint32_t i = 0; i < ngot; i++) {
@@ -536,9 +583,16 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
         if ((ret = check_value(in, v, MOTA_ERR_NBIN_GOT, MOTA_ERR_NBIN_GOT_RANGE)) != MOTA_OK)
             return ret;
     }
+    return MOTA_OK;
+}
 
-    /* REL: strictly ascending words of initialised data (never the GOT,
-     * which its own pass relocates), or of code for clang's COPY-only flow */
+/* REL: strictly ascending words of initialised data (never the GOT,
+ * which its own pass relocates), or of code for clang's COPY-only flow.
+ * The table itself lies in the file (check_geometry); each word it names
+ * is bounded here before it is read. */
+static int check_rel(const uint8_t *img, struct mota_nbin_info *in)
+{
+    int ret = MOTA_ERR_NBIN_REL_ENTRY;
     const uint32_t ram_tag = in->family == MOTA_NBIN_FAMILY_NPU ? TAG_RAM_NPU : TAG_RAM_LEGACY;
     uint32_t prev_ram = 0, prev_rom = 0;
     bool any_ram = false, any_rom = false;
@@ -567,8 +621,12 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
         if ((ret = check_value(in, v, MOTA_ERR_NBIN_REL_TARGET, MOTA_ERR_NBIN_REL_TARGET)) != MOTA_OK)
             return ret;
     }
+    return MOTA_OK;
+}
 
-    /* pool initialisers come from the params blob and must lie inside it */
+/* Pool initialisers come from the params blob and must lie inside it. */
+static int check_pool_ranges(const struct mota_nbin_info *in)
+{
     for (unsigned i = 0; i < in->n_pools; i++) {
         const struct mota_nbin_pool *p = &in->pools[i];
         uint32_t type = p->flags >> 24, dtype = (p->flags >> 16) & 0xff;
@@ -578,6 +636,18 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
             return MOTA_ERR_NBIN_DESC_RANGE;
     }
     return MOTA_OK;
+}
+
+int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in)
+{
+    int ret = mota_nbin_parse(img, len, in);
+    if (ret != MOTA_OK)
+        return ret;
+    if ((ret = check_got(img, in)) != MOTA_OK)
+        return ret;
+    if ((ret = check_rel(img, in)) != MOTA_OK)
+        return ret;
+    return check_pool_ranges(in);
 }
 
 const char *mota_nbin_cpu_name(uint16_t part)

@@ -92,91 +92,114 @@ static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool 
     }
 }
 
+/* A decoded load or store of one register. */
+struct ldst {
+    uint32_t addr;   /* the address it accesses */
+    uint32_t wb;     /* the base register's value after writeback */
+    unsigned rt, rn; /* transfer and base registers */
+    unsigned size;   /* bytes accessed: 1, 2 or 4 */
+    unsigned len;    /* bytes of the instruction: 2 or 4 */
+    bool store, writeback;
+};
+
+/* 32-bit: LDR/STR{B,H}.W with imm12, imm8 (offset, pre/post-indexed) or a shifted register */
+static int decode_t32(uint16_t hw1, uint16_t hw2, const uint32_t *r, struct ldst *a)
+{
+    a->len = 4;
+    if ((hw1 & 0xFE00u) != 0xF800u || (hw1 & 0x0100u) != 0)
+        return MOTA_ERR_SELFTEST_FAULT; /* not a store or unsigned load of a single register */
+    unsigned sz = (hw1 >> 5) & 3u;
+    if (sz == 3)
+        return MOTA_ERR_SELFTEST_FAULT;
+    a->size = 1u << sz;
+    a->store = (hw1 & 0x0010u) == 0;
+    a->rn = hw1 & 15u;
+    a->rt = hw2 >> 12;
+    if (hw1 & 0x0080u) { /* imm12 */
+        a->addr = r[a->rn] + (hw2 & 0xFFFu);
+    } else if (hw2 & 0x0800u) { /* imm8: P U W */
+        bool p = hw2 & 0x400u, u = hw2 & 0x200u, w = hw2 & 0x100u;
+        uint32_t off = u ? r[a->rn] + (hw2 & 0xFFu) : r[a->rn] - (hw2 & 0xFFu);
+        if (!p && !w)
+            return MOTA_ERR_SELFTEST_FAULT;
+        a->addr = p ? off : r[a->rn];
+        a->writeback = w;
+        a->wb = off;
+    } else if ((hw2 & 0x0FC0u) == 0) { /* register, LSL #0..3 */
+        unsigned rm = hw2 & 15u;
+        if (rm == 13 || rm == 15)
+            return MOTA_ERR_SELFTEST_FAULT;
+        a->addr = r[a->rn] + (r[rm] << ((hw2 >> 4) & 3u));
+    } else {
+        return MOTA_ERR_SELFTEST_FAULT;
+    }
+    if (a->rn == 15 || a->rt == 13 || a->rt == 15 || (a->writeback && (a->rn == a->rt || a->rn == 13)))
+        return MOTA_ERR_SELFTEST_FAULT;
+    return MOTA_OK;
+}
+
+/* 16-bit: LDR/STR{B,H} with imm5, or with a register offset */
+static int decode_t16(uint16_t hw1, const uint32_t *r, struct ldst *a)
+{
+    a->len = 2;
+    a->rt = hw1 & 7u;
+    a->rn = (hw1 >> 3) & 7u;
+    unsigned imm5 = (hw1 >> 6) & 31u;
+    uint32_t base = r[a->rn];
+    switch (hw1 & 0xF800u) {
+    case 0x6000u: a->store = true, a->size = 4, a->addr = base + imm5 * 4u; break;
+    case 0x6800u: a->store = false, a->size = 4, a->addr = base + imm5 * 4u; break;
+    case 0x7000u: a->store = true, a->size = 1, a->addr = base + imm5; break;
+    case 0x7800u: a->store = false, a->size = 1, a->addr = base + imm5; break;
+    case 0x8000u: a->store = true, a->size = 2, a->addr = base + imm5 * 2u; break;
+    case 0x8800u: a->store = false, a->size = 2, a->addr = base + imm5 * 2u; break;
+    default:
+        /* register offset: STR, STRH, STRB, LDR, LDRH, LDRB (not the sign-extending loads) */
+        if ((hw1 & 0xF000u) != 0x5000u)
+            return MOTA_ERR_SELFTEST_FAULT;
+        switch ((hw1 >> 9) & 7u) {
+        case 0: a->store = true, a->size = 4; break;
+        case 1: a->store = true, a->size = 2; break;
+        case 2: a->store = true, a->size = 1; break;
+        case 4: a->store = false, a->size = 4; break;
+        case 5: a->store = false, a->size = 2; break;
+        case 6: a->store = false, a->size = 1; break;
+        default: return MOTA_ERR_SELFTEST_FAULT;
+        }
+        a->addr = base + r[(hw1 >> 6) & 7u];
+        break;
+    }
+    return MOTA_OK;
+}
+
 int mota_trap_emulate(struct mota_trap_state *t, struct mota_trap_regs *regs, const uint8_t insn[4],
                       uint32_t fault_addr)
 {
     uint32_t *r = regs->r;
     uint16_t hw1 = (uint16_t)(insn[0] | insn[1] << 8), hw2 = (uint16_t)(insn[2] | insn[3] << 8);
-    unsigned rt, rn, size, len;
-    bool store, writeback = false;
-    uint32_t addr, wb = 0;
+    struct ldst a = {.writeback = false, .wb = 0};
+    int ret = MOTA_ERR_SELFTEST_FAULT;
 
     if (t == NULL || regs == NULL || insn == NULL || !mota_trap_covers(fault_addr))
         return MOTA_ERR_SELFTEST_FAULT;
     if ((regs->xpsr & 0x0600FC00u) != 0) /* inside an IT block: stepping over it would break the block */
         return MOTA_ERR_SELFTEST_FAULT;
-    if ((hw1 & 0xE000u) == 0xE000u && (hw1 & 0x1800u) != 0) {
-        /* 32-bit: LDR/STR{B,H}.W with imm12, imm8 (offset, pre/post-indexed) or a shifted register */
-        len = 4;
-        if ((hw1 & 0xFE00u) != 0xF800u || (hw1 & 0x0100u) != 0)
-            return MOTA_ERR_SELFTEST_FAULT; /* not a store or unsigned load of a single register */
-        unsigned sz = (hw1 >> 5) & 3u;
-        if (sz == 3)
-            return MOTA_ERR_SELFTEST_FAULT;
-        size = 1u << sz;
-        store = (hw1 & 0x0010u) == 0;
-        rn = hw1 & 15u;
-        rt = hw2 >> 12;
-        if (hw1 & 0x0080u) { /* imm12 */
-            addr = r[rn] + (hw2 & 0xFFFu);
-        } else if (hw2 & 0x0800u) { /* imm8: P U W */
-            bool p = hw2 & 0x400u, u = hw2 & 0x200u, w = hw2 & 0x100u;
-            uint32_t off = u ? r[rn] + (hw2 & 0xFFu) : r[rn] - (hw2 & 0xFFu);
-            if (!p && !w)
-                return MOTA_ERR_SELFTEST_FAULT;
-            addr = p ? off : r[rn];
-            writeback = w;
-            wb = off;
-        } else if ((hw2 & 0x0FC0u) == 0) { /* register, LSL #0..3 */
-            unsigned rm = hw2 & 15u;
-            if (rm == 13 || rm == 15)
-                return MOTA_ERR_SELFTEST_FAULT;
-            addr = r[rn] + (r[rm] << ((hw2 >> 4) & 3u));
-        } else {
-            return MOTA_ERR_SELFTEST_FAULT;
-        }
-        if (rn == 15 || rt == 13 || rt == 15 || (writeback && (rn == rt || rn == 13)))
-            return MOTA_ERR_SELFTEST_FAULT;
-    } else {
-        len = 2;
-        rt = hw1 & 7u;
-        rn = (hw1 >> 3) & 7u;
-        unsigned imm5 = (hw1 >> 6) & 31u;
-        switch (hw1 & 0xF800u) {
-        case 0x6000u: store = true, size = 4, addr = r[rn] + imm5 * 4u; break;
-        case 0x6800u: store = false, size = 4, addr = r[rn] + imm5 * 4u; break;
-        case 0x7000u: store = true, size = 1, addr = r[rn] + imm5; break;
-        case 0x7800u: store = false, size = 1, addr = r[rn] + imm5; break;
-        case 0x8000u: store = true, size = 2, addr = r[rn] + imm5 * 2u; break;
-        case 0x8800u: store = false, size = 2, addr = r[rn] + imm5 * 2u; break;
-        default:
-            /* register offset: STR, STRH, STRB, LDR, LDRH, LDRB (not the sign-extending loads) */
-            if ((hw1 & 0xF000u) != 0x5000u)
-                return MOTA_ERR_SELFTEST_FAULT;
-            switch ((hw1 >> 9) & 7u) {
-            case 0: store = true, size = 4; break;
-            case 1: store = true, size = 2; break;
-            case 2: store = true, size = 1; break;
-            case 4: store = false, size = 4; break;
-            case 5: store = false, size = 2; break;
-            case 6: store = false, size = 1; break;
-            default: return MOTA_ERR_SELFTEST_FAULT;
-            }
-            addr = r[rn] + r[(hw1 >> 6) & 7u];
-            break;
-        }
-    }
-    if (addr != fault_addr) /* the fault was not this access to this register */
-        return MOTA_ERR_SELFTEST_FAULT;
-    uint32_t v = store ? r[rt] : 0;
-    int ret = access(t, addr, size, store, &v);
+    if ((hw1 & 0xE000u) == 0xE000u && (hw1 & 0x1800u) != 0)
+        ret = decode_t32(hw1, hw2, r, &a);
+    else
+        ret = decode_t16(hw1, r, &a);
     if (ret != MOTA_OK)
         return ret;
-    if (!store)
-        r[rt] = v;
-    if (writeback)
-        r[rn] = wb;
-    r[15] += len;
+    if (a.addr != fault_addr) /* the fault was not this access to this register */
+        return MOTA_ERR_SELFTEST_FAULT;
+    uint32_t v = a.store ? r[a.rt] : 0;
+    if ((ret = access(t, a.addr, a.size, a.store, &v)) != MOTA_OK)
+        return ret;
+    if (!a.store)
+        r[a.rt] = v;
+    if (a.writeback)
+        r[a.rn] = a.wb;
+    r[15] += a.len;
     t->accesses++;
     return MOTA_OK;
 }
