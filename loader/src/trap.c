@@ -175,13 +175,13 @@ static int decode_t16(uint16_t hw1, const uint32_t *r, struct ldst *a)
 int mota_trap_emulate(struct mota_trap_state *t, struct mota_trap_regs *regs, const uint8_t insn[4],
                       uint32_t fault_addr)
 {
-    uint32_t *r = regs->r;
-    uint16_t hw1 = (uint16_t)(insn[0] | insn[1] << 8), hw2 = (uint16_t)(insn[2] | insn[3] << 8);
     struct ldst a = {.writeback = false, .wb = 0};
     int ret = MOTA_ERR_SELFTEST_FAULT;
 
     if (t == NULL || regs == NULL || insn == NULL || !mota_trap_covers(fault_addr))
-        return MOTA_ERR_SELFTEST_FAULT;
+        return MOTA_ERR_SELFTEST_FAULT; /* before anything is read through them */
+    uint32_t *r = regs->r;
+    uint16_t hw1 = (uint16_t)(insn[0] | insn[1] << 8), hw2 = (uint16_t)(insn[2] | insn[3] << 8);
     if ((regs->xpsr & 0x0600FC00u) != 0) /* inside an IT block: stepping over it would break the block */
         return MOTA_ERR_SELFTEST_FAULT;
     if ((hw1 & 0xE000u) == 0xE000u && (hw1 & 0x1800u) != 0)
