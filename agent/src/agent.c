@@ -583,22 +583,25 @@ static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
 
 /*
  * The new model's manifest must outlive the scratch buffer its head was
- * received in: it is the verified one, pointed at the copy of the head that
- * begin_upload wrote to the slot (the same bytes; checked, since a resumed
- * upload sent its head again).
+ * received in: it is the verified one, pointed at the same manifest bytes in
+ * the head begin_upload wrote to the slot. Found through that head's
+ * envelope, not assumed at the same offset: a resumed upload may have sent
+ * the same manifest under another signature (its digest is what a resume
+ * matches), and the slot keeps the first head.
  */
 static void keep_manifest(struct mota_agent *a, unsigned m)
 {
     const struct mota_flash *fl = a->cfg->flash;
-    const uint8_t *head = a->cfg->scratch;
-    size_t len = a->up_env.head_len;
-    const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, slot_base(a, m, a->st[m].active.slot), len) : NULL;
-    if (stored == NULL || memcmp(stored, head, len) != 0) {
+    uint32_t slot_size = model_config(a, m)->slot_size;
+    const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, slot_base(a, m, a->st[m].active.slot), slot_size) : NULL;
+    struct mota_envelope env;
+    if (stored == NULL || mota_envelope_decode(stored, slot_size, &env) != MOTA_OK ||
+        env.manifest_len != a->up_env.manifest_len || memcmp(env.manifest, a->up_env.manifest, env.manifest_len) != 0) {
         memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
         return;
     }
     a->active_manifest[m] = a->up_man;
-    mota_manifest_rebase(&a->active_manifest[m], head, len, stored);
+    mota_manifest_rebase(&a->active_manifest[m], a->up_env.manifest, a->up_env.manifest_len, env.manifest);
 }
 
 /* Every byte is in: digests, install, self-test, verdict (timed from here). */

@@ -154,7 +154,7 @@ static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *
     size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
     if (n == 0)
         return MOTA_ERR_ARG;
-    if (c->tr.write(c->tr.ctx, c->tx, n) != MOTA_OK)
+    if (c->tr.write == NULL || c->tr.write(c->tr.ctx, c->tx, n) != MOTA_OK) /* NULL: never opened */
         return MOTA_ERR_TRANSPORT;
     c->bytes_out += n;
     return MOTA_OK;
@@ -192,6 +192,8 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             if (left * 1000 < wait)
                 wait = (int)(left * 1000) + 1;
         }
+        if (c->tr.read == NULL)
+            return MOTA_ERR_TRANSPORT; /* never opened */
         int n = c->tr.read(c->tr.ctx, c->in, sizeof(c->in), (uint32_t)wait);
         if (n == 0)
             return 0; /* nothing within the wait */

@@ -59,7 +59,7 @@ int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
 struct client_upload {
     const uint8_t *data;
     uint64_t total;
-    uint8_t digest[MOTA_PROTO_DIGEST_LEN]; /* the manifest's: a resume is for this container only */
+    uint8_t digest[MOTA_SHA256_LEN]; /* the manifest's: a resume is for this container only */
     double timeout_s;                      /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
     double last_progress;                  /* when the device last acknowledged more */
     /* optional: told as it goes */

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -39,10 +40,10 @@ static double element(const uint8_t *p, enum dtype t)
     switch (t) {
     case DT_INT8: return (double)(int8_t)p[0];
     case DT_UINT8: return (double)p[0];
-    case DT_INT16: return (double)(int16_t)(uint16_t)(p[0] | p[1] << 8);
-    case DT_UINT16: return (double)(uint16_t)(p[0] | p[1] << 8);
+    case DT_INT16: return (double)(int16_t)mota_get16(p);
+    case DT_UINT16: return (double)mota_get16(p);
     default: {
-        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        uint32_t u = mota_get32(p);
         float f;
         memcpy(&f, &u, sizeof(f));
         return (double)f;

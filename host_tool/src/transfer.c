@@ -127,10 +127,10 @@ void client_upload_verdict(struct client_upload *u, int status, const uint8_t *d
 
 int client_upload(struct client *c, struct client_upload *u)
 {
+    u->acked = 0; /* of this connection: the device says from where */
     int ret = begin(c, u);
     if (ret != MOTA_OK || u->done)
         return ret;
-    u->acked = 0; /* of this connection: the device says from where */
     rewind_to(u, c, 0);
     c->heard = tool_now();
     double t_conn = tool_now();

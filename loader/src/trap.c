@@ -2,6 +2,7 @@
 #include "mota/trap.h"
 
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <stddef.h>
 
@@ -181,7 +182,7 @@ int mota_trap_emulate(struct mota_trap_state *t, struct mota_trap_regs *regs, co
     if (t == NULL || regs == NULL || insn == NULL || !mota_trap_covers(fault_addr))
         return MOTA_ERR_SELFTEST_FAULT; /* before anything is read through them */
     uint32_t *r = regs->r;
-    uint16_t hw1 = (uint16_t)(insn[0] | insn[1] << 8), hw2 = (uint16_t)(insn[2] | insn[3] << 8);
+    uint16_t hw1 = mota_get16(insn), hw2 = mota_get16(insn + 2);
     if ((regs->xpsr & 0x0600FC00u) != 0) /* inside an IT block: stepping over it would break the block */
         return MOTA_ERR_SELFTEST_FAULT;
     if ((hw1 & 0xE000u) == 0xE000u && (hw1 & 0x1800u) != 0)

@@ -181,6 +181,31 @@ def case_simulator_restart_resumes_from_the_persisted_offset():
           % (cut_at, size, resumes[-1]["offset"], counters["bytes_to_device"]))
 
 
+def case_a_resume_under_another_signature_keeps_the_model_described():
+    """The same manifest signed by another key resumes the interrupted upload (a resume matches the manifest's
+    digest); the installed model is still described in full (version, exec RAM), although the slot keeps the
+    first head."""
+    os.environ["SOURCE_DATE_EPOCH"] = "1767225600"  # the same manifest twice, creation time included
+    env.run("keygen", "--force", env.p("k2.pem"))
+    rel, params = env.model("m", 1024 * 1024)
+    c1 = env.pack("c1.mota", rel, params, seq=3, version="3.0.0")
+    c2 = env.pack("c2.mota", rel, params, seq=3, version="3.0.0", key="k2.pem")
+    assert digest_of(c1) == digest_of(c2) and open(c1, "rb").read() != open(c2, "rb").read()
+    two_keys = ("--key", env.p("k2.pub.pem"))
+    sim, port = env.sim(*two_keys, "--cut-at-op", "2000")
+    rc, events, res, err = env.push(port, c1)
+    assert sim.wait(timeout=60) == 4 and rc != 0, (sim.returncode, rc, res)  # the power went mid-upload
+    sim, port = env.sim(*two_keys, port=int(port.rsplit(":", 1)[1]))
+    rc, events, res, err = env.push(port, c2)
+    resumes = [e for e in events if e.get("event") == "resume"]
+    assert rc == 0 and res["status"] == "MOTA_OK" and resumes, (rc, res, err)
+    st = env.status(port)
+    assert st["active"]["seq"] == 3 and st["active"]["version"] == "3.0.0", st
+    assert st["active"]["exec_ram_used"] > 0, st
+    print("resumed at %d under the second key; status: v%s, exec RAM %d"
+          % (resumes[-1]["offset"], st["active"]["version"], st["active"]["exec_ram_used"]))
+
+
 def frame(cmd, payload, seq=1, kind=1, corrupt=False):
     body = struct.pack("<BBHBBH", 1, kind, seq, cmd, 0, len(payload)) + payload
     crc = zlib.crc32(body) ^ (1 if corrupt else 0)

@@ -3,6 +3,7 @@
 
   code_metrics.py [--root DIR] functions [--over N] [--top K]
   code_metrics.py [--root DIR] layers      exit 1 on an include the layers forbid
+  code_metrics.py [--root DIR] selftest    the layer check refuses includes planted in a copy of the tree
 
 The layers (docs/architecture.md), lowest first. A file may include headers of
 its own layer or a lower one, never one above; on top of that, only agent/ and
@@ -26,11 +27,11 @@ LAYERS = [
     ("ports", ["hal/posix/", "hal/mps/", "hal/an547/", "hal/an505/"]),
     ("host_tool", ["host_tool/"]),
 ]
-# headers only some folders may include: header -> folders allowed
+# what only some folders may include: (pattern on the resolved path or the <system> name, folders allowed, why)
 RESTRICTED = [
-    (re.compile(r"^mota/hal\.h$"), ["agent/", "hal/"], "only agent/ and the ports see hal.h"),
-    (re.compile(r"^mbedtls/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
-    (re.compile(r"^cbor\.h$"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
+    (re.compile(r"^hal/include/mota/hal\.h$"), ["agent/", "hal/"], "only agent/ and the ports see hal.h"),
+    (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
+    (re.compile(r"^<cbor[./]"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
@@ -55,30 +56,50 @@ def layer_of(path):
     return (best[0], best[1]) if best else (None, None)
 
 
+def include_dirs(root):
+    """Every include/ folder of the tree: where a quoted include that is not beside its file is looked up."""
+    dirs = []
+    for d, ds, _ in os.walk(root):
+        ds[:] = [x for x in ds if not x.startswith((".", "build")) and x != "tests"]
+        if os.path.basename(d) == "include":
+            dirs.append(d)
+    return sorted(dirs)
+
+
+def resolve(root, src, name, dirs):
+    """The repo path a quoted include names (beside the file first, as the compiler does), or None."""
+    for base in [os.path.dirname(os.path.join(root, src))] + dirs:
+        path = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(path):
+            return os.path.relpath(path, root)
+    return None
+
+
 def check_layers(root):
+    """Every include of the tree: a quoted one is resolved to the file it names (a private header belongs to
+    its folder's layer), a <system> one is checked against the restricted libraries."""
     files = sources(root)
-    headers = {}  # "mota/x.h" -> repo path
-    for f in files:
-        m = re.search(r"/include/(mota/[^/]+\.h)$", f)
-        if m:
-            headers[m.group(1)] = f
+    dirs = include_dirs(root)
     bad, edges = [], 0
     for f in files:
         if f.startswith("cmake/"):
             continue
+        fh, fname = layer_of(f)
         text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
         for kind, name in INCLUDE.findall(text):
+            target = resolve(root, f, name, dirs) if kind == '"' else None
+            what = target if target is not None else "<%s>" % name
             for rx, allowed, why in RESTRICTED:
-                if rx.search(name) and not any(f.startswith(a) for a in allowed):
+                if rx.search(what) and not any(f.startswith(a) for a in allowed):
                     bad.append(f"{f}: includes {name}: {why}")
-            target = headers.get(name)
             if target is None:
-                continue  # a folder's private header or a system one
+                continue  # a system header
             edges += 1
-            fh, fname = layer_of(f)
             th, tname = layer_of(target)
-            if fh is not None and th is not None and th > fh:
-                bad.append(f"{f} ({fname}) includes {name} ({tname}): upward")
+            if target.startswith("tests/"):
+                bad.append(f"{f} includes {name}: test code")
+            elif fh is not None and th is not None and th > fh:
+                bad.append(f"{f} ({fname}) includes {name} ({target}, {tname}): upward")
     return files, edges, bad
 
 
@@ -139,6 +160,46 @@ def functions(root):
     return out
 
 
+PLANTED = [  # (file, include line, what the check must say)
+    ("agent/src/agent.c", '#include "../../host_tool/src/util.h"', "upward"),
+    ("loader/src/nbin.c", '#include "../../agent/src/journal.h"', "upward"),
+    ("loader/src/compat.c", '#include "mota/container.h"', "upward"),
+    ("container/src/container.c", '#include "../../hal/include/mota/hal.h"', "hal.h"),
+    ("loader/src/install.c", "#include <cbor/data.h>", "libcbor"),
+    ("container/src/cbor.c", "#include <psa/crypto.h>", "mbed TLS"),
+    ("agent/src/link.c", "#include <mbedtls/sha256.h>", "mbed TLS"),
+]
+
+
+def selftest(root):
+    """The check itself: a copy of the tree with forbidden includes planted must be refused for each of them."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="mota-layers-")
+    try:
+        for f in sources(root):
+            os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
+            shutil.copy(os.path.join(root, f), os.path.join(tmp, f))
+        _, _, clean = check_layers(tmp)
+        missed = [] if not clean else ["the unplanted copy: " + c for c in clean]
+        for f, line, what in PLANTED:
+            with open(os.path.join(tmp, f), "a", encoding="utf-8") as out:
+                out.write("\n" + line + "\n")
+            _, _, bad = check_layers(tmp)
+            if not any(b.startswith(f) and what in b for b in bad):
+                missed.append(f"{f}: {line} not refused ({bad})")
+            with open(os.path.join(tmp, f), encoding="utf-8") as src:
+                text = src.read()
+            with open(os.path.join(tmp, f), "w", encoding="utf-8") as out:
+                out.write(text.replace("\n" + line + "\n", ""))
+        for m in missed:
+            print("FAIL " + m)
+        print(f"selftest: {len(PLANTED)} planted includes, {len(PLANTED) - len(missed)} refused")
+        return 1 if missed else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -147,6 +208,7 @@ def main():
     fp.add_argument("--over", type=int, default=60)
     fp.add_argument("--top", type=int, default=10)
     sub.add_parser("layers")
+    sub.add_parser("selftest")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     if a.cmd == "functions":
@@ -158,8 +220,10 @@ def main():
         for n, f, name in fs[:a.top]:
             print(f"  {n:4d}  {name}  ({f})")
         return 0
+    if a.cmd == "selftest":
+        return selftest(root)
     files, edges, bad = check_layers(root)
-    print(f"layers: {len(files)} files, {edges} includes of module headers, {len(bad)} forbidden")
+    print(f"layers: {len(files)} files, {edges} includes of the tree's own headers, {len(bad)} forbidden")
     for b in bad:
         print("  " + b)
     return 1 if bad else 0

@@ -142,9 +142,10 @@ static void bench_free(struct bench *b)
 
 static int begin(struct bench *b, struct answer *a)
 {
-    uint8_t p[36];
-    mota_put32(p, (uint32_t)b->c_len);
-    manifest_digest(b->c, b->c_len, p + 4);
+    uint8_t p[MOTA_PROTO_BEGIN_LEN];
+    struct mota_begin req = {(uint32_t)b->c_len, {0}};
+    manifest_digest(b->c, b->c_len, req.digest);
+    mota_begin_encode(&req, p);
     return request(b, MOTA_CMD_BEGIN, ++b->seq, p, sizeof(p), a);
 }
 

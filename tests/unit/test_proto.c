@@ -23,6 +23,37 @@ static void test_hello_encodes_to_the_documented_bytes(void **state)
     assert_memory_equal(out, hello_frame, n);
 }
 
+/* BEGIN's request and answer: the documented bytes both ways, and lengths checked. */
+static void test_begin_and_its_answer_have_the_documented_layout(void **state)
+{
+    (void)state;
+    struct mota_begin req = {0x01020304u, {0}}, back;
+    struct mota_begun rsp = {0x0A0B0C0Du, 512, 12}, rback;
+    uint8_t b[MOTA_PROTO_BEGIN_LEN], r[MOTA_PROTO_BEGUN_LEN + 1];
+    for (unsigned i = 0; i < sizeof(req.digest); i++)
+        req.digest[i] = (uint8_t)(0xA0 + i);
+    mota_begin_encode(&req, b);
+    assert_int_equal(sizeof(b), 36);
+    assert_int_equal(b[0], 0x04); /* u32 length, little-endian, then the digest */
+    assert_int_equal(b[3], 0x01);
+    assert_int_equal(b[4], 0xA0);
+    assert_int_equal(b[35], 0xA0 + 31);
+    assert_int_equal(mota_begin_decode(b, sizeof(b), &back), MOTA_OK);
+    assert_int_equal(back.length, req.length);
+    assert_memory_equal(back.digest, req.digest, sizeof(req.digest));
+    assert_int_equal(mota_begin_decode(b, sizeof(b) - 1, &back), MOTA_ERR_PROTO_FRAME);
+    assert_int_equal(mota_begin_decode(b, sizeof(b) + 1, &back), MOTA_ERR_PROTO_FRAME);
+    mota_begun_encode(&rsp, r);
+    const uint8_t want[7] = {0x0D, 0x0C, 0x0B, 0x0A, 0x00, 0x02, 12}; /* u32 resume, u16 payload, u8 window */
+    assert_memory_equal(r, want, sizeof(want));
+    assert_int_equal(mota_begun_decode(r, MOTA_PROTO_BEGUN_LEN, &rback), MOTA_OK);
+    assert_int_equal(rback.resume, rsp.resume);
+    assert_int_equal(rback.max_payload, 512);
+    assert_int_equal(rback.window, 12);
+    assert_int_equal(mota_begun_decode(r, MOTA_PROTO_BEGUN_LEN - 1, &rback), MOTA_ERR_PROTO_FRAME);
+    assert_int_equal(mota_begun_decode(r, sizeof(r), &rback), MOTA_OK); /* a newer device may say more */
+}
+
 static void test_frames_survive_garbage_and_every_payload_length(void **state)
 {
     (void)state;
@@ -90,6 +121,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hello_encodes_to_the_documented_bytes),
+        cmocka_unit_test(test_begin_and_its_answer_have_the_documented_layout),
         cmocka_unit_test(test_frames_survive_garbage_and_every_payload_length),
         cmocka_unit_test(test_damaged_and_oversized_frames_are_dropped),
     };

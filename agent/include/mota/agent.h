@@ -235,7 +235,9 @@ struct mota_journal {
 /* The agent's state: caller-allocated, opaque in use. */
 struct mota_agent {
     const struct mota_agent_config *cfg;
-    /* the durable state: replayed from the journal at boot, changed only by appending a journal record */
+    /* the durable state: replayed from the journal at boot and changed by appending journal records (a
+     * refusal before any erase only notes the model's last error, unjournaled); the journal points at it,
+     * so a struct mota_agent is not moved once started */
     struct mota_journal journal;
     struct mota_agent_model_state st[MOTA_AGENT_MAX_MODELS];
     uint32_t key_floor;

@@ -146,7 +146,7 @@ int mota_deframer_push(struct mota_deframer *d, const uint8_t *data, size_t len,
 void mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_LEN])
 {
     mota_put32(out, b->length);
-    memcpy(out + 4, b->digest, MOTA_PROTO_DIGEST_LEN);
+    memcpy(out + 4, b->digest, MOTA_SHA256_LEN);
 }
 
 int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b)
@@ -154,7 +154,7 @@ int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b)
     if (len != MOTA_PROTO_BEGIN_LEN)
         return MOTA_ERR_PROTO_FRAME;
     b->length = mota_get32(p);
-    memcpy(b->digest, p + 4, MOTA_PROTO_DIGEST_LEN);
+    memcpy(b->digest, p + 4, MOTA_SHA256_LEN);
     return MOTA_OK;
 }
 

@@ -12,11 +12,11 @@
 #ifndef MOTA_SUIT_KEYS_H
 #define MOTA_SUIT_KEYS_H
 
-#define MOTA_SUIT_ENVELOPE_KEYS(X)                                            \
+#define MOTA_SUIT_ENVELOPE_KEYS(X) /* cddl: mota_envelope */ \
     X(MOTA_ENV_AUTH, 2, "suit-authentication-wrapper")                        \
     X(MOTA_ENV_MANIFEST, 3, "suit-manifest")
 
-#define MOTA_SUIT_MANIFEST_KEYS(X)                                            \
+#define MOTA_SUIT_MANIFEST_KEYS(X) /* cddl: mota_manifest */ \
     X(MOTA_MAN_VERSION, 1, "suit-manifest-version")                           \
     X(MOTA_MAN_SEQ, 2, "suit-manifest-sequence-number")                       \
     X(MOTA_MAN_COMMON, 3, "suit-common")                                      \
@@ -27,11 +27,11 @@
     X(MOTA_MAN_TEXT, 23, "suit-text")                                         \
     X(MOTA_MAN_COMPAT, -256, "mota-compat")
 
-#define MOTA_SUIT_COMMON_KEYS(X)                                              \
+#define MOTA_SUIT_COMMON_KEYS(X) /* cddl: suit_common */ \
     X(MOTA_COMMON_COMPONENTS, 2, "suit-components")                           \
     X(MOTA_COMMON_SHARED, 4, "suit-shared-sequence")
 
-#define MOTA_SUIT_COMMANDS(X)                                                 \
+#define MOTA_SUIT_COMMANDS(X) /* cddl: command */ \
     X(MOTA_SUIT_CMD_VENDOR, 1, "suit-condition-vendor-identifier")                 \
     X(MOTA_SUIT_CMD_CLASS, 2, "suit-condition-class-identifier")                   \
     X(MOTA_SUIT_CMD_IMAGE_MATCH, 3, "suit-condition-image-match")                  \
@@ -41,29 +41,29 @@
     X(MOTA_SUIT_CMD_FETCH, 21, "suit-directive-fetch")                             \
     X(MOTA_SUIT_CMD_INVOKE, 23, "suit-directive-invoke")
 
-#define MOTA_SUIT_PARAMETERS(X)                                               \
+#define MOTA_SUIT_PARAMETERS(X) /* cddl: suit_params */ \
     X(MOTA_PAR_VENDOR, 1, "suit-parameter-vendor-identifier")                 \
     X(MOTA_PAR_CLASS, 2, "suit-parameter-class-identifier")                   \
     X(MOTA_PAR_DIGEST, 3, "suit-parameter-image-digest")                      \
     X(MOTA_PAR_SIZE, 14, "suit-parameter-image-size")                         \
     X(MOTA_PAR_URI, 21, "suit-parameter-uri")
 
-#define MOTA_SUIT_TEXT_KEYS(X)                                                \
+#define MOTA_SUIT_TEXT_KEYS(X) /* cddl: text_lmap */ \
     X(MOTA_TEXT_DESCRIPTION, 1, "suit-text-manifest-description")             \
     X(MOTA_TEXT_CREATED, -256, "mota-text-creation-time")
 
-#define MOTA_SUIT_COMPONENT_TEXT_KEYS(X)                                      \
+#define MOTA_SUIT_COMPONENT_TEXT_KEYS(X) /* cddl: text_lmap */ \
     X(MOTA_CTEXT_VENDOR_NAME, 1, "suit-text-vendor-name")                     \
     X(MOTA_CTEXT_MODEL_NAME, 2, "suit-text-model-name")                       \
     X(MOTA_CTEXT_VERSION, 6, "suit-text-component-version")
 
-#define MOTA_COSE_HEADER_LABELS(X)                                            \
+#define MOTA_COSE_HEADER_LABELS(X) /* cddl: cose_protected */ \
     X(MOTA_COSE_LABEL_ALG, 1, "alg")                                                \
     X(MOTA_COSE_LABEL_CRIT, 2, "crit")                                              \
     X(MOTA_COSE_LABEL_KID, 4, "kid")
 
 /* mota-compat: what a device checks before it erases anything */
-#define MOTA_COMPAT_KEYS(X)                                                   \
+#define MOTA_COMPAT_KEYS(X) /* cddl: mota_compat */ \
     X(MOTA_COMPAT_RELOC, 1, "reloc-runtime-version")                          \
     X(MOTA_COMPAT_CPU, 2, "cpu-part")                                         \
     X(MOTA_COMPAT_FPU, 3, "fpu")                                              \
@@ -84,7 +84,7 @@
     X(MOTA_COMPAT_SELFTEST, 19, "selftest")                                   \
     X(MOTA_COMPAT_RTDESC, 20, "runtime-description")
 
-#define MOTA_SELFTEST_KEYS(X)                                                 \
+#define MOTA_SELFTEST_KEYS(X) /* cddl: selftest */ \
     X(MOTA_SELFTEST_DIGEST, 1, "output-digest")                               \
     X(MOTA_SELFTEST_SIZE, 2, "output-size")                                   \
     X(MOTA_SELFTEST_LATENCY, 3, "max-latency-us")

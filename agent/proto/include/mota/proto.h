@@ -9,7 +9,8 @@
 #ifndef MOTA_PROTO_H
 #define MOTA_PROTO_H
 
-#include "mota/le.h" /* payload fields */
+#include "mota/crypto.h" /* MOTA_SHA256_LEN: BEGIN names a manifest digest */
+#include "mota/le.h"     /* payload fields */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,12 +50,11 @@ enum mota_proto_cmd {
 #define MOTA_PROTO_EVENT_LEN 5u
 
 /* BEGIN's request and answer, laid out once for both sides (docs/protocol.md). */
-#define MOTA_PROTO_DIGEST_LEN 32u /* a SHA-256 manifest digest */
-#define MOTA_PROTO_BEGIN_LEN (4u + MOTA_PROTO_DIGEST_LEN)
+#define MOTA_PROTO_BEGIN_LEN (4u + MOTA_SHA256_LEN)
 #define MOTA_PROTO_BEGUN_LEN 7u
 struct mota_begin {
     uint32_t length;                       /* of the whole container */
-    uint8_t digest[MOTA_PROTO_DIGEST_LEN]; /* of its manifest: a resume is for this container only */
+    uint8_t digest[MOTA_SHA256_LEN]; /* of its manifest: a resume is for this container only */
 };
 struct mota_begun {
     uint32_t resume;      /* the offset the device kept of this container (0: none) */

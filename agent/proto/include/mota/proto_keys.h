@@ -11,7 +11,7 @@
 #define MOTA_PROTO_KEYS_H
 
 /* HELLO's answer: the device */
-#define MOTA_INFO_KEYS(X)                                                     \
+#define MOTA_INFO_KEYS(X) /* cddl: device_info */ \
     X(MOTA_INFO_NAME, 1, "name")                                              \
     X(MOTA_INFO_PROTOCOL, 2, "protocol-version")                              \
     X(MOTA_INFO_PAYLOAD, 3, "max-payload")                                    \
@@ -27,7 +27,7 @@
     X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
-#define MOTA_MINFO_KEYS(X)                                                    \
+#define MOTA_MINFO_KEYS(X) /* cddl: model */ \
     X(MOTA_MINFO_C_NAME, 1, "c-name")                                         \
     X(MOTA_MINFO_SLOT_SIZE, 2, "slot-size")                                   \
     X(MOTA_MINFO_COMMITTED, 3, "committed-seq")                               \
@@ -46,7 +46,7 @@
     X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")
 
 /* STATUS's answer */
-#define MOTA_STATUS_KEYS(X)                                                   \
+#define MOTA_STATUS_KEYS(X) /* cddl: status */ \
     X(MOTA_STATUS_MODELS, 1, "models")                                        \
     X(MOTA_STATUS_COUNTERS, 2, "link-counters")                               \
     X(MOTA_STATUS_RESULT, 3, "last-result")                                   \
