@@ -586,7 +586,7 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
 
     mota_cbor_dec_init(&d, buf, len);
     mota_cbor_get_array(&d, &n);
-    if (d.err == 0 && (n == 0 || n % 2 != 0))
+    if (n == 0 || n % 2 != 0)
         mota_cbor_fail(&d, MOTA_ERR_SEQUENCE_MALFORMED);
     for (size_t i = 0; i < n && d.err == 0; i += 2) {
         int64_t cmd;
@@ -627,7 +627,7 @@ static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m)
     size_t nc, ne, pl;
     const uint8_t *p;
     mota_cbor_get_array(d, &nc);
-    if (d->err == 0 && (nc == 0 || nc > MOTA_CONTAINER_MAX_COMPONENTS))
+    if (nc == 0 || nc > MOTA_CONTAINER_MAX_COMPONENTS)
         mota_cbor_fail(d, MOTA_ERR_COMPONENTS);
     if (d->err != 0)
         return;
@@ -771,7 +771,7 @@ static int decode_text(struct mota_cbor_dec *d, struct mota_manifest *m)
     const char *lang;
 
     FIELD(d, mota_cbor_get_map(d, &nl), MOTA_ERR_TEXT);
-    if (d->err == 0 && (nl == 0 || nl > 4))
+    if (nl == 0 || nl > 4)
         mota_cbor_fail(d, MOTA_ERR_TEXT);
     for (size_t l = 0; l < nl && d->err == 0; l++) {
         size_t kstart = d->pos;
@@ -811,7 +811,7 @@ static void get_size(struct mota_cbor_dec *d, uint64_t *v)
 static void get_name(struct mota_cbor_dec *d, const char **s, size_t *len, size_t min, size_t max)
 {
     FIELD(d, mota_cbor_get_tstr(d, s, len), MOTA_ERR_COMPAT_FIELD);
-    if (d->err == 0 && (*len < min || *len > max))
+    if (*len < min || *len > max)
         mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
 }
 
@@ -849,7 +849,7 @@ static void decode_selftest(struct mota_cbor_dec *d, struct mota_selftest *t)
         }
         seen |= 1u << (key & 7);
     }
-    if (d->err == 0 && (seen != 0xEu || t->output_size == 0))
+    if (seen != 0xEu || t->output_size == 0)
         mota_cbor_fail(d, MOTA_ERR_SELFTEST_FIELD);
     t->present = d->err == 0;
 }
@@ -885,7 +885,7 @@ static void decode_compat_field(struct mota_cbor_dec *d, int64_t key, struct mot
     case MOTA_COMPAT_COPY: get_size(d, &c->exec_ram_copy); break;
     case MOTA_COMPAT_MODE:
         get_u32(d, &c->install_mode, 2);
-        if (d->err == 0 && c->install_mode == 0)
+        if (c->install_mode == 0)
             mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
         break;
     case MOTA_COMPAT_STRUCTS:
@@ -945,7 +945,7 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
     switch (key) {
     case MOTA_MAN_VERSION:
         FIELD(d, mota_cbor_get_uint(d, &m->version), MOTA_ERR_MANIFEST_VERSION);
-        if (d->err == 0 && m->version != 1)
+        if (m->version != 1)
             mota_cbor_fail(d, MOTA_ERR_MANIFEST_VERSION);
         pt->have_version = true;
         break;
@@ -971,7 +971,7 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
         break;
     case MOTA_MAN_TEXT:
         open_wrapped(d, &w);
-        if (d->err == 0 && !pt->have_common)
+        if (!pt->have_common)
             mota_cbor_fail(d, MOTA_ERR_MANIFEST_NO_COMMON);
         if (d->err == 0)
             mota_cbor_fail(d, decode_text(&w, m));
