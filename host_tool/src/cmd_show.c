@@ -8,6 +8,8 @@
 #include "mota/err.h"
 #include "mota/nbin.h"
 
+#include "epochs_report.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,11 +442,9 @@ static void pools_json(struct json *j, const struct mota_nbin_info *in)
     json_arr_end(j);
 }
 
-static void info_json(const char *path, size_t len, const struct mota_nbin_info *in)
+static void info_json(struct json *jp, const char *path, size_t len, const struct mota_nbin_info *in)
 {
-    struct json j;
-    json_doc(&j, stdout, "info", false);
-    json_reason(&j, MOTA_OK);
+    struct json j = *jp;
     json_str(&j, "file", path);
     json_bool(&j, "valid", true);
     json_uint(&j, "size", len);
@@ -486,53 +486,114 @@ static void info_json(const char *path, size_t len, const struct mota_nbin_info 
     json_uint(&j, "exec_ram_copy", in->exec_ram_copy);
     json_bool(&j, "split", in->split);
     pools_json(&j, in);
-    json_end(&j);
+    *jp = j;
 }
 
-int cmd_info(int argc, char **argv)
+struct info_opts {
+    bool json, epochs;
+    const char *baseline, *path;
+};
+
+static int info_args(int argc, char **argv, struct info_opts *o)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
-    bool json = false;
-    int c, ret;
-    struct mapped f;
-    struct mota_nbin_info in;
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'},
+                                         {"epochs", no_argument, 0, 'e'}, {"baseline", required_argument, 0, 'b'},
+                                         {0, 0, 0, 0}};
+    int c;
     optind = 1;
-    while ((c = tool_getopt(argc, argv, "hj", opts, "info")) != -1) {
+    while ((c = tool_getopt(argc, argv, "hjeb:", opts, "info")) != -1) {
         if (c == 'h') {
-            printf("usage: mota info [--json] network_rel.bin\n\n"
+            printf("usage: mota info [--json] [--epochs [--baseline OLD]] network_rel.bin\n\n"
                    "Decodes the header, runtime context and memory-pool descriptors of an ST\n"
-                   "runtime-loadable model (both NBIN families) and checks every offset.\n");
-            return EXIT_OK;
+                   "runtime-loadable model (both NBIN families) and checks every offset.\n"
+                   "  --epochs          also the epoch report of a Neural-ART model: every epoch block,\n"
+                   "                    where it runs (NPU, NPU+CPU, CPU), the CPU operation of hybrid and\n"
+                   "                    software blocks, the input/output buffers, a summary\n"
+                   "  --baseline OLD    with --epochs: what moved between NPU and CPU since OLD (a model\n"
+                   "                    or a container)\n");
+            return -1;
         } else if (c == 'j') {
-            json = true;
+            o->json = true;
+        } else if (c == 'e') {
+            o->epochs = true;
+        } else if (c == 'b') {
+            o->baseline = optarg;
         } else {
             return EXIT_USAGE;
         }
     }
     if (argc - optind != 1)
         return tool_usage_err("info", "takes exactly one model file");
-    if (tool_map(argv[optind], &f) != MOTA_OK)
-        return EXIT_IO;
-    ret = mota_nbin_validate(f.data, f.len, &in);
-    if (ret != MOTA_OK) {
-        if (json) {
-            struct json j;
-            json_doc(&j, stdout, "info", false);
-            json_reason(&j, ret);
-            json_str(&j, "file", argv[optind]);
-            json_bool(&j, "valid", false);
-            json_end(&j);
-        }
-        tool_fail(ret, "%s", argv[optind]);
-        tool_unmap(&f);
-        return EXIT_INVALID;
-    }
-    if (!json)
-        info_text(argv[optind], f.len, &in);
-    else
-        info_json(argv[optind], f.len, &in);
-    tool_unmap(&f);
+    if (o->baseline != NULL && !o->epochs)
+        return tool_usage_err("info", "--baseline compares epoch reports: it needs --epochs");
+    o->path = argv[optind];
     return EXIT_OK;
+}
+
+/* The failure of a model or its baseline: the reason, in JSON too. */
+static int info_fail(const struct info_opts *o, int ret, const char *path)
+{
+    if (o->json) {
+        struct json j;
+        json_doc(&j, stdout, "info", false);
+        json_reason(&j, ret);
+        json_str(&j, "file", path);
+        json_bool(&j, "valid", false);
+        json_end(&j);
+    }
+    tool_fail(ret, "%s", path);
+    return ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+}
+
+static int info_report(const struct info_opts *o, const struct mapped *f, struct epochs_view *v,
+                       const struct epochs_view *old)
+{
+    if (!o->json) {
+        info_text(o->path, f->len, &v->in);
+        if (o->epochs)
+            epochs_text(stdout, v);
+        if (old != NULL)
+            epochs_compare_text(stdout, old, v);
+        return EXIT_OK;
+    }
+    struct json j;
+    json_doc(&j, stdout, "info", false);
+    json_reason(&j, MOTA_OK);
+    info_json(&j, o->path, f->len, &v->in);
+    if (o->epochs)
+        epochs_json(&j, v);
+    if (old != NULL)
+        epochs_compare_json(&j, old, v);
+    json_end(&j);
+    return EXIT_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    struct info_opts o = {0};
+    struct mapped f = {0}, fb = {0};
+    struct epochs_view v = {0}, old = {0};
+    int rc = info_args(argc, argv, &o), ret = MOTA_ERR_ARG;
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (tool_map(o.path, &f) != MOTA_OK)
+        return EXIT_IO;
+    v.path = o.path;
+    if ((ret = mota_nbin_validate(f.data, f.len, &v.in)) == MOTA_OK && o.epochs)
+        ret = epochs_view_decode(&v, f.data, f.len);
+    if (ret != MOTA_OK) {
+        rc = info_fail(&o, ret, o.path);
+    } else if (o.baseline != NULL && (ret = epochs_view_load(&old, o.baseline, &fb)) != MOTA_OK) {
+        rc = ret == MOTA_ERR_IO ? EXIT_IO : info_fail(&o, ret, o.baseline);
+    } else {
+        rc = info_report(&o, &f, &v, o.baseline != NULL ? &old : NULL);
+    }
+    epochs_view_free(&v);
+    epochs_view_free(&old);
+    if (fb.map != NULL)
+        tool_unmap(&fb);
+    tool_unmap(&f);
+    return rc;
 }
 
 int cmd_errors(int argc, char **argv)

@@ -82,7 +82,8 @@
     X(MOTA_COMPAT_MODE, 16, "install-mode")                                   \
     X(MOTA_COMPAT_STRUCTS, 17, "struct-sizes")                                \
     X(MOTA_COMPAT_SELFTEST, 19, "selftest")                                   \
-    X(MOTA_COMPAT_RTDESC, 20, "runtime-description")
+    X(MOTA_COMPAT_RTDESC, 20, "runtime-description")                          \
+    X(MOTA_COMPAT_EPOCHS, -1, "npu-epochs")
 
 #define MOTA_SELFTEST_KEYS(X) /* cddl: selftest */ \
     X(MOTA_SELFTEST_DIGEST, 1, "output-digest")                               \

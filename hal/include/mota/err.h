@@ -134,6 +134,17 @@
     X(MOTA_ERR_NBIN_WEIGHTS, -431, "NBIN legacy weights_end set without weights_start")  \
     X(MOTA_ERR_NBIN_CPU, -432, "NBIN CPU part number is not a known Cortex-M core")       \
     X(MOTA_ERR_NBIN_TOOLCHAIN, -433, "NBIN toolchain id is not a known toolchain")        \
+    X(MOTA_ERR_NBIN_EPOCH_FAMILY, -434, "model has no epoch table: not a Neural-ART (NBIN v8) model") \
+    X(MOTA_ERR_NBIN_EPOCH_GETTER, -435, "NBIN table getter has a shape mota cannot decode statically") \
+    X(MOTA_ERR_NBIN_EPOCH_POINTER, -436, "NBIN epoch or buffer table pointer outside its segment or not relocated") \
+    X(MOTA_ERR_NBIN_EPOCH_UNTERMINATED, -437, "NBIN epoch or buffer table has no terminator inside the data") \
+    X(MOTA_ERR_NBIN_EPOCH_RECORD_SIZE, -438, "NBIN epoch record size differs from the debug-info flag") \
+    X(MOTA_ERR_NBIN_EPOCH_FLAGS, -439, "NBIN epoch block flags unknown, contradictory or out of order") \
+    X(MOTA_ERR_NBIN_EPOCH_NUMBERS, -440, "NBIN epoch numbers out of range or order") \
+    X(MOTA_ERR_NBIN_EPOCH_TOO_MANY, -441, "NBIN epoch or buffer table longer than mota's limit") \
+    X(MOTA_ERR_NBIN_EPOCH_BUFFER, -442, "NBIN buffer-info record invalid") \
+    X(MOTA_ERR_NBIN_EPOCH_NONE, -443, "model has no epoch table: it runs entirely on the CPU") \
+    X(MOTA_ERR_NBIN_EPOCH_POLICY, -444, "model runs more epochs on the CPU than the policy allows") \
     /* compatibility with the device: -500 .. -599 */                                    \
     X(MOTA_ERR_COMPAT_FAMILY, -500, "model needs another runtime family")                 \
     X(MOTA_ERR_COMPAT_RELOC_VERSION, -501, "model needs a newer reloc runtime")           \

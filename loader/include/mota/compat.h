@@ -25,6 +25,20 @@ struct mota_selftest {
     uint64_t max_latency_us;
 };
 
+/*
+ * Where a Neural-ART model's work runs (mota_epochs_decode): blocks of each
+ * kind, and epochs. A hybrid or SW epoch is known without debug info; the
+ * epochs inside an epoch-controller blob are counted only with it.
+ * Informational in the container: no device checks it.
+ */
+struct mota_epoch_summary {
+    uint32_t blocks;                  /* epoch blocks, the terminator excluded */
+    uint32_t blob, hw, hybrid, sw;    /* blocks of each kind */
+    bool epochs_known;                /* false: blob ranges unknown (no debug info) */
+    uint32_t epochs, npu_epochs;      /* all epochs; those with no CPU work (if epochs_known) */
+    uint32_t hybrid_epochs, sw_epochs; /* epochs with a hybrid block; with SW blocks only */
+};
+
 /* What a model requires. */
 struct mota_compat {
     uint32_t reloc_major, reloc_minor; /* 8.0 Neural-ART NPU, 2.0 legacy */
@@ -45,6 +59,8 @@ struct mota_compat {
     const char *rt_desc;
     size_t rt_desc_len;
     struct mota_selftest selftest;
+    bool has_epochs; /* informational (npu-epochs): not checked */
+    struct mota_epoch_summary epochs;
 };
 
 enum mota_split_policy {
