@@ -1,5 +1,6 @@
 #include "cmds.h"
 #include "util.h"
+#include "epochs_report.h"
 
 #include "mota/cbor.h"
 #include "mota/container.h"
@@ -40,6 +41,10 @@ static void help(FILE *f)
             "      --name TEXT           model name (default: the model's c_name)\n"
             "      --description TEXT    free text for people\n"
             "      --install-mode MODE   xip or copy (default xip)\n"
+            "CPU-share policy (Neural-ART models; the epoch summary goes into the manifest):\n"
+            "      --max-sw-epochs N     refuse a model with more than N epochs on the CPU alone\n"
+            "      --max-cpu-epochs N    refuse a model with more than N epochs using the CPU (hybrid\n"
+            "                            and software); mota info --epochs shows them\n"
             "Self-test (all three or none):\n"
             "      --selftest-input FILE       input the device feeds the model after install\n"
             "      --selftest-output FILE      expected output bytes (digest is stored)\n"
@@ -64,6 +69,7 @@ struct pack_opts {
     bool have_seq, seq_from_version, have_version, have_latency, unsigned_, have_kid;
     uint8_t kid[MOTA_KEY_ID_LEN];
     uint32_t mode;
+    long max_sw, max_cpu; /* the CPU-share policy; -1: unset */
 };
 
 static int sign_cb(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
@@ -248,12 +254,21 @@ static bool seq_from_version(const char *s, uint64_t *seq)
 }
 
 enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
-       O_UNSIGNED, O_PUB, O_KID };
+       O_UNSIGNED, O_PUB, O_KID, O_MAXSW, O_MAXCPU };
 
-/* The options whose value is checked: --key-id, --seq, --selftest-max-latency-us, --install-mode. */
+/* The options whose value is checked: --key-id, --seq, --selftest-max-latency-us, --install-mode,
+ * --max-sw-epochs, --max-cpu-epochs. */
 static int checked_opt(struct pack_opts *o, int c, const char *arg)
 {
+    uint64_t v = 0;
     switch (c) {
+    case O_MAXSW:
+    case O_MAXCPU:
+        if (!tool_parse_u64(arg, &v) || v > 65535)
+            return tool_usage_err("pack", "%s '%s' is not a number of epochs (0 to 65535)",
+                                  c == O_MAXSW ? "--max-sw-epochs" : "--max-cpu-epochs", arg);
+        *(c == O_MAXSW ? &o->max_sw : &o->max_cpu) = (long)v;
+        break;
     case O_KID:
         if (!tool_parse_hex(arg, o->kid, sizeof(o->kid)))
             return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)",
@@ -293,9 +308,12 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"description", required_argument, 0, O_DESC}, {"install-mode", required_argument, 0, O_MODE},
         {"selftest-input", required_argument, 0, O_STIN}, {"selftest-output", required_argument, 0, O_STOUT},
         {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {"unsigned", no_argument, 0, O_UNSIGNED},
-        {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID}, {0, 0, 0, 0}};
+        {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID},
+        {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
+        {0, 0, 0, 0}};
     int c, rc;
     memset(o, 0, sizeof(*o));
+    o->max_sw = o->max_cpu = -1;
     o->version = "0.0.0";
     o->mode = MOTA_INSTALL_XIP;
     optind = 1;
@@ -315,6 +333,8 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         case O_STIN: o->st_in = optarg; break;
         case O_STOUT: o->st_out = optarg; break;
         case O_KID:
+        case O_MAXSW:
+        case O_MAXCPU:
         case O_SEQ:
         case O_STLAT:
         case O_MODE:
@@ -507,6 +527,36 @@ static int describe(const struct pack_opts *o, const struct mota_nbin_info *info
     return EXIT_OK;
 }
 
+/* The epoch summary of a Neural-ART model goes into the manifest; the policy (--max-sw-epochs,
+ * --max-cpu-epochs) refuses a model whose CPU share is above it, or that cannot be measured. */
+static int epoch_summary(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec)
+{
+    struct mota_epoch_report rep;
+    bool gate = o->max_sw >= 0 || o->max_cpu >= 0;
+    int ret = mota_epochs_decode(in->model.data, in->model.len, &in->info, NULL, 0, NULL, 0, &rep);
+    if (ret == MOTA_OK && !rep.present)
+        ret = MOTA_ERR_NBIN_EPOCH_NONE;
+    if (ret == MOTA_OK) {
+        spec->compat.has_epochs = true;
+        spec->compat.epochs = rep.sum;
+        return epochs_policy(&rep.sum, o->max_sw, o->max_cpu) == MOTA_OK ? EXIT_OK : EXIT_INVALID;
+    }
+    /* no table (a CPU model, a legacy one) or a getter of another shape: nothing to summarise, and a
+     * policy cannot be applied; a table that is there but wrong is a broken model */
+    if (ret == MOTA_ERR_NBIN_EPOCH_NONE || ret == MOTA_ERR_NBIN_EPOCH_FAMILY || ret == MOTA_ERR_NBIN_EPOCH_GETTER) {
+        if (!gate) {
+            if (ret == MOTA_ERR_NBIN_EPOCH_GETTER)
+                fprintf(stderr, "mota: warning: %s: no epoch summary in the manifest: %s: %s\n", o->model,
+                        mota_err_name(ret), mota_err_str(ret));
+            return EXIT_OK;
+        }
+        tool_fail(ret, "%s: the CPU-share policy (--max-sw-epochs, --max-cpu-epochs) cannot be applied", o->model);
+        return EXIT_INVALID;
+    }
+    tool_fail(ret, "%s: epoch table (mota info --epochs shows it)", o->model);
+    return EXIT_INVALID;
+}
+
 /* The payloads (src[i]: component i's bytes): the model's code, its params, the self-test input, whose
  * expected output goes into the compatibility data by its size and digest. */
 static int add_components(const struct pack_opts *o, struct inputs *in, struct mota_pack_spec *spec,
@@ -630,6 +680,7 @@ int cmd_pack(int argc, char **argv)
     memset(&spec, 0, sizeof(spec));
     if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = load_model(&o, &in)) != EXIT_OK ||
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
+        (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK ||
         (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
         (rc = write_container(&o, &in, &spec, src, &key, kid)) != EXIT_OK)
         goto done;
@@ -639,6 +690,11 @@ int cmd_pack(int argc, char **argv)
            o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
+    if (spec.compat.has_epochs) {
+        printf("npu epochs: ");
+        epochs_summary_line(stdout, &spec.compat.epochs);
+        printf("\n");
+    }
 done:
     memset(&key, 0, sizeof(key));
     tool_unmap(&in.model);

@@ -116,6 +116,11 @@ static void compat_text(const struct mota_manifest *m)
     printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
            (unsigned long long)c->exec_ram_copy);
     printf("  install mode:    %s\n", tool_install_mode(c->install_mode));
+    if (c->has_epochs) {
+        printf("  npu epochs:      ");
+        epochs_summary_line(stdout, &c->epochs);
+        printf(" (informational)\n");
+    }
     if (c->selftest.present) {
         printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
                (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
@@ -124,7 +129,12 @@ static void compat_text(const struct mota_manifest *m)
     }
 }
 
-static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status)
+struct epoch_views {
+    const struct epochs_view *cur, *old; /* NULL: not asked */
+};
+
+static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status,
+                        const struct epoch_views *ev)
 {
     manifest_text(path, r);
     components_text(&r->manifest);
@@ -133,6 +143,10 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
     else
         printf("verification: not done (mota verify --key checks signature and digests)\n");
+    if (ev->cur != NULL)
+        epochs_text(stdout, ev->cur);
+    if (ev->old != NULL)
+        epochs_compare_text(stdout, ev->old, ev->cur);
 }
 
 static void signatures_json(struct json *j, const struct mota_envelope *env)
@@ -225,11 +239,15 @@ static void compat_json(struct json *j, const struct mota_manifest *m)
     } else {
         json_null(j, "selftest");
     }
+    if (c->has_epochs)
+        epochs_summary_json(j, "npu_epochs", &c->epochs);
+    else
+        json_null(j, "npu_epochs");
     json_obj_end(j);
 }
 
 static void report_json(const char *cmd, const char *path, const struct mota_verify_result *r, bool verified,
-                        int status)
+                        int status, const struct epoch_views *ev)
 {
     const struct mota_manifest *m = &r->manifest;
     struct json j;
@@ -245,6 +263,10 @@ static void report_json(const char *cmd, const char *path, const struct mota_ver
     texts_json(&j, m);
     components_json(&j, m);
     compat_json(&j, m);
+    if (ev->cur != NULL)
+        epochs_json(&j, ev->cur);
+    if (ev->old != NULL)
+        epochs_compare_json(&j, ev->old, ev->cur);
     json_end(&j);
 }
 
@@ -270,11 +292,13 @@ static void show_help(bool verify)
                "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
                "2 usage error; 3 unreadable container or key file.\n");
     else
-        printf("usage: mota inspect [--json] [--key PUBLIC.pem] CONTAINER\n\n"
+        printf("usage: mota inspect [--json] [--key PUBLIC.pem] [--epochs [--baseline OLD]] CONTAINER\n\n"
                "Prints the manifest, components, compatibility data and self-test of a\n"
                "container. Without --key it checks the structure (envelope, manifest, the\n"
                "mota profile, the framing and size of every payload) but not the signature\n"
                "or the payload digests; with --key it runs the full verification too.\n"
+               "--epochs adds the epoch report of the model it carries (mota info --epochs);\n"
+               "--baseline OLD (a container or a model) what moved between NPU and CPU since.\n"
                "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
 }
 
@@ -282,18 +306,20 @@ struct show_opts {
     bool answered; /* --help: printed, nothing to show */
     char *key_paths[MAX_KEYS];
     size_t n_keys;
-    bool json, quiet;
-    const char *path;
+    bool json, quiet, epochs;
+    const char *path, *baseline;
 };
 
 static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
-                                         {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}};
+                                         {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'},
+                                         {"epochs", no_argument, 0, 'e'}, {"baseline", required_argument, 0, 'b'},
+                                         {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof(*o));
     optind = 1;
-    while ((c = tool_getopt(argc, argv, "hk:jq", opts, verify ? "verify" : "inspect")) != -1) {
+    while ((c = tool_getopt(argc, argv, "hk:jqeb:", opts, verify ? "verify" : "inspect")) != -1) {
         if (c == 'h') {
             show_help(verify);
             o->answered = true;
@@ -308,6 +334,10 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
             o->json = true;
         } else if (c == 'q') {
             o->quiet = true;
+        } else if (c == 'e') {
+            o->epochs = true;
+        } else if (c == 'b') {
+            o->baseline = optarg;
         } else {
             return EXIT_USAGE;
         }
@@ -316,6 +346,8 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
         return tool_usage_err(verify ? "verify" : "inspect", "takes exactly one container file");
     if (verify && o->n_keys == 0)
         return tool_usage_err("verify", "needs at least one --key");
+    if (o->baseline != NULL && !o->epochs)
+        return tool_usage_err(verify ? "verify" : "inspect", "--baseline compares epoch reports: it needs --epochs");
     o->path = argv[optind];
     return EXIT_OK;
 }
@@ -335,12 +367,43 @@ static int check_container(const struct mapped *f, const struct mota_trusted_key
     return ret;
 }
 
+static void show_fail_json(const char *cmd, const char *path, int ret, bool checked)
+{
+    struct json j;
+    json_doc(&j, stdout, cmd, false);
+    json_reason(&j, ret);
+    json_str(&j, "container", path);
+    json_bool(&j, "verified", checked);
+    json_bool(&j, "valid", false);
+    json_end(&j);
+}
+
+/* --epochs: the container's model, and the baseline's; MOTA_OK or the reason, *bad the file it concerns */
+static int load_epochs(const struct show_opts *o, const struct mapped *f, struct epochs_view *cur,
+                       struct epochs_view *old, struct mapped *fb, const char **bad)
+{
+    const uint8_t *code = NULL;
+    size_t code_len = 0;
+    int ret = epochs_container_code(f->data, f->len, &code, &code_len);
+    *bad = o->path;
+    cur->path = o->path;
+    cur->container = true;
+    if (ret == MOTA_OK)
+        ret = epochs_view_decode(cur, code, code_len);
+    if (ret == MOTA_OK && o->baseline != NULL) {
+        *bad = o->baseline;
+        ret = epochs_view_load(old, o->baseline, fb);
+    }
+    return ret;
+}
+
 static int show(int argc, char **argv, bool verify)
 {
-    const char *cmd = verify ? "verify" : "inspect";
+    const char *cmd = verify ? "verify" : "inspect", *bad = NULL;
     struct show_opts o;
     struct mota_trusted_key keys[MAX_KEYS];
-    struct mapped f;
+    struct mapped f, fb = {0};
+    struct epochs_view cur = {0}, old = {0};
     static struct mota_verify_result r;
     int rc = parse_args(argc, argv, verify, &o);
     if (rc != EXIT_OK || o.answered)
@@ -351,26 +414,28 @@ static int show(int argc, char **argv, bool verify)
         return EXIT_IO;
     bool checked = o.n_keys > 0;
     int ret = check_container(&f, keys, o.n_keys, &r);
+    bad = o.path;
+    if (ret == MOTA_OK && o.epochs)
+        ret = load_epochs(&o, &f, &cur, &old, &fb, &bad);
     if (ret != MOTA_OK) {
-        tool_unmap(&f);
-        tool_fail(ret, "%s", o.path);
-        if (o.json) {
-            struct json j;
-            json_doc(&j, stdout, cmd, false);
-            json_reason(&j, ret);
-            json_str(&j, "container", o.path);
-            json_bool(&j, "verified", checked);
-            json_bool(&j, "valid", false);
-            json_end(&j);
-        }
-        return EXIT_INVALID;
+        if (ret != MOTA_ERR_IO) /* a file that cannot be read has said so */
+            tool_fail(ret, "%s", bad);
+        if (o.json)
+            show_fail_json(cmd, bad, ret, checked);
+        rc = ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+    } else {
+        struct epoch_views ev = {o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
+        if (o.json)
+            report_json(cmd, o.path, &r, checked, ret, &ev);
+        else if (!(verify && o.quiet))
+            report_text(o.path, &r, checked, ret, &ev);
     }
-    if (o.json)
-        report_json(cmd, o.path, &r, checked, ret);
-    else if (!(verify && o.quiet))
-        report_text(o.path, &r, checked, ret);
+    epochs_view_free(&cur);
+    epochs_view_free(&old);
+    if (fb.map != NULL)
+        tool_unmap(&fb);
     tool_unmap(&f); /* the report's strings point into the mapping */
-    return EXIT_OK;
+    return rc;
 }
 
 int cmd_inspect(int argc, char **argv)

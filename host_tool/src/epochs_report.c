@@ -23,8 +23,9 @@ int epochs_view_decode(struct epochs_view *v, const uint8_t *img, size_t len)
         v->bufs = calloc(MOTA_EPOCH_MAX_BUFFERS, sizeof(*v->bufs));
     if (v->blocks == NULL || v->bufs == NULL)
         return tool_fail(MOTA_ERR_IO, "out of memory"); /* printed: the caller exits EXIT_IO */
-    return mota_epochs_decode(img, len, &v->in, v->blocks, MOTA_EPOCH_MAX_BLOCKS, v->bufs, MOTA_EPOCH_MAX_BUFFERS,
-                              &v->rep);
+    ret = mota_epochs_decode(img, len, &v->in, v->blocks, MOTA_EPOCH_MAX_BLOCKS, v->bufs, MOTA_EPOCH_MAX_BUFFERS,
+                             &v->rep);
+    return ret == MOTA_ERR_NBIN_EPOCH_FAMILY ? MOTA_OK : ret; /* a legacy model: no table, all on the CPU */
 }
 
 void epochs_view_free(struct epochs_view *v)
@@ -250,26 +251,42 @@ static const struct {
 #include "epochs_st_notes.inc"
 };
 
+static void st_note(FILE *f, const char *key, const char *label)
+{
+    for (size_t k = 0; k < sizeof(st_notes) / sizeof(st_notes[0]); k++)
+        if (strcmp(st_notes[k].op, key) == 0)
+            fprintf(f, "ST, %s:\n               %s\n", label, st_notes[k].note);
+}
+
 static void limits_text(FILE *f, const struct epochs_view *v)
 {
     struct opcount ops[MAX_OP_NAMES];
     size_t n = count_ops(v, ops);
+    bool library = false, kernel = false;
     fprintf(f, "not in the file: why the compiler kept an operator off the NPU (ST Edge AI Core decides it at\n"
                "               compile time; its report and the generated network.c name the nodes), which\n"
                "               model node each block came from (names exist only for the buffers above), and\n"
                "               how long the CPU work takes (estimates cover the NPU; measure it on the device).\n");
+    for (size_t i = 0; i < n; i++) {
+        library |= !ops[i].kernel;
+        kernel |= ops[i].kernel;
+    }
+    st_note(f, "*", "in general");
+    if (library)
+        st_note(f, "@library", "on runtime-library operations (hybrid blocks)");
+    if (kernel)
+        st_note(f, "@kernel", "on software kernels (SW blocks)");
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < sizeof(st_notes) / sizeof(st_notes[0]); k++)
-            if (strcmp(st_notes[k].op, ops[i].name) == 0)
-                fprintf(f, "ST on %-9s%s\n", ops[i].name, st_notes[k].note);
-    for (size_t k = 0; k < sizeof(st_notes) / sizeof(st_notes[0]); k++)
-        if (strcmp(st_notes[k].op, "*") == 0)
-            fprintf(f, "ST in general: %s\n", st_notes[k].note);
+        st_note(f, ops[i].name, ops[i].name);
 }
 
 void epochs_text(FILE *f, const struct epochs_view *v)
 {
     const struct mota_epoch_report *r = &v->rep;
+    if (!r->present && v->in.family != MOTA_NBIN_FAMILY_NPU) {
+        fprintf(f, "epochs:        none: a legacy X-CUBE-AI model has no NPU epochs, it runs entirely on the CPU\n");
+        return;
+    }
     if (!r->present) {
         fprintf(f, "epochs:        none: get_epoch_items returns NULL, the model has no epoch table and runs\n"
                    "               entirely on the CPU (%.*s)\n", (int)v->in.rt_desc_len, v->in.rt_desc);
@@ -410,9 +427,8 @@ static void ops_json(struct json *j, const struct epochs_view *v)
     json_obj_end(j);
 }
 
-void epochs_summary_json(struct json *j, const char *key, const struct mota_epoch_summary *s)
+static void summary_fields(struct json *j, const struct mota_epoch_summary *s)
 {
-    json_obj(j, key);
     json_uint(j, "blocks", s->blocks);
     opt_uint(j, "epochs", s->epochs_known, s->epochs);
     json_uint(j, "blob_blocks", s->blob);
@@ -423,6 +439,13 @@ void epochs_summary_json(struct json *j, const char *key, const struct mota_epoc
     json_uint(j, "hybrid_epochs", s->hybrid_epochs);
     json_uint(j, "sw_epochs", s->sw_epochs);
     json_uint(j, "cpu_epochs", s->hybrid_epochs + s->sw_epochs);
+}
+
+void epochs_summary_json(struct json *j, const char *key, const struct mota_epoch_summary *s)
+{
+    json_obj(j, key);
+    summary_fields(j, s);
+    json_obj_end(j);
 }
 
 void epochs_json(struct json *j, const struct epochs_view *v)
@@ -444,8 +467,9 @@ void epochs_json(struct json *j, const struct epochs_view *v)
         block_json(j, v, &v->blocks[i]);
     json_arr_end(j);
     buffers_json(j, v);
-    epochs_summary_json(j, "summary", &r->sum);
-    ops_json(j, v);
+    json_obj(j, "summary");
+    summary_fields(j, &r->sum);
+    ops_json(j, v); /* counts of each named CPU operation */
     json_obj_end(j);
     json_obj_end(j);
 }
@@ -457,12 +481,34 @@ bool epochs_moved_to_cpu(const struct mota_epoch_summary *old, const struct mota
     return cur->hybrid_epochs + cur->sw_epochs > old->hybrid_epochs + old->sw_epochs || cur->sw_epochs > old->sw_epochs;
 }
 
+/* CPU epochs fell, or software epochs became hybrid ones (the NPU took part of them) */
+static bool moved_to_npu(const struct mota_epoch_summary *old, const struct mota_epoch_summary *cur)
+{
+    return epochs_moved_to_cpu(cur, old);
+}
+
 static unsigned op_n(const struct opcount *ops, size_t n, const struct opcount *want)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(ops[i].name, want->name) == 0 && ops[i].kernel == want->kernel)
             return ops[i].n;
     return 0;
+}
+
+static void count_changes(void *ctx, const struct opcount *op, unsigned before, unsigned after)
+{
+    (void)op;
+    *(unsigned *)ctx += before != after;
+}
+
+static void each_op(const struct epochs_view *old, const struct epochs_view *cur,
+                    void (*f)(void *ctx, const struct opcount *op, unsigned before, unsigned after), void *ctx);
+
+static bool same_ops(const struct epochs_view *old, const struct epochs_view *cur)
+{
+    unsigned changes = 0;
+    each_op(old, cur, count_changes, &changes);
+    return changes == 0;
 }
 
 /* Calls f for each operation of either side: before and after counts. */
@@ -494,6 +540,12 @@ void epochs_compare_text(FILE *f, const struct epochs_view *old, const struct ep
 {
     const struct mota_epoch_summary *a = &old->rep.sum, *b = &cur->rep.sum;
     fprintf(f, "baseline:      %s\n", old->path);
+    if (!old->rep.present || !cur->rep.present) {
+        fprintf(f, "verdict:       %s\n", old->rep.present ? "WORSE: the update runs entirely on the CPU (no epoch table)"
+                                      : cur->rep.present ? "better: the baseline ran entirely on the CPU (no epoch table)"
+                                                          : "neither model has an epoch table: both run on the CPU");
+        return;
+    }
     delta_line(f, "blocks", a->blocks, b->blocks);
     if (a->epochs_known && b->epochs_known) {
         delta_line(f, "epochs", a->epochs, b->epochs);
@@ -502,11 +554,12 @@ void epochs_compare_text(FILE *f, const struct epochs_view *old, const struct ep
     delta_line(f, "hybrid epochs (NPU+CPU)", a->hybrid_epochs, b->hybrid_epochs);
     delta_line(f, "epochs on the CPU alone", a->sw_epochs, b->sw_epochs);
     delta_line(f, "epochs using the CPU", a->hybrid_epochs + a->sw_epochs, b->hybrid_epochs + b->sw_epochs);
-    fprintf(f, "CPU work moved:\n");
+    fprintf(f, "CPU work moved:%s\n", same_ops(old, cur) ? " none" : "");
     each_op(old, cur, op_line, f);
     if (epochs_moved_to_cpu(a, b))
-        fprintf(f, "verdict:       WORSE: the update moves work from the NPU to the CPU\n");
-    else if (b->hybrid_epochs + b->sw_epochs < a->hybrid_epochs + a->sw_epochs)
+        fprintf(f, "verdict:       WORSE: the update moves work from the NPU to the CPU%s\n",
+                moved_to_npu(a, b) ? " (and some back)" : "");
+    else if (moved_to_npu(a, b))
         fprintf(f, "verdict:       better: the update moves work from the CPU to the NPU\n");
     else
         fprintf(f, "verdict:       no work moved to the CPU\n");
@@ -526,15 +579,19 @@ static void op_json(void *ctx, const struct opcount *op, unsigned before, unsign
 void epochs_compare_json(struct json *j, const struct epochs_view *old, const struct epochs_view *cur)
 {
     const struct mota_epoch_summary *a = &old->rep.sum, *b = &cur->rep.sum;
+    bool both = old->rep.present && cur->rep.present;
     json_obj(j, "baseline");
     json_str(j, "file", old->path);
-    epochs_summary_json(j, "summary", a);
+    if (old->rep.present)
+        epochs_summary_json(j, "summary", a);
+    else
+        json_null(j, "summary"); /* no epoch table: all on the CPU */
     json_arr(j, "operations");
-    each_op(old, cur, op_json, j);
+    if (both)
+        each_op(old, cur, op_json, j);
     json_arr_end(j);
-    json_bool(j, "moved_to_cpu", epochs_moved_to_cpu(a, b));
-    json_bool(j, "moved_to_npu", !epochs_moved_to_cpu(a, b) &&
-                                     b->hybrid_epochs + b->sw_epochs < a->hybrid_epochs + a->sw_epochs);
+    json_bool(j, "moved_to_cpu", both ? epochs_moved_to_cpu(a, b) : old->rep.present && !cur->rep.present);
+    json_bool(j, "moved_to_npu", both ? moved_to_npu(a, b) : !old->rep.present && cur->rep.present);
     json_obj_end(j);
 }
 

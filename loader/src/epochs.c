@@ -385,8 +385,9 @@ static int decode_buffers(struct ctx *c, const struct mota_epoch_block *blocks, 
         unsigned entry;
         uint8_t io;
     } tables[] = {{ENTRY_INPUTS, MOTA_EPOCH_INPUT}, {ENTRY_OUTPUTS, MOTA_EPOCH_OUTPUT}, {ENTRY_INTERNAL, MOTA_EPOCH_INTERNAL}};
-    /* the one LL_Buffer_InfoTypeDef layout mota knows (LL_ATON 1.1.1 and later) */
-    if (c->in->rtctx_words != 17 || (c->in->struct_sizes & 0xFF) != BUFFER_RECORD)
+    /* the one LL_Buffer_InfoTypeDef layout (the same in LL_ATON 1.1.0, 1.1.1 and 1.1.3; 1.1.0 has no
+     * rt_c_struct_sizes to confirm it): another size leaves the buffers unknown */
+    if (c->in->rtctx_words == 17 && (c->in->struct_sizes & 0xFF) != BUFFER_RECORD)
         return MOTA_OK;
     for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
         uint32_t table = 0;

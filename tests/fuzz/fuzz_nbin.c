@@ -1,6 +1,7 @@
-/* libFuzzer target: the NBIN parser, validator and host-side installer.
+/* libFuzzer target: the NBIN parser, validator, epoch report and host-side installer.
  * Whatever the input, the installer may only touch the simulated regions it
  * is given (ASan checks every access to them and to the input). */
+#include "mota/epochs.h"
 #include "mota/err.h"
 #include "mota/loader.h"
 #include "mota/nbin.h"
@@ -28,6 +29,32 @@ static void *map(void *ctx, uint32_t addr, uint32_t len, bool write)
     return NULL;
 }
 
+static struct mota_epoch_block blocks[MOTA_EPOCH_MAX_BLOCKS];
+static struct mota_epoch_buffer bufs[MOTA_EPOCH_MAX_BUFFERS];
+
+/* The epoch report of a valid model: a reason code or a report whose every slice and count is bounded. */
+static void epochs(const uint8_t *buf, size_t size, const struct mota_nbin_info *in)
+{
+    struct mota_epoch_report rep;
+    int ret = mota_epochs_decode(buf, size, in, blocks, MOTA_EPOCH_MAX_BLOCKS, bufs, MOTA_EPOCH_MAX_BUFFERS, &rep);
+    if (mota_err_name(ret) == NULL)
+        abort();
+    if (ret != MOTA_OK)
+        return;
+    const struct mota_epoch_summary *s = &rep.sum;
+    if (rep.n_blocks > MOTA_EPOCH_MAX_BLOCKS || rep.n_buffers > MOTA_EPOCH_MAX_BUFFERS || s->blocks != rep.n_blocks ||
+        s->blob + s->hw + s->hybrid + s->sw != s->blocks || s->hybrid_epochs + s->sw_epochs > s->blocks)
+        abort();
+    for (size_t i = 0; i < rep.n_blocks; i++)
+        if (blocks[i].start_fn >= in->ro_size || blocks[i].end_fn >= in->ro_size || blocks[i].n_ops > MOTA_EPOCH_MAX_OPS)
+            abort();
+    for (size_t i = 0; i < rep.n_buffers; i++)
+        if (bufs[i].name < (const char *)buf || bufs[i].name + bufs[i].name_len > (const char *)buf + size ||
+            bufs[i].ndims > MOTA_EPOCH_MAX_DIMS || bufs[i].mem_ndims > MOTA_EPOCH_MAX_DIMS ||
+            bufs[i].block >= (int32_t)rep.n_blocks)
+            abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct mota_nbin_info in;
@@ -48,6 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     ret = mota_nbin_validate(buf, size, &in);
+    if (ret == MOTA_OK)
+        epochs(buf, size, &in);
     if (ret == MOTA_OK && in.exec_ram_copy <= (8u << 20) && in.ext_ram_size <= (8u << 20)) {
         /* the params of a split model: the tail of the input stands in for them */
         const uint8_t *params = in.split ? buf + size / 2 : NULL;
