@@ -1067,6 +1067,7 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_ag
     info->activations_size = man->compat.acts_size;
     info->exec_ram_used = (uint32_t)(a->inst[m].mode == MOTA_INSTALL_XIP ? man->compat.exec_ram_xip
                                                                           : man->compat.exec_ram_copy);
+    info->epochs = man->compat.has_epochs ? &man->compat.epochs : NULL;
     return MOTA_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "mota/link.h"
 
 #include "mota/cbor.h"
+#include "mota/container.h" /* mota_epoch_summary_put */
 #include "mota/crypto.h" /* mota_key_id */
 #include "mota/err.h"
 #include "mota/crc32.h"
@@ -280,8 +281,8 @@ static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsi
     }
 }
 
-/* extras: the previous model and when the last error happened, the first things to go when
- * an answer does not fit */
+/* extras: the previous model, when the last error happened and where the model's work runs, the first
+ * things to go when an answer does not fit */
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap, bool extras)
 {
     struct mota_agent_model_info info;
@@ -294,7 +295,8 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     struct mota_agent_previous prev;
     bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
     bool has_when = extras && s->last_error != 0;
-    mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when);
+    bool has_epochs = extras && has && info.epochs != NULL;
+    mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when + has_epochs);
     mota_cbor_put_uint(e, MOTA_MINFO_C_NAME);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, MOTA_MINFO_SLOT_SIZE);
@@ -330,6 +332,10 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
         mota_cbor_put_array(e, 2);
         mota_cbor_put_bool(e, s->last_error_this_boot);
         mota_cbor_put_uint(e, s->last_error_ms);
+    }
+    if (has_epochs) { /* the manifest's npu-epochs, as signed */
+        mota_cbor_put_uint(e, MOTA_MINFO_EPOCHS);
+        mota_epoch_summary_put(e, info.epochs);
     }
 }
 

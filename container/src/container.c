@@ -856,13 +856,13 @@ static void decode_selftest(struct mota_cbor_dec *d, struct mota_selftest *t)
 
 /* npu-epochs: [blocks, blob, hw, hybrid, sw, epochs / null, npu-epochs / null, hybrid-epochs, sw-epochs],
  * the counts agreeing with each other (informational, but signed: a wrong one is a wrong container) */
-static void decode_epochs(struct mota_cbor_dec *d, struct mota_epoch_summary *s)
+void mota_epoch_summary_get(struct mota_cbor_dec *d, struct mota_epoch_summary *s)
 {
     struct mota_cbor_item it;
     uint32_t *counts[] = {&s->blocks, &s->blob, &s->hw, &s->hybrid, &s->sw};
     get_tuple(d, 9);
     for (size_t i = 0; i < 5; i++)
-        get_u32(d, counts[i], 4096);
+        get_u32(d, counts[i], MOTA_EPOCH_MAX_BLOCKS);
     mota_cbor_peek(d, &it);
     s->epochs_known = d->err == 0 && it.type != MOTA_CBOR_NULL;
     if (s->epochs_known) {
@@ -872,11 +872,30 @@ static void decode_epochs(struct mota_cbor_dec *d, struct mota_epoch_summary *s)
         FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
         FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
     }
-    get_u32(d, &s->hybrid_epochs, 4096);
-    get_u32(d, &s->sw_epochs, 4096);
+    get_u32(d, &s->hybrid_epochs, MOTA_EPOCH_MAX_BLOCKS);
+    get_u32(d, &s->sw_epochs, MOTA_EPOCH_MAX_BLOCKS);
     if (s->blob + s->hw + s->hybrid + s->sw != s->blocks || s->hybrid_epochs + s->sw_epochs > s->blocks ||
         (s->epochs_known && s->npu_epochs + s->hybrid_epochs + s->sw_epochs != s->epochs))
         mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
+}
+
+void mota_epoch_summary_put(struct mota_cbor_enc *e, const struct mota_epoch_summary *s)
+{
+    mota_cbor_put_array(e, 9);
+    mota_cbor_put_uint(e, s->blocks);
+    mota_cbor_put_uint(e, s->blob);
+    mota_cbor_put_uint(e, s->hw);
+    mota_cbor_put_uint(e, s->hybrid);
+    mota_cbor_put_uint(e, s->sw);
+    if (s->epochs_known) {
+        mota_cbor_put_uint(e, s->epochs);
+        mota_cbor_put_uint(e, s->npu_epochs);
+    } else {
+        mota_cbor_put_null(e);
+        mota_cbor_put_null(e);
+    }
+    mota_cbor_put_uint(e, s->hybrid_epochs);
+    mota_cbor_put_uint(e, s->sw_epochs);
 }
 
 /* One compatibility field by its key; unknown non-negative keys are requirements we cannot meet. */
@@ -920,7 +939,7 @@ static void decode_compat_field(struct mota_cbor_dec *d, int64_t key, struct mot
     case MOTA_COMPAT_SELFTEST: decode_selftest(d, &c->selftest); break;
     case MOTA_COMPAT_RTDESC: get_name(d, &c->rt_desc, &c->rt_desc_len, 0, 128); break;
     case MOTA_COMPAT_EPOCHS:
-        decode_epochs(d, &c->epochs);
+        mota_epoch_summary_get(d, &c->epochs);
         c->has_epochs = d->err == 0;
         break;
     default:

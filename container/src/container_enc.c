@@ -212,23 +212,8 @@ static void put_compat_optional(struct mota_cbor_enc *e, const struct mota_compa
         mota_cbor_put_tstr_n(e, c->rt_desc, c->rt_desc_len);
     }
     if (c->has_epochs) { /* a negative key: devices that do not know it skip it */
-        const struct mota_epoch_summary *s = &c->epochs;
         mota_cbor_put_int(e, MOTA_COMPAT_EPOCHS);
-        mota_cbor_put_array(e, 9);
-        mota_cbor_put_uint(e, s->blocks);
-        mota_cbor_put_uint(e, s->blob);
-        mota_cbor_put_uint(e, s->hw);
-        mota_cbor_put_uint(e, s->hybrid);
-        mota_cbor_put_uint(e, s->sw);
-        if (s->epochs_known) {
-            mota_cbor_put_uint(e, s->epochs);
-            mota_cbor_put_uint(e, s->npu_epochs);
-        } else {
-            mota_cbor_put_null(e);
-            mota_cbor_put_null(e);
-        }
-        mota_cbor_put_uint(e, s->hybrid_epochs);
-        mota_cbor_put_uint(e, s->sw_epochs);
+        mota_epoch_summary_put(e, &c->epochs);
     }
 }
 

@@ -2,6 +2,7 @@
 #include "client.h"
 #include "cmds.h"
 #include "devlink.h"
+#include "epochs_report.h"
 #include "profiles.h"
 #include "util.h"
 
@@ -131,6 +132,10 @@ static void parse_model_field(struct mota_cbor_dec *d, int64_t key, struct dev_m
         }
         break;
     case MOTA_MINFO_PREVIOUS: parse_previous(d, m); break;
+    case MOTA_MINFO_EPOCHS:
+        mota_epoch_summary_get(d, &m->epochs);
+        m->has_epochs = d->err == 0;
+        break;
     case MOTA_MINFO_ERROR_WHEN: /* [this boot, ms since boot] */
         if (get_tuple(d, 2)) {
             mota_cbor_get_bool(d, &m->last_error_this_boot);
@@ -342,6 +347,11 @@ void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsi
                 printf("ON TRIAL (rebooted %u time(s) on trial): confirm or roll back\n", x->boots);
             else
                 printf("confirmed\n");
+            if (x->has_epochs) {
+                printf("  npu epochs: ");
+                epochs_summary_line(stdout, &x->epochs);
+                printf("\n");
+            }
         } else {
             printf("  active:    none installed\n");
         }
@@ -394,6 +404,10 @@ static void json_active(struct json *j, const struct dev_model *x, unsigned max_
     else
         json_null(j, "trial_boots_left");
     json_uint(j, "exec_ram_used", x->exec_used);
+    if (x->has_epochs)
+        epochs_summary_json(j, "npu_epochs", &x->epochs);
+    else
+        json_null(j, "npu_epochs");
     json_obj_end(j);
 }
 

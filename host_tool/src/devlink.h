@@ -3,6 +3,7 @@
 #define MOTA_TOOL_DEVLINK_H
 
 #include "client.h"
+#include "mota/compat.h"
 #include "mota/loader.h"
 #include "mota/proto_keys.h"
 
@@ -39,6 +40,9 @@ struct dev_model {
     bool has_last_error_time;
     bool last_error_this_boot;
     uint64_t last_error_ms;
+    /* where the active model's work runs (key 17): its manifest's npu-epochs */
+    bool has_epochs;
+    struct mota_epoch_summary epochs;
 };
 
 /* The device's compatibility profile (HELLO key 6) and its name (key 11). */

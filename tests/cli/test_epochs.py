@@ -13,6 +13,7 @@ import os
 import struct
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "link"))
@@ -275,6 +276,35 @@ def case_baseline_and_pack_policy_catch_work_moved_to_the_cpu():
     assert i["epochs"] == c_report(env, new)["epochs"]
     # a baseline of either kind, container or model
     assert c_report(env, new, "--baseline", env.p("old.mota"))["baseline"]["moved_to_cpu"] is True
+    env.close()
+
+
+def case_status_shows_where_the_installed_models_work_runs():
+    env = Env(MOTA, WORK)
+    d = fixture()
+    model = write(env, "y.bin", d)
+    pack(env, "y.mota", model)
+    port_file = env.p("port")
+    sim = subprocess.Popen([MOTA, "sim", "--like", model, "--tcp", "127.0.0.1:0", "--port-file", port_file, "--key",
+                            env.p("k.pub.pem"), "--class", "n6", "--flash-size", str(16 << 20)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(port_file):
+                break
+            time.sleep(0.1)
+        port = open(port_file).read().strip()
+        env.run("push", port, env.p("y.mota"))
+        st = json.loads(env.run("status", "--json", port).stdout)
+        got = st["models"][0]["active"]["npu_epochs"]
+        want = c_report(env, model)["epochs"]["summary"]
+        want.pop("operations")
+        assert got == want, (got, want)
+        text = env.run("status", port).stdout
+        assert "npu epochs: 30 blocks (13 blob, 0 hw, 15 hybrid, 2 sw); 154 epochs: 137 NPU only, 15 hybrid, 2 CPU only" in text
+    finally:
+        sim.terminate()
+        sim.wait()
     env.close()
 
 

@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import Env, run_case  # noqa: E402
 
 MOTA, WORK, DOC, CASE = sys.argv[1:5]
+FIXTURE = os.path.join(os.path.dirname(DOC), "..", "..", "shared", "fixtures", "st-n6", "yolov8n_network_rel.bin")
 
 
 def documented():
@@ -25,10 +26,11 @@ def documented():
             cur = None
         elif cur is not None and line.strip():
             cur[line.split()[0]] = line.rstrip()
-    for sec in out.values():  # "as in status": that section's subtree
+    for sec in out.values():  # "as in status", "as in info": that section's subtree
         for path, line in list(sec.items()):
-            if "as in status" in line:
-                sec.update({q: v for q, v in out["status"].items() if q.startswith(path)})
+            m = re.search(r"as in (status|info)\b", line)
+            if m:
+                sec.update({q: v for q, v in out[m.group(1)].items() if q.startswith(path)})
     return out
 
 
@@ -86,7 +88,11 @@ def case_every_json_field_is_documented():
                 ("verify", "--json", "--key", env.p("other.pub.pem"), v1),
                 ("inspect", "--json", env.p("cut.mota")), ("info", "--json", rel), ("info", "--json", v1), ("ports", "--json"),
                 ("invoke", "--json", "--input", env.p("v1.mota.in"), "--output-size", "10", tcp),
-                ("validate", "--json", "--inputs", vdir, "--outputs", vdir, tcp)]
+                ("validate", "--json", "--inputs", vdir, "--outputs", vdir, tcp),
+                ("info", "--json", "--epochs", "--baseline", rel, rel),
+                ("inspect", "--json", "--epochs", "--baseline", v1, v1)]
+        if os.path.exists(FIXTURE):  # a Neural-ART model: every field of the epoch report
+            runs += [("info", "--json", "--epochs", "--baseline", FIXTURE, FIXTURE)]
         seen, n_docs = {}, 0
         for args in runs:
             r = env.run(*args, check=False)
@@ -103,8 +109,10 @@ def case_every_json_field_is_documented():
                 sec = section(d)
                 assert sec in doc, "%s: no section %s in docs/json.md" % (args, sec)
                 listed = doc[sec]
+                wild = [q[:-1] for q in listed if q.endswith(".*")]  # a map: any key at that level
                 undocumented = [p for p in paths(d) if p not in listed and
-                                not any(q.startswith(p + ".") or q.startswith(p + "[]") for q in listed)]
+                                not any(q.startswith(p + ".") or q.startswith(p + "[]") for q in listed) and
+                                not any(p.startswith(w) and "." not in p[len(w):] for w in wild)]
                 assert not undocumented, "%s prints fields docs/json.md does not list under %s: %s" % (
                     " ".join(args[:1]), sec, undocumented)
                 seen.setdefault(sec, set()).update(paths(d))

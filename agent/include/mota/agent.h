@@ -187,6 +187,7 @@ struct mota_agent_model_info {
     uint32_t exec_ram_addr, exec_ram_size;   /* where it runs (its configured region) */
     uint64_t activations_size;               /* from the compatibility data */
     uint32_t exec_ram_used;                  /* bytes of exec RAM its install mode needs */
+    const struct mota_epoch_summary *epochs; /* where its work runs (its manifest's npu-epochs); NULL: none */
 };
 
 

@@ -165,6 +165,16 @@ int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t 
  * 0 for a role without a payload name. */
 size_t mota_payload_head_size(enum mota_component_role role, uint64_t size);
 
+/*
+ * The npu-epochs summary (container-format.md, mota_compat key -1; protocol.md,
+ * model-info key 17): one encoding for the manifest and the device's answers.
+ * get fails the decoder (MOTA_ERR_COMPAT_FIELD) on a malformed or inconsistent one.
+ */
+struct mota_cbor_enc;
+struct mota_cbor_dec;
+void mota_epoch_summary_put(struct mota_cbor_enc *e, const struct mota_epoch_summary *s);
+void mota_epoch_summary_get(struct mota_cbor_dec *d, struct mota_epoch_summary *s);
+
 /* Result of a full verification, for reports. */
 struct mota_verify_result {
     struct mota_envelope env;

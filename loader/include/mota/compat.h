@@ -31,6 +31,8 @@ struct mota_selftest {
  * epochs inside an epoch-controller blob are counted only with it.
  * Informational in the container: no device checks it.
  */
+#define MOTA_EPOCH_MAX_BLOCKS 4096u /* epoch records before the terminator: mota's limit */
+
 struct mota_epoch_summary {
     uint32_t blocks;                  /* epoch blocks, the terminator excluded */
     uint32_t blob, hw, hybrid, sw;    /* blocks of each kind */

@@ -28,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MOTA_EPOCH_MAX_BLOCKS 4096u /* records before the terminator */
 #define MOTA_EPOCH_MAX_BUFFERS 1024u
 #define MOTA_EPOCH_MAX_OPS 4u  /* library operations named per hybrid block */
 #define MOTA_EPOCH_MAX_DIMS 8u /* dimensions of a buffer's shape */

@@ -43,7 +43,8 @@
     X(MOTA_MINFO_ABOUT, 13, "about")                                          \
     X(MOTA_MINFO_MEMORY, 14, "memory")                                        \
     X(MOTA_MINFO_PREVIOUS, 15, "previous")                                    \
-    X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")
+    X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")                           \
+    X(MOTA_MINFO_EPOCHS, 17, "npu-epochs")
 
 /* STATUS's answer */
 #define MOTA_STATUS_KEYS(X) /* cddl: status */ \
