@@ -422,12 +422,12 @@ int mota_epochs_decode(const uint8_t *img, size_t len, const struct mota_nbin_in
     struct ctx c = {.img = img, .in = info, .code = {img, info->header_words * 4u, info->ro_size}, .limit = info->got_off};
     rep->dbg = info->dbg_info;
     rep->rt_version = info->rt_version;
-    if ((ret = record_size(info, &rep->record_size)) != MOTA_OK)
-        return ret;
     if ((ret = table_of(&c, ENTRY_EPOCHS, &table, &rep->present)) != MOTA_OK)
         return ret;
     if (!rep->present)
-        return MOTA_OK;
+        return MOTA_OK; /* mota's CPU models: no table, and no struct sizes to agree with one */
+    if ((ret = record_size(info, &rep->record_size)) != MOTA_OK)
+        return ret;
     rep->table_off = info->ro_size + table;
     if ((ret = walk_blocks(&c, blocks, max_blocks, rep)) != MOTA_OK)
         return ret;

@@ -32,6 +32,21 @@ def check(what, ok, detail=""):
         failures += 1
 
 
+def npu_epochs(path):
+    """The npu-epochs array a container of this model carries (container-format.md), or None: a model
+    without an epoch table, decoded by the independent decoder of tests/oracle/epochs_oracle.py."""
+    import epochs_oracle as E
+    try:
+        r = E.Model(path).report()
+    except Exception:  # a legacy model, or a table the oracle cannot read: pack writes no summary
+        return None
+    if r["table_offset"] is None:
+        return None
+    s = r["summary"]
+    return [s["blocks"], s["blob_blocks"], s["hw_blocks"], s["hybrid_blocks"], s["sw_blocks"], s["epochs"],
+            s["npu_epochs"], s["hybrid_epochs"], s["sw_epochs"]]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("container")
@@ -131,6 +146,9 @@ def main():
     for k, v in want.items():
         check(f"compat {k} = {v}", named.get(k) == v, f"container has {named.get(k)!r}")
     check("compat install_mode", named.get("install_mode") == (1 if a.mode == "xip" else 2))
+    want_epochs = npu_epochs(a.model)
+    check("compat npu-epochs = the epoch table's summary (epochs_oracle.py)", named.get("npu_epochs") == want_epochs,
+          f"container has {named.get('npu_epochs')!r}, the model {want_epochs!r}")
     if a.selftest_output:
         out = open(a.selftest_output, "rb").read()
         st = named.get("selftest", {})

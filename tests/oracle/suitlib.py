@@ -29,7 +29,7 @@ COMPAT_NAMES = {
     6: "dbg_info", 7: "async", 8: "toolchain", 9: "ll_aton_version", 10: "c_name",
     11: "activations_size", 12: "params_size", 13: "ext_ram_size", 14: "exec_ram_xip",
     15: "exec_ram_copy", 16: "install_mode", 17: "struct_sizes", 19: "selftest",
-    20: "runtime_desc",
+    20: "runtime_desc", -1: "npu_epochs",
 }
 
 

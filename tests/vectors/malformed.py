@@ -112,7 +112,7 @@ def cases(priv):
     add("float-sequence-number", "MOTA_ERR_CBOR_SIMPLE",
         make(priv, manifest_hook=lambda m: raw_manifest(m, [(b"\x01", b"\x01"), (b"\x02", b"\xf9\x47\x00")])))
     add("deep-nesting-in-compat-hint", "MOTA_ERR_CBOR_DEPTH",
-        make(priv, compat={**COMPAT, -1: cbor2.loads(b"\x81" * 40 + b"\x00")}))
+        make(priv, compat={**COMPAT, -7: cbor2.loads(b"\x81" * 40 + b"\x00")}))  # -7: no key mota knows
     add("text-not-utf8", "MOTA_ERR_CBOR_UTF8",
         make(priv, manifest_hook=lambda m: {**m, 23: b"\xa1\x62en\xa1\x01\x62\xc0\xaf"}))
     # -- authentication
