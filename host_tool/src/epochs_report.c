@@ -174,8 +174,12 @@ static void buffers_text(FILE *f, const struct epochs_view *v)
         fprintf(f, "buffers:       not decoded (the buffer-info tables of this LL_ATON version are not read)\n");
         return;
     }
-    fprintf(f, "buffers:       %zu (model inputs and outputs%s)\n", v->rep.n_buffers,
-            v->in.entries[9] ? ", and internal buffers where the model has their table" : "");
+    unsigned n[3] = {0, 0, 0};
+    for (size_t i = 0; i < v->rep.n_buffers; i++)
+        n[v->bufs[i].io]++;
+    fprintf(f, "buffers:       %u input(s), %u output(s), %s\n", n[0], n[1],
+            v->rep.internal_table ? "and the internal ones the model lists"
+                                  : "no internal ones (the model carries no internal-buffer table)");
     for (size_t i = 0; i < v->rep.n_buffers; i++) {
         const struct mota_epoch_buffer *b = &v->bufs[i];
         char shp[96], where[48];

@@ -399,6 +399,7 @@ static int decode_buffers(struct ctx *c, const struct mota_epoch_block *blocks, 
             return ret;
         if (present && (ret = walk_buffers(c, table, tables[t].io, bufs, max, r)) != MOTA_OK)
             return ret;
+        r->internal_table |= present && tables[t].io == MOTA_EPOCH_INTERNAL;
     }
     r->buffers_known = true;
     for (size_t i = 0; bufs != NULL && blocks != NULL && r->dbg && i < r->n_buffers; i++)

@@ -89,6 +89,7 @@ struct mota_epoch_report {
     uint32_t rt_version;
     size_t n_blocks, n_buffers;
     bool buffers_known;   /* the buffer tables were decoded (LL_Buffer_InfoTypeDef of 56 bytes) */
+    bool internal_table;  /* the model carries an internal-buffer table (entry 22 is not NULL) */
     struct mota_epoch_summary sum;
 };
 
