@@ -555,6 +555,7 @@ static void info_json(struct json *jp, const char *path, size_t len, const struc
 }
 
 struct info_opts {
+    bool answered; /* --help: printed, nothing to show */
     bool json, epochs;
     const char *baseline, *path;
 };
@@ -576,7 +577,8 @@ static int info_args(int argc, char **argv, struct info_opts *o)
                    "                    software blocks, the input/output buffers, a summary\n"
                    "  --baseline OLD    with --epochs: what moved between NPU and CPU since OLD (a model\n"
                    "                    or a container)\n");
-            return -1;
+            o->answered = true;
+            return EXIT_OK;
         } else if (c == 'j') {
             o->json = true;
         } else if (c == 'e') {
@@ -639,8 +641,8 @@ int cmd_info(int argc, char **argv)
     struct mapped f = {0}, fb = {0};
     struct epochs_view v = {0}, old = {0};
     int rc = info_args(argc, argv, &o), ret = MOTA_ERR_ARG;
-    if (rc != EXIT_OK)
-        return rc < 0 ? EXIT_OK : rc;
+    if (rc != EXIT_OK || o.answered)
+        return rc;
     if (tool_map(o.path, &f) != MOTA_OK)
         return EXIT_IO;
     v.path = o.path;

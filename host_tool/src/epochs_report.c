@@ -109,7 +109,7 @@ static size_t count_ops(const struct epochs_view *v, struct opcount *ops)
             if (b->n_ops == 0)
                 add_op(ops, &n, "unknown", false);
         } else if (b->kind == MOTA_EPOCH_SW) {
-            const char *s = mota_epochs_sw_name(b->sw_node);
+            const char *s = mota_epochs_sw_name(b->sw_node, v->rep.rt_version);
             add_op(ops, &n, s != NULL ? s : "unknown", true);
         }
     }
@@ -149,7 +149,7 @@ static void cpu_work_text(FILE *f, const struct epochs_view *v, const struct mot
             fprintf(f, "unknown (no call into the runtime library recognised)");
     } else if (b->kind == MOTA_EPOCH_SW) {
         if (b->sw_node >= 0)
-            fprintf(f, "%s (software kernel, LL_SW node type %d)", mota_epochs_sw_name(b->sw_node), b->sw_node);
+            fprintf(f, "%s (software kernel, LL_SW node type %d)", mota_epochs_sw_name(b->sw_node, v->rep.rt_version), b->sw_node);
         else
             fprintf(f, "unknown software kernel (its code has a shape mota does not read)");
     } else {
@@ -361,7 +361,7 @@ static void cpu_json(struct json *j, const struct epochs_view *v, const struct m
         json_obj(j, NULL);
         json_str(j, "via", "sw_kernel");
         json_uint(j, "node_type", (uint64_t)b->sw_node);
-        json_str(j, "name", mota_epochs_sw_name(b->sw_node));
+        json_str(j, "name", mota_epochs_sw_name(b->sw_node, v->rep.rt_version));
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -425,10 +425,15 @@ static void ops_json(struct json *j, const struct epochs_view *v)
 {
     struct opcount ops[MAX_OP_NAMES];
     size_t n = count_ops(v, ops);
-    json_obj(j, "operations");
-    for (size_t i = 0; i < n; i++)
-        json_uint(j, ops[i].name, ops[i].n);
-    json_obj_end(j);
+    json_arr(j, "operations"); /* a library operation and a kernel may share a name: an array, not a map */
+    for (size_t i = 0; i < n; i++) {
+        json_obj(j, NULL);
+        json_str(j, "name", ops[i].name);
+        json_str(j, "via", ops[i].kernel ? "sw_kernel" : "callback");
+        json_uint(j, "count", ops[i].n);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
 }
 
 static void summary_fields(struct json *j, const struct mota_epoch_summary *s)
@@ -565,6 +570,8 @@ void epochs_compare_text(FILE *f, const struct epochs_view *old, const struct ep
                 moved_to_npu(a, b) ? " (and some back)" : "");
     else if (moved_to_npu(a, b))
         fprintf(f, "verdict:       better: the update moves work from the CPU to the NPU\n");
+    else if (!same_ops(old, cur))
+        fprintf(f, "verdict:       CHANGED: as many epochs use the CPU, but it runs other operations (above)\n");
     else
         fprintf(f, "verdict:       no work moved to the CPU\n");
 }
@@ -596,6 +603,7 @@ void epochs_compare_json(struct json *j, const struct epochs_view *old, const st
     json_arr_end(j);
     json_bool(j, "moved_to_cpu", both ? epochs_moved_to_cpu(a, b) : old->rep.present && !cur->rep.present);
     json_bool(j, "moved_to_npu", both ? moved_to_npu(a, b) : !old->rep.present && cur->rep.present);
+    json_bool(j, "cpu_work_changed", both ? !same_ops(old, cur) : old->rep.present != cur->rep.present);
     json_obj_end(j);
 }
 

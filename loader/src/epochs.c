@@ -24,7 +24,7 @@
 #define BUFFER_RECORD 56u /* sizeof(LL_Buffer_InfoTypeDef), 1-byte enums (rt_c_struct_sizes 0x..38) */
 #define MAX_NAME 256u
 #define FIRST_OP_SLOT 7u /* callback slots 0..6: assert, error, cache maintenance */
-#define SW_NODE_LAST 83  /* LL_SW_GELU */
+#define SW_NODE_GELU 83  /* the last NodeType, from LL_ATON 1.1.3 on */
 #define MAX_CALLS 16u
 
 #define KIND_BITS (MOTA_EPOCH_F_HW | MOTA_EPOCH_F_SW | MOTA_EPOCH_F_HYBRID)
@@ -159,7 +159,8 @@ static void name_sw(const struct ctx *c, struct mota_epoch_block *b)
     b->sw_node = MOTA_EPOCH_SW_UNKNOWN;
     for (unsigned f = 0; f < 2 && b->sw_node == MOTA_EPOCH_SW_UNKNOWN; f++) {
         uint8_t v = 0;
-        if (fns[f] && mota_thumb_first_struct_byte(&c->code, fns[f], &v) && v <= SW_NODE_LAST)
+        if (fns[f] && mota_thumb_first_struct_byte(&c->code, fns[f], &v) &&
+            mota_epochs_sw_name(v, c->in->rt_version) != NULL)
             b->sw_node = v;
     }
 }
@@ -188,11 +189,13 @@ static int decode_block(struct ctx *c, uint32_t off, uint16_t rs, struct mota_ep
         if (b->first < 0 || b->last < b->first || (b->kind != MOTA_EPOCH_BLOB && b->last != b->first))
             return MOTA_ERR_NBIN_EPOCH_NUMBERS;
     }
-    if (b->kind == MOTA_EPOCH_HYBRID)
-        name_hybrid(c, b);
-    else if (b->kind == MOTA_EPOCH_SW)
+    if (b->kind == MOTA_EPOCH_SW) {
         name_sw(c, b);
-    return MOTA_OK;
+        return MOTA_OK;
+    }
+    name_hybrid(c, b);
+    /* a hardware block that calls a runtime-library operation runs it on the CPU: its flags lie */
+    return b->kind != MOTA_EPOCH_HYBRID && b->n_ops > 0 ? MOTA_ERR_NBIN_EPOCH_FLAGS : MOTA_OK;
 }
 
 /* Epochs: a group of blocks from one with epoch_start to one with epoch_end. */
@@ -218,6 +221,10 @@ static int group_block(struct groups *g, const struct mota_epoch_block *b, bool 
     g->hw |= b->kind == MOTA_EPOCH_HW;
     g->hybrid |= b->kind == MOTA_EPOCH_HYBRID;
     g->sw |= b->kind == MOTA_EPOCH_SW;
+    /* a blob's epochs are the epoch controller's alone: CPU work in its group would be counted
+     * in epochs the report cannot tell apart (and, without debug info, not at all) */
+    if (g->blob && (g->hw || g->hybrid || g->sw))
+        return MOTA_ERR_NBIN_EPOCH_FLAGS;
     if (b->last > g->last)
         g->last = b->last;
     return MOTA_OK;
@@ -393,8 +400,11 @@ static int decode_buffers(struct ctx *c, const struct mota_epoch_block *blocks, 
         uint32_t table = 0;
         bool present = false;
         int ret = table_of(c, tables[t].entry, &table, &present);
-        if (ret == MOTA_ERR_NBIN_EPOCH_GETTER)
-            return MOTA_OK; /* a getter of another shape: buffers unknown, not wrong */
+        if (ret == MOTA_ERR_NBIN_EPOCH_GETTER) {
+            r->n_buffers = 0; /* a getter of another shape: buffers unknown, not wrong */
+            r->internal_table = false;
+            return MOTA_OK;
+        }
         if (ret != MOTA_OK)
             return ret;
         if (present && (ret = walk_buffers(c, table, tables[t].io, bufs, max, r)) != MOTA_OK)
@@ -432,7 +442,7 @@ int mota_epochs_decode(const uint8_t *img, size_t len, const struct mota_nbin_in
     rep->table_off = info->ro_size + table;
     if ((ret = walk_blocks(&c, blocks, max_blocks, rep)) != MOTA_OK)
         return ret;
-    return decode_buffers(&c, blocks, bufs, max_bufs, rep);
+    return bufs != NULL ? decode_buffers(&c, blocks, bufs, max_bufs, rep) : MOTA_OK;
 }
 
 const char *mota_epochs_kind_name(unsigned kind)
@@ -465,20 +475,21 @@ const char *mota_epochs_callback_name(unsigned slot, uint32_t rt_version)
     return slot >= FIRST_OP_SLOT && slot <= last ? names[slot - FIRST_OP_SLOT] : NULL;
 }
 
-/* NodeType (ll_sw.h), suffixes of LL_SW_*, first letter upper case */
-const char *mota_epochs_sw_name(int node)
+/* NodeType (ll_sw.h), suffixes of LL_SW_*, first letter upper case; LL_SW_GELU (83) appended in 1.1.3 */
+const char *mota_epochs_sw_name(int node, uint32_t rt_version)
 {
     static const char *const names[] = {
         "Conv", "Relu", "Prelu", "Thresholdedrelu", "Elu", "Selu", "Maxpool", "Minpool", "Avgpool", "Softmax",
         "Batchnorm", "Lrn", "Arithadd", "Arithsum", "Arithsub", "Arithmul", "Arithdiv", "Concat", "Split",
-        "Slice", "Sigmoid", "Atan", "Acos", "Asin", "Tan", "Cos", "Sin", "Tanh", "Atanh", "Acosh", "Asinh",
-        "Cosh", "Sinh", "Sqrt", "Ceil", "Gather", "Floor", "Exp", "Log", "Qlinearconv", "Quantizelinear",
+        "Slice", "Sigmoid", "Atan", "Atanh", "Acos", "Acosh", "Asin", "Asinh", "Tan", "Tanh", "Cos", "Cosh",
+        "Sin", "Sinh", "Sqrt", "Ceil", "Gather", "Floor", "Exp", "Log", "Qlinearconv", "Quantizelinear",
         "Requantizelinear", "Dequantizelinear", "Qlinearmatmul", "Gemm", "Resize", "Erf", "Pow", "And", "Or",
         "Xor", "Equal", "Greater", "Less", "Greaterorequal", "Lessorequal", "Clip", "Hardsigmoid", "Hardmax",
-        "Hardswish", "Swish", "Abs", "Instancenorm", "Reducesum", "Reducemean", "Reducemax", "Reducemin",
+        "Hardswish", "Swish", "Abs", "Instancenorm", "Reducesum", "Reducemin", "Reducemean", "Reducemax",
         "Reduceprod", "Softsign", "Softplus", "Lpnorm", "Argmin", "Argmax", "Matmul", "Min", "Max", "Neg",
         "Reciprocal", "Mod", "Round", "Reducelogsumexp", "Sign", "Tile", "Gelu"};
-    return node >= 0 && node < (int)(sizeof(names) / sizeof(names[0])) ? names[node] : NULL;
+    int last = (rt_version & 0xFFFFFF00u) >= 0x01010300u ? SW_NODE_GELU : SW_NODE_GELU - 1;
+    return node >= 0 && node <= last ? names[node] : NULL;
 }
 
 /* Buffer_DataType_TypeDef: LL_ATON 1.1.1 renumbered the enum of 1.1.0 */

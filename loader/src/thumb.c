@@ -113,10 +113,10 @@ unsigned mota_thumb_calls(const struct mota_thumb_code *c, uint32_t fn, uint32_t
         unsigned n = fetch(c, off, &h1, &h2);
         if (n == 0)
             break;
-        if (n == 2 && (h1 == 0x4770 || (h1 & 0xFF00) == 0xBD00 || (h1 & 0xF800) == 0xE000))
-            break; /* bx lr, pop {..., pc}, b.n: the function ends (or leaves straight code) */
-        if (n == 4 && h1 == 0xE8BD && (h2 & 0x8000))
-            break; /* ldmia.w sp!, {..., pc} */
+        if (n == 2 && ((h1 & 0xFF87) == 0x4700 || (h1 & 0xFF00) == 0xBD00 || (h1 & 0xF800) == 0xE000))
+            break; /* bx rm, pop {..., pc}, b.n: the function ends (or leaves straight code) */
+        if (n == 4 && ((h1 == 0xE8BD && (h2 & 0x8000)) || (h1 == 0xF85D && (h2 & 0xF000) == 0xF000)))
+            break; /* ldmia.w sp!, {..., pc}; ldr.w pc, [sp], #4 */
         if (n == 4 && (h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0xD000 && branch_target(c, off, h1, h2, &targets[found]))
             found++; /* bl */
         else if (n == 4 && (h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0x9000) {
@@ -239,7 +239,8 @@ static void narrow(struct scan *s, uint16_t h)
 /* bl: the first call f(sp + k, 0, n) zeroes the struct and returns its address */
 static void call(struct scan *s)
 {
-    if (!s->have_base && s->r[0].kind == R_SP && s->r[1].kind == R_CONST && s->r[1].v == 0) {
+    if (!s->have_base && s->r[0].kind == R_SP && s->r[1].kind == R_CONST && s->r[1].v == 0 &&
+        s->r[2].kind == R_CONST && s->r[2].v > 0) { /* memset(sp + k, 0, size) */
         s->have_base = true;
         s->base = s->r[0].v;
     } else {
@@ -278,17 +279,36 @@ static void wide_memory(struct scan *s, uint16_t h1, uint16_t h2)
     }
 }
 
+/* ThumbExpandImm (Arm ARM, "Modified immediate constants") of i:imm3:imm8 */
+static uint32_t expand_imm(uint16_t h1, uint16_t h2)
+{
+    uint32_t imm12 = ((h1 >> 10) & 1u) << 11 | ((h2 >> 12) & 7u) << 8 | (h2 & 0xFFu), x = imm12 & 0xFF;
+    if ((imm12 >> 10) == 0) {
+        switch ((imm12 >> 8) & 3) {
+        case 0: return x;
+        case 1: return x << 16 | x;
+        case 2: return x << 24 | x << 8;
+        default: return x << 24 | x << 16 | x << 8 | x;
+        }
+    }
+    uint32_t v = 0x80 | (imm12 & 0x7F), rot = imm12 >> 7;
+    return v >> rot | v << (32 - rot); /* rot is 8..31 */
+}
+
 static void wide(struct scan *s, uint16_t h1, uint16_t h2)
 {
+    unsigned rd = (h2 >> 8) & 0xF;
     if ((h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0xD000) {
         call(s);
+    } else if ((h1 & 0xFBEF) == 0xF04F && (h2 & 0x8000) == 0) { /* mov.w rd, #const */
+        set(s, rd, R_CONST, (int32_t)expand_imm(h1, h2));
+    } else if ((h1 & 0xFBF0) == 0xF240 && (h2 & 0x8000) == 0) { /* movw rd, #imm16 */
+        set(s, rd, R_CONST, (int32_t)((h1 & 0xFu) << 12 | ((h1 >> 10) & 1u) << 11 | ((h2 >> 12) & 7u) << 8 | (h2 & 0xFFu)));
     } else if ((h1 & 0xF800) == 0xF000 && (h2 & 0x8000) == 0) { /* data processing, (modified) immediate */
-        unsigned rd = (h2 >> 8) & 0xF;
         if (rd != 15)
             unknown(s, rd); /* rd 15: tst, teq, cmp, cmn */
     } else if ((h1 & 0xFE00) == 0xEA00 || (h1 & 0xFE00) == 0xFA00 || (h1 & 0xFF00) == 0xFB00) {
-        unsigned rd = (h2 >> 8) & 0xF; /* data processing, register; multiplies */
-        if (rd != 15)
+        if (rd != 15) /* data processing, register; multiplies */
             unknown(s, rd);
     } else if ((h1 & 0xFE00) == 0xE800 || (h1 & 0xFE00) == 0xF800) {
         wide_memory(s, h1, h2);

@@ -323,21 +323,39 @@ class Model:
         table_offset, blocks = self.blocks()
         dbg = self.debug_info
         count = lambda k: sum(1 for b in blocks if b["kind"] == k)
-        eps = lambda ks: sum(b["epochs"] for b in blocks if b["kind"] in ks) if dbg else None
         ops = {}
         for b in blocks:
-            for name in [c["name"] for c in b["cpu"]] or ([] if b["cpu_known"] else ["unknown"]):
-                ops[name] = ops.get(name, 0) + 1
-        hyb, sw = sum(b["epochs"] for b in blocks if b["kind"] == "hybrid"), \
-            sum(b["epochs"] for b in blocks if b["kind"] == "sw")
+            names = [(c["name"], c["via"]) for c in b["cpu"]]
+            if not b["cpu_known"]:
+                names = [("unknown", "sw_kernel" if b["kind"] == "sw" else "callback")]
+            for key in names:
+                ops[key] = ops.get(key, 0) + 1
+        # Epochs [H111 EpochBlock_Flags_t]: epoch_start marks "First EpochBlock of an Epoch", epoch_end the
+        # last; an epoch group counts once, a blob's group its first..last epoch numbers (debug info only).
+        n = {"npu": 0, "hybrid": 0, "sw": 0}
+        known, group = True, []
+        for b in blocks:
+            group.append(b)
+            if not b["flag_names"] or "epoch_end" not in b["flag_names"]:
+                continue
+            kinds = {g["kind"] for g in group}
+            if "blob" in kinds:
+                eps = [g["epochs"] for g in group if g["kind"] == "blob"]
+                known = known and None not in eps
+                k = sum(e or 0 for e in eps)
+            else:
+                k = 1
+            n["sw" if kinds == {"sw"} else "hybrid" if kinds & {"sw", "hybrid"} else "npu"] += k
+            group = []
         return {
             "ll_aton": "%d.%d.%d" % self.ver, "record_size": self.record_size, "debug_info": dbg,
             "table_offset": table_offset, "blocks": blocks, "buffers": self.buffers(blocks),
-            "summary": {"blocks": len(blocks), "epochs": eps(("blob", "hw", "hybrid", "sw", "unknown")),
+            "summary": {"blocks": len(blocks), "epochs": sum(n.values()) if known else None,
                         "blob_blocks": count("blob"), "hw_blocks": count("hw"),
                         "hybrid_blocks": count("hybrid"), "sw_blocks": count("sw"),
-                        "npu_epochs": eps(("blob", "hw")), "hybrid_epochs": hyb, "sw_epochs": sw,
-                        "cpu_epochs": hyb + sw, "operations": ops}}
+                        "npu_epochs": n["npu"] if known else None, "hybrid_epochs": n["hybrid"],
+                        "sw_epochs": n["sw"], "cpu_epochs": n["hybrid"] + n["sw"],
+                        "operations": [{"name": k[0], "via": k[1], "count": c} for k, c in sorted(ops.items())]}}
 
 
 def branch_target(mn, ops):
@@ -361,8 +379,9 @@ def selftest():
     r = Model(FIXTURE).report()
     bl, s = r["blocks"], r["summary"]
     check("header", (r["ll_aton"], r["record_size"], r["debug_info"], r["table_offset"]), ("1.1.1", 48, True, 277616))
-    check("operations", s["operations"], {"Concat": 8, "DMA_DepthToSpace": 2, "DMA_Outputs_Slice_SplitLike": 4,
-                                          "DMA_Transpose": 1, "Softmax": 1, "Dequantizelinear": 1})
+    check("operations", {o["name"]: o["count"] for o in s["operations"]},
+          {"Concat": 8, "DMA_DepthToSpace": 2, "DMA_Outputs_Slice_SplitLike": 4, "DMA_Transpose": 1, "Softmax": 1,
+           "Dequantizelinear": 1})
     check("kinds", (s["blocks"], s["blob_blocks"], s["hybrid_blocks"], s["sw_blocks"]), (30, 13, 15, 2))
     check("epochs", (s["epochs"], s["npu_epochs"], s["cpu_epochs"]), (154, 137, 17))
     want = {7: [2, 5, 7, 9, 11, 13, 15, 27], 13: [1, 4], 15: [17, 18, 24, 25], 20: [20]}

@@ -29,7 +29,8 @@ struct mota_selftest {
  * Where a Neural-ART model's work runs (mota_epochs_decode): blocks of each
  * kind, and epochs. A hybrid or SW epoch is known without debug info; the
  * epochs inside an epoch-controller blob are counted only with it.
- * Informational in the container: no device checks it.
+ * Informational in the container: not checked against a device's profile
+ * (a device decodes it, and refuses one whose counts disagree).
  */
 #define MOTA_EPOCH_MAX_BLOCKS 4096u /* epoch records before the terminator: mota's limit */
 

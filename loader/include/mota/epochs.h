@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define MOTA_EPOCH_MAX_BUFFERS 1024u
-#define MOTA_EPOCH_MAX_OPS 4u  /* library operations named per hybrid block */
+#define MOTA_EPOCH_MAX_OPS 8u  /* library operations named per hybrid block (more are not named) */
 #define MOTA_EPOCH_MAX_DIMS 8u /* dimensions of a buffer's shape */
 #define MOTA_EPOCH_SW_UNKNOWN (-1)
 
@@ -95,9 +95,10 @@ struct mota_epoch_report {
 
 /*
  * Decode the epoch table of info (filled by mota_nbin_validate over the same
- * img and len: the decoder relies on its REL and GOT proofs). blocks and bufs
- * may be NULL (then only the summary and counts are filled); otherwise they
- * hold max_blocks and max_bufs entries, and a model with more is refused.
+ * img and len: the decoder relies on its REL and GOT proofs). blocks may be
+ * NULL (then only the summary and counts are filled); bufs NULL leaves the
+ * buffer tables unread. Otherwise they hold max_blocks and max_bufs entries,
+ * and a model with more is refused.
  * A legacy model has no table: MOTA_ERR_NBIN_EPOCH_FAMILY.
  */
 int mota_epochs_decode(const uint8_t *img, size_t len, const struct mota_nbin_info *info,
@@ -109,8 +110,8 @@ const char *mota_epochs_runs_on(unsigned kind);          /* "npu", "npu+cpu", "c
 const char *mota_epochs_flag_name(unsigned bit);         /* bit 0..8: "epoch_start"... */
 /* LL_ATON_LIB_* operation behind a host-callback slot, or NULL */
 const char *mota_epochs_callback_name(unsigned slot, uint32_t rt_version);
-/* LL_SW_* node type ("Softmax"), or NULL */
-const char *mota_epochs_sw_name(int node);
+/* LL_SW_* node type of the model's LL_ATON ("Softmax"), or NULL */
+const char *mota_epochs_sw_name(int node, uint32_t rt_version);
 /* Buffer_DataType_TypeDef name ("UINT8"), or "unknown"; renumbered after LL_ATON 1.1.0 */
 const char *mota_epochs_type_name(unsigned type, uint32_t rt_version);
 
