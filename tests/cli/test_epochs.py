@@ -176,8 +176,9 @@ def case_fixture_report_matches_an_independent_decoder_in_every_variant():
                 "ll_aton_1_1_0_no_debug_info": ll_aton_1_1_0(no_debug_info(bytearray(d))),
                 "header_26_words": header_26_words(bytearray(d)), "ll_aton_1_1_3": ll_aton_1_1_3(bytearray(d)),
                 "two_block_epoch": two_block_epoch(bytearray(d)), "same_named_operations": same_named_operations(bytearray(d))}
-    # every software kernel name, in both NodeType tables (GELU, 83, from 1.1.3 on)
-    for node in list(range(0, 84, 1)):
+    # software kernel names at the ends and around the ranges ST's order puts where a guess would not
+    # (SIGMOID..SINH, REDUCESUM..REDUCEPROD), and GELU (83) from 1.1.3 on
+    for node in (0, 9, 19, 20, 21, 22, 23, 26, 31, 32, 42, 62, 63, 64, 65, 66, 67, 81, 82, 83):
         variants["sw_node_%d" % node] = sw_node(bytearray(d), node)
     variants["sw_node_83_ll_aton_1_1_3"] = sw_node(ll_aton_1_1_3(bytearray(d)), 83)
     for name, b in variants.items():
@@ -190,7 +191,7 @@ def case_fixture_report_matches_an_independent_decoder_in_every_variant():
                 ", ".join("%s/%s x%d" % (o["name"], o["via"], o["count"]) for o in c["epochs"]["summary"]["operations"])))
     names = [c_report(env, env.p("sw_node_%d.bin" % n))["epochs"]["blocks"][22]["cpu"] for n in (20, 22, 64, 83)]
     assert [x[0]["name"] if x else None for x in names] == ["Sigmoid", "Atanh", "Reducemin", None], names
-    print("ok  %-28s the 84 NodeType names agree with the oracle" % "sw_node_*")
+    print("ok  %-28s the NodeType names agree with the oracle" % "sw_node_*")
     c = c_report(env, env.p("fixture.bin"))["epochs"]
     s = c["summary"]
     assert (s["blocks"], s["blob_blocks"], s["hybrid_blocks"], s["sw_blocks"], s["epochs"], s["cpu_epochs"]) == \
