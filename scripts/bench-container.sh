@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: `mota pack` and `mota verify` throughput on a 64 MiB params file,
-# in MB/s and as a ratio against `sha256sum` of the same file in the same run
-# (target: at least 0.8). Wall-clock best of 5 runs each, optimised build.
+# in MB/s and as a ratio against `openssl dgst -sha256` of the same file in the
+# same run (target: at least 0.8; OpenSSL uses the CPU's SHA extensions), with
+# `sha256sum` for scale. Wall-clock best of 5 runs each, optimised build. pack
+# also writes the 64 MiB container and syncs it to the disk: its ratio is
+# bound by the disk (cp + sync of the same file is printed for scale).
 # usage: scripts/bench-container.sh [MiB]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,12 +32,16 @@ def best(cmd, n=5):
 pack = [mota, "pack", "-k", w + "/k.pem", "--vendor", "bench.example", "--class", "c", "--seq", "1",
         "--params", w + "/params.bin", "-o", w + "/c.mota", w + "/rel.bin"]
 subprocess.run(pack, check=True, stdout=subprocess.DEVNULL)  # warm the page cache
-t_sha = best(["sha256sum", w + "/params.bin"])
+t_ossl = best(["openssl", "dgst", "-sha256", w + "/params.bin"])
+t_sum = best(["sha256sum", w + "/params.bin"])
+t_cp = best(["sh", "-c", 'cp "$0" "$0.copy" && sync -f "$0.copy"', w + "/params.bin"])
 t_pack = best(pack)
 t_verify = best([mota, "verify", "-q", "--key", w + "/k.pub.pem", w + "/c.mota"])
 mb = size / 1e6
 print("params file: %d MiB (%d bytes); container %d bytes" % (mib, size, os.path.getsize(w + "/c.mota")))
-print("%-14s %8.1f ms %8.1f MB/s  ratio 1.00 (reference)" % ("sha256sum", t_sha * 1e3, mb / t_sha))
+print("%-22s %8.1f ms %8.1f MB/s  ratio 1.00 (reference)" % ("openssl dgst -sha256", t_ossl * 1e3, mb / t_ossl))
+print("%-22s %8.1f ms %8.1f MB/s  ratio %.2f" % ("sha256sum", t_sum * 1e3, mb / t_sum, t_ossl / t_sum))
+print("%-22s %8.1f ms %8.1f MB/s  ratio %.2f (the disk's bound for pack)" % ("cp + sync", t_cp * 1e3, mb / t_cp, t_ossl / t_cp))
 for name, t in (("mota pack", t_pack), ("mota verify", t_verify)):
-    print("%-14s %8.1f ms %8.1f MB/s  ratio %.2f of sha256sum (target >= 0.80)" % (name, t * 1e3, mb / t, t_sha / t))
+    print("%-22s %8.1f ms %8.1f MB/s  ratio %.2f of openssl (target >= 0.80)" % (name, t * 1e3, mb / t, t_ossl / t))
 PY

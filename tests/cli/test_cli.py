@@ -781,7 +781,7 @@ def case_getpub_c_source_builds_into_firmware_that_verifies_that_keys_containers
                                                "crypto/libmota_crypto.a", "hal/libmota_base.a")]
     extra = os.environ.get("MOTA_TEST_LDFLAGS", "").split()  # the sanitizer build's libraries need its runtime
     r = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *inc, *extra, "-o", p("prog"), p("prog.c"),
-                        p("key.c"), *libs, "-lcbor", "-lmbedcrypto"], capture_output=True, text=True)
+                        p("key.c"), *libs, "-lcbor", "-lmbedcrypto", "-lcrypto"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     r = subprocess.run([p("prog"), p("mine.mota")], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == "MOTA_OK\n", (r.returncode, r.stdout)

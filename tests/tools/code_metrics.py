@@ -31,6 +31,7 @@ LAYERS = [
 RESTRICTED = [
     (re.compile(r"^hal/include/mota/hal\.h$"), ["agent/", "hal/"], "only agent/ and the ports see hal.h"),
     (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
+    (re.compile(r"^<openssl/"), ["crypto/src/sha256_openssl.c"], "only crypto/'s host SHA-256 sees OpenSSL"),
     (re.compile(r"^<cbor[./]"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
@@ -168,6 +169,7 @@ PLANTED = [  # (file, include line, what the check must say)
     ("loader/src/install.c", "#include <cbor/data.h>", "libcbor"),
     ("container/src/cbor.c", "#include <psa/crypto.h>", "mbed TLS"),
     ("agent/src/link.c", "#include <mbedtls/sha256.h>", "mbed TLS"),
+    ("host_tool/src/cmd_pack.c", "#include <openssl/sha.h>", "OpenSSL"),
 ]
 
 

@@ -1,10 +1,12 @@
 /*
- * mota crypto shim: the only door to mbed TLS.
+ * mota crypto shim: the only door to mbed TLS (and, on the host, OpenSSL).
  *
  * Device and host: streaming SHA-256, ECDSA P-256 verification, key ids.
  * Signing, key generation and key files are host-only: see crypto_sign.h.
- * No other directory includes mbed TLS headers; contexts here are opaque
- * storage sized for the mbed TLS 2.28 structures (checked at compile time).
+ * SHA-256 is mbed TLS's on the device and OpenSSL libcrypto's on the host
+ * (its SHA-NI / ARMv8 code: sha256_openssl.c). No other directory includes
+ * either's headers; contexts here are opaque storage sized for both
+ * libraries' structures (checked at compile time).
  *
  * All functions return MOTA_OK or a negative enum mota_err code.
  */

@@ -1,0 +1,42 @@
+/*
+ * SHA-256 over OpenSSL's libcrypto: the host's implementation, for the speed
+ * of its SHA-NI / ARMv8 code paths (mota pack and verify hash whole models).
+ * The low-level SHA256_CTX fits the caller-provided struct mota_sha256 and
+ * needs no heap, which the shim's contract promises on every side; its
+ * functions are deprecated in OpenSSL 3 but run the same assembly as EVP.
+ */
+#define OPENSSL_API_COMPAT 0x10101000L /* SHA256_Init and friends, without deprecation warnings */
+
+#include "mota/crypto.h"
+
+#include <openssl/sha.h>
+
+_Static_assert(sizeof(SHA256_CTX) <= sizeof(((struct mota_sha256 *)0)->opaque),
+               "struct mota_sha256 too small for SHA256_CTX");
+
+static SHA256_CTX *sha(struct mota_sha256 *ctx)
+{
+    return (SHA256_CTX *)(void *)ctx->opaque.bytes;
+}
+
+/* Init, update and final cannot fail for the software and CPU-extension code OpenSSL ships. */
+void mota_sha256_init(struct mota_sha256 *ctx)
+{
+    (void)SHA256_Init(sha(ctx));
+}
+
+void mota_sha256_update(struct mota_sha256 *ctx, const void *data, size_t len)
+{
+    if (len > 0)
+        (void)SHA256_Update(sha(ctx), data, len);
+}
+
+void mota_sha256_finish(struct mota_sha256 *ctx, uint8_t out[MOTA_SHA256_LEN])
+{
+    (void)SHA256_Final(out, sha(ctx));
+}
+
+void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN])
+{
+    (void)SHA256(data, len, out);
+}
