@@ -282,9 +282,9 @@ static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_age
     return verify_components(a, m, ref->slot, man, &hc->lay);
 }
 
-/* Install the model stored in `slot` through the loader. */
-static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
-                        const struct mota_agent_layout *lay, struct mota_installed *out)
+/* The loader's view of the model stored in `slot`: its code (and split params) mapped, the exec memory of m. */
+static int install_config(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                          const struct mota_agent_layout *lay, struct mota_install_config *c)
 {
     const struct mota_flash *fl = a->cfg->flash;
     const struct mota_agent_model_config *mc = model_config(a, m);
@@ -294,7 +294,7 @@ static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const s
     uint32_t base = slot_base(a, m, slot);
     if (code == NULL || a->cfg->loader_mem == NULL)
         return MOTA_ERR_CONFIG;
-    struct mota_install_config c = {
+    *c = (struct mota_install_config){
         .image = fl->map(fl->ctx, base + lay->comp_slot[ci], (size_t)code->size),
         .image_len = (size_t)code->size,
         .image_addr = fl->xip_base + base + lay->comp_slot[ci],
@@ -307,13 +307,34 @@ static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const s
         .mem = a->cfg->loader_mem,
     };
     if (params != NULL) {
-        c.params = fl->map(fl->ctx, base + lay->comp_slot[pi], (size_t)params->size);
-        c.params_len = (size_t)params->size;
-        c.params_addr = fl->xip_base + base + lay->comp_slot[pi];
+        c->params = fl->map(fl->ctx, base + lay->comp_slot[pi], (size_t)params->size);
+        c->params_len = (size_t)params->size;
+        c->params_addr = fl->xip_base + base + lay->comp_slot[pi];
     }
-    if (c.image == NULL || (params != NULL && c.params == NULL))
-        return MOTA_ERR_SLOT_INVALID;
-    return mota_loader_install(&c, out);
+    return c->image == NULL || (params != NULL && c->params == NULL) ? MOTA_ERR_SLOT_INVALID : MOTA_OK;
+}
+
+/* Validate the code in `slot` (mota_nbin_validate: every bound the install passes rely on) into
+ * a->code_info: once per verification, right after the digests of those bytes were checked. */
+static int validate_code(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                         const struct mota_agent_layout *lay)
+{
+    struct mota_install_config c;
+    int ret = install_config(a, m, slot, man, lay, &c);
+    if (ret != MOTA_OK)
+        return ret;
+    return mota_nbin_validate(c.image, c.image_len, &a->code_info);
+}
+
+/* Install the model stored in `slot` through the loader, validate_code() having run on it. */
+static int install_slot(struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
+                        const struct mota_agent_layout *lay, struct mota_installed *out)
+{
+    struct mota_install_config c;
+    int ret = install_config(a, m, slot, man, lay, &c);
+    if (ret != MOTA_OK)
+        return ret;
+    return mota_loader_install_validated(&c, &a->code_info, out);
 }
 
 /* The first 8 bytes of a digest as a number: enough to tell two outputs apart in a refusal's detail. */
@@ -373,6 +394,8 @@ static int activate(struct mota_agent *a, unsigned m)
     if (s->active.slot == MOTA_AGENT_NO_SLOT)
         return MOTA_ERR_NO_MODEL;
     int ret = validate_slot(a, m, &s->active, &env, &a->active_manifest[m], &hc);
+    if (ret == MOTA_OK)
+        ret = validate_code(a, m, s->active.slot, &a->active_manifest[m], &hc.lay);
     if (ret == MOTA_OK)
         ret = install_slot(a, m, s->active.slot, &a->active_manifest[m], &hc.lay, &a->inst[m]);
     if (ret == MOTA_OK)
@@ -619,12 +642,16 @@ static int finish_upload_(struct mota_agent *a)
     struct mota_agent_model_state *s = &a->st[m];
     const struct mota_agent_layout *lay = &a->up_layout; /* decided with the head, before the erase */
     struct mota_installed inst;
-    int ret;
+    int ret = MOTA_ERR_SLOT_INVALID;
+    bool validated = false;
 
     if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
         phase(a, m, MOTA_PHASE_VERIFY);
         uint32_t t0 = now_us(a);
         ret = verify_components(a, m, s->upload.slot, &a->up_man, lay);
+        if (ret == MOTA_OK) /* the loader's bounds, on the bytes whose digest was just checked */
+            ret = validate_code(a, m, s->upload.slot, &a->up_man, lay);
+        validated = ret == MOTA_OK;
         a->timing.digest_us = now_us(a) - t0;
         a->timing.digest_bytes = 0;
         for (size_t c = 0; c < a->up_man.n_components; c++)
@@ -639,7 +666,10 @@ static int finish_upload_(struct mota_agent *a)
     a->installed[m] = false;
     phase(a, m, MOTA_PHASE_INSTALL);
     uint32_t t0 = now_us(a);
-    ret = install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
+    /* verified before a restart: the validation did not survive it */
+    ret = validated ? MOTA_OK : validate_code(a, m, s->upload.slot, &a->up_man, lay);
+    if (ret == MOTA_OK)
+        ret = install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
     a->timing.install_us = now_us(a) - t0;
     if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
         phase(a, m, MOTA_PHASE_SELFTEST);

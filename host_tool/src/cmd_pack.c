@@ -105,8 +105,9 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off)
 
 /*
  * Payloads are written (and synced) by a second thread while the main
- * thread hashes them: the head's length does not depend on the digests, so
- * the payloads' offsets are known before their digests are.
+ * thread hashes them and a third checks the params' CRC-32: the head's
+ * length does not depend on the digests, so the payloads' offsets are known
+ * before their digests are.
  */
 struct payload_writer {
     const struct mota_nbin_info *info;
@@ -127,10 +128,6 @@ static void *write_payloads(void *arg)
     struct payload_writer *w = arg;
     off_t off = w->offset;
     w->ret = MOTA_OK;
-    w->params_ret = MOTA_OK;
-    w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
-    if (w->params_ret != MOTA_OK)
-        return NULL;
     for (size_t i = 0; i < w->n && w->err == 0; i++) {
         uint8_t ph[32];
         size_t ph_len;
@@ -608,6 +605,14 @@ static int add_components(const struct pack_opts *o, struct inputs *in, struct m
 }
 
 /* The payloads written at offset by a second thread while this one hashes them into spec. */
+/* The params' size and CRC-32, in a third thread: the output is committed only once it and the rest agree. */
+static void *check_params(void *arg)
+{
+    struct payload_writer *w = arg;
+    w->params_ret = mota_nbin_check_params(w->info, w->params->data, w->params->len);
+    return NULL;
+}
+
 static int write_and_hash(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
                           const struct mapped **src, int fd, size_t offset)
 {
@@ -617,14 +622,19 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
         pw.role[i] = spec->comp[i].role;
         pw.src[i] = src[i];
     }
-    pthread_t th;
+    pthread_t th, tc;
     bool threaded = pthread_create(&th, NULL, write_payloads, &pw) == 0;
+    bool checking = pthread_create(&tc, NULL, check_params, &pw) == 0;
     if (!threaded)
         write_payloads(&pw);
     for (size_t i = 0; i < spec->n_components; i++)
         mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest);
+    if (!checking)
+        check_params(&pw);
     if (threaded)
         pthread_join(th, NULL);
+    if (checking)
+        pthread_join(tc, NULL);
     if (pw.params_ret != MOTA_OK) {
         tool_fail(pw.params_ret, "%s does not match the header of %s", o->params ? o->params : "the appended params blob",
                   o->model);

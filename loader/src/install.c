@@ -16,7 +16,7 @@ static uint32_t round8(uint32_t v)
 
 struct inst {
     const struct mota_install_config *cfg;
-    struct mota_nbin_info info;
+    const struct mota_nbin_info *info; /* validated over cfg->image */
     struct mota_installed *out;
     uint8_t *ram;          /* host view of the RW segment */
     uint8_t *rom_copy;     /* host view of the RO copy (COPY mode), else NULL */
@@ -24,48 +24,68 @@ struct inst {
     uint32_t pblob_addr;
     size_t pblob_len;
     uint32_t ext_size;     /* usable external RAM */
+    uint32_t base[16];     /* device address of each segment tag (make_bases) */
 };
 
-/* A tagged link-time value as a device address; validated values only. */
-static int relocate(const struct inst *s, uint32_t v, uint32_t *res)
+/*
+ * The device address of each segment tag, from the tags validation saw in the
+ * GOT and REL targets (mota_nbin_validate proved each value's tag allowed for
+ * the family and its offset inside its segment): relocating a word is then a
+ * load, a table lookup, an add and a store. A tag the model uses without a
+ * place here (external RAM not configured) fails before the first write.
+ */
+static int make_bases(struct inst *s)
 {
     const struct mota_installed *o = s->out;
-    uint32_t off = OFF(v);
-    if (v == 0) {
-        *res = 0;
-        return MOTA_OK;
-    }
-    switch (TAG(v)) {
-    case 0x2:
-        *res = o->rom_addr + off;
-        return MOTA_OK;
-    case 0x4:
-        if (s->info.family != MOTA_NBIN_FAMILY_NPU)
-            break;
-        *res = o->ram_addr + off;
-        return MOTA_OK;
-    case 0x8:
-        *res = (s->info.family == MOTA_NBIN_FAMILY_NPU ? o->param0_addr : o->ram_addr) + off;
-        return MOTA_OK;
-    case 0x9:
-        if (s->info.family != MOTA_NBIN_FAMILY_NPU || o->ext_addr == 0 || off > s->ext_size)
-            return MOTA_ERR_INSTALL_EXT_RAM;
-        *res = o->ext_addr + off;
-        return MOTA_OK;
-    default:
-        break;
-    }
-    return MOTA_ERR_NBIN_TAG; /* unreachable after validation: fail closed */
+    bool npu = s->info->family == MOTA_NBIN_FAMILY_NPU;
+    s->base[0x0] = 0;
+    s->base[0x2] = o->rom_addr;
+    s->base[0x4] = o->ram_addr;
+    s->base[0x8] = npu ? o->param0_addr : o->ram_addr;
+    s->base[0x9] = o->ext_addr;
+    uint16_t known = (1u << 0x2) | (1u << 0x8) | (npu ? (1u << 0x4) | (1u << 0x9) : 0);
+    if (s->info->value_tags & ~known)
+        return MOTA_ERR_NBIN_TAG; /* unreachable after validation: fail closed */
+    if ((s->info->value_tags & (1u << 0x9)) && (o->ext_addr == 0 || s->ext_size < s->info->ext_ram_size))
+        return MOTA_ERR_INSTALL_EXT_RAM;
+    return MOTA_OK;
+}
+
+/* A validated word, relocated. No branch: the only tag-0 value validation admits is 0, and base[0] is 0. */
+static inline uint32_t relocate(const uint32_t *base, uint32_t v)
+{
+    return base[v >> 28] + (v & 0x0FFFFFFFu);
+}
+
+/* Aligned words of the little-endian image (offsets proved 4-aligned by validation). */
+static inline uint32_t load32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#else
+    return mota_get32(p);
+#endif
+}
+
+static inline void store32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    mota_put32(p, v);
+#endif
 }
 
 static bool uses_ext_ram(const struct inst *s)
 {
-    for (unsigned i = 0; i < s->info.n_pools; i++) {
-        uint32_t f = s->info.pools[i].flags;
+    for (unsigned i = 0; i < s->info->n_pools; i++) {
+        uint32_t f = s->info->pools[i].flags;
         if ((f >> 24) == 1 && (f & 0xff) == 1)
             return true;
     }
-    return s->info.ext_ram_size > 0;
+    return s->info->ext_ram_size > 0;
 }
 
 /* Memory pools (NPU): before the data image, as ST's loader does. */
@@ -73,8 +93,8 @@ static int install_pools(struct inst *s)
 {
     const struct mota_install_config *c = s->cfg;
     uint32_t base0 = s->pblob_addr;
-    for (unsigned i = 0; i < s->info.n_pools; i++) {
-        const struct mota_nbin_pool *p = &s->info.pools[i];
+    for (unsigned i = 0; i < s->info->n_pools; i++) {
+        const struct mota_nbin_pool *p = &s->info->pools[i];
         uint32_t type = p->flags >> 24, dtype = (p->flags >> 16) & 0xff, attr = (p->flags >> 8) & 0xff;
         uint32_t id = p->flags & 0xff, sz = round8(p->size);
         const uint8_t *src = s->pblob + p->foff; /* in range: validated against the blob */
@@ -119,7 +139,7 @@ static int install_pools(struct inst *s)
 static int check_config(struct inst *s)
 {
     const struct mota_install_config *c = s->cfg;
-    const struct mota_nbin_info *in = &s->info;
+    const struct mota_nbin_info *in = s->info;
     if (c->mem == NULL || c->mem->map == NULL || (c->mode != MOTA_INSTALL_XIP && c->mode != MOTA_INSTALL_COPY))
         return MOTA_ERR_INSTALL_ARG;
     if (c->image_addr % 4 != 0 || c->exec_ram_addr % 8 != 0 || c->ext_ram_addr % 4 != 0 ||
@@ -157,7 +177,7 @@ static int check_config(struct inst *s)
 static int place_code(struct inst *s)
 {
     const struct mota_install_config *cfg = s->cfg;
-    const struct mota_nbin_info *in = &s->info;
+    const struct mota_nbin_info *in = s->info;
     struct mota_installed *out = s->out;
     if (cfg->mode == MOTA_INSTALL_COPY) {
         uint32_t ro8 = round8(in->ro_size);
@@ -182,10 +202,10 @@ static int place_legacy_acts(struct inst *s)
 {
     const struct mota_loader_mem *mem = s->cfg->mem;
     struct mota_installed *out = s->out;
-    out->param0_addr = s->info.params_len > 0 ? s->pblob_addr : 0;
-    out->acts_addr = out->ram_addr + round8(s->info.rw_size);
-    out->acts_size = s->info.acts_size;
-    if (mem->map(mem->ctx, out->acts_addr, round8(s->info.acts_size), true) == NULL)
+    out->param0_addr = s->info->params_len > 0 ? s->pblob_addr : 0;
+    out->acts_addr = out->ram_addr + round8(s->info->rw_size);
+    out->acts_size = s->info->acts_size;
+    if (mem->map(mem->ctx, out->acts_addr, round8(s->info->acts_size), true) == NULL)
         return MOTA_ERR_INSTALL_REGION;
     return MOTA_OK;
 }
@@ -194,7 +214,7 @@ static int place_legacy_acts(struct inst *s)
 static int load_data(struct inst *s)
 {
     const struct mota_loader_mem *mem = s->cfg->mem;
-    const struct mota_nbin_info *in = &s->info;
+    const struct mota_nbin_info *in = s->info;
     uint32_t rw_bytes = round8(in->rw_size);
     s->ram = mem->map(mem->ctx, s->out->ram_addr, rw_bytes, true);
     if (s->ram == NULL)
@@ -207,41 +227,34 @@ static int load_data(struct inst *s)
 }
 
 /* GOT pass (R_ARM_GOT_BREL slots), in RAM: the GOT lies in the data image
- * just copied (mota_nbin_validate). */
-static int patch_got(struct inst *s)
+ * just copied, every word's tag and range proved by mota_nbin_validate. */
+static void patch_got(struct inst *s)
 {
-    int ret = MOTA_ERR_INSTALL_ARG;
-    const struct mota_nbin_info *in = &s->info;
-    uint8_t *ram = s->ram; /* locals, not s->: kept in registers across relocate() */
-    struct mota_installed *out = s->out;
-    for (uint32_t off = in->got_off; off < in->got_end; off += 4) {
-        uint32_t v = mota_get32(ram + off), r;
-        if ((ret = relocate(s, v, &r)) != MOTA_OK)
-            return ret;
-        mota_put32(ram + off, r);
-        out->got_patched++;
-    }
-    return MOTA_OK;
+    const struct mota_nbin_info *in = s->info;
+    const uint32_t *base = s->base;
+    uint8_t *p = s->ram + in->got_off, *end = s->ram + in->got_end;
+    for (; p < end; p += 4)
+        store32(p, relocate(base, load32(p)));
+    s->out->got_patched = (in->got_end - in->got_off) / 4;
 }
 
 /* REL pass (R_ARM_ABS32 words), entries read from the file: mota_nbin_validate
- * proved each word inside the data image, or inside the code for tag 2. */
-static int patch_rel(struct inst *s)
+ * proved each word inside the data image, or inside the code for tag 2 (COPY
+ * mode only: check_config), and its value's tag and range. */
+static void patch_rel(struct inst *s)
 {
-    int ret = MOTA_ERR_INSTALL_ARG;
-    const struct mota_nbin_info *in = &s->info;
-    const uint8_t *image = s->cfg->image; /* locals, not s->: kept in registers across relocate() */
-    uint8_t *ram = s->ram, *rom_copy = s->rom_copy;
-    struct mota_installed *out = s->out;
-    for (uint32_t i = 0; i < in->rel_count; i++) {
-        uint32_t e = mota_get32(image + in->rel_off + 4 * i), r;
-        uint8_t *w = TAG(e) == 0x2 ? rom_copy + OFF(e) : ram + OFF(e); /* tag 2: COPY only (checked) */
-        if ((ret = relocate(s, mota_get32(w), &r)) != MOTA_OK)
-            return ret;
-        mota_put32(w, r);
-        out->rel_patched++;
+    const struct mota_nbin_info *in = s->info;
+    const uint32_t *base = s->base;
+    const uint8_t *e = s->cfg->image + in->rel_off, *end = e + 4 * in->rel_count;
+    uint8_t *seg[16] = {NULL}; /* where an entry's word lies, by its tag: the RW segment, or the code copy */
+    seg[in->family == MOTA_NBIN_FAMILY_NPU ? 0x4 : 0x8] = s->ram;
+    seg[0x2] = s->rom_copy;
+    for (; e < end; e += 4) {
+        uint32_t entry = load32(e);
+        uint8_t *w = seg[entry >> 28] + (entry & 0x0FFFFFFFu);
+        store32(w, relocate(base, load32(w)));
     }
-    return MOTA_OK;
+    s->out->rel_patched = in->rel_count;
 }
 
 /* Runtime context (inside the data image: mota_nbin_parse), and the entry
@@ -249,7 +262,7 @@ static int patch_rel(struct inst *s)
 static void write_rtctx(struct inst *s)
 {
     const struct mota_install_config *cfg = s->cfg;
-    const struct mota_nbin_info *in = &s->info;
+    const struct mota_nbin_info *in = s->info;
     struct mota_installed *out = s->out;
     uint8_t *ctx = s->ram + in->ctx_off;
     out->ctx_addr = out->ram_addr + in->ctx_off;
@@ -276,46 +289,60 @@ static void sync_caches(const struct inst *s)
     const struct mota_loader_mem *mem = s->cfg->mem;
     const struct mota_installed *out = s->out;
     if (mem->clean_dcache != NULL) {
-        mem->clean_dcache(mem->ctx, out->ram_addr, round8(s->info.rw_size));
+        mem->clean_dcache(mem->ctx, out->ram_addr, round8(s->info->rw_size));
         if (s->rom_copy != NULL)
-            mem->clean_dcache(mem->ctx, out->rom_addr, round8(s->info.ro_size));
+            mem->clean_dcache(mem->ctx, out->rom_addr, round8(s->info->ro_size));
     }
     if (mem->invalidate_icache != NULL)
-        mem->invalidate_icache(mem->ctx, out->rom_addr, round8(s->info.ro_size));
+        mem->invalidate_icache(mem->ctx, out->rom_addr, round8(s->info->ro_size));
 }
 
-int mota_loader_install(const struct mota_install_config *cfg, struct mota_installed *out)
+static int install(struct inst *s)
 {
     int ret = MOTA_ERR_INSTALL_ARG;
-    struct inst s;
+    if ((ret = check_config(s)) != MOTA_OK)
+        return ret;
+    s->out->family = s->info->family;
+    s->out->mode = s->cfg->mode;
+    s->out->ext_addr = s->cfg->ext_ram_addr;
+    if (s->info->family == MOTA_NBIN_FAMILY_NPU && (ret = install_pools(s)) != MOTA_OK)
+        return ret;
+    if ((ret = place_code(s)) != MOTA_OK)
+        return ret;
+    if (s->info->family != MOTA_NBIN_FAMILY_NPU && (ret = place_legacy_acts(s)) != MOTA_OK)
+        return ret;
+    if ((ret = make_bases(s)) != MOTA_OK)
+        return ret;
+    if ((ret = load_data(s)) != MOTA_OK)
+        return ret;
+    patch_got(s);
+    patch_rel(s);
+    write_rtctx(s);
+    sync_caches(s);
+    return MOTA_OK;
+}
 
-    if (cfg == NULL || out == NULL || cfg->image == NULL)
+int mota_loader_install_validated(const struct mota_install_config *cfg, const struct mota_nbin_info *info,
+                                  struct mota_installed *out)
+{
+    struct inst s;
+    if (cfg == NULL || out == NULL || cfg->image == NULL || info == NULL || info->image_len != cfg->image_len)
         return MOTA_ERR_ARG;
     memset(&s, 0, sizeof(s));
     memset(out, 0, sizeof(*out));
     s.cfg = cfg;
     s.out = out;
-    if ((ret = mota_nbin_validate(cfg->image, cfg->image_len, &s.info)) != MOTA_OK)
-        return ret;
-    if ((ret = check_config(&s)) != MOTA_OK)
-        return ret;
-    out->family = s.info.family;
-    out->mode = cfg->mode;
-    out->ext_addr = cfg->ext_ram_addr;
+    s.info = info;
+    return install(&s);
+}
 
-    if (s.info.family == MOTA_NBIN_FAMILY_NPU && (ret = install_pools(&s)) != MOTA_OK)
+int mota_loader_install(const struct mota_install_config *cfg, struct mota_installed *out)
+{
+    struct mota_nbin_info info;
+    int ret = MOTA_ERR_ARG;
+    if (cfg == NULL || out == NULL || cfg->image == NULL)
+        return MOTA_ERR_ARG;
+    if ((ret = mota_nbin_validate(cfg->image, cfg->image_len, &info)) != MOTA_OK)
         return ret;
-    if ((ret = place_code(&s)) != MOTA_OK)
-        return ret;
-    if (s.info.family != MOTA_NBIN_FAMILY_NPU && (ret = place_legacy_acts(&s)) != MOTA_OK)
-        return ret;
-    if ((ret = load_data(&s)) != MOTA_OK)
-        return ret;
-    if ((ret = patch_got(&s)) != MOTA_OK)
-        return ret;
-    if ((ret = patch_rel(&s)) != MOTA_OK)
-        return ret;
-    write_rtctx(&s);
-    sync_caches(&s);
-    return MOTA_OK;
+    return mota_loader_install_validated(cfg, &info, out);
 }

@@ -538,11 +538,12 @@ int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *par
 
 /* A tagged value (GOT word or REL target) must point into a segment the
  * installer gives the model, at an offset inside that segment. */
-static int check_value(const struct mota_nbin_info *in, uint32_t v, int tag_err, int range_err)
+static int check_value(struct mota_nbin_info *in, uint32_t v, int tag_err, int range_err)
 {
     uint32_t off = OFF(v), limit;
     if (v == 0)
         return MOTA_OK;
+    in->value_tags |= (uint16_t)(1u << TAG(v)); /* the installer's base table needs these tags only */
     switch (TAG(v)) {
     case TAG_FLASH:
         limit = in->ro_size;
@@ -568,7 +569,7 @@ static int check_value(const struct mota_nbin_info *in, uint32_t v, int tag_err,
 
 /* GOT: every word relocatable; the three .got.plt words reserved zero.
  * The GOT lies in the data image the file holds (check_geometry). */
-static int check_got(const uint8_t *img, const struct mota_nbin_info *in)
+static int check_got(const uint8_t *img, struct mota_nbin_info *in)
 {
     int ret = MOTA_ERR_NBIN_GOT;
     uint32_t ngot = (in->got_end - in->got_off) / 4;

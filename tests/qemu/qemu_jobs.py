@@ -66,6 +66,9 @@ def run(fw, work, jobs, timeout=300):
             c = re.search(r"calls ticks (\d+)", m.group(11))
             if c:
                 parsed[m.group(1)]["calls"] = int(c.group(1))
+            v = re.search(r"validate ticks (\d+)", m.group(11))
+            if v:
+                parsed[m.group(1)]["validate"] = int(v.group(1))
     return r.returncode, out + r.stderr, parsed
 
 

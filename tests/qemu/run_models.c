@@ -7,6 +7,7 @@
 
 #include "mota/err.h"
 #include "mota/loader.h"
+#include "mota/nbin.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -79,9 +80,16 @@ static int run_job(const struct job *j)
     uart_puts(" exec ");
     uart_hex(j->exec_addr);
     ticks_start();
-    uint64_t t0 = ticks_now();
-    int ret = mota_loader_install(&c, &m);
-    uint64_t t1 = ticks_now();
+    /* validation, as the agent runs it once per verification, then the install passes */
+    struct mota_nbin_info info;
+    uint64_t v0 = ticks_now();
+    int ret = mota_nbin_validate(c.image, c.image_len, &info);
+    uint64_t v1 = ticks_now(), t0 = v1, t1 = v1;
+    if (ret == MOTA_OK) {
+        t0 = ticks_now();
+        ret = mota_loader_install_validated(&c, &info, &m);
+        t1 = ticks_now();
+    }
     if (ret != MOTA_OK) {
         uart_puts(": install FAILED ");
         uart_puts(mota_err_name(ret));
@@ -101,6 +109,8 @@ static int run_job(const struct job *j)
     uart_dec(m.bytes_copied);
     uart_puts(" zeroed ");
     uart_dec(m.bytes_zeroed);
+    uart_puts(" validate ticks ");
+    uart_dec((uint32_t)(v1 - v0));
     /* the calls a self-test makes (sizes, init, one run), unguarded: the reference for the board's guard */
     uint64_t c0 = ticks_now();
     uint32_t in_size = mota_model_call(&m, 2, 0, 0, 0), out_size = mota_model_call(&m, 3, 0, 0, 0);

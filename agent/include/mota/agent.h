@@ -199,7 +199,7 @@ struct mota_agent_model_info {
 struct mota_agent_timing {
     uint32_t check_us;    /* the complete head: signature, manifest, compatibility, sequence */
     uint32_t erase_us;    /* erasing the inactive slot */
-    uint32_t digest_us;   /* every component's digest, read back from flash */
+    uint32_t digest_us;   /* every component's digest, read back from flash, and the code's validation */
     uint32_t install_us;  /* the loader: copy, GOT and REL patching, clearing */
     uint32_t selftest_us; /* the self-test run, as the port's inference measured it */
     uint32_t verdict_us;  /* from the last byte received to the verdict */
@@ -246,6 +246,8 @@ struct mota_agent {
     bool installed[MOTA_AGENT_MAX_MODELS];
     struct mota_installed inst[MOTA_AGENT_MAX_MODELS];
     struct mota_manifest active_manifest[MOTA_AGENT_MAX_MODELS];
+    /* the code about to be installed, validated once its digest is checked (the loader's bounds) */
+    struct mota_nbin_info code_info;
     /* the upload being received (RAM part) */
     int up_model;            /* -1: none */
     bool up_ready;           /* head verified and decoded into up_env/up_man */

@@ -73,6 +73,18 @@ struct mota_installed {
 int mota_loader_install(const struct mota_install_config *cfg, struct mota_installed *out);
 
 /*
+ * The same without validating again: info is what mota_nbin_validate found
+ * over exactly cfg->image and cfg->image_len (bytes the caller has not let
+ * change since: e.g. validated at verification time, right after their
+ * digest was checked). Every bound the passes rely on is in info; the
+ * install-time ones (memory, mode, params, external RAM) are checked here
+ * before the first write.
+ */
+struct mota_nbin_info;
+int mota_loader_install_validated(const struct mota_install_config *cfg, const struct mota_nbin_info *info,
+                                  struct mota_installed *out);
+
+/*
  * Cortex-M only: call entry point `index` of an installed model with r9 set
  * to its RW base (and the caller's r9 restored), passing up to three
  * arguments. Returns the entry's r0.

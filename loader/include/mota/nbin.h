@@ -108,6 +108,7 @@ struct mota_nbin_info {
     unsigned n_entries;        /* entry points (10 or 12 NPU, 11 legacy) */
     uint32_t entries[12];      /* tagged Thumb addresses, header order */
     uint32_t rel_code_entries; /* REL entries that patch code (COPY mode only); set by validate */
+    uint16_t value_tags;       /* bit t: a GOT word or REL target carries tag t; set by validate */
 };
 
 /* Decode and bounds-check an NBIN image of len bytes (the whole file). */
