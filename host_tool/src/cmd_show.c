@@ -239,10 +239,7 @@ static void compat_json(struct json *j, const struct mota_manifest *m)
     } else {
         json_null(j, "selftest");
     }
-    if (c->has_epochs)
-        epochs_summary_json(j, "npu_epochs", &c->epochs);
-    else
-        json_null(j, "npu_epochs");
+    epochs_summary_json(j, "npu_epochs", c->has_epochs ? &c->epochs : NULL);
     json_obj_end(j);
 }
 
@@ -646,8 +643,8 @@ int cmd_info(int argc, char **argv)
     if (tool_map(o.path, &f) != MOTA_OK)
         return EXIT_IO;
     v.path = o.path;
-    if ((ret = mota_nbin_validate(f.data, f.len, &v.in)) == MOTA_OK && o.epochs)
-        ret = epochs_view_decode(&v, f.data, f.len);
+    /* epochs_view_decode validates the model first */
+    ret = o.epochs ? epochs_view_decode(&v, f.data, f.len) : mota_nbin_validate(f.data, f.len, &v.in);
     if (ret != MOTA_OK) {
         rc = info_fail(&o, ret, o.path);
     } else if (o.baseline != NULL && (ret = epochs_view_load(&old, o.baseline, &fb)) != MOTA_OK) {

@@ -404,10 +404,7 @@ static void json_active(struct json *j, const struct dev_model *x, unsigned max_
     else
         json_null(j, "trial_boots_left");
     json_uint(j, "exec_ram_used", x->exec_used);
-    if (x->has_epochs)
-        epochs_summary_json(j, "npu_epochs", &x->epochs);
-    else
-        json_null(j, "npu_epochs");
+    epochs_summary_json(j, "npu_epochs", x->has_epochs ? &x->epochs : NULL);
     json_obj_end(j);
 }
 

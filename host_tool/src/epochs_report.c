@@ -452,6 +452,10 @@ static void summary_fields(struct json *j, const struct mota_epoch_summary *s)
 
 void epochs_summary_json(struct json *j, const char *key, const struct mota_epoch_summary *s)
 {
+    if (s == NULL) {
+        json_null(j, key);
+        return;
+    }
     json_obj(j, key);
     summary_fields(j, s);
     json_obj_end(j);
@@ -593,10 +597,7 @@ void epochs_compare_json(struct json *j, const struct epochs_view *old, const st
     bool both = old->rep.present && cur->rep.present;
     json_obj(j, "baseline");
     json_str(j, "file", old->path);
-    if (old->rep.present)
-        epochs_summary_json(j, "summary", a);
-    else
-        json_null(j, "summary"); /* no epoch table: all on the CPU */
+    epochs_summary_json(j, "summary", old->rep.present ? a : NULL); /* null: no epoch table, all on the CPU */
     json_arr(j, "operations");
     if (both)
         each_op(old, cur, op_json, j);

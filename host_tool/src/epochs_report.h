@@ -43,7 +43,7 @@ void epochs_compare_json(struct json *j, const struct epochs_view *old, const st
 /* CPU epochs rose (hybrid or SW): the update moves work from the NPU to the CPU. */
 bool epochs_moved_to_cpu(const struct mota_epoch_summary *old, const struct mota_epoch_summary *cur);
 
-/* The one-line summary (inspect, status) and its JSON object. */
+/* The one-line summary (inspect, status) and its JSON object (null for s NULL: no summary). */
 void epochs_summary_line(FILE *f, const struct mota_epoch_summary *s);
 void epochs_summary_json(struct json *j, const char *key, const struct mota_epoch_summary *s);
 

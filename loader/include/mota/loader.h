@@ -80,7 +80,6 @@ int mota_loader_install(const struct mota_install_config *cfg, struct mota_insta
  * install-time ones (memory, mode, params, external RAM) are checked here
  * before the first write.
  */
-struct mota_nbin_info;
 int mota_loader_install_validated(const struct mota_install_config *cfg, const struct mota_nbin_info *info,
                                   struct mota_installed *out);
 
