@@ -17,3 +17,11 @@ find_library(OPENSSL_CRYPTO_LIB crypto REQUIRED)
 add_library(mota_dep_openssl INTERFACE)
 target_include_directories(mota_dep_openssl SYSTEM INTERFACE ${OPENSSL_SHA_INCLUDE_DIR})
 target_link_libraries(mota_dep_openssl INTERFACE ${OPENSSL_CRYPTO_LIB})
+
+# liblz4: the host's encoder of compressed payloads (mota pack --compress); the device decodes
+# with container/src/lz4.c
+find_path(LZ4_INCLUDE_DIR lz4frame.h REQUIRED)
+find_library(LZ4_LIBRARY lz4 REQUIRED)
+add_library(mota_dep_lz4 INTERFACE)
+target_include_directories(mota_dep_lz4 SYSTEM INTERFACE ${LZ4_INCLUDE_DIR})
+target_link_libraries(mota_dep_lz4 INTERFACE ${LZ4_LIBRARY})

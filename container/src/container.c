@@ -3,6 +3,7 @@
 
 #include "mota/cbor.h"
 #include "mota/err.h"
+#include "mota/lz4.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -428,7 +429,35 @@ struct param {
     size_t len;
     uint64_t size;
     uint8_t digest[MOTA_SHA256_LEN];
+    uint64_t z_alg, z_block, z_size; /* mota-parameter-compression */
 };
+
+/* mota-parameter-compression: bstr .cbor {1: algorithm, 2: block, 3: size, 4: digest}, all four,
+ * in order (values are checked against the image by the profile) */
+static void decode_compression(struct mota_cbor_dec *d, struct param *v)
+{
+    struct mota_cbor_dec dd;
+    size_t n = 0;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_get_bstr(d, &v->p, &v->len);
+    if (d->err != 0)
+        return;
+    mota_cbor_dec_init(&dd, v->p, v->len);
+    mota_cbor_get_map(&dd, &n);
+    if (dd.err == 0 && n != 4)
+        mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
+    for (size_t i = 0; i < n && dd.err == 0; i++) {
+        mota_cbor_get_int_key(&dd, &key, &prev);
+        switch (key) {
+        case MOTA_Z_ALG: mota_cbor_get_uint(&dd, &v->z_alg); break;
+        case MOTA_Z_BLOCK: mota_cbor_get_uint(&dd, &v->z_block); break;
+        case MOTA_Z_SIZE: mota_cbor_get_uint(&dd, &v->z_size); break;
+        case MOTA_Z_DIGEST: decode_digest(&dd, v->digest); break;
+        default: mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO); break;
+        }
+    }
+    mota_cbor_fail(d, mota_cbor_finish(&dd));
+}
 
 static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
 {
@@ -455,6 +484,9 @@ static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
         mota_cbor_get_tstr(d, (const char **)&v->p, &v->len);
         if (d->err == 0 && (v->len < 2 || v->len > MOTA_CONTAINER_MAX_PAYLOAD_NAME || v->p[0] != '#'))
             mota_cbor_fail(d, MOTA_ERR_URI);
+        break;
+    case MOTA_PAR_COMPRESSION:
+        decode_compression(d, v);
         break;
     default:
         mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED);
@@ -490,6 +522,15 @@ static void set_param(struct mota_component *comp, int64_t key, const struct par
             comp->has_size = true;
         }
         break;
+    case MOTA_PAR_COMPRESSION:
+        if (override || !comp->compressed) {
+            comp->compressed = true;
+            comp->z_alg = v->z_alg > 0xFFFFu ? 0xFFFFu : (uint32_t)v->z_alg; /* the profile refuses both */
+            comp->z_block = v->z_block > 0xFFFFFFFFu ? 0 : (uint32_t)v->z_block;
+            comp->z_size = v->z_size;
+            memcpy(comp->z_digest, v->digest, MOTA_SHA256_LEN);
+        }
+        break;
     default: /* MOTA_PAR_URI */
         if (override || !comp->has_uri) {
             comp->uri = (const char *)v->p;
@@ -506,7 +547,7 @@ static int decode_params(struct mota_cbor_dec *d, struct seq_state *st, bool ove
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     mota_cbor_get_map(d, &n);
     for (size_t i = 0; i < n && d->err == 0; i++) {
-        struct param v = {NULL, 0, 0, {0}};
+        struct param v = {NULL, 0, 0, {0}, 0, 0, 0};
         mota_cbor_get_int_key(d, &key, &prev);
         decode_param(d, key, &v);
         for (size_t c = 0; c < st->m->n_components && d->err == 0; c++) {
@@ -1114,6 +1155,15 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
     return NULL;
 }
 
+/* What a device can decode: mota's LZ4 frame, blocks of a power of two bytes in range, a payload
+ * no larger than the image stored block by block. */
+static bool compression_ok(const struct mota_component *c)
+{
+    uint32_t b = c->z_block, bound = mota_lz4_bound((uint32_t)c->size, b);
+    return c->z_alg == MOTA_LZ4_ALG && b >= MOTA_LZ4_MIN_BLOCK && b <= MOTA_LZ4_MAX_BLOCK && (b & (b - 1)) == 0 &&
+           c->z_size >= MOTA_LZ4_HEADER_LEN + 8u && bound != 0 && c->z_size <= bound;
+}
+
 int mota_manifest_check_profile(const struct mota_manifest *m)
 {
     bool have_code = false, have_params = false, have_selftest = false;
@@ -1134,6 +1184,8 @@ int mota_manifest_check_profile(const struct mota_manifest *m)
         have_selftest |= comp->role == MOTA_COMPONENT_SELFTEST;
         if (comp->size == 0 || comp->size > 0xFFFFFFFFu)
             return MOTA_ERR_PAYLOAD_SIZE;
+        if (comp->compressed && !compression_ok(comp))
+            return MOTA_ERR_COMPRESSION_INFO;
     }
     if (!have_code)
         return MOTA_ERR_COMPONENTS;
@@ -1211,14 +1263,15 @@ static int walk_payloads(const uint8_t *buf, size_t len, struct mota_verify_resu
         const struct mota_component *comp = mota_manifest_find_payload(m, name, name_len);
         if (comp == NULL)
             return MOTA_ERR_PAYLOAD_UNKNOWN;
-        if (size != comp->size)
+        if (size != mota_component_wire_size(comp))
             return MOTA_ERR_PAYLOAD_SIZE;
         if (size > len - pos - hl)
             return MOTA_ERR_CBOR_TRUNCATED;
         if (digests) {
+            /* a compressed payload's own digest; its image's is mota_payload_expand's */
             mota_sha256(buf + pos + hl, (size_t)size, md);
-            if (mota_ct_memcmp(md, comp->digest, MOTA_SHA256_LEN) != 0)
-                return MOTA_ERR_PAYLOAD_DIGEST;
+            if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
+                return comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST;
             res->n_payloads_checked++;
         }
         seen[comp - m->comp] = true;
@@ -1254,4 +1307,17 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
     if ((ret = mota_manifest_decode(&res->env, &res->manifest)) != 0)
         return ret;
     return walk_payloads(buf, len, res, true);
+}
+
+int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out,
+                        size_t cap)
+{
+    uint8_t md[MOTA_SHA256_LEN];
+    if (c == NULL || !c->compressed || c->size > cap || c->size > 0xFFFFFFFFu || wire_len != c->z_size)
+        return MOTA_ERR_ARG;
+    int ret = mota_lz4_decode(wire, wire_len, out, (uint32_t)c->size, c->z_block);
+    if (ret != MOTA_OK)
+        return ret;
+    mota_sha256(out, (size_t)c->size, md);
+    return mota_ct_memcmp(md, c->digest, MOTA_SHA256_LEN) == 0 ? MOTA_OK : MOTA_ERR_DECOMP_IMAGE_DIGEST;
 }

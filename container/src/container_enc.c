@@ -4,6 +4,7 @@
 #include "mota/cbor.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
+#include "mota/lz4.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -87,15 +88,34 @@ static void put_validate(struct mota_cbor_enc *e, const struct mota_pack_spec *s
     mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
+/* mota-parameter-compression: the fetched payload is an LZ4 frame of the image (mota/lz4.h) */
+static void put_compression(struct mota_cbor_enc *e, const struct mota_pack_component *c)
+{
+    mota_cbor_put_int(e, MOTA_PAR_COMPRESSION);
+    size_t o = mota_cbor_bstr_open(e);
+    mota_cbor_put_map(e, 4);
+    mota_cbor_put_uint(e, MOTA_Z_ALG);
+    mota_cbor_put_uint(e, MOTA_LZ4_ALG);
+    mota_cbor_put_uint(e, MOTA_Z_BLOCK);
+    mota_cbor_put_uint(e, c->z_block);
+    mota_cbor_put_uint(e, MOTA_Z_SIZE);
+    mota_cbor_put_uint(e, c->z_size);
+    mota_cbor_put_uint(e, MOTA_Z_DIGEST);
+    put_digest(e, c->z_digest);
+    mota_cbor_bstr_close(e, o);
+}
+
 static void put_install(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
     mota_cbor_put_array(e, s->n_components * (s->n_components > 1 ? 8 : 6));
     for (size_t i = 0; i < s->n_components; i++) {
         put_set_index(e, s, i);
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
-        mota_cbor_put_map(e, 1);
+        mota_cbor_put_map(e, s->comp[i].compressed ? 2 : 1);
         mota_cbor_put_uint(e, MOTA_PAR_URI);
         mota_cbor_put_tstr(e, mota_component_payload_name(s->comp[i].role));
+        if (s->comp[i].compressed)
+            put_compression(e, &s->comp[i]);
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_FETCH);
         mota_cbor_put_uint(e, MOTA_SUIT_REPORT_FAILURE);
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);

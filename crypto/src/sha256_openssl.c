@@ -8,6 +8,7 @@
 #define OPENSSL_API_COMPAT 0x10101000L /* SHA256_Init and friends, without deprecation warnings */
 
 #include "mota/crypto.h"
+#include "mota/err.h"
 
 #include <openssl/sha.h>
 
@@ -39,4 +40,33 @@ void mota_sha256_finish(struct mota_sha256 *ctx, uint8_t out[MOTA_SHA256_LEN])
 void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN])
 {
     (void)SHA256(data, len, out);
+}
+
+/* SHA256_CTX keeps the state words in h and the count in bits (Nh:Nl); num bytes are buffered. */
+uint64_t mota_sha256_midstate(const struct mota_sha256 *ctx, uint8_t state[MOTA_SHA256_STATE_LEN])
+{
+    const SHA256_CTX *c = (const SHA256_CTX *)(const void *)ctx->opaque.bytes;
+    for (unsigned i = 0; i < 8; i++) {
+        state[4 * i] = (uint8_t)(c->h[i] >> 24);
+        state[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+        state[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+        state[4 * i + 3] = (uint8_t)c->h[i];
+    }
+    uint64_t bits = (uint64_t)c->Nh << 32 | c->Nl;
+    return (bits / 8u) & ~(uint64_t)63;
+}
+
+int mota_sha256_resume(struct mota_sha256 *ctx, const uint8_t state[MOTA_SHA256_STATE_LEN], uint64_t count)
+{
+    if (count % 64u != 0)
+        return MOTA_ERR_ARG;
+    mota_sha256_init(ctx);
+    SHA256_CTX *c = sha(ctx);
+    for (unsigned i = 0; i < 8; i++)
+        c->h[i] = (SHA_LONG)((uint32_t)state[4 * i] << 24 | (uint32_t)state[4 * i + 1] << 16 |
+                             (uint32_t)state[4 * i + 2] << 8 | state[4 * i + 3]);
+    uint64_t bits = count * 8u;
+    c->Nl = (SHA_LONG)bits;
+    c->Nh = (SHA_LONG)(bits >> 32);
+    return MOTA_OK;
 }

@@ -56,7 +56,19 @@ struct mota_component {
     uint8_t vendor_id[16], class_id[16];
     bool image_match; /* validate checks image-match */
     bool fetched;     /* install fetches it */
+    /* mota-parameter-compression: the integrated payload is an LZ4 frame (mota/lz4.h) of the image;
+     * digest and size above are the image's (what the device checks from flash), these the payload's */
+    bool compressed;
+    uint32_t z_alg, z_block;
+    uint64_t z_size;
+    uint8_t z_digest[MOTA_SHA256_LEN];
 };
+
+/* Bytes of a component's integrated payload: the transported ones. */
+static inline uint64_t mota_component_wire_size(const struct mota_component *c)
+{
+    return c->compressed ? c->z_size : c->size;
+}
 
 struct mota_text {
     const char *description; size_t description_len;   /* manifest-description (1) */
@@ -201,6 +213,15 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
  */
 int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res);
 
+/*
+ * A compressed component's image from its payload (wire, wire_len bytes) into
+ * out (at least c->size bytes), checked against the image's signed digest:
+ * MOTA_OK, a MOTA_ERR_DECOMP_* code, or MOTA_ERR_DECOMP_IMAGE_DIGEST. The
+ * payload's own digest is mota_container_verify's.
+ */
+int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out,
+                        size_t cap);
+
 /* Fill a trusted-key slot from a public key (computes the key id). */
 void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
 
@@ -211,8 +232,12 @@ enum mota_component_role mota_component_role_of(const uint8_t *id, size_t id_len
 
 struct mota_pack_component {
     enum mota_component_role role;
-    uint8_t digest[MOTA_SHA256_LEN];
+    uint8_t digest[MOTA_SHA256_LEN]; /* of the image */
     uint64_t size;
+    bool compressed;                 /* the payload is an LZ4 frame of the image (mota/lz4.h) */
+    uint32_t z_block;
+    uint64_t z_size;                 /* bytes of the payload */
+    uint8_t z_digest[MOTA_SHA256_LEN];
 };
 
 struct mota_pack_spec {

@@ -46,7 +46,8 @@
     X(MOTA_PAR_CLASS, 2, "suit-parameter-class-identifier")                   \
     X(MOTA_PAR_DIGEST, 3, "suit-parameter-image-digest")                      \
     X(MOTA_PAR_SIZE, 14, "suit-parameter-image-size")                         \
-    X(MOTA_PAR_URI, 21, "suit-parameter-uri")
+    X(MOTA_PAR_URI, 21, "suit-parameter-uri")                                 \
+    X(MOTA_PAR_COMPRESSION, -256, "mota-parameter-compression")
 
 #define MOTA_SUIT_TEXT_KEYS(X) /* cddl: text_lmap */ \
     X(MOTA_TEXT_DESCRIPTION, 1, "suit-text-manifest-description")             \
@@ -90,6 +91,13 @@
     X(MOTA_SELFTEST_SIZE, 2, "output-size")                                   \
     X(MOTA_SELFTEST_LATENCY, 3, "max-latency-us")
 
+/* mota-parameter-compression: how the integrated payload encodes the image */
+#define MOTA_COMPRESSION_KEYS(X) /* cddl: mota_compression */ \
+    X(MOTA_Z_ALG, 1, "algorithm")                                             \
+    X(MOTA_Z_BLOCK, 2, "block")                                               \
+    X(MOTA_Z_SIZE, 3, "transport-size")                                       \
+    X(MOTA_Z_DIGEST, 4, "transport-digest")
+
 #define MOTA_KEY_ENUM_(name, value, cddl) name = (value),
 enum mota_suit_envelope_key { MOTA_SUIT_ENVELOPE_KEYS(MOTA_KEY_ENUM_) };
 enum mota_suit_manifest_key { MOTA_SUIT_MANIFEST_KEYS(MOTA_KEY_ENUM_) };
@@ -101,6 +109,7 @@ enum mota_suit_component_text_key { MOTA_SUIT_COMPONENT_TEXT_KEYS(MOTA_KEY_ENUM_
 enum mota_cose_label { MOTA_COSE_HEADER_LABELS(MOTA_KEY_ENUM_) };
 enum mota_compat_key { MOTA_COMPAT_KEYS(MOTA_KEY_ENUM_) };
 enum mota_selftest_key { MOTA_SELFTEST_KEYS(MOTA_KEY_ENUM_) };
+enum mota_compression_key { MOTA_COMPRESSION_KEYS(MOTA_KEY_ENUM_) };
 #undef MOTA_KEY_ENUM_
 
 /* the SUIT reporting policy mota writes on every condition: all four bits, as in the draft's examples */

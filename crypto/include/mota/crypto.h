@@ -35,6 +35,18 @@ void mota_sha256_finish(struct mota_sha256 *ctx, uint8_t out[MOTA_SHA256_LEN]);
 void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN]);
 
 /*
+ * The state of a hash after its whole 64-byte blocks, for a transfer that
+ * resumes where the hashed bytes cannot be read again (a compressed payload):
+ * writes the 32-byte state (big-endian words) and returns how many bytes it
+ * covers, a multiple of 64; the bytes after those are not in it.
+ * mota_sha256_resume() continues a hash from such a state.
+ */
+#define MOTA_SHA256_STATE_LEN 32u
+uint64_t mota_sha256_midstate(const struct mota_sha256 *ctx, uint8_t state[MOTA_SHA256_STATE_LEN]);
+/* MOTA_ERR_ARG unless count is a multiple of 64. */
+int mota_sha256_resume(struct mota_sha256 *ctx, const uint8_t state[MOTA_SHA256_STATE_LEN], uint64_t count);
+
+/*
  * Verify an ES256 signature: sig = r||s over the 32-byte message hash, pub an
  * uncompressed P-256 point. MOTA_OK if valid, MOTA_ERR_SIGNATURE if not,
  * MOTA_ERR_KEY_INVALID if pub is not a point on the curve.

@@ -99,6 +99,16 @@
     X(MOTA_ERR_SELFTEST_FIELD, -323, "self-test description malformed")                    \
     X(MOTA_ERR_SEQUENCE_MALFORMED, -324, "SUIT command sequence is malformed")             \
     X(MOTA_ERR_URI, -325, "payload URI is not an integrated payload reference")            \
+    X(MOTA_ERR_COMPRESSION_INFO, -326, "compression parameters malformed or unsupported (algorithm, block, sizes)") \
+    X(MOTA_ERR_DECOMP_FRAME, -327, "compressed payload: not an LZ4 frame with mota's header (linked, no checksums)") \
+    X(MOTA_ERR_DECOMP_BLOCK, -328, "compressed payload: a block's size is out of range or its data does not fill it") \
+    X(MOTA_ERR_DECOMP_OFFSET, -329, "compressed payload: a back-reference points before the start of the image") \
+    X(MOTA_ERR_DECOMP_OVERRUN, -330, "compressed payload decodes past its block or its declared image size") \
+    X(MOTA_ERR_DECOMP_SHORT, -331, "compressed payload ends (end mark) before its declared image size") \
+    X(MOTA_ERR_DECOMP_TRUNCATED, -332, "compressed payload stops inside a block or before its end mark") \
+    X(MOTA_ERR_DECOMP_TRAILING, -333, "bytes after the compressed payload's end mark") \
+    X(MOTA_ERR_DECOMP_DIGEST, -334, "compressed payload differs from its signed transport digest") \
+    X(MOTA_ERR_DECOMP_IMAGE_DIGEST, -335, "decompressed image differs from its signed digest") \
     /* NBIN model files: -400 .. -499 */                                                   \
     X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")       \
     X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")         \

@@ -1,0 +1,370 @@
+/*
+ * The compressed-payload decoder (mota/lz4.h): liblz4's frames decode to the
+ * same bytes in any chunking and across resumes; hostile frames get their
+ * reason codes and never make the sink write past its block or the image,
+ * nor copy from before the image.
+ */
+#include "mota/err.h"
+#include "mota/lz4.h"
+
+#include "fixture_yolo.h"
+
+#include <lz4frame.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the encoder mota pack uses: liblz4's frame API, one block per `block` plain bytes ---- */
+
+static uint8_t *compress(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    LZ4F_preferences_t prefs;
+    memset(&prefs, 0, sizeof(prefs));
+    prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+    prefs.frameInfo.blockMode = LZ4F_blockLinked;
+    prefs.compressionLevel = 12;
+    size_t cap = LZ4F_HEADER_SIZE_MAX + (n / block + 1) * LZ4F_compressBound(block, &prefs) + 16;
+    uint8_t *out = malloc(cap);
+    LZ4F_cctx *cx = NULL;
+    assert_false(LZ4F_isError(LZ4F_createCompressionContext(&cx, LZ4F_VERSION)));
+    size_t pos = LZ4F_compressBegin(cx, out, cap, &prefs);
+    assert_false(LZ4F_isError(pos));
+    for (size_t o = 0; o < n; o += block) {
+        size_t k = n - o < block ? n - o : block, r = LZ4F_compressUpdate(cx, out + pos, cap - pos, in + o, k, NULL);
+        assert_false(LZ4F_isError(r));
+        pos += r;
+        r = LZ4F_flush(cx, out + pos, cap - pos, NULL); /* one block per `block` plain bytes */
+        assert_false(LZ4F_isError(r));
+        pos += r;
+    }
+    size_t r = LZ4F_compressEnd(cx, out + pos, cap - pos, NULL);
+    assert_false(LZ4F_isError(r));
+    LZ4F_freeCompressionContext(cx);
+    *out_len = pos + r;
+    return out;
+}
+
+/* Model-like bytes: runs, repeats from far back, small integers, and noise. */
+static void fill(uint8_t *b, size_t n, uint32_t seed)
+{
+    uint32_t x = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        uint32_t kind = (uint32_t)(i / 777u) % 4u;
+        b[i] = kind == 0 ? (uint8_t)(x >> 24) : kind == 1 ? (uint8_t)(i / 13u) : kind == 2 && i >= 5000 ? b[i - 4999]
+                                                                                                   : (uint8_t)((x >> 28) & 3u);
+    }
+}
+
+/* ---- a sink that checks every request against the image it builds ---- */
+
+struct sink {
+    uint8_t *buf;
+    uint32_t pos, cap;
+    int fail_after; /* > 0: the n-th call fails with MOTA_ERR_FLASH_IO */
+};
+
+static int s_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct sink *s = ctx;
+    assert_true(n > 0 && n <= s->cap - s->pos);
+    if (s->fail_after > 0 && --s->fail_after == 0)
+        return MOTA_ERR_FLASH_IO;
+    memcpy(s->buf + s->pos, p, n);
+    s->pos += (uint32_t)n;
+    return MOTA_OK;
+}
+
+static int s_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct sink *s = ctx;
+    assert_true(dist >= 1 && dist <= s->pos && n <= s->cap - s->pos);
+    if (s->fail_after > 0 && --s->fail_after == 0)
+        return MOTA_ERR_FLASH_IO;
+    for (uint32_t k = 0; k < n; k++, s->pos++)
+        s->buf[s->pos] = s->buf[s->pos - dist];
+    return MOTA_OK;
+}
+
+/* Feed in chunks of 1..max bytes (max 0: all at once); MOTA_OK and the image, or the first error. */
+static int decode_chunked(const uint8_t *in, size_t len, uint8_t *out, uint32_t size, uint32_t block, size_t max,
+                          uint32_t seed)
+{
+    struct sink s = {out, 0, size, 0};
+    struct mota_lz4_sink k = {s_write, s_copy, &s};
+    struct mota_lz4 z;
+    mota_lz4_init(&z, size, block);
+    size_t p = 0;
+    while (p < len) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = max == 0 ? len - p : 1 + (seed >> 8) % max;
+        if (n > len - p)
+            n = len - p;
+        while (n > 0) {
+            size_t used = 0;
+            int ret = mota_lz4_feed(&z, in + p, n, &k, &used);
+            if (ret != MOTA_OK)
+                return ret;
+            assert_true(used > 0 && used <= n);
+            assert_true(z.out == s.pos);
+            p += used;
+            n -= used;
+        }
+    }
+    return mota_lz4_finish(&z);
+}
+
+static void round_trip(const uint8_t *img, size_t n, uint32_t block, size_t max)
+{
+    size_t zl;
+    uint8_t *zb = compress(img, n, block, &zl), *out = malloc(n + 1);
+    assert_true(zl <= mota_lz4_bound((uint32_t)n, block));
+    assert_int_equal(decode_chunked(zb, zl, out, (uint32_t)n, block, max, 7), MOTA_OK);
+    assert_memory_equal(out, img, n);
+    assert_int_equal(mota_lz4_decode(zb, zl, out, (uint32_t)n, block), MOTA_OK);
+    assert_memory_equal(out, img, n);
+    free(zb);
+    free(out);
+}
+
+static void test_liblz4_frames_decode_to_the_image_in_any_chunking(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {1, 255, 4096, 4097, 70000, 300000};
+    static const uint32_t blocks[] = {256, 4096, 65536};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint8_t *img = malloc(sizes[i]);
+        fill(img, sizes[i], (uint32_t)i);
+        for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+            round_trip(img, sizes[i], blocks[b], 0);
+            round_trip(img, sizes[i], blocks[b], 1);
+            round_trip(img, sizes[i], blocks[b], 333);
+        }
+        free(img);
+    }
+}
+
+static void test_incompressible_blocks_are_stored_and_decode(void **state)
+{
+    (void)state;
+    uint8_t *img = malloc(20000);
+    uint32_t x = 99;
+    for (size_t i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        img[i] = (uint8_t)x;
+    }
+    size_t zl;
+    uint8_t *zb = compress(img, 20000, 4096, &zl);
+    assert_true((zb[MOTA_LZ4_HEADER_LEN + 3] & 0x80u) != 0); /* the first block is stored */
+    free(zb);
+    round_trip(img, 20000, 4096, 100);
+    free(img);
+}
+
+/* Overlapping copies: a match longer than its distance repeats the bytes it is writing. */
+static void test_overlapping_match_repeats_its_own_output(void **state)
+{
+    (void)state;
+    uint8_t img[1000];
+    for (size_t i = 0; i < sizeof(img); i++)
+        img[i] = (uint8_t)"abc"[i % 3];
+    round_trip(img, sizeof(img), 4096, 5);
+}
+
+/* The real N6 model: every block boundary is a resume point that gives the same image. */
+static void test_yolo_resumes_at_block_boundaries_to_the_same_image(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    size_t zl;
+    uint8_t *zb = compress(yolo, yolo_len, 4096, &zl), *out = malloc(yolo_len);
+    print_message("yolov8n: %zu -> %zu bytes (%.3fx) in 4 KiB linked blocks\n", yolo_len, zl,
+                  (double)yolo_len / (double)zl);
+    struct sink s = {out, 0, (uint32_t)yolo_len, 0};
+    struct mota_lz4_sink k = {s_write, s_copy, &s};
+    struct mota_lz4 z;
+    mota_lz4_init(&z, (uint32_t)yolo_len, 4096);
+    size_t p = 0;
+    unsigned resumes = 0;
+    while (mota_lz4_finish(&z) != MOTA_OK) {
+        size_t used = 0;
+        assert_int_equal(mota_lz4_feed(&z, zb + p, zl - p, &k, &used), MOTA_OK);
+        p += used;
+        if (mota_lz4_at_boundary(&z) && (z.out / 4096u) % 37u == 5u) { /* a power cut: state lost */
+            uint32_t out_at = z.out;
+            mota_lz4_resume(&z, (uint32_t)yolo_len, 4096, out_at);
+            resumes++;
+        }
+    }
+    assert_int_equal(p, zl);
+    assert_memory_equal(out, yolo, yolo_len);
+    assert_true(resumes > 10);
+    free(zb);
+    free(out);
+}
+
+/* ---- hostile frames ---- */
+
+static const uint8_t hdr[MOTA_LZ4_HEADER_LEN] = {0x04, 0x22, 0x4D, 0x18, 0x40, 0x40, 0xC0};
+
+/* A frame: mota's header, then the given bytes. */
+static size_t frame(uint8_t *b, const uint8_t *body, size_t n)
+{
+    memcpy(b, hdr, sizeof(hdr));
+    memcpy(b + sizeof(hdr), body, n);
+    return sizeof(hdr) + n;
+}
+
+static int decode_body(const uint8_t *body, size_t n, uint32_t size, uint32_t block)
+{
+    uint8_t f[512], out[8192];
+    size_t len = frame(f, body, n);
+    assert_true(size <= sizeof(out));
+    return decode_chunked(f, len, out, size, block, 1, 3);
+}
+
+static void test_hostile_frames_get_their_reason_codes(void **state)
+{
+    (void)state;
+    /* 20 plain bytes: literal 'a', a match of 18 at distance 1 (overlapping), final literal 'b' */
+    static const uint8_t ok20[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x01, 0x00, 0x10, 'b', 0, 0, 0, 0};
+    assert_int_equal(decode_body(ok20, sizeof(ok20), 20, 256), MOTA_OK);
+    /* a block that ends with a match */
+    static const uint8_t ends_in_match[] = {0x04, 0, 0, 0, 0x1E, 'a', 0x01, 0x00, 0, 0, 0, 0};
+    assert_int_equal(decode_body(ends_in_match, sizeof(ends_in_match), 19, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* back-references before the start: distance 2 after 1 byte; distance 0 */
+    static const uint8_t before[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x02, 0x00, 0x10, 'b', 0, 0, 0, 0};
+    assert_int_equal(decode_body(before, sizeof(before), 20, 256), MOTA_ERR_DECOMP_OFFSET);
+    static const uint8_t zero[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x00, 0x00, 0x10, 'b', 0, 0, 0, 0};
+    assert_int_equal(decode_body(zero, sizeof(zero), 20, 256), MOTA_ERR_DECOMP_OFFSET);
+    /* a match longer than its block (a bomb in one sequence): 19 + 3 * 255 bytes in a 256-byte block */
+    static const uint8_t long_match[] = {0x0A, 0, 0, 0, 0x1F, 'a', 0x01, 0x00, 0xFF, 0xFF,
+                                         0xFF, 0x00, 0x10, 'x', 0, 0, 0, 0};
+    assert_int_equal(decode_body(long_match, sizeof(long_match), 256, 256), MOTA_ERR_DECOMP_OVERRUN);
+    /* literals longer than the block */
+    static const uint8_t long_lit[] = {0x04, 0, 0, 0, 0xF0, 0xFF, 0xFF, 0x00, 0, 0, 0, 0};
+    assert_int_equal(decode_body(long_lit, sizeof(long_lit), 256, 256), MOTA_ERR_DECOMP_OVERRUN);
+    /* a second block after the image's declared size: a bomb */
+    static const uint8_t extra[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x01, 0x00, 0x10, 'b',
+                                    0x02, 0, 0, 0x80, 'e', 'f', 0, 0, 0, 0};
+    assert_int_equal(decode_body(extra, sizeof(extra), 20, 256), MOTA_ERR_DECOMP_OVERRUN);
+    /* a whole 256-byte block, then the end mark where 300 bytes were declared */
+    static const uint8_t full[] = {0x07, 0, 0, 0, 0x1F, 'a', 0x01, 0x00, 0xEB, 0x10, 'b', 0, 0, 0, 0};
+    assert_int_equal(decode_body(full, sizeof(full), 256, 256), MOTA_OK);
+    assert_int_equal(decode_body(full, sizeof(full), 300, 256), MOTA_ERR_DECOMP_SHORT);
+    /* a block whose data ends before its plain bytes */
+    assert_int_equal(decode_body(ok20, sizeof(ok20), 21, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* a compressed block no smaller than its plain bytes; a stored block of the wrong size; size 0 */
+    static const uint8_t fat[] = {0x09, 0, 0, 0, 0x80, 'a', 'b', 'c', 'd', 'a', 'b', 'c', 'd', 0, 0, 0, 0};
+    assert_int_equal(decode_body(fat, sizeof(fat), 8, 256), MOTA_ERR_DECOMP_BLOCK);
+    static const uint8_t stored_short[] = {0x03, 0, 0, 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
+    assert_int_equal(decode_body(stored_short, sizeof(stored_short), 4, 256), MOTA_ERR_DECOMP_BLOCK);
+    assert_int_equal(decode_body(stored_short, sizeof(stored_short), 3, 256), MOTA_OK);
+    static const uint8_t zero_block[] = {0x00, 0, 0, 0x80, 0, 0, 0, 0};
+    assert_int_equal(decode_body(zero_block, sizeof(zero_block), 3, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* literals running past the block's data */
+    static const uint8_t lit_past[] = {0x03, 0, 0, 0, 0x50, 'a', 'b', 0, 0, 0, 0};
+    assert_int_equal(decode_body(lit_past, sizeof(lit_past), 5, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* trailing bytes after the end mark */
+    static const uint8_t trail[] = {0x03, 0, 0, 0x80, 'a', 'b', 'c', 0, 0, 0, 0, 0x00};
+    assert_int_equal(decode_body(trail, sizeof(trail), 3, 256), MOTA_ERR_DECOMP_TRAILING);
+}
+
+static void test_other_lz4_headers_are_refused(void **state)
+{
+    (void)state;
+    uint8_t out[16];
+    static const uint8_t body[] = {0x03, 0, 0, 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
+    for (size_t i = 0; i < MOTA_LZ4_HEADER_LEN; i++) {
+        uint8_t f[64];
+        size_t n = frame(f, body, sizeof(body));
+        f[i] ^= i == 4 ? 0x20u : 0x01u; /* byte 4: the independent-blocks flag */
+        assert_int_equal(mota_lz4_decode(f, n, out, 3, 256), MOTA_ERR_DECOMP_FRAME);
+    }
+}
+
+/* Every prefix of a valid frame is refused (truncated), never accepted, and never overruns. */
+static void test_every_truncation_is_refused(void **state)
+{
+    (void)state;
+    uint8_t img[9000], out[9000];
+    fill(img, sizeof(img), 5);
+    size_t zl;
+    uint8_t *zb = compress(img, sizeof(img), 4096, &zl);
+    for (size_t n = 0; n < zl; n++)
+        assert_int_equal(decode_chunked(zb, n, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_TRUNCATED);
+    assert_int_equal(decode_chunked(zb, zl, out, sizeof(img), 4096, 0, 1), MOTA_OK);
+    free(zb);
+}
+
+/* Random corruptions: a reason code or the wrong image (which the signed image digest catches); the
+ * checking sink fails the test on any request outside the image. */
+static void test_corrupt_frames_never_reach_outside_the_image(void **state)
+{
+    (void)state;
+    uint8_t img[12000], out[12000];
+    fill(img, sizeof(img), 11);
+    size_t zl;
+    uint8_t *zb = compress(img, sizeof(img), 4096, &zl);
+    uint32_t x = 1, refused = 0;
+    for (int t = 0; t < 3000; t++) {
+        uint8_t *c = malloc(zl);
+        memcpy(c, zb, zl);
+        x = x * 1103515245u + 12345u;
+        c[(x >> 8) % zl] ^= (uint8_t)(1u << ((x >> 4) & 7u));
+        refused += decode_chunked(c, zl, out, sizeof(img), 4096, 64, x) != MOTA_OK;
+        free(c);
+    }
+    print_message("3000 single-bit corruptions: %u refused by the decoder, the rest left to the digest\n", refused);
+    assert_true(refused > 0);
+    free(zb);
+}
+
+static void test_a_sink_error_stops_the_decoder(void **state)
+{
+    (void)state;
+    uint8_t img[5000], out[5000];
+    fill(img, sizeof(img), 2);
+    size_t zl;
+    uint8_t *zb = compress(img, sizeof(img), 256, &zl);
+    struct sink s = {out, 0, sizeof(out), 3};
+    struct mota_lz4_sink k = {s_write, s_copy, &s};
+    struct mota_lz4 z;
+    mota_lz4_init(&z, sizeof(img), 256);
+    int ret = MOTA_OK;
+    for (size_t p = 0, used = 0; p < zl && ret == MOTA_OK; p += used)
+        ret = mota_lz4_feed(&z, zb + p, zl - p, &k, &used);
+    assert_int_equal(ret, MOTA_ERR_FLASH_IO);
+    free(zb);
+}
+
+static void test_bound_covers_stored_blocks_and_refuses_overflow(void **state)
+{
+    (void)state;
+    assert_int_equal(mota_lz4_bound(4096, 4096), 7 + 4 + 4096 + 4);
+    assert_int_equal(mota_lz4_bound(4097, 4096), 7 + 8 + 4097 + 4);
+    assert_int_equal(mota_lz4_bound(0xFFFFFFFFu, 256), 0);
+    assert_int_equal(mota_lz4_bound(100, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_liblz4_frames_decode_to_the_image_in_any_chunking),
+        cmocka_unit_test(test_incompressible_blocks_are_stored_and_decode),
+        cmocka_unit_test(test_overlapping_match_repeats_its_own_output),
+        cmocka_unit_test_setup_teardown(test_yolo_resumes_at_block_boundaries_to_the_same_image, yolo_setup,
+                                        yolo_teardown),
+        cmocka_unit_test(test_hostile_frames_get_their_reason_codes),
+        cmocka_unit_test(test_other_lz4_headers_are_refused),
+        cmocka_unit_test(test_every_truncation_is_refused),
+        cmocka_unit_test(test_corrupt_frames_never_reach_outside_the_image),
+        cmocka_unit_test(test_a_sink_error_stops_the_decoder),
+        cmocka_unit_test(test_bound_covers_stored_blocks_and_refuses_overflow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
