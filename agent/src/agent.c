@@ -26,6 +26,13 @@ static uint32_t slot_align(const struct mota_agent *a)
     return p > SLOT_ALIGN ? p : SLOT_ALIGN;
 }
 
+/* Bytes buffered before a program: whole program units, up to the buffer. */
+static uint32_t chunk_size(const struct mota_agent *a)
+{
+    uint32_t p = a->cfg->flash->prog_size;
+    return (uint32_t)sizeof(a->unit) / p * p;
+}
+
 static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
 {
     return model_config(a, m)->slot_offset[slot];
@@ -90,7 +97,7 @@ static int authenticate(const struct mota_agent *a, const struct mota_envelope *
 
 static uint32_t payload_head_len(const struct mota_component *c)
 {
-    return (uint32_t)mota_payload_head_size(c->role, c->size);
+    return (uint32_t)mota_payload_head_size(c->role, mota_component_wire_size(c));
 }
 
 /*
@@ -150,8 +157,11 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         lay->comp_phl[c] = payload_head_len(&man->comp[c]);
         if (lay->comp_phl[c] == 0)
             return MOTA_ERR_COMPONENT_ID;
+        /* a compressed image resumes at its blocks' ends: each must leave the program unit empty */
+        if (man->comp[c].compressed && man->comp[c].z_block % chunk_size(a) != 0)
+            return MOTA_ERR_COMPRESSION_INFO;
         lay->comp_stream[c] = (uint32_t)pos;
-        pos += lay->comp_phl[c] + man->comp[c].size;
+        pos += lay->comp_phl[c] + mota_component_wire_size(&man->comp[c]);
         lay->comp_slot[c] = (uint32_t)slot;
         slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
         if (pos > 0xFFFFFFFFu || slot > slot_size)
@@ -240,7 +250,7 @@ static int verify_components(const struct mota_agent *a, unsigned m, unsigned sl
         if (ret != MOTA_OK)
             return ret;
         if (mota_ct_memcmp(md, man->comp[c].digest, MOTA_SHA256_LEN) != 0)
-            return MOTA_ERR_PAYLOAD_DIGEST;
+            return man->comp[c].compressed ? MOTA_ERR_DECOMP_IMAGE_DIGEST : MOTA_ERR_PAYLOAD_DIGEST;
     }
     return MOTA_OK;
 }
@@ -509,13 +519,6 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
     return reason;
 }
 
-/* Bytes buffered before a program: whole program units, up to the buffer. */
-static uint32_t chunk_size(const struct mota_agent *a)
-{
-    uint32_t p = a->cfg->flash->prog_size;
-    return (uint32_t)sizeof(a->unit) / p * p;
-}
-
 /* Program the buffered bytes (padded to whole units with the erased value). */
 static int prog_unit(struct mota_agent *a)
 {
@@ -547,6 +550,105 @@ static int prog_unit(struct mota_agent *a)
     a->unit_slot_off += len;
     a->unit_fill = 0;
     return ret;
+}
+
+/* ---- compressed payloads: the decoder writes the image through the program unit ---- */
+
+/* A full unit from the decoder's sink: a flash error is kept for the caller, which may restart the
+ * upload (a unit torn before a reset) once the decoder has returned. */
+static int z_prog(struct mota_agent *a)
+{
+    a->up_z_resumed = a->up_resumed;
+    int ret = prog_unit(a);
+    a->up_z_err = ret;
+    return ret;
+}
+
+static int z_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct mota_agent *a = ctx;
+    while (n > 0) {
+        uint32_t k = chunk_size(a) - a->unit_fill;
+        if (k > n)
+            k = (uint32_t)n;
+        memcpy(a->unit + a->unit_fill, p, k);
+        a->unit_fill += k;
+        p += k;
+        n -= k;
+        int ret = a->unit_fill == chunk_size(a) ? z_prog(a) : MOTA_OK;
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* A match: bytes dist back in the image, from the unit when they are still there, else from the
+ * flash they were programmed to (the decoder checked dist against what was written). */
+static int z_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct mota_agent *a = ctx;
+    const struct mota_flash *fl = a->cfg->flash;
+    uint32_t img_off = a->up_layout.comp_slot[a->up_sha_comp];
+    while (n > 0) {
+        uint32_t ubase = a->unit_slot_off - img_off, src = ubase + a->unit_fill - dist;
+        uint32_t k = chunk_size(a) - a->unit_fill;
+        k = k < n ? k : n;
+        k = k < dist ? k : dist; /* a run that does not overlap what it writes */
+        int ret = MOTA_OK;
+        if (src >= ubase) {
+            memcpy(a->unit + a->unit_fill, a->unit + (src - ubase), k);
+        } else {
+            k = k < ubase - src ? k : ubase - src;
+            if (a->up_img != NULL)
+                memcpy(a->unit + a->unit_fill, a->up_img + src, k);
+            else
+                ret = fl->read(fl->ctx, slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + img_off + src,
+                               a->unit + a->unit_fill, k);
+        }
+        if (ret != MOTA_OK)
+            return a->up_z_err = ret;
+        a->unit_fill += k;
+        n -= k;
+        if (a->unit_fill == chunk_size(a) && (ret = z_prog(a)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
+static void z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
+{
+    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_component *comp = &a->up_man.comp[c];
+    uint32_t at = slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
+    a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
+    a->up_z_skip = 0;
+    if (plain == 0)
+        mota_lz4_init(&a->up_z, (uint32_t)comp->size, comp->z_block);
+    else
+        mota_lz4_resume(&a->up_z, (uint32_t)comp->size, comp->z_block, plain);
+}
+
+/*
+ * Resume a compressed payload at stream offset o, `done` bytes into it: the journal holds the
+ * transported hash's state there (o is where the hash's whole blocks end), how many bytes on the
+ * block boundary is, and the image bytes written up to it. MOTA_ERR_JOURNAL if they disagree.
+ */
+static int z_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_component *comp = &a->up_man.comp[c];
+    bool at_block = s->upload_plain % comp->z_block == 0 || s->upload_plain == comp->size;
+    if (done % 64u != 0 || s->upload_skip >= 64u || s->upload_plain > comp->size || !at_block ||
+        (uint64_t)done + s->upload_skip > comp->z_size)
+        return MOTA_ERR_JOURNAL;
+    (void)mota_sha256_resume(&a->up_sha, s->upload_mid, done); /* done is a multiple of 64 */
+    a->up_sha_comp = c;
+    a->unit_slot_off = a->up_layout.comp_slot[c] + s->upload_plain;
+    a->up_expected = o;
+    z_start(a, m, c, s->upload_plain);
+    a->up_z_skip = s->upload_skip;
+    return MOTA_OK;
 }
 
 /* Record how far the stream is durably on flash, now and then. */
@@ -587,6 +689,8 @@ static int resume_at(struct mota_agent *a, uint32_t o)
         return MOTA_OK;
     }
     uint32_t done = o - (a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c]);
+    if (a->up_man.comp[c].compressed)
+        return z_resume_at(a, m, c, o, done);
     mota_sha256_init(&a->up_sha);
     a->up_sha_comp = c;
     a->unit_slot_off = a->up_layout.comp_slot[c] + done;
@@ -777,7 +881,10 @@ static int head_complete(struct mota_agent *a)
         a->last_persist = s->upload_offset;
         if (s->upload_state == MOTA_UPLOAD_VERIFIED || s->upload_offset == s->upload_len)
             return finish_upload(a); /* every byte is on flash already */
-        if ((ret = resume_at(a, s->upload_offset)) != MOTA_OK)
+        ret = resume_at(a, s->upload_offset);
+        if (ret == MOTA_ERR_JOURNAL) /* a resume point that does not fit this container: start over */
+            return begin_upload(a, hc.lay.container_len);
+        if (ret != MOTA_OK)
             return ret;
         return (int)a->up_expected;
     }
@@ -796,6 +903,49 @@ static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resum
     if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
         return begin_upload(a, a->st[m].upload_len);
     return fail_upload(a, m, ret);
+}
+
+/*
+ * At a block boundary of a compressed payload (stream offset b, the unit empty), now and then: the
+ * resume point. The transported hash's state covers its whole 64-byte blocks only, so the record
+ * names the stream offset where they end; the sender resumes there and the few bytes up to b are
+ * hashed again, not decoded.
+ */
+static int z_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
+{
+    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0)
+        return MOTA_OK;
+    struct jrec r;
+    uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
+    r.value = start + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
+    r.flags = (uint8_t)(b - r.value);
+    r.value2 = a->up_z.out;
+    a->last_persist = b;
+    return mota_journal_append(&a->journal, &r);
+}
+
+/* n content bytes of compressed component c at a->up_expected: hashed as they are decoded, so that a
+ * block boundary's record has the hash of the bytes before it. */
+static int z_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
+{
+    const struct mota_lz4_sink sink = {z_write, z_copy, a};
+    uint32_t o = a->up_expected;
+    uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n; /* after a resume: up to the block boundary */
+    mota_sha256_update(&a->up_sha, data, skip);
+    a->up_z_skip -= skip;
+    for (uint32_t p = skip; p < n;) {
+        size_t used = 0;
+        a->up_z_err = MOTA_OK;
+        int ret = mota_lz4_feed(&a->up_z, data + p, n - p, &sink, &used);
+        if (ret != MOTA_OK)
+            return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
+        mota_sha256_update(&a->up_sha, data + p, used);
+        p += (uint32_t)used;
+        if (mota_lz4_at_boundary(&a->up_z) && (ret = z_persist(a, m, c, o + p)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
 }
 
 /* Bytes of a payload head: gathered, then checked against the manifest (not stored). */
@@ -823,12 +973,14 @@ static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uin
         return fail_upload(a, m, ret);
     if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
         return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
-    if (size != comp->size)
+    if (size != mota_component_wire_size(comp))
         return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
     mota_sha256_init(&a->up_sha);
     a->up_sha_comp = c;
     a->unit_slot_off = lay->comp_slot[c];
     a->unit_fill = 0;
+    if (comp->compressed)
+        z_start(a, m, c, 0);
     return MOTA_OK;
 }
 
@@ -860,14 +1012,18 @@ static int program_bytes(struct mota_agent *a, unsigned m, uint32_t o, const uin
 static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end, size_t extra)
 {
     uint8_t md[MOTA_SHA256_LEN];
+    const struct mota_component *comp = &a->up_man.comp[c];
     bool was_resumed = a->up_resumed;
     int ret;
+    if (comp->compressed && (ret = mota_lz4_finish(&a->up_z)) != MOTA_OK)
+        return fail_upload(a, m, ret); /* the payload ends before its frame does */
     if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
         return unit_failed(a, m, ret, was_resumed);
     mota_sha256_finish(&a->up_sha, md);
     a->up_sha_comp = -1;
-    if (mota_ct_memcmp(md, a->up_man.comp[c].digest, MOTA_SHA256_LEN) != 0)
-        return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
+    /* the bytes sent; a compressed image's own digest is checked from flash with the others */
+    if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
+        return fail_upload(a, m, comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST);
     if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
         return ret;
     if (end != a->st[m].upload_len)
@@ -880,14 +1036,19 @@ static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t 
 {
     const struct mota_agent_layout *lay = &a->up_layout;
     uint32_t o = a->up_expected;
-    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)a->up_man.comp[c].size;
+    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)mota_component_wire_size(&a->up_man.comp[c]);
     uint32_t n = end - o;
     if (n > *len)
         n = (uint32_t)*len;
     if (a->up_sha_comp != c)
         return fail_upload(a, m, MOTA_ERR_INTERNAL);
-    mota_sha256_update(&a->up_sha, *data, n);
-    int ret = program_bytes(a, m, o, *data, n);
+    int ret;
+    if (a->up_man.comp[c].compressed) {
+        ret = z_content_bytes(a, m, c, *data, n);
+    } else {
+        mota_sha256_update(&a->up_sha, *data, n);
+        ret = program_bytes(a, m, o, *data, n);
+    }
     if (ret != MOTA_OK)
         return ret;
     *data += n;

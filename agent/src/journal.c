@@ -111,6 +111,8 @@ static void set_upload(struct mota_agent_model_state *s, const struct jrec *r, u
     s->upload_len = r->value;
     s->upload_head_len = r->value2;
     s->upload_offset = 0;
+    s->upload_plain = 0;
+    s->upload_skip = 0;
 }
 
 /* An upload's records: begun, erased, progress, verified, aborted. */
@@ -129,6 +131,9 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
         break;
     case J_UPLOAD_PROGRESS:
         s->upload_offset = r->value;
+        s->upload_plain = r->value2; /* compressed payloads: see struct mota_agent_model_state */
+        s->upload_skip = r->flags;
+        memcpy(s->upload_mid, r->digest, sizeof(s->upload_mid));
         break;
     case J_UPLOAD_VERIFIED:
         s->upload_state = MOTA_UPLOAD_VERIFIED;
@@ -301,6 +306,9 @@ static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
             EMIT();
             mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
             r.value = s->upload_offset;
+            r.value2 = s->upload_plain;
+            r.flags = s->upload_skip;
+            memcpy(r.digest, s->upload_mid, sizeof(s->upload_mid));
             EMIT();
         }
         if (s->last_error != 0) {

@@ -1,6 +1,7 @@
 #include "cmds.h"
 #include "util.h"
 #include "epochs_report.h"
+#include "compress.h"
 
 #include "mota/cbor.h"
 #include "mota/container.h"
@@ -41,6 +42,9 @@ static void help(FILE *f)
             "      --name TEXT           model name (default: the model's c_name)\n"
             "      --description TEXT    free text for people\n"
             "      --install-mode MODE   xip or copy (default xip)\n"
+            "      --compress            send each payload as an LZ4 frame (blocks of 4 KiB, linked) when\n"
+            "                            that is smaller: fewer bytes on the link; the device decodes it\n"
+            "                            into its slot and checks the image's signed digest from flash\n"
             "CPU-share policy (Neural-ART models; the epoch summary goes into the manifest):\n"
             "      --max-sw-epochs N     refuse a model with more than N epochs on the CPU alone\n"
             "      --max-cpu-epochs N    refuse a model with more than N epochs using the CPU (hybrid\n"
@@ -66,7 +70,7 @@ struct pack_opts {
     const char *key, *out, *params, *vendor, *klass, *version, *name, *description;
     const char *st_in, *st_out, *model, *pub;
     uint64_t seq, st_latency;
-    bool have_seq, seq_from_version, have_version, have_latency, unsigned_, have_kid;
+    bool have_seq, seq_from_version, have_version, have_latency, unsigned_, have_kid, compress;
     uint8_t kid[MOTA_KEY_ID_LEN];
     uint32_t mode;
     long max_sw, max_cpu; /* the CPU-share policy; -1: unset */
@@ -251,7 +255,7 @@ static bool seq_from_version(const char *s, uint64_t *seq)
 }
 
 enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
-       O_UNSIGNED, O_PUB, O_KID, O_MAXSW, O_MAXCPU };
+       O_UNSIGNED, O_PUB, O_KID, O_MAXSW, O_MAXCPU, O_COMPRESS };
 
 /* The options whose value is checked: --key-id, --seq, --selftest-max-latency-us, --install-mode,
  * --max-sw-epochs, --max-cpu-epochs. */
@@ -307,6 +311,7 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"selftest-max-latency-us", required_argument, 0, O_STLAT}, {"unsigned", no_argument, 0, O_UNSIGNED},
         {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID},
         {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
+        {"compress", no_argument, 0, O_COMPRESS},
         {0, 0, 0, 0}};
     int c, rc;
     memset(o, 0, sizeof(*o));
@@ -324,6 +329,7 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         case O_CLASS: o->klass = optarg; break;
         case O_VERSION: o->version = optarg; o->have_version = true; break;
         case O_UNSIGNED: o->unsigned_ = true; break;
+        case O_COMPRESS: o->compress = true; break;
         case O_PUB: o->pub = optarg; break;
         case O_NAME: o->name = optarg; break;
         case O_DESC: o->description = optarg; break;
@@ -604,7 +610,31 @@ static int add_components(const struct pack_opts *o, struct inputs *in, struct m
     return EXIT_OK;
 }
 
-/* The payloads written at offset by a second thread while this one hashes them into spec. */
+/* What goes on the wire for each payload (wire[i]): its bytes, or with --compress an LZ4 frame of
+ * them where that is smaller (zbuf[i] holds it). */
+static int compress_components(const struct pack_opts *o, struct mota_pack_spec *spec, const struct mapped **src,
+                               struct mapped *wire, uint8_t **zbuf)
+{
+    for (size_t i = 0; i < spec->n_components; i++) {
+        size_t zlen = 0;
+        wire[i] = *src[i];
+        if (!o->compress)
+            continue;
+        int ret = tool_compress(src[i]->data, src[i]->len, TOOL_COMPRESS_BLOCK, &zbuf[i], &zlen);
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "compressing the %s payload", mota_component_name(spec->comp[i].role));
+            return ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+        }
+        if (zlen >= src[i]->len)
+            continue; /* nothing to gain: sent as it is */
+        wire[i] = (struct mapped){zbuf[i], zlen, NULL};
+        spec->comp[i].compressed = true;
+        spec->comp[i].z_block = TOOL_COMPRESS_BLOCK;
+        spec->comp[i].z_size = zlen;
+    }
+    return EXIT_OK;
+}
+
 /* The params' size and CRC-32, in a third thread: the output is committed only once it and the rest agree. */
 static void *check_params(void *arg)
 {
@@ -614,21 +644,24 @@ static void *check_params(void *arg)
 }
 
 static int write_and_hash(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
-                          const struct mapped **src, int fd, size_t offset)
+                          const struct mapped **src, const struct mapped *wire, int fd, size_t offset)
 {
     struct payload_writer pw = {.info = &in->info, .params = o->params ? &in->params : &in->model, .fd = fd,
                                 .offset = (off_t)offset, .n = spec->n_components};
     for (size_t i = 0; i < spec->n_components; i++) {
         pw.role[i] = spec->comp[i].role;
-        pw.src[i] = src[i];
+        pw.src[i] = &wire[i];
     }
     pthread_t th, tc;
     bool threaded = pthread_create(&th, NULL, write_payloads, &pw) == 0;
     bool checking = pthread_create(&tc, NULL, check_params, &pw) == 0;
     if (!threaded)
         write_payloads(&pw);
-    for (size_t i = 0; i < spec->n_components; i++)
-        mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest);
+    for (size_t i = 0; i < spec->n_components; i++) {
+        mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest); /* the image's */
+        if (spec->comp[i].compressed)
+            mota_sha256(wire[i].data, wire[i].len, spec->comp[i].z_digest);
+    }
     if (!checking)
         check_params(&pw);
     if (threaded)
@@ -654,7 +687,8 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
 /* The container, written atomically: the payloads after a head of known length, then the head itself,
  * signed (or not, --unsigned). */
 static int write_container(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
-                           const struct mapped **src, struct mota_p256_key *key, const uint8_t kid[MOTA_KEY_ID_LEN])
+                           const struct mapped **src, const struct mapped *wire, struct mota_p256_key *key,
+                           const uint8_t kid[MOTA_KEY_ID_LEN])
 {
     static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
     size_t head_guess = 0, head_len = 0;
@@ -668,7 +702,7 @@ static int write_container(const struct pack_opts *o, const struct inputs *in, s
     }
     if (tool_out_open(&out, o->out, 0644) != MOTA_OK)
         return EXIT_IO;
-    if ((rc = write_and_hash(o, in, spec, src, fileno(out.f), head_guess)) != EXIT_OK)
+    if ((rc = write_and_hash(o, in, spec, src, wire, fileno(out.f), head_guess)) != EXIT_OK)
         goto fail;
     rc = EXIT_INVALID;
     if ((ret = mota_container_encode_head(spec, kid, o->unsigned_ ? NULL : sign_cb, key, head, sizeof(head),
@@ -691,6 +725,19 @@ fail:
     return rc;
 }
 
+static void print_compression(const struct pack_opts *o, const struct mota_pack_spec *spec)
+{
+    for (size_t i = 0; o->compress && i < spec->n_components; i++) {
+        const struct mota_pack_component *c = &spec->comp[i];
+        if (c->compressed)
+            printf("compressed %s: %llu -> %llu bytes (%.3fx; lz4, %u-byte blocks)\n", mota_component_name(c->role),
+                   (unsigned long long)c->size, (unsigned long long)c->z_size, (double)c->size / (double)c->z_size,
+                   (unsigned)c->z_block);
+        else
+            printf("%s: not compressed (no smaller as an LZ4 frame)\n", mota_component_name(c->role));
+    }
+}
+
 int cmd_pack(int argc, char **argv)
 {
     struct pack_opts o;
@@ -698,6 +745,8 @@ int cmd_pack(int argc, char **argv)
     struct mota_p256_key key;
     struct mota_pack_spec spec;
     const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
+    struct mapped wire[MOTA_CONTAINER_MAX_COMPONENTS];
+    uint8_t *zbuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
     char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
     uint8_t kid[MOTA_KEY_ID_LEN];
     int rc = parse_args(argc, argv, &o);
@@ -710,7 +759,8 @@ int cmd_pack(int argc, char **argv)
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
         (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK ||
         (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
-        (rc = write_container(&o, &in, &spec, src, &key, kid)) != EXIT_OK)
+        (rc = compress_components(&o, &spec, src, wire, zbuf)) != EXIT_OK ||
+        (rc = write_container(&o, &in, &spec, src, wire, &key, kid)) != EXIT_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
            in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len,
@@ -718,6 +768,7 @@ int cmd_pack(int argc, char **argv)
            o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
+    print_compression(&o, &spec);
     if (spec.compat.has_epochs) {
         printf("npu epochs: ");
         epochs_summary_line(stdout, &spec.compat.epochs);
@@ -729,5 +780,7 @@ done:
     tool_unmap(&in.params);
     tool_unmap(&in.st_in);
     tool_unmap(&in.st_out);
+    for (size_t i = 0; i < MOTA_CONTAINER_MAX_COMPONENTS; i++)
+        free(zbuf[i]);
     return rc;
 }

@@ -1,11 +1,13 @@
 /* inspect, verify, info, errors: reports on containers and model files. */
 #include "cmds.h"
+#include "payloads.h"
 #include "util.h"
 
 #include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
+#include "mota/lz4.h"
 #include "mota/nbin.h"
 
 #include "epochs_report.h"
@@ -73,6 +75,13 @@ static void components_text(const struct mota_manifest *m)
         if (comp->has_digest) {
             printf("  sha256:    ");
             tool_hex(stdout, comp->digest, sizeof(comp->digest));
+            printf("\n");
+        }
+        if (comp->compressed) {
+            printf("  sent as:   LZ4 frame, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
+                   (unsigned long long)comp->z_size, comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0,
+                   (unsigned)comp->z_block);
+            tool_hex(stdout, comp->z_digest, sizeof(comp->z_digest));
             printf("\n");
         }
         if (comp->has_vendor) {
@@ -189,6 +198,16 @@ static void components_json(struct json *j, const struct mota_manifest *m)
         if (comp->has_size) json_uint(j, "size", comp->size); else json_null(j, "size");
         if (comp->has_digest) json_hex(j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(j, "sha256");
         if (comp->has_uri) json_strn(j, "payload", comp->uri, comp->uri_len); else json_null(j, "payload");
+        if (comp->compressed) {
+            json_obj(j, "compression");
+            json_str(j, "algorithm", comp->z_alg == MOTA_LZ4_ALG ? "lz4-frame" : "unknown");
+            json_uint(j, "block", comp->z_block);
+            json_uint(j, "size", comp->z_size);
+            json_hex(j, "sha256", comp->z_digest, MOTA_SHA256_LEN);
+            json_obj_end(j);
+        } else {
+            json_null(j, "compression");
+        }
         if (comp->has_vendor) uuid_json(j, "vendor_id", comp->vendor_id); else json_null(j, "vendor_id");
         if (comp->has_class) uuid_json(j, "class_id", comp->class_id); else json_null(j, "class_id");
         json_obj_end(j);
@@ -353,8 +372,11 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
 static int check_container(const struct mapped *f, const struct mota_trusted_key *keys, size_t n_keys,
                            struct mota_verify_result *r)
 {
-    if (n_keys > 0)
-        return mota_container_verify(f->data, f->len, keys, n_keys, r);
+    const struct mota_component *failed = NULL;
+    if (n_keys > 0) {
+        int ret = mota_container_verify(f->data, f->len, keys, n_keys, r);
+        return ret == MOTA_OK ? tool_verify_images(f->data, f->len, r, &failed) : ret;
+    }
     memset(r, 0, sizeof(*r));
     int ret = mota_envelope_decode(f->data, f->len, &r->env);
     if (ret == MOTA_OK)
@@ -381,7 +403,7 @@ static int load_epochs(const struct show_opts *o, const struct mapped *f, struct
 {
     const uint8_t *code = NULL;
     size_t code_len = 0;
-    int ret = epochs_container_code(f->data, f->len, &code, &code_len);
+    int ret = epochs_container_code(f->data, f->len, &code, &code_len, &cur->image);
     *bad = o->path;
     cur->path = o->path;
     cur->container = true;

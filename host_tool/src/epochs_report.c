@@ -1,6 +1,7 @@
 /* mota info/inspect --epochs: which parts of a model run on the CPU, what they are, and whether an update made it worse. */
 #include "epochs_report.h"
 
+#include "payloads.h"
 #include "util.h"
 
 #include "mota/container.h"
@@ -32,33 +33,29 @@ void epochs_view_free(struct epochs_view *v)
 {
     free(v->blocks);
     free(v->bufs);
+    free(v->image);
     v->blocks = NULL;
     v->bufs = NULL;
+    v->image = NULL;
 }
 
-int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len)
+int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len, uint8_t **owned)
 {
     static struct mota_verify_result r;
+    const struct mota_component *c = NULL;
+    const uint8_t *wire = NULL;
+    size_t wire_len = 0;
+    *owned = NULL;
     int ret = mota_envelope_decode(buf, len, &r.env);
     if (ret == MOTA_OK)
         ret = mota_manifest_decode(&r.env, &r.manifest);
     if (ret == MOTA_OK)
         ret = mota_container_check_payloads(buf, len, &r);
-    for (size_t i = 0, pos = r.env.head_len; ret == MOTA_OK && i < r.env.n_payloads; i++) {
-        const char *name;
-        size_t name_len, hl;
-        uint64_t size;
-        if ((ret = mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl)) != MOTA_OK)
-            break; /* check_payloads walked the same heads: no error here */
-        const struct mota_component *c = mota_manifest_find_payload(&r.manifest, name, name_len);
-        if (c != NULL && c->role == MOTA_COMPONENT_CODE) {
-            *code = buf + pos + hl;
-            *code_len = (size_t)size;
-            return MOTA_OK;
-        }
-        pos += hl + (size_t)size;
-    }
-    return ret == MOTA_OK ? MOTA_ERR_PAYLOAD_MISSING : ret;
+    if (ret == MOTA_OK)
+        ret = tool_payload_find(buf, len, &r, MOTA_COMPONENT_CODE, &c, &wire, &wire_len);
+    if (ret == MOTA_OK)
+        ret = tool_payload_image(c, wire, wire_len, code, code_len, owned);
+    return ret;
 }
 
 int epochs_view_load(struct epochs_view *v, const char *path, struct mapped *m)
@@ -72,7 +69,7 @@ int epochs_view_load(struct epochs_view *v, const char *path, struct mapped *m)
     v->container = !(m->len >= 4 && mota_get32(m->data) == MOTA_NBIN_MAGIC);
     if (!v->container)
         return epochs_view_decode(v, m->data, m->len);
-    if ((ret = epochs_container_code(m->data, m->len, &code, &code_len)) != MOTA_OK)
+    if ((ret = epochs_container_code(m->data, m->len, &code, &code_len, &v->image)) != MOTA_OK)
         return ret;
     return epochs_view_decode(v, code, code_len);
 }

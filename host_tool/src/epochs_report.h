@@ -20,6 +20,7 @@ struct epochs_view {
     struct mota_epoch_report rep;
     struct mota_epoch_block *blocks; /* MOTA_EPOCH_MAX_BLOCKS */
     struct mota_epoch_buffer *bufs;  /* MOTA_EPOCH_MAX_BUFFERS */
+    uint8_t *image;                  /* a compressed code payload, decoded (the report points into it) */
 };
 
 /* Validate and decode the model img (len bytes); MOTA_OK or the reason. */
@@ -31,8 +32,9 @@ void epochs_view_free(struct epochs_view *v);
 struct mapped;
 int epochs_view_load(struct epochs_view *v, const char *path, struct mapped *m);
 
-/* The code payload of a container in memory (its structure checked, no key). */
-int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len);
+/* The code of a container in memory (its structure checked, no key): its payload, or that payload
+ * decompressed into a malloc'd *owned (checked against the image's signed digest). */
+int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len, uint8_t **owned);
 
 void epochs_text(FILE *f, const struct epochs_view *v);
 void epochs_json(struct json *j, const struct epochs_view *v); /* the "epochs" member */

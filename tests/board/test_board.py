@@ -62,9 +62,9 @@ def vec(kind, i, name="dense"):
 
 # The self-test's latency budget: QEMU's clock is wall time without -icount, and a loaded two-core host can
 # stall a board for a tenth of a second; the hostile cases set their own to test the budget itself.
-def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=500000):
+def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=500000, compress=False):
     args = ["pack", "-k", env.p(key), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
-            "--version", "%d.0.0" % seq, "-o", env.p(out)]
+            "--version", "%d.0.0" % seq, "-o", env.p(out)] + (["--compress"] if compress else [])
     if selftest:
         args += ["--selftest-input", vec("in", 0), "--selftest-output", expect or vec("out", 0),
                  "--selftest-max-latency-us", str(budget_us)]
@@ -420,6 +420,61 @@ def case_random_power_cuts_during_upload_install_confirm_and_rollback():
     b.stop()
     print("%d power cuts (QEMU killed) over uploads, confirms and rollbacks: every restart booted a verified "
           "model with a consistent journal, and every repeated push completed; final seq %d" % (cuts, seq))
+
+
+def case_compressed_containers_install_resume_after_power_cuts_and_run():
+    """pack --compress: the firmware decodes the LZ4 frame into its slot, checks the image from flash, runs
+    it; a power cut inside the compressed payload resumes at a journaled block boundary."""
+    model()  # the weights and vectors
+    # dense with 96 KiB of unused weights beside its own (kept: MOTA_PARAM): rows repeated, zeroed or new, as
+    # real weights compress (about 1.5x), so the compressed stream spans several 16 KiB progress steps
+    rnd, rows = random.Random(5), []
+    for i in range(96 * 1024 // 64):
+        k = rnd.random()
+        rows.append(rows[rnd.randrange(len(rows))] if k < 0.35 and rows else [0] * 64 if k < 0.5 else
+                    [rnd.randint(-100, 100) for _ in range(64)])
+    ballast = env.p("ballast.c")
+    with open(ballast, "w") as f:
+        f.write('#include "mota_model.h"\nMOTA_PARAM const signed char ballast[%d] = {%s};\n' %
+                (len(rows) * 64, ",".join(str(v) for r in rows for v in r)))
+    rel = build_model(env.p("dense_big_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
+                      os.path.join(GEN, "dense_weights.c"), ballast)
+    v1, v2 = pack("v1z.mota", rel, 1, compress=True), pack("v2z.mota", rel, 2, compress=True)
+    plain = pack("v1.mota", rel, 1)
+    insp = json.loads(env.run("inspect", "--json", v1).stdout)
+    code = [c for c in insp["components"] if c["role"] == "code"][0]
+    assert code["compression"] and code["compression"]["size"] < code["size"], code
+    b = Board()
+    b.push_ok(v1, "--confirm")
+    assert_runs_v(b, 1)
+    b.stop()
+    # cuts at flash operations inside the code's image (the slot's erase comes first, then 256-byte
+    # programs of the decoded image): each restart resumes, and the push completes
+    erases = (code["size"] + 8192) // SECTOR + 2
+    resumed_inside = []
+    for frac in (0.45, 0.8):
+        op = erases + 3 + int(frac * code["size"] / 256)
+        b = Board("--cut-at-op", str(op))
+        _, ev, _, _ = b.push(v2, "--timeout", "20")  # push reconnects after the board's restart and resumes
+        resumed_inside += [e["offset"] for e in ev if e.get("event") == "resume"]
+        m, _ = b.dense()
+        assert m["active"] and m["active"]["seq"] in (1, 2), m
+        rc, ev, res, err = b.push(v2, "--timeout", "60")
+        assert rc == 0 or res.get("status") == "MOTA_ERR_TRIAL_PENDING", (op, res, err, b.log()[-1500:])
+        resumed_inside += [e["offset"] for e in ev if e.get("event") == "resume"]
+        if "ON TRIAL" in b.cmd("status").stdout:
+            assert b.cmd("rollback").returncode == 0  # back to v1 for the next cut
+        b.stop()
+    head = os.path.getsize(v2) - code["compression"]["size"]
+    assert any(o > head + 16384 for o in resumed_inside), (resumed_inside, head)
+    b = Board()
+    b.push_ok(v2, "--confirm")
+    assert_runs_v(b, 2)
+    b.stop()
+    print("compressed containers: code %d -> %d bytes (%.2fx), container %d bytes instead of %d; installed, run "
+          "like the reference; resumed inside the compressed payload at offsets %s" %
+          (code["size"], code["compression"]["size"], code["size"] / code["compression"]["size"],
+           os.path.getsize(v1), os.path.getsize(plain), resumed_inside))
 
 
 def case_long_version_texts_never_lock_the_host_out():

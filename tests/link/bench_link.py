@@ -7,15 +7,65 @@ container through tests/link/linkemu.py to `mota sim` and prints the goodput
 as a fraction of the raw line rate, the protocol's overhead in bytes per MiB
 (both directions), and how long the device takes to refuse an incompatible
 container (before it writes anything). All in one run, on this machine.
+Then, for compressed payloads (pack --compress), the effective goodput: image
+bytes installed per second over the raw 8N1 rate, for the yolov8n fixture (on
+the stm32n6570-dk profile) and a test model with model-like weights, each
+packed with and without --compress and pushed at both rates.
 """
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env  # noqa: E402
 
 mota, work = sys.argv[1:3]
+FIXTURES = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                                                  "fixtures")
+
+
+def weights_like_model(env):
+    """A split test model whose 400 KiB params compress as real weights do (synth_nbin.py weights)."""
+    rel, params = env.p("wl_rel.bin"), env.p("wl_params.bin")
+    subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                                                      "synth_nbin.py"), rel, params, str(400 * 1024), "3", "weights"],
+                   check=True)
+    return rel, params
+
+
+def compressed_goodput(env):
+    print("\ncompressed payloads: effective goodput = image bytes installed per second / raw 8N1 rate")
+    print("%-8s %-22s %10s %10s %9s %9s %8s" % ("baud", "model", "image", "container", "seconds", "goodput",
+                                             "speedup"))
+    cases = []
+    yolo = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
+    if os.path.exists(yolo):
+        cases.append(("yolov8n (N6 fixture)", yolo, None, ["--profile", "stm32n6570-dk", "--flash-size", "16777216"]))
+    else:
+        print("SKIPPED: yolov8n (../shared/fixtures absent)")
+    rel, params = weights_like_model(env)
+    cases.append(("test model, 400 KiB", rel, params, []))
+    for baud in (115200, 921600):
+        for label, rel, params, sim_args in cases:
+            image = os.path.getsize(rel) + (os.path.getsize(params) if params else 0)
+            plain_rate = None
+            for compress in (False, True):
+                tag = "%s_%d_%d" % (label.split()[0], baud, compress)
+                c = env.pack("z%s.mota" % tag, rel, params, seq=1, selftest=None, compress=compress)
+                sim, port = env.sim(*sim_args, flash="z%s.flash" % tag)
+                emu, eport = env.emu(port, "--baud", str(baud))
+                rc, events, res, err = env.push(eport, c, timeout=900)
+                env.stop(emu)
+                env.stop(sim)
+                if rc != 0:
+                    sys.exit("push failed: %s %s" % (res, err))
+                rate = image / res["seconds"] / (baud / 10.0)
+                plain_rate = plain_rate or rate
+                print("%-8d %-22s %10d %10d %9.2f %8.3fx %7.3fx%s" % (baud, label, image, os.path.getsize(c),
+                                                                   res["seconds"], rate, rate / plain_rate,
+                                                                   "  (--compress)" if compress else ""),
+                      flush=True)
 env = Env(mota, work)
 try:
     print("%-8s %10s %9s %10s %9s %14s %14s" % ("baud", "container", "seconds", "goodput", "of 8N1", "overhead/MiB",
@@ -49,5 +99,6 @@ try:
     print("incompatible container (%d bytes) at 115200 baud: refused with %s after %.3f s, %d bytes sent, "
           "upload state %s (nothing written)" % (os.path.getsize(bad), res.get("status"), res.get("seconds", 0),
                                                  counters["bytes_to_device"], (st["upload"] or {"state": "none"})["state"]))
+    compressed_goodput(env)
 finally:
     env.close()

@@ -62,9 +62,9 @@ class Env:
         return rel, params
 
     def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim",
-             vendor="example.com", key="k.pem"):
+             vendor="example.com", key="k.pem", compress=False):
         args = ["pack", "-k", self.p(key), "--vendor", vendor, "--class", cls, "--seq", str(seq),
-                "--version", version, "-o", self.p(out)]
+                "--version", version, "-o", self.p(out)] + (["--compress"] if compress else [])
         if params:
             args += ["--params", params]
         if selftest:

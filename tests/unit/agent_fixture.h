@@ -6,6 +6,8 @@
 #ifndef MOTA_TEST_AGENT_FIXTURE_H
 #define MOTA_TEST_AGENT_FIXTURE_H
 
+#include "lz4_enc.h"
+
 #include "mota/agent.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
@@ -94,6 +96,7 @@ struct model_opts {
     uint32_t code_bytes;   /* extra RO bytes (model size) */
     uint32_t params_bytes; /* appended params blob */
     uint8_t fill;          /* varies the code bytes between versions */
+    bool noise;            /* code bytes like a real model's: compressible about 1.5x, not 100x */
 };
 
 /* A small valid NPU-family model (24-word header, 17-word rt_ctx). */
@@ -109,6 +112,11 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
     *len = img + params;
     uint8_t *b = calloc(1, *len);
     memset(b + 0x60, o->fill, ro - 0x60);
+    for (uint32_t i = 0x100, x = o->fill + 1u; o->noise && i < ro; i++) { /* noise, small numbers, repeats */
+        x = x * 1103515245u + 12345u;
+        uint32_t kind = i < 0x100u + 1500u ? 0 : (i / 600u) % 3u;
+        b[i] = kind == 0 ? (uint8_t)(x >> 24) : kind == 1 ? (uint8_t)((x >> 29) + o->fill) : b[i - 1500u];
+    }
     uint32_t h[24] = {MOTA_NBIN_MAGIC, o->flags ? o->flags : 0x80085D22u, 0x40000000u, 0x40000000u | data,
                       0x20000000u | ro, 0x40000000u | bss, 0x40000000u | bss_end, 0x40000000u | got,
                       0x40000000u | got_end, 0x20000000u | rel, 0x20000000u | rel, 0x40000044u,
@@ -149,6 +157,9 @@ struct container_opts {
     bool split;                 /* params as a separate component */
     uint64_t exec_ram_xip_override;
     uint32_t poke_off, poke_val; /* overwrite a model word after its compat data is read (0: no) */
+    bool compress;              /* payloads as LZ4 frames (4 KiB blocks) where that is smaller */
+    /* a hostile signer: rewrites the code's frame (malloc'd) before it is hashed and signed */
+    void (*z_mangle)(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len);
 };
 
 static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
@@ -216,8 +227,21 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
         s.compat.selftest.max_latency_us = o->max_latency_us ? o->max_latency_us : 50000;
         mota_sha256(st_out, out_n, s.compat.selftest.output_digest);
     }
-    for (size_t i = 0; i < s.n_components; i++)
+    uint8_t *z[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; i < s.n_components; i++) {
         mota_sha256(parts[i], plen[i], s.comp[i].digest);
+        size_t zl = 0;
+        if (o->compress && (z[i] = test_lz4_compress(parts[i], plen[i], 4096, &zl)) != NULL && zl < plen[i]) {
+            if (i == 0 && o->z_mangle != NULL)
+                o->z_mangle(&z[i], &zl, parts[i], plen[i]);
+            s.comp[i].compressed = true;
+            s.comp[i].z_block = 4096;
+            s.comp[i].z_size = zl;
+            mota_sha256(z[i], zl, s.comp[i].z_digest);
+            parts[i] = z[i];
+            plen[i] = zl;
+        }
+    }
     const struct mota_p256_key *key = o->key ? o->key : &dev_key;
     uint8_t kid[16];
     mota_key_id(key->pub, kid);
@@ -233,6 +257,8 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
         n += plen[i];
     }
     free(model);
+    for (size_t i = 0; i < 3; i++)
+        free(z[i]);
     *len = n;
     return out;
 }

@@ -331,6 +331,133 @@ static void test_truncated_stream(void **s)
     dev_free(d);
 }
 
+/* ---- compressed payloads, signed by a hostile signer: refused, nothing written outside the slot ---- */
+
+static const uint8_t z_hdr[7] = {0x04, 0x22, 0x4D, 0x18, 0x40, 0x40, 0xC0};
+
+static void z_append(uint8_t **z, size_t *zl, const uint8_t *b, size_t n)
+{
+    *z = realloc(*z, *zl + n);
+    memcpy(*z + *zl, b, n);
+    *zl += n;
+}
+
+/* one more block after the image's declared size (its end mark moved after it): a bomb */
+static void z_bomb(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    (void)plain, (void)plain_len;
+    static const uint8_t more[] = {0x10, 0, 0, 0x80, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0, 0, 0};
+    *zl -= 4;
+    z_append(z, zl, more, sizeof(more));
+}
+
+/* a match before the image's first byte */
+static void z_backref(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    (void)plain, (void)plain_len;
+    static const uint8_t body[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x02, 0x00, 0x10, 'b', 0, 0, 0, 0};
+    *zl = 0;
+    z_append(z, zl, z_hdr, sizeof(z_hdr));
+    z_append(z, zl, body, sizeof(body));
+}
+
+/* literals declared far past the block (and the image) */
+static void z_huge_literals(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    (void)plain, (void)plain_len;
+    uint8_t body[4 + 1 + 20 + 1 + 4] = {22, 0, 0, 0, 0xF0}; /* 15 + 20 * 255 literals in a 4 KiB block */
+    memset(body + 5, 0xFF, 20);
+    *zl = 0;
+    z_append(z, zl, z_hdr, sizeof(z_hdr));
+    z_append(z, zl, body, sizeof(body));
+}
+
+static void z_truncated(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    (void)z, (void)plain, (void)plain_len;
+    *zl -= 4; /* no end mark */
+}
+
+static void z_trailing(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    (void)plain, (void)plain_len;
+    static const uint8_t one = 0;
+    z_append(z, zl, &one, 1);
+}
+
+/* a valid frame of other bytes of the same size: only the image's digest, read back from flash, tells */
+static void z_other_image(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len)
+{
+    uint8_t *other = malloc(plain_len);
+    memcpy(other, plain, plain_len);
+    other[plain_len / 2] ^= 0x40;
+    free(*z);
+    *z = test_lz4_compress(other, plain_len, 4096, zl);
+    free(other);
+}
+
+static void test_hostile_compressed_payloads_are_refused_inside_the_slot(void **s)
+{
+    (void)s;
+    static const struct {
+        void (*mangle)(uint8_t **, size_t *, const uint8_t *, size_t);
+        int want;
+        const char *what;
+    } cases[] = {
+        {z_bomb, MOTA_ERR_DECOMP_OVERRUN, "a block past the declared image size"},
+        {z_backref, MOTA_ERR_DECOMP_OFFSET, "a back-reference before the start"},
+        {z_huge_literals, MOTA_ERR_DECOMP_OVERRUN, "literals past the block"},
+        {z_truncated, MOTA_ERR_DECOMP_TRUNCATED, "a frame without its end mark"},
+        {z_trailing, MOTA_ERR_DECOMP_TRAILING, "a byte after the end mark"},
+        {z_other_image, MOTA_ERR_DECOMP_IMAGE_DIGEST, "a valid frame of another image"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mota_posix_device *d = device();
+        const struct mota_agent_config *cfg = d->device.agent.cfg;
+        uint32_t active = d->device.agent.st[0].active.slot, size = cfg->models[0].slot_size;
+        uint32_t upload = cfg->models[0].slot_offset[active == 0 ? 1 : 0];
+        uint8_t *before = malloc(DEV_FLASH_SIZE);
+        memcpy(before, d->pf.mem, DEV_FLASH_SIZE);
+        struct container_opts o = V2(.compress = true, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
+                                                                 .noise = true}, .z_mangle = cases[i].mangle);
+        size_t len;
+        uint8_t *c = make_container(&o, &len);
+        attempt(d, c, len, cases[i].want, AFTER_ERASE, cases[i].what);
+        /* every byte outside the upload slot and the journal is as it was */
+        for (uint32_t a = 0; a < DEV_FLASH_SIZE; a++) {
+            bool mine = (a >= upload && a < upload + size) ||
+                        (a >= cfg->journal_offset && a < cfg->journal_offset + 2 * DEV_SECTOR);
+            if (!mine && d->pf.mem[a] != before[a])
+                fail_msg("%s: flash byte 0x%x outside the upload slot changed", cases[i].what, a);
+        }
+        free(before);
+        free(c);
+        dev_free(d);
+    }
+}
+
+static void test_compressed_payload_altered_in_transit_is_refused_by_its_digest(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = device();
+    struct container_opts o = V2(.compress = true, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
+                                                             .noise = true});
+    size_t len;
+    uint8_t *c = make_container(&o, &len);
+    struct mota_envelope env;
+    struct mota_manifest man;
+    assert_int_equal(mota_envelope_decode(c, len, &env), MOTA_OK);
+    assert_int_equal(mota_manifest_decode(&env, &man), MOTA_OK);
+    assert_true(man.comp[0].compressed);
+    /* the code frame's last literal, just before its end mark: the frame still decodes */
+    size_t code_end = env.head_len + mota_payload_head_size(MOTA_COMPONENT_CODE, man.comp[0].z_size) +
+                      (size_t)man.comp[0].z_size;
+    c[code_end - 5] ^= 0x01;
+    attempt(d, c, len, MOTA_ERR_DECOMP_DIGEST, AFTER_ERASE, "compressed payload altered in transit");
+    free(c);
+    dev_free(d);
+}
+
 static void test_selftest_failure_and_slowness(void **s)
 {
     (void)s;
@@ -419,6 +546,8 @@ int main(void)
         cmocka_unit_test(test_garbage_stream),
         cmocka_unit_test(test_digest_mismatch_in_second_payload),
         cmocka_unit_test(test_truncated_stream),
+        cmocka_unit_test(test_hostile_compressed_payloads_are_refused_inside_the_slot),
+        cmocka_unit_test(test_compressed_payload_altered_in_transit_is_refused_by_its_digest),
         cmocka_unit_test(test_selftest_failure_and_slowness),
         cmocka_unit_test(test_model_that_does_not_load),
         cmocka_unit_test(test_an_upload_while_a_model_is_on_trial_is_refused_before_any_erase),

@@ -16,15 +16,20 @@
 
 #include "agent_fixture.h"
 
-enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, N_SCENARIOS };
+enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, COMPRESSED,
+                N_SCENARIOS };
 static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
-                              "update with journal compaction", "rollback of a first model on trial"};
+                              "update with journal compaction", "rollback of a first model on trial",
+                              "update with compressed payloads"};
 /* the scenarios that may end, correctly, with no model at all */
 #define MAY_HAVE_NONE(s) ((s) == FIRST_INSTALL || (s) == FIRST_ROLLBACK)
 
-static uint8_t *c1, *c2;
-static size_t l1, l2;
-static uint8_t d1[32], d2[32];
+static uint8_t *c1, *c2, *c3; /* c3: c2's model, in compressed payloads, resumed at block boundaries */
+static size_t l1, l2, l3;
+static uint8_t d1[32], d2[32], d3[32];
+static uint8_t *cn, *dn; /* the new container of the scenario being swept */
+static unsigned z_resumes;  /* retries that resumed inside a compressed payload */
+static size_t ln;
 static char cut_kind;
 static uint32_t cut_off, cut_len;
 
@@ -45,7 +50,8 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case FIRST_INSTALL:
     case UPDATE:
     case COMPACTION:
-        return upload(d, c2, l2);
+    case COMPRESSED:
+        return upload(d, cn, ln);
     case CONFIRM:
         return mota_agent_confirm(&d->device.agent, 0);
     case ROLLBACK:
@@ -70,7 +76,7 @@ static void observe(struct mota_posix_device *d, struct outcome *o)
     if (mota_agent_model_info(&d->device.agent, 0, &info) != MOTA_OK)
         return;
     o->has_model = true;
-    if (memcmp(info.digest, d2, 32) == 0)
+    if (memcmp(info.digest, dn, 32) == 0)
         o->is_new = true;
     else if (memcmp(info.digest, d1, 32) != 0)
         fail_msg("active model is neither the old nor the new one");
@@ -87,16 +93,16 @@ static uint8_t *prepare(enum scenario s)
         assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     }
     if (s == CONFIRM || s == ROLLBACK || s == EXPIRY || s == FIRST_ROLLBACK)
-        assert_int_equal(upload(d, c2, l2), MOTA_OK);
+        assert_int_equal(upload(d, cn, ln), MOTA_OK);
     if (s == EXPIRY) /* the trial has used all its boots */
         for (int b = 0; b < 3; b++)
             assert_int_equal(dev_boot(d), MOTA_OK);
     if (s == COMPACTION) {
         /* fill the journal sector with aborted uploads, so the update compacts it */
         struct mota_envelope env;
-        assert_int_equal(mota_envelope_decode(c2, l2, &env), MOTA_OK);
+        assert_int_equal(mota_envelope_decode(cn, ln, &env), MOTA_OK);
         while (d->device.agent.journal.next < 4096 / 64 - 6) {
-            assert_true(mota_agent_write(&d->device.agent, 0, c2, env.head_len + 64) > 0);
+            assert_true(mota_agent_write(&d->device.agent, 0, cn, env.head_len + 64) > 0);
             assert_int_equal(mota_agent_abort(&d->device.agent), MOTA_OK);
         }
     }
@@ -129,13 +135,17 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     if (!o.has_model && !MAY_HAVE_NONE(s))
         fail_msg("%s: no model", names[s]);
 
-    /* retry what was interrupted */
+    /* retry what was interrupted; a compressed payload resumes at a block boundary inside it */
+    if (s == COMPRESSED && d->device.agent.st[0].upload_state == MOTA_UPLOAD_ERASED &&
+        d->device.agent.st[0].upload_plain > 0)
+        z_resumes++;
     switch (s) {
     case FIRST_INSTALL:
     case UPDATE:
     case COMPACTION:
+    case COMPRESSED:
         if (!(o.is_new && o.testing)) {
-            ret = upload(d, c2, l2);
+            ret = upload(d, cn, ln);
             if (ret != MOTA_OK)
                 fail_msg("%s, cut at op %llu (%c 0x%x+%u): retry failed: %s", names[s], (unsigned long long)op,
                          cut_kind, cut_off, cut_len, mota_err_name(ret));
@@ -183,6 +193,9 @@ static void power_cut(void *ctx)
 
 static uint64_t sweep(enum scenario s, bool torn)
 {
+    cn = s == COMPRESSED ? c3 : c2;
+    ln = s == COMPRESSED ? l3 : l2;
+    dn = s == COMPRESSED ? d3 : d2;
     uint8_t *img = prepare(s);
     struct mota_posix_device *d = dev_new(1);
     mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
@@ -226,6 +239,11 @@ static int setup(void **state)
     dev_keys();
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
+    /* 80 KB of model-like code and 9 KB of params: several 16 KiB progress steps of compressed stream */
+    struct container_opts o3 = {.seq = 2, .selftest = true, .split = true, .compress = true,
+                                .model = {.code_bytes = 80000, .params_bytes = 9000, .fill = 3, .noise = true}};
+    c3 = make_container(&o3, &l3);
+    manifest_digest(c3, l3, d3);
     manifest_digest(c1, l1, d1);
     manifest_digest(c2, l2, d2);
     return 0;
@@ -236,6 +254,7 @@ static int teardown(void **state)
     (void)state;
     free(c1);
     free(c2);
+    free(c3);
     return 0;
 }
 
@@ -248,11 +267,15 @@ static void run_sweeps(bool torn)
     }
     print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
                   "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
-                  "%llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
+                  "%llu, update with compressed payloads %llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
                   "or none), nothing committed lost, every retry completed\n",
                   torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
                   (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
-                  (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6]);
+                  (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6],
+                  (unsigned long long)n[7]);
+    print_message("%u retries resumed inside a compressed payload at a journaled block boundary\n", z_resumes);
+    assert_true(z_resumes > 0);
+    z_resumes = 0;
 }
 
 static void test_power_cut_before_every_flash_operation(void **state)

@@ -8,8 +8,8 @@
 #include "mota/lz4.h"
 
 #include "fixture_yolo.h"
+#include "lz4_enc.h"
 
-#include <lz4frame.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,34 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the encoder mota pack uses: liblz4's frame API, one block per `block` plain bytes ---- */
-
 static uint8_t *compress(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
 {
-    LZ4F_preferences_t prefs;
-    memset(&prefs, 0, sizeof(prefs));
-    prefs.frameInfo.blockSizeID = LZ4F_max64KB;
-    prefs.frameInfo.blockMode = LZ4F_blockLinked;
-    prefs.compressionLevel = 12;
-    size_t cap = LZ4F_HEADER_SIZE_MAX + (n / block + 1) * LZ4F_compressBound(block, &prefs) + 16;
-    uint8_t *out = malloc(cap);
-    LZ4F_cctx *cx = NULL;
-    assert_false(LZ4F_isError(LZ4F_createCompressionContext(&cx, LZ4F_VERSION)));
-    size_t pos = LZ4F_compressBegin(cx, out, cap, &prefs);
-    assert_false(LZ4F_isError(pos));
-    for (size_t o = 0; o < n; o += block) {
-        size_t k = n - o < block ? n - o : block, r = LZ4F_compressUpdate(cx, out + pos, cap - pos, in + o, k, NULL);
-        assert_false(LZ4F_isError(r));
-        pos += r;
-        r = LZ4F_flush(cx, out + pos, cap - pos, NULL); /* one block per `block` plain bytes */
-        assert_false(LZ4F_isError(r));
-        pos += r;
-    }
-    size_t r = LZ4F_compressEnd(cx, out + pos, cap - pos, NULL);
-    assert_false(LZ4F_isError(r));
-    LZ4F_freeCompressionContext(cx);
-    *out_len = pos + r;
-    return out;
+    uint8_t *z = test_lz4_compress(in, n, block, out_len);
+    assert_non_null(z);
+    return z;
 }
 
 /* Model-like bytes: runs, repeats from far back, small integers, and noise. */

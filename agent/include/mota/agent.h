@@ -16,6 +16,7 @@
 #include "mota/container.h"
 #include "mota/hal.h"
 #include "mota/loader.h"
+#include "mota/lz4.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,6 +134,12 @@ struct mota_agent_model_state {
     uint8_t upload_state;                /* enum mota_upload_state */
     struct mota_agent_slot_ref upload;
     uint32_t upload_len, upload_head_len, upload_offset;
+    /* where a compressed payload resumes (docs/agent.md "Resuming a compressed payload"): the
+     * image bytes on flash, the stream bytes from upload_offset to hash but not decode (the block
+     * boundary is that far on), and the transported hash's state at upload_offset */
+    uint32_t upload_plain;
+    uint8_t upload_skip;
+    uint8_t upload_mid[MOTA_SHA256_STATE_LEN];
     int last_error;                      /* cleared by a later install, confirm or rollback */
     /* when: false for an error read from the journal at boot (an earlier boot: time is not journaled) */
     bool last_error_this_boot;
@@ -261,6 +268,13 @@ struct mota_agent {
     uint32_t payload_head_fill;
     uint8_t unit[256];       /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
+    /* a compressed payload: its decoder, its image as mapped (matches are read back from it; NULL:
+     * through read()), stream bytes to hash but not decode after a resume, and a sink's flash error */
+    struct mota_lz4 up_z;
+    const uint8_t *up_img;
+    uint32_t up_z_skip;
+    int up_z_err;
+    bool up_z_resumed;
     uint32_t last_persist;
     bool up_resumed;         /* units past the resume point may already be on flash */
     bool up_active;          /* a container has started and has neither ended nor been refused */

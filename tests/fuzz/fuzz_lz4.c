@@ -1,0 +1,69 @@
+/* libFuzzer target: the compressed-payload decoder (mota/lz4.h), fed in chunks the input chooses and
+ * resumed at block boundaries when it says so. Its sink aborts on any request outside the image: a
+ * write past the declared size or a copy from before the first byte (and ASan watches the buffer).
+ * Input: block exponent (8..16), image size (3 bytes, little-endian), chunking seed, then the frame. */
+#include "mota/err.h"
+#include "mota/lz4.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct sink {
+    uint8_t *buf;
+    uint32_t pos, cap;
+};
+
+static int s_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct sink *s = ctx;
+    if (n == 0 || n > s->cap - s->pos)
+        abort();
+    memcpy(s->buf + s->pos, p, n);
+    s->pos += (uint32_t)n;
+    return MOTA_OK;
+}
+
+static int s_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct sink *s = ctx;
+    if (dist == 0 || dist > s->pos || n > s->cap - s->pos)
+        abort();
+    for (uint32_t k = 0; k < n; k++, s->pos++)
+        s->buf[s->pos] = s->buf[s->pos - dist];
+    return MOTA_OK;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 5)
+        return 0;
+    uint32_t block = 1u << (8u + data[0] % 9u);
+    uint32_t plain = (uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16;
+    uint32_t seed = data[4];
+    data += 5;
+    size -= 5;
+    struct sink s = {malloc(plain ? plain : 1), 0, plain};
+    const struct mota_lz4_sink k = {s_write, s_copy, &s};
+    struct mota_lz4 z;
+    mota_lz4_init(&z, plain, block);
+    int ret = MOTA_OK;
+    for (size_t p = 0; p < size && ret == MOTA_OK;) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = 1 + (seed >> 16) % 97u, used = 0;
+        n = n < size - p ? n : size - p;
+        ret = mota_lz4_feed(&z, data + p, n, &k, &used);
+        if (used > n || z.out != s.pos || z.out > plain)
+            abort();
+        p += used;
+        if (ret == MOTA_OK && mota_lz4_at_boundary(&z) && (seed & 0x100u) != 0)
+            mota_lz4_resume(&z, plain, block, z.out); /* a power cut: only the plain offset survives */
+    }
+    if (ret == MOTA_OK && mota_lz4_finish(&z) == MOTA_OK && s.pos != plain)
+        abort(); /* a finished frame produced exactly the declared image */
+    free(s.buf);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * Benchmark firmware: the compressed-payload decoder on the Cortex-M55, as
+ * the agent runs it (a 256-byte program buffer, matches read back from the
+ * "flash" written so far), timed with SysTick under -icount (31.25
+ * instructions per tick), beside memcpy and SHA-256 of the same bytes (the
+ * agent hashes every byte it receives). Jobs come from the harness at
+ * 0x60000000 (tests/qemu/bench_lz4.py); one line per job, exit code = failures.
+ */
+#include "board.h"
+
+#include "mota/crypto.h"
+#include "mota/err.h"
+#include "mota/lz4.h"
+
+#include <string.h>
+
+#define JOB_TABLE 0x60000000u
+#define JOB_MAGIC 0x345A4C4Du /* "MLZ4" */
+
+struct job {
+    char name[24];
+    uint32_t frame_addr, frame_len;
+    uint32_t out_addr, plain_len, block; /* the decoded image goes to out_addr */
+    uint32_t ref_addr;                   /* the image it must equal */
+};
+
+struct job_table {
+    uint32_t magic, n_jobs;
+    struct job jobs[];
+};
+
+/* the agent's sink (agent/src/agent.c z_write, z_copy): whole 256-byte units "programmed" */
+struct unit_sink {
+    uint8_t *flash;  /* where the image goes */
+    uint32_t off;    /* bytes programmed */
+    uint8_t unit[256];
+    uint32_t fill;
+};
+
+static void prog(struct unit_sink *s)
+{
+    memcpy(s->flash + s->off, s->unit, s->fill);
+    s->off += s->fill;
+    s->fill = 0;
+}
+
+static int u_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct unit_sink *s = ctx;
+    while (n > 0) {
+        uint32_t k = sizeof(s->unit) - s->fill;
+        k = k < n ? k : (uint32_t)n;
+        memcpy(s->unit + s->fill, p, k);
+        s->fill += k;
+        p += k;
+        n -= k;
+        if (s->fill == sizeof(s->unit))
+            prog(s);
+    }
+    return MOTA_OK;
+}
+
+static int u_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct unit_sink *s = ctx;
+    while (n > 0) {
+        uint32_t src = s->off + s->fill - dist, k = sizeof(s->unit) - s->fill;
+        k = k < n ? k : n;
+        k = k < dist ? k : dist;
+        if (src >= s->off) {
+            memcpy(s->unit + s->fill, s->unit + (src - s->off), k);
+        } else {
+            k = k < s->off - src ? k : s->off - src;
+            memcpy(s->unit + s->fill, s->flash + src, k);
+        }
+        s->fill += k;
+        n -= k;
+        if (s->fill == sizeof(s->unit))
+            prog(s);
+    }
+    return MOTA_OK;
+}
+
+static int decode(const struct job *j)
+{
+    static struct unit_sink s;
+    struct mota_lz4 z;
+    const struct mota_lz4_sink sink = {u_write, u_copy, &s};
+    const uint8_t *in = (const uint8_t *)(uintptr_t)j->frame_addr;
+    size_t left = j->frame_len;
+    s.flash = (uint8_t *)(uintptr_t)j->out_addr;
+    s.off = s.fill = 0;
+    mota_lz4_init(&z, j->plain_len, j->block);
+    while (left > 0) {
+        size_t used = 0;
+        int ret = mota_lz4_feed(&z, in, left, &sink, &used);
+        if (ret != MOTA_OK)
+            return ret;
+        in += used;
+        left -= used;
+    }
+    if (s.fill > 0)
+        prog(&s);
+    return mota_lz4_finish(&z);
+}
+
+static int run_job(const struct job *j)
+{
+    struct mota_sha256 sha;
+    uint8_t md[MOTA_SHA256_LEN];
+    uart_puts("lz4 ");
+    uart_puts(j->name);
+    ticks_start();
+    uint64_t t0 = ticks_now();
+    int ret = decode(j);
+    uint64_t t1 = ticks_now();
+    memcpy((void *)(uintptr_t)j->out_addr, (const void *)(uintptr_t)j->ref_addr, j->plain_len);
+    uint64_t t2 = ticks_now();
+    mota_sha256_init(&sha);
+    mota_sha256_update(&sha, (const void *)(uintptr_t)j->frame_addr, j->frame_len);
+    mota_sha256_finish(&sha, md);
+    uint64_t t3 = ticks_now();
+    uart_puts(" plain ");
+    uart_dec(j->plain_len);
+    uart_puts(" frame ");
+    uart_dec(j->frame_len);
+    uart_puts(" decode ticks ");
+    uart_dec((uint32_t)(t1 - t0));
+    uart_puts(" memcpy ticks ");
+    uart_dec((uint32_t)(t2 - t1));
+    uart_puts(" sha256 ticks ");
+    uart_dec((uint32_t)(t3 - t2));
+    if (ret != MOTA_OK) {
+        uart_puts(": FAILED ");
+        uart_puts(mota_err_name(ret));
+        uart_puts("\r\n");
+        return 1;
+    }
+    uart_puts(": PASS\r\n");
+    return 0;
+}
+
+/* the decode is checked against the reference before the timing of memcpy overwrites it: run twice */
+static int check_job(const struct job *j)
+{
+    if (decode(j) != MOTA_OK ||
+        memcmp((const void *)(uintptr_t)j->out_addr, (const void *)(uintptr_t)j->ref_addr, j->plain_len) != 0) {
+        uart_puts("lz4 ");
+        uart_puts(j->name);
+        uart_puts(": FAILED the image differs from the reference\r\n");
+        return 1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    const struct job_table *t = (const struct job_table *)(uintptr_t)JOB_TABLE;
+    uart_puts("mota lz4 decoder bench on mps3-an547: decoder state ");
+    uart_dec((uint32_t)sizeof(struct mota_lz4));
+    uart_puts(" bytes\r\n");
+    if (t->magic != JOB_MAGIC || t->n_jobs == 0 || t->n_jobs > 16) {
+        uart_puts("no job table\r\n");
+        return 98;
+    }
+    int failures = 0;
+    for (uint32_t i = 0; i < t->n_jobs; i++) {
+        int bad = check_job(&t->jobs[i]);
+        failures += bad ? bad : run_job(&t->jobs[i]);
+    }
+    uart_puts("summary: ");
+    uart_dec(t->n_jobs - (uint32_t)failures);
+    uart_puts(" passed, ");
+    uart_dec((uint32_t)failures);
+    uart_puts(" failed\r\n");
+    return failures;
+}
