@@ -257,6 +257,27 @@ static int write_rec(struct mota_journal *j, unsigned sector, uint32_t index, st
 }
 
 /* The whole state as "set" records, for a fresh sector. */
+/* An upload in a snapshot: its SET_UPLOAD record, then where it stands (the PROGRESS record). */
+static void set_upload_rec(const struct mota_agent_model_state *s, unsigned m, struct jrec *r)
+{
+    mota_journal_rec(r, J_SET_UPLOAD, m);
+    r->slot = s->upload.slot;
+    r->seq = s->upload.seq;
+    memcpy(r->digest, s->upload.digest, MOTA_SHA256_LEN);
+    r->flags = s->upload_state;
+    r->value = s->upload_len;
+    r->value2 = s->upload_head_len;
+}
+
+static void progress_rec(const struct mota_agent_model_state *s, unsigned m, struct jrec *r)
+{
+    mota_journal_rec(r, J_UPLOAD_PROGRESS, m);
+    r->value = s->upload_offset;
+    r->value2 = s->upload_plain;
+    r->flags = s->upload_skip;
+    memcpy(r->digest, s->upload_mid, sizeof(s->upload_mid));
+}
+
 static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
 {
     struct jrec r;
@@ -296,19 +317,9 @@ static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
             EMIT();
         }
         if (s->upload_state != MOTA_UPLOAD_NONE) {
-            mota_journal_rec(&r, J_SET_UPLOAD, m);
-            r.slot = s->upload.slot;
-            r.seq = s->upload.seq;
-            memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
-            r.flags = s->upload_state;
-            r.value = s->upload_len;
-            r.value2 = s->upload_head_len;
+            set_upload_rec(s, m, &r);
             EMIT();
-            mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
-            r.value = s->upload_offset;
-            r.value2 = s->upload_plain;
-            r.flags = s->upload_skip;
-            memcpy(r.digest, s->upload_mid, sizeof(s->upload_mid));
+            progress_rec(s, m, &r);
             EMIT();
         }
         if (s->last_error != 0) {

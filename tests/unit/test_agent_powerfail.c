@@ -20,7 +20,7 @@ enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FI
                 N_SCENARIOS };
 static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
                               "update with journal compaction", "rollback of a first model on trial",
-                              "update with compressed payloads"};
+                              "update with compressed payloads and journal compaction"};
 /* the scenarios that may end, correctly, with no model at all */
 #define MAY_HAVE_NONE(s) ((s) == FIRST_INSTALL || (s) == FIRST_ROLLBACK)
 
@@ -97,7 +97,7 @@ static uint8_t *prepare(enum scenario s)
     if (s == EXPIRY) /* the trial has used all its boots */
         for (int b = 0; b < 3; b++)
             assert_int_equal(dev_boot(d), MOTA_OK);
-    if (s == COMPACTION) {
+    if (s == COMPACTION || s == COMPRESSED) { /* the compressed update compacts the journal too */
         /* fill the journal sector with aborted uploads, so the update compacts it */
         struct mota_envelope env;
         assert_int_equal(mota_envelope_decode(cn, ln, &env), MOTA_OK);
@@ -267,7 +267,7 @@ static void run_sweeps(bool torn)
     }
     print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
                   "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
-                  "%llu, update with compressed payloads %llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
+                  "%llu, update with compressed payloads and journal compaction %llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
                   "or none), nothing committed lost, every retry completed\n",
                   torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
                   (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
