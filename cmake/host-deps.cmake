@@ -25,3 +25,10 @@ find_library(LZ4_LIBRARY lz4 REQUIRED)
 add_library(mota_dep_lz4 INTERFACE)
 target_include_directories(mota_dep_lz4 SYSTEM INTERFACE ${LZ4_INCLUDE_DIR})
 target_link_libraries(mota_dep_lz4 INTERFACE ${LZ4_LIBRARY})
+
+# zlib: the host's CRC-32 (hal/src/crc32.c); the device keeps its own small table
+find_path(ZLIB_H_DIR zlib.h REQUIRED)
+find_library(ZLIB_LIB z REQUIRED)
+add_library(mota_dep_zlib INTERFACE)
+target_include_directories(mota_dep_zlib SYSTEM INTERFACE ${ZLIB_H_DIR})
+target_link_libraries(mota_dep_zlib INTERFACE ${ZLIB_LIB})

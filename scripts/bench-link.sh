@@ -19,5 +19,5 @@ cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cort
       -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 >/dev/null
 cmake --build build/m55 >/dev/null
 echo
-/usr/bin/python3 tests/qemu/bench_lz4.py build/release/host_tool/mota build/m55/tests/qemu/mota_qemu_lz4.elf "$w/lz4" \
+/usr/bin/python3 tests/qemu/bench_decompress.py build/release/host_tool/mota build/m55/tests/qemu/mota_qemu_decompress.elf "$w/dz" \
   "$root/../shared/fixtures" build/m55/hal/an547/mota-an547.map

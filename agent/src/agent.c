@@ -163,7 +163,8 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         lay->comp_stream[c] = (uint32_t)pos;
         pos += lay->comp_phl[c] + mota_component_wire_size(&man->comp[c]);
         lay->comp_slot[c] = (uint32_t)slot;
-        slot = align_up((uint32_t)(slot + man->comp[c].size), slot_align(a));
+        /* in 64 bits: a compressed component's image size is not bounded by the stream's length */
+        slot = (slot + man->comp[c].size + slot_align(a) - 1) / slot_align(a) * slot_align(a);
         if (pos > 0xFFFFFFFFu || slot > slot_size)
             return MOTA_ERR_SLOT_TOO_SMALL;
     }
@@ -623,10 +624,7 @@ static void z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
     uint32_t at = slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
     a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
     a->up_z_skip = 0;
-    if (plain == 0)
-        mota_lz4_init(&a->up_z, (uint32_t)comp->size, comp->z_block);
-    else
-        mota_lz4_resume(&a->up_z, (uint32_t)comp->size, comp->z_block, plain);
+    mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
 }
 
 /*
@@ -913,14 +911,15 @@ static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resum
  */
 static int z_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
 {
-    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0)
+    /* not right after an LZ4 frame's header (no image byte yet): a resume there would start a new frame */
+    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0 || mota_decompress_out(&a->up_z) == 0)
         return MOTA_OK;
     struct jrec r;
     uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
     r.value = start + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
     r.flags = (uint8_t)(b - r.value);
-    r.value2 = a->up_z.out;
+    r.value2 = mota_decompress_out(&a->up_z);
     a->last_persist = b;
     return mota_journal_append(&a->journal, &r);
 }
@@ -929,7 +928,7 @@ static int z_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
  * block boundary's record has the hash of the bytes before it. */
 static int z_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
 {
-    const struct mota_lz4_sink sink = {z_write, z_copy, a};
+    const struct mota_decomp_sink sink = {z_write, z_copy, a};
     uint32_t o = a->up_expected;
     uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n; /* after a resume: up to the block boundary */
     mota_sha256_update(&a->up_sha, data, skip);
@@ -937,12 +936,12 @@ static int z_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_
     for (uint32_t p = skip; p < n;) {
         size_t used = 0;
         a->up_z_err = MOTA_OK;
-        int ret = mota_lz4_feed(&a->up_z, data + p, n - p, &sink, &used);
+        int ret = mota_decompress_feed(&a->up_z, data + p, n - p, &sink, &used);
         if (ret != MOTA_OK)
             return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
         mota_sha256_update(&a->up_sha, data + p, used);
         p += (uint32_t)used;
-        if (mota_lz4_at_boundary(&a->up_z) && (ret = z_persist(a, m, c, o + p)) != MOTA_OK)
+        if (mota_decompress_at_boundary(&a->up_z) && (ret = z_persist(a, m, c, o + p)) != MOTA_OK)
             return ret;
     }
     return MOTA_OK;
@@ -1015,7 +1014,7 @@ static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end,
     const struct mota_component *comp = &a->up_man.comp[c];
     bool was_resumed = a->up_resumed;
     int ret;
-    if (comp->compressed && (ret = mota_lz4_finish(&a->up_z)) != MOTA_OK)
+    if (comp->compressed && (ret = mota_decompress_finish(&a->up_z)) != MOTA_OK)
         return fail_upload(a, m, ret); /* the payload ends before its frame does */
     if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
         return unit_failed(a, m, ret, was_resumed);

@@ -3,7 +3,7 @@
 
 #include "mota/cbor.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
+#include "mota/decompress.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -1155,13 +1155,13 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
     return NULL;
 }
 
-/* What a device can decode: mota's LZ4 frame, blocks of a power of two bytes in range, a payload
- * no larger than the image stored block by block. */
+/* What a device can decode: an algorithm it knows, blocks of a power of two bytes in range, a payload
+ * no larger than the image stored block by block (and not empty). */
 static bool compression_ok(const struct mota_component *c)
 {
-    uint32_t b = c->z_block, bound = mota_lz4_bound((uint32_t)c->size, b);
-    return c->z_alg == MOTA_LZ4_ALG && b >= MOTA_LZ4_MIN_BLOCK && b <= MOTA_LZ4_MAX_BLOCK && (b & (b - 1)) == 0 &&
-           c->z_size >= MOTA_LZ4_HEADER_LEN + 8u && bound != 0 && c->z_size <= bound;
+    uint32_t b = c->z_block, bound = mota_decompress_bound(c->z_alg, (uint32_t)c->size, b);
+    return mota_decompress_known(c->z_alg) && b >= MOTA_DECOMP_MIN_BLOCK && b <= MOTA_DECOMP_MAX_BLOCK &&
+           (b & (b - 1)) == 0 && c->z_size >= 2u && bound != 0 && c->z_size <= bound;
 }
 
 int mota_manifest_check_profile(const struct mota_manifest *m)
@@ -1315,7 +1315,8 @@ int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, siz
     uint8_t md[MOTA_SHA256_LEN];
     if (c == NULL || !c->compressed || c->size > cap || c->size > 0xFFFFFFFFu || wire_len != c->z_size)
         return MOTA_ERR_ARG;
-    int ret = mota_lz4_decode(wire, wire_len, out, (uint32_t)c->size, c->z_block);
+    struct mota_decompress d; /* host use: its 1.2 KiB of tables on the stack */
+    int ret = mota_decompress_buffer(&d, c->z_alg, wire, wire_len, out, (uint32_t)c->size, c->z_block);
     if (ret != MOTA_OK)
         return ret;
     mota_sha256(out, (size_t)c->size, md);

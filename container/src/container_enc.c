@@ -4,7 +4,7 @@
 #include "mota/cbor.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
+#include "mota/decompress.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -88,14 +88,14 @@ static void put_validate(struct mota_cbor_enc *e, const struct mota_pack_spec *s
     mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
-/* mota-parameter-compression: the fetched payload is an LZ4 frame of the image (mota/lz4.h) */
+/* mota-parameter-compression: the fetched payload is the image compressed (mota/decompress.h) */
 static void put_compression(struct mota_cbor_enc *e, const struct mota_pack_component *c)
 {
     mota_cbor_put_int(e, MOTA_PAR_COMPRESSION);
     size_t o = mota_cbor_bstr_open(e);
     mota_cbor_put_map(e, 4);
     mota_cbor_put_uint(e, MOTA_Z_ALG);
-    mota_cbor_put_uint(e, MOTA_LZ4_ALG);
+    mota_cbor_put_uint(e, c->z_alg);
     mota_cbor_put_uint(e, MOTA_Z_BLOCK);
     mota_cbor_put_uint(e, c->z_block);
     mota_cbor_put_uint(e, MOTA_Z_SIZE);

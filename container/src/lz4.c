@@ -117,7 +117,7 @@ static int literals_start(struct mota_lz4 *z)
 }
 
 /* The match is known: copy it (every byte from the image already written). */
-static int match(struct mota_lz4 *z, const struct mota_lz4_sink *sink)
+static int match(struct mota_lz4 *z, const struct mota_decomp_sink *sink)
 {
     int ret = length_fits(z);
     if (ret != MOTA_OK)
@@ -132,7 +132,7 @@ static int match(struct mota_lz4 *z, const struct mota_lz4_sink *sink)
 }
 
 /* Literal or stored bytes: as many as the input, the run and the block's data allow, in one write. */
-static int run(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_lz4_sink *sink, size_t *used)
+static int run(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink, size_t *used)
 {
     uint32_t want = z->state == S_LIT ? z->n : z->left;
     uint32_t k = len < want ? (uint32_t)len : want;
@@ -156,7 +156,7 @@ static int run(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct m
 }
 
 /* One byte of the header, a size field or a sequence's token, lengths and offset. */
-static int step(struct mota_lz4 *z, uint8_t c, const struct mota_lz4_sink *sink)
+static int step(struct mota_lz4 *z, uint8_t c, const struct mota_decomp_sink *sink)
 {
     switch (z->state) {
     case S_HEADER:
@@ -210,7 +210,7 @@ static int step(struct mota_lz4 *z, uint8_t c, const struct mota_lz4_sink *sink)
     }
 }
 
-int mota_lz4_feed(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_lz4_sink *sink, size_t *used)
+int mota_lz4_feed(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink, size_t *used)
 {
     size_t p = 0;
     int ret = MOTA_OK;
@@ -227,50 +227,4 @@ int mota_lz4_feed(struct mota_lz4 *z, const uint8_t *in, size_t len, const struc
     }
     *used = p;
     return ret;
-}
-
-/* ---- a whole frame in memory ---- */
-
-struct mem_sink {
-    uint8_t *out;
-    uint32_t pos, cap;
-};
-
-static int mem_write(void *ctx, const uint8_t *p, size_t n)
-{
-    struct mem_sink *m = ctx;
-    if (n > m->cap - m->pos)
-        return MOTA_ERR_DECOMP_OVERRUN; /* the decoder never asks: a second guard */
-    memcpy(m->out + m->pos, p, n);
-    m->pos += (uint32_t)n;
-    return MOTA_OK;
-}
-
-static int mem_copy(void *ctx, uint32_t dist, uint32_t n)
-{
-    struct mem_sink *m = ctx;
-    if (dist == 0 || dist > m->pos || n > m->cap - m->pos)
-        return MOTA_ERR_DECOMP_OFFSET;
-    for (uint32_t k = 0; k < n; k++, m->pos++) /* byte by byte: the source may overlap */
-        m->out[m->pos] = m->out[m->pos - dist];
-    return MOTA_OK;
-}
-
-int mota_lz4_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t size, uint32_t block)
-{
-    struct mota_lz4 z;
-    struct mem_sink m = {out, 0, size};
-    const struct mota_lz4_sink sink = {mem_write, mem_copy, &m};
-    if ((in == NULL && len > 0) || (out == NULL && size > 0) || block == 0)
-        return MOTA_ERR_ARG;
-    mota_lz4_init(&z, size, block);
-    while (len > 0) {
-        size_t used = 0;
-        int ret = mota_lz4_feed(&z, in, len, &sink, &used);
-        if (ret != MOTA_OK)
-            return ret;
-        in += used;
-        len -= used;
-    }
-    return mota_lz4_finish(&z);
 }

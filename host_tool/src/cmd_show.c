@@ -7,7 +7,7 @@
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
+#include "mota/decomp.h"
 #include "mota/nbin.h"
 
 #include "epochs_report.h"
@@ -78,8 +78,8 @@ static void components_text(const struct mota_manifest *m)
             printf("\n");
         }
         if (comp->compressed) {
-            printf("  sent as:   LZ4 frame, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
-                   (unsigned long long)comp->z_size, comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0,
+            printf("  sent as:   %s, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
+                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->z_size, comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0,
                    (unsigned)comp->z_block);
             tool_hex(stdout, comp->z_digest, sizeof(comp->z_digest));
             printf("\n");
@@ -200,7 +200,7 @@ static void components_json(struct json *j, const struct mota_manifest *m)
         if (comp->has_uri) json_strn(j, "payload", comp->uri, comp->uri_len); else json_null(j, "payload");
         if (comp->compressed) {
             json_obj(j, "compression");
-            json_str(j, "algorithm", comp->z_alg == MOTA_LZ4_ALG ? "lz4-frame" : "unknown");
+            json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : "deflate");
             json_uint(j, "block", comp->z_block);
             json_uint(j, "size", comp->z_size);
             json_hex(j, "sha256", comp->z_digest, MOTA_SHA256_LEN);

@@ -6,6 +6,7 @@
  * signing only fills in the empty signature. docs/host-tool.md#sign.
  */
 #include "cmds.h"
+#include "payloads.h"
 #include "util.h"
 
 #include "mota/container.h"
@@ -36,6 +37,7 @@ static void help(FILE *f)
             "verified in full before it is written.\n\n"
             "  -k, --key FILE          the P-256 private key (PEM or DER)\n"
             "  -o, --out FILE          signed container to write (atomically; not the input)\n"
+            "      --sync              also sync it and its directory to the disk before exiting\n"
             "      --signer CMD        sign through a command, run by /bin/sh -c, instead:\n"
             "                          stdin   the COSE Sig_structure bytes to sign (ES256: SHA-256\n"
             "                                  then ECDSA P-256)\n"
@@ -52,16 +54,16 @@ static void help(FILE *f)
 
 struct sign_opts {
     const char *key, *signer, *pub, *out, *in;
-    bool raw;
+    bool raw, sync;
 };
 
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
-    enum { O_SIGNER = 256, O_PUB, O_FORMAT };
+    enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"signer", required_argument, 0, O_SIGNER}, {"pub", required_argument, 0, O_PUB},
-        {"signer-format", required_argument, 0, O_FORMAT}, {0, 0, 0, 0}};
+        {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC}, {0, 0, 0, 0}};
     bool have_format = false;
     int c;
     memset(o, 0, sizeof(*o));
@@ -73,6 +75,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
         case 'o': o->out = optarg; break;
         case O_SIGNER: o->signer = optarg; break;
         case O_PUB: o->pub = optarg; break;
+        case O_SYNC: o->sync = true; break;
         case O_FORMAT:
             if (strcmp(optarg, "der") != 0 && strcmp(optarg, "raw") != 0)
                 return tool_usage_err("sign", "--signer-format '%s' is neither der nor raw", optarg);
@@ -360,13 +363,16 @@ static int write_signed(const struct sign_opts *o, const struct mapped *in, cons
     memcpy(signed_buf, head, head_len);
     memcpy(signed_buf + head_len, in->data + env->head_len, rest);
     mota_trusted_key_set(&trusted, pub);
-    if ((ret = mota_container_verify(signed_buf, head_len + rest, &trusted, 1, &res)) != MOTA_OK) {
+    const struct mota_component *bad = NULL;
+    if ((ret = mota_container_verify(signed_buf, head_len + rest, &trusted, 1, &res)) != MOTA_OK ||
+        (ret = tool_verify_images(signed_buf, head_len + rest, &res, &bad)) != MOTA_OK) {
         tool_fail(ret, "%s, once signed", o->in);
         goto out;
     }
     rc = EXIT_IO;
     if (tool_out_open(&out, o->out, 0644) != MOTA_OK)
         goto out;
+    out.no_sync = !o->sync;
     if (tool_out_write(&out, signed_buf, head_len + rest) != MOTA_OK || tool_out_commit(&out) != MOTA_OK) {
         tool_out_abort(&out);
         goto out;

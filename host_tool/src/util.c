@@ -192,6 +192,8 @@ int tool_out_check(const char *path)
     return MOTA_OK;
 }
 
+#define HUGE_PAGE (2u << 20)
+
 int tool_map(const char *path, struct mapped *m)
 {
     int fd;
@@ -212,13 +214,29 @@ int tool_map(const char *path, struct mapped *m)
         close(fd);
         return MOTA_OK;
     }
-    m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    m->map_len = (m->len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    m->map = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m->map == MAP_FAILED) {
-        m->map = NULL;
-        return tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(errno));
+        int e = errno;
+        memset(m, 0, sizeof(*m));
+        close(fd);
+        return tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(e));
     }
-    (void)madvise(m->map, m->len, MADV_SEQUENTIAL);
+    (void)madvise(m->map, m->map_len, MADV_HUGEPAGE);
+    size_t got = 0;
+    while (got < m->len) {
+        ssize_t r = read(fd, (uint8_t *)m->map + got, m->len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) { /* an error, or the file shrank while it was read */
+            int e = r < 0 ? errno : EIO;
+            close(fd);
+            tool_unmap(m);
+            return tool_fail(MOTA_ERR_IO, "%s: reading: %s", path, r < 0 ? strerror(e) : "shorter than its size");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
     m->data = m->map;
     return MOTA_OK;
 }
@@ -226,7 +244,7 @@ int tool_map(const char *path, struct mapped *m)
 void tool_unmap(struct mapped *m)
 {
     if (m->map != NULL)
-        munmap(m->map, m->len);
+        munmap(m->map, m->map_len);
     memset(m, 0, sizeof(*m));
 }
 
@@ -310,7 +328,7 @@ int tool_out_commit(struct outfile *o)
         tool_out_abort(o);
         return tool_fail(MOTA_ERR_IO, "%s: %s", o->path, strerror(e));
     }
-    if (fsync(fd) != 0) {
+    if (!o->no_sync && fsync(fd) != 0) {
         e = errno;
         tool_out_abort(o);
         return tool_fail(MOTA_ERR_IO, "%s: syncing: %s", o->path, strerror(e));
@@ -331,6 +349,8 @@ int tool_out_commit(struct outfile *o)
     o->tmp[0] = '\0'; /* it is path now: abort must not remove it */
     if (stat(o->path, &st) == 0)
         note_file(&st, o->path);
+    if (o->no_sync)
+        return MOTA_OK;
     /* the rename is durable once the directory is synced */
     snprintf(dir, sizeof(dir), "%s", o->path);
     int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

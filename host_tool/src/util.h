@@ -22,16 +22,27 @@ struct mapped {
     const uint8_t *data;
     size_t len;
     void *map; /* for munmap */
+    size_t map_len;
 };
 
-/* Map a whole file read-only. Returns MOTA_OK or MOTA_ERR_IO (message printed). */
+/*
+ * A whole file, read into memory of its own (huge pages where the kernel
+ * gives them): what is hashed is what is written, whatever happens to the
+ * file meanwhile, and reading it costs less than faulting a mapping of it in
+ * (a 64 MiB model: 8 ms to read, against 4 ms more of faults and 8 ms of
+ * unmapping, and every pass over it slower on 4 KiB pages). Returns MOTA_OK
+ * or MOTA_ERR_IO (message printed).
+ */
 int tool_map(const char *path, struct mapped *m);
 void tool_unmap(struct mapped *m);
 
 /*
  * Atomic output: data goes to a temporary file beside path, which is synced
  * and renamed over path on commit (then the directory is synced), and
- * removed on abort, so no partial output file is ever left behind.
+ * removed on abort, so no partial output file is ever left behind. With
+ * no_sync set after open (pack and sign without --sync: containers are
+ * artefacts a build makes again) nothing is synced: the rename is as atomic,
+ * but a power loss right after may leave the previous file.
  * tool_out_open refuses (with its reason printed) a path that exists and is
  * not a regular file (MOTA_ERR_NOT_REGULAR: a rename would replace a device
  * node or FIFO), or that is a file this run read through tool_map or
@@ -44,6 +55,7 @@ struct outfile {
     char path[4096];
     int mode;
     bool no_replace;
+    bool no_sync;
 };
 int tool_out_open(struct outfile *o, const char *path, int mode);
 /* The same, but path must not exist, then or at commit (MOTA_ERR_FILE_EXISTS). */

@@ -504,11 +504,11 @@ int mota_nbin_parse(const uint8_t *img, size_t len, struct mota_nbin_info *info)
     return ret;
 }
 
-int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len)
+int mota_nbin_params_crc_span(const struct mota_nbin_info *info, size_t len, size_t *off, size_t *n)
 {
-    const uint8_t *blob;
-    size_t blob_len;
-    if (info == NULL || (params == NULL && len > 0))
+    size_t blob_off = 0;
+    *off = *n = 0;
+    if (info == NULL)
         return MOTA_ERR_ARG;
     if (info->family == MOTA_NBIN_FAMILY_LEGACY) {
         if (!info->split)
@@ -517,23 +517,30 @@ int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *par
     }
     if (!info->split && info->params_offset == 0)
         return MOTA_OK; /* no params at all */
-    if (info->split) {
-        blob = params;
-        blob_len = len;
-    } else {
+    if (!info->split) {
         /* params is the whole image; the blob is what follows params_offset */
         if (len < info->params_offset)
             return MOTA_ERR_ARG;
-        blob = params + info->params_offset;
-        blob_len = len - info->params_offset;
+        blob_off = info->params_offset;
     }
     /* EC blobs (--ecblob-in-params) may precede the pools; the CRC covers the
      * last params_bin_size bytes, which therefore must end the blob. */
-    if (blob_len < info->params_bin_size)
+    if (len - blob_off < info->params_bin_size)
         return MOTA_ERR_NBIN_PARAMS_SIZE;
-    if (mota_crc32(0, blob + blob_len - info->params_bin_size, info->params_bin_size) != info->params_bin_crc32)
-        return MOTA_ERR_NBIN_PARAMS_CRC;
+    *off = len - info->params_bin_size;
+    *n = info->params_bin_size;
     return MOTA_OK;
+}
+
+int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len)
+{
+    size_t off, n;
+    if (info == NULL || (params == NULL && len > 0))
+        return MOTA_ERR_ARG;
+    int ret = mota_nbin_params_crc_span(info, len, &off, &n);
+    if (ret != MOTA_OK || n == 0)
+        return ret;
+    return mota_crc32(0, params + off, n) == info->params_bin_crc32 ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_CRC;
 }
 
 /* A tagged value (GOT word or REL target) must point into a segment the

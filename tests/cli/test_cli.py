@@ -133,6 +133,47 @@ def case_split_model_with_selftest_checks_out_with_an_independent_verifier():
     run("verify", "--key", pub, p("s.mota"))
 
 
+def case_compressed_containers_check_out_with_an_independent_verifier_and_a_damaged_frame_is_named():
+    need(YOLO)
+    priv, pub = keys()
+    rel, params = split_yolo()
+    open(p("in.bin"), "wb").write(bytes(range(256)) * 4)
+    open(p("out.bin"), "wb").write(b"\x07" * 84)
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--params", params,
+            "--selftest-input", p("in.bin"), "--selftest-output", p("out.bin"), "--selftest-max-latency-us", "25000",
+            "--compress", "-o", p("z.mota"), rel)
+    assert "compressed params: " in r.stdout and "compressed code: " in r.stdout, r.stdout
+    oracle(p("z.mota"), pub, rel, "--params", params, "--vendor", "example.com", "--class", "b", "--seq", "9",
+           "--selftest-input", p("in.bin"), "--selftest-output", p("out.bin"), "--selftest-max-latency-us", "25000",
+           "--compressed")
+    run("verify", "--key", pub, p("z.mota"))
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--params", params,
+            "--compress=lz4", "-o", p("z4.mota"), rel)
+    assert "lz4, 4096-byte blocks" in r.stdout, r.stdout
+    oracle(p("z4.mota"), pub, rel, "--params", params, "--vendor", "example.com", "--class", "b", "--seq", "9",
+           "--compressed")
+    run("verify", "--key", pub, p("z4.mota"))
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--compress=zstd",
+            "-o", p("zz.mota"), rel, rc=2)
+    assert "deflate and lz4" in r.stderr and not os.path.exists(p("zz.mota")), r.stderr
+    # the code's epoch report reads through the frame
+    ep = json.loads(run("inspect", "--epochs", "--json", p("z.mota")).stdout)["epochs"]
+    assert ep["summary"]["blocks"] == 30, ep["summary"]
+    # one byte of the params frame changed: its transport digest names it
+    z = bytearray(open(p("z.mota"), "rb").read())
+    comps = json.loads(run("inspect", "--json", p("z.mota")).stdout)["components"]
+    zsize = [c for c in comps if c["role"] == "params"][0]["compression"]["size"]
+    sel = [c for c in comps if c["role"] == "selftest"][0]
+    sel_wire = (sel["compression"] or {"size": sel["size"]})["size"]
+    at = len(z) - (sel_wire + 13) - zsize // 2  # inside the params frame (the self-test payload follows it)
+    z[at] ^= 0x20
+    open(p("zbad.mota"), "wb").write(z)
+    r = run("verify", "--key", pub, p("zbad.mota"), rc=1)
+    assert reason(r) == "MOTA_ERR_DECOMP_DIGEST", r.stderr
+    print("yolov8n split: code and params sent deflated and as LZ4 frames; independent decoders give back both "
+          "files; a flipped bit in the params payload is MOTA_ERR_DECOMP_DIGEST")
+
+
 def case_inspect_round_trips_every_compatibility_field():
     need(YOLO)
     priv, pub = keys()

@@ -35,7 +35,7 @@ if target == "fuzz_link":
     seed = fr(1, b"\x01\x00\x08") + fr(2, _s.pack("<I", 100) + bytes(32), 2) + fr(3, _s.pack("<I", 0) + b"\xd8\x6b", 3) + fr(4, b"", 4)
     open(os.path.join(corpus, "session"), "wb").write(seed)
     max_len = 8192
-elif target == "fuzz_lz4":
+elif target == "fuzz_decompress":
     # seeds: frames of mota's form (header 04 22 4D 18 40 40 C0, linked blocks) made here by a small
     # greedy encoder (test seeds only: mota pack uses liblz4), and one with a stored block
     def block(raw, start, end):
@@ -78,6 +78,17 @@ elif target == "fuzz_lz4":
     open(os.path.join(corpus, "text_256"), "wb").write(frame(text, 8))
     open(os.path.join(corpus, "text_4k"), "wb").write(frame(text, 12))
     open(os.path.join(corpus, "stored"), "wb").write(frame(os.urandom(700), 9))
+    import zlib  # deflate streams as mota pack writes them: a sync flush every block
+
+    def deflated(raw, bexp):
+        c = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+        bs = 1 << bexp
+        body = b"".join(c.compress(raw[o:o + bs]) + (c.flush(zlib.Z_SYNC_FLUSH) if o + bs < len(raw) else b"")
+                        for o in range(0, len(raw), bs)) + c.flush(zlib.Z_FINISH)
+        return bytes([0x80 | (bexp - 8)]) + struct.pack("<I", len(raw))[:3] + b"\x2a" + body
+    open(os.path.join(corpus, "deflate_256"), "wb").write(deflated(text, 8))
+    open(os.path.join(corpus, "deflate_4k"), "wb").write(deflated(text, 12))
+    open(os.path.join(corpus, "deflate_stored"), "wb").write(deflated(os.urandom(900), 9))
     max_len = 65536
 elif target in ("fuzz_container", "fuzz_agent"):
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)

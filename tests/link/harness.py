@@ -64,7 +64,9 @@ class Env:
     def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim",
              vendor="example.com", key="k.pem", compress=False):
         args = ["pack", "-k", self.p(key), "--vendor", vendor, "--class", cls, "--seq", str(seq),
-                "--version", version, "-o", self.p(out)] + (["--compress"] if compress else [])
+                "--version", version, "-o", self.p(out)]
+        if compress:  # True: pack's default algorithm, or its name
+            args.append("--compress" if compress is True else "--compress=" + compress)
         if params:
             args += ["--params", params]
         if selftest:

@@ -4,11 +4,16 @@
 usage: check_container.py CONTAINER PUBLIC.pem MODEL [--params F]
          [--vendor V --class C] [--seq N] [--mode xip|copy]
          [--selftest-input F --selftest-output F --selftest-max-latency-us N]
+         [--compressed]
 
 Checks, with cbor2, cryptography and the openssl command line, everything
 the format promises: deterministic encoding, SUIT digest, ES256 signature,
 key id, vendor/class UUID5, component digests and sizes, payload bytes, and
-every compatibility field against a hand decode of the NBIN header.
+every compatibility field against a hand decode of the NBIN header. With
+--compressed (pack --compress), the code payload must be compressed: an
+LZ4 frame of mota's form, decoded here by a decoder of its own (lz4's Frame
+and Block format documents, not the C code), or a raw deflate stream with a
+sync flush every block, decoded by zlib; either back to the file.
 """
 import argparse
 import hashlib
@@ -47,6 +52,93 @@ def npu_epochs(path):
             s["npu_epochs"], s["hybrid_epochs"], s["sw_epochs"]]
 
 
+def lz4_frame(frame, size, block):
+    """The image an LZ4 frame of mota's form decodes to, or an exception (lz4_Frame_format.md,
+    lz4_Block_format.md; the form: docs/container-format.md)."""
+    if frame[:7] != bytes.fromhex("04224d184040c0"):
+        raise ValueError("header %s" % frame[:7].hex())
+    out, p = bytearray(), 7
+    while True:
+        word = int.from_bytes(frame[p:p + 4], "little")
+        p += 4
+        if word == 0:
+            break
+        n, stored = word & 0x7FFFFFFF, word >> 31
+        data, p = frame[p:p + n], p + n
+        start = len(out)
+        if stored:
+            out += data
+        else:
+            q = 0
+            while q < len(data):
+                tok = data[q]
+                q += 1
+                lit = tok >> 4
+                if lit == 15:
+                    while True:
+                        lit += data[q]
+                        q += 1
+                        if data[q - 1] != 255:
+                            break
+                out += data[q:q + lit]
+                q += lit
+                if q == len(data):
+                    break
+                off = data[q] | data[q + 1] << 8
+                q += 2
+                ml = (tok & 15) + 4
+                if tok & 15 == 15:
+                    while True:
+                        ml += data[q]
+                        q += 1
+                        if data[q - 1] != 255:
+                            break
+                if off == 0 or off > len(out):
+                    raise ValueError("offset %d at %d" % (off, len(out)))
+                for _ in range(ml):
+                    out.append(out[-off])
+        if len(out) - start != min(block, size - start):
+            raise ValueError("block at %d holds %d bytes" % (start, len(out) - start))
+    if p != len(frame):
+        raise ValueError("%d bytes after the end mark" % (len(frame) - p))
+    return bytes(out)
+
+
+def deflate_stream(stream, size, block):
+    """zlib's decoding of a raw deflate stream, which must end where the payload does, and must hold a sync
+    flush (an empty stored block, 00 00 ff ff) after every block of image bytes but the last."""
+    import zlib
+    d = zlib.decompressobj(-15)
+    out = d.decompress(stream) + d.flush()
+    if not d.eof or d.unused_data:
+        raise ValueError("the stream does not end with the payload")
+    flushes = stream.count(b"\x00\x00\xff\xff")
+    if flushes < (size - 1) // block:
+        raise ValueError("%d flushes for %d blocks" % (flushes, (size + block - 1) // block))
+    return out
+
+
+def check_compression(role, install, wire, image):
+    """The compression parameter of role's install step: the payload's size and digest, its frame decoded."""
+    z = None
+    for item in install:
+        if isinstance(item, dict) and item.get(21) == "#" + role and S.COMPRESSION_KEY in item:
+            z = cbor2.loads(item[S.COMPRESSION_KEY])
+    if z is None:
+        check(f"{role}: sent as it is (no compression parameter)", wire == image)
+        return
+    check(f"{role}: compression info is {{1: 1 or 2, 2: 4096, 3: size, 4: digest}}",
+          list(z) == [1, 2, 3, 4] and z[1] in (1, 2) and z[2] == 4096, str(z))
+    check(f"{role}: transport size = the payload's", z.get(3) == len(wire))
+    check(f"{role}: transport digest = SHA-256 of the payload", z.get(4) == [S.SHA256, hashlib.sha256(wire).digest()])
+    what = "the LZ4 frame decodes (independent decoder)" if z.get(1) == 1 else "the deflate stream decodes (zlib)"
+    try:
+        got = lz4_frame(wire, len(image), z.get(2, 0)) if z.get(1) == 1 else deflate_stream(wire, len(image), z[2])
+        check(f"{role}: {what} to the file", got == image)
+    except Exception as e:  # noqa: BLE001
+        check(f"{role}: {what} to the file", False, repr(e))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("container")
@@ -60,6 +152,7 @@ def main():
     ap.add_argument("--selftest-input")
     ap.add_argument("--selftest-output")
     ap.add_argument("--selftest-max-latency-us", type=int)
+    ap.add_argument("--compressed", action="store_true")
     a = ap.parse_args()
 
     raw = open(a.container, "rb").read()
@@ -134,11 +227,16 @@ def main():
         if vid:
             check(f"{role}: vendor id = UUID5(DNS, {a.vendor})", p.get(1) == vid)
             check(f"{role}: class id = UUID5(vendor, {a.klass})", p.get(2) == cid)
-        check(f"{role}: integrated payload bytes", body.get("#" + role) == files[role])
     check("vendor and class conditions in the shared sequence", shared[-4:] == [1, 15, 2, 15])
     install = cbor2.loads(man[20])
     for role in roles:
-        check(f"install fetches #{role}", {21: "#" + role} in install)
+        check(f"install fetches #{role}", any(isinstance(x, dict) and x.get(21) == "#" + role for x in install))
+        if a.compressed:
+            check_compression(role, install, body.get("#" + role), files[role])
+        else:
+            check(f"{role}: integrated payload bytes", body.get("#" + role) == files[role])
+    if a.compressed:
+        check("the code is compressed", any(isinstance(x, dict) and S.COMPRESSION_KEY in x for x in install))
 
     compat = cbor2.loads(man[S.COMPAT_KEY])
     named = {S.COMPAT_NAMES[k]: v for k, v in compat.items()}

@@ -22,6 +22,7 @@ SHA256 = -16
 # mota's own members are private use: below -255 (draft-ietf-suit-manifest, IANA considerations)
 COMPAT_KEY = -256
 TEXT_CREATED_KEY = -256
+COMPRESSION_KEY = -256  # mota-parameter-compression, a SUIT parameter (private use)
 RESERVED = range(-255, 0)  # Standards Action: never ours
 
 COMPAT_NAMES = {

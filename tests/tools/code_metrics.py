@@ -33,7 +33,9 @@ RESTRICTED = [
     (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
     (re.compile(r"^<openssl/"), ["crypto/src/sha256_openssl.c"], "only crypto/'s host SHA-256 sees OpenSSL"),
     (re.compile(r"^<cbor[./]"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
-    (re.compile(r"^<lz4"), ["host_tool/src/compress.c", "tests/unit/lz4_enc.h"],
+    (re.compile(r"^<zlib\.h>$"), ["hal/src/crc32.c", "host_tool/src/compress.c", "tests/unit/encoders.h"],
+     "only the host's CRC-32 and deflate encoder (and the tests' encoders) see zlib"),
+    (re.compile(r"^<lz4"), ["host_tool/src/compress.c", "tests/unit/encoders.h"],
      "only the host's encoder (and the decoder's test) sees liblz4: devices decode with container/src/lz4.c"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
@@ -173,6 +175,7 @@ PLANTED = [  # (file, include line, what the check must say)
     ("agent/src/link.c", "#include <mbedtls/sha256.h>", "mbed TLS"),
     ("host_tool/src/cmd_pack.c", "#include <openssl/sha.h>", "OpenSSL"),
     ("agent/src/agent.c", "#include <lz4frame.h>", "liblz4"),
+    ("loader/src/nbin.c", "#include <zlib.h>", "zlib"),
 ]
 
 

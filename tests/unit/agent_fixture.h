@@ -6,7 +6,7 @@
 #ifndef MOTA_TEST_AGENT_FIXTURE_H
 #define MOTA_TEST_AGENT_FIXTURE_H
 
-#include "lz4_enc.h"
+#include "encoders.h"
 
 #include "mota/agent.h"
 #include "mota/container.h"
@@ -157,9 +157,11 @@ struct container_opts {
     bool split;                 /* params as a separate component */
     uint64_t exec_ram_xip_override;
     uint32_t poke_off, poke_val; /* overwrite a model word after its compat data is read (0: no) */
-    bool compress;              /* payloads as LZ4 frames (4 KiB blocks) where that is smaller */
+    uint32_t compress;          /* payloads compressed (MOTA_DECOMP_LZ4 or _DEFLATE, 4 KiB blocks) where smaller */
     /* a hostile signer: rewrites the code's frame (malloc'd) before it is hashed and signed */
     void (*z_mangle)(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len);
+    uint64_t z_params_image_size; /* and signs this image size for compressed params (0: their own) */
+    uint32_t z_block;           /* and this block size (0: 4096) */
 };
 
 static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
@@ -231,11 +233,17 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
     for (size_t i = 0; i < s.n_components; i++) {
         mota_sha256(parts[i], plen[i], s.comp[i].digest);
         size_t zl = 0;
-        if (o->compress && (z[i] = test_lz4_compress(parts[i], plen[i], 4096, &zl)) != NULL && zl < plen[i]) {
+        if (o->compress != 0 &&
+            (z[i] = o->compress == MOTA_DECOMP_DEFLATE ? test_deflate(parts[i], plen[i], 4096, &zl)
+                                                       : test_lz4_compress(parts[i], plen[i], 4096, &zl)) != NULL &&
+            zl < plen[i]) {
             if (i == 0 && o->z_mangle != NULL)
                 o->z_mangle(&z[i], &zl, parts[i], plen[i]);
             s.comp[i].compressed = true;
-            s.comp[i].z_block = 4096;
+            s.comp[i].z_alg = o->compress;
+            s.comp[i].z_block = o->z_block ? o->z_block : 4096;
+            if (o->z_params_image_size && s.comp[i].role == MOTA_COMPONENT_PARAMS)
+                s.comp[i].size = o->z_params_image_size;
             s.comp[i].z_size = zl;
             mota_sha256(z[i], zl, s.comp[i].z_digest);
             parts[i] = z[i];

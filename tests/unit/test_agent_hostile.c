@@ -245,6 +245,29 @@ static void test_too_big_for_the_slot(void **s)
     hostile(&o, MOTA_ERR_SLOT_TOO_SMALL, BEFORE_ERASE, "model larger than the slot");
 }
 
+/* A signed image size near 2^32 after a component far into the slot: the layout must not wrap around to a
+ * small slot area (the decoder would then write past it, within the size it was given). */
+static void test_a_compressed_image_size_that_wraps_the_slot_layout_is_refused_before_any_erase(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = dev_new_sized(1, 4u << 20, 1536u * 1024u);
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    /* a 400 KB uncompressible code component, then the params compressed in 64 KiB blocks, signed as
+     * 2^32 - 256 KiB - 12 bytes: just under the frame bound, about 140 KiB into the slot once wrapped */
+    struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .z_block = 65536,
+                                 .z_params_image_size = 0x100000000ull - 262156u,
+                                 .model = {.code_bytes = 400000, .params_bytes = 8000, .fill = 2, .noise = true});
+    size_t len;
+    uint8_t *c = make_container(&o, &len);
+    uint64_t erases = d->pf.erases, progs = d->pf.progs;
+    int ret = send_container(&d->device.agent, c, len, 4096);
+    if (ret != MOTA_ERR_SLOT_TOO_SMALL)
+        fail_msg("got %s, want MOTA_ERR_SLOT_TOO_SMALL", mota_err_name(ret));
+    assert_true(d->pf.erases == erases && d->pf.progs == progs);
+    free(c);
+    dev_free(d);
+}
+
 static void test_not_enough_exec_ram(void **s)
 {
     (void)s;
@@ -418,7 +441,7 @@ static void test_hostile_compressed_payloads_are_refused_inside_the_slot(void **
         uint32_t upload = cfg->models[0].slot_offset[active == 0 ? 1 : 0];
         uint8_t *before = malloc(DEV_FLASH_SIZE);
         memcpy(before, d->pf.mem, DEV_FLASH_SIZE);
-        struct container_opts o = V2(.compress = true, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
+        struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
                                                                  .noise = true}, .z_mangle = cases[i].mangle);
         size_t len;
         uint8_t *c = make_container(&o, &len);
@@ -440,7 +463,7 @@ static void test_compressed_payload_altered_in_transit_is_refused_by_its_digest(
 {
     (void)s;
     struct mota_posix_device *d = device();
-    struct container_opts o = V2(.compress = true, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
+    struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
                                                              .noise = true});
     size_t len;
     uint8_t *c = make_container(&o, &len);
@@ -540,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_head_split_over_many_small_writes_is_collected),
         cmocka_unit_test(test_head_buffer_below_the_minimum_is_a_config_error),
         cmocka_unit_test(test_too_big_for_the_slot),
+        cmocka_unit_test(test_a_compressed_image_size_that_wraps_the_slot_layout_is_refused_before_any_erase),
         cmocka_unit_test(test_not_enough_exec_ram),
         cmocka_unit_test(test_unknown_model_name),
         cmocka_unit_test(test_bad_signature_and_tampered_manifest),

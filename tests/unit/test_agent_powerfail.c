@@ -16,17 +16,18 @@
 
 #include "agent_fixture.h"
 
-enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, COMPRESSED,
+enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, COMPRESSED, DEFLATED,
                 N_SCENARIOS };
 static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
                               "update with journal compaction", "rollback of a first model on trial",
-                              "update with compressed payloads and journal compaction"};
+                              "update with compressed payloads and journal compaction",
+                              "update with deflated payloads"};
 /* the scenarios that may end, correctly, with no model at all */
 #define MAY_HAVE_NONE(s) ((s) == FIRST_INSTALL || (s) == FIRST_ROLLBACK)
 
-static uint8_t *c1, *c2, *c3; /* c3: c2's model, in compressed payloads, resumed at block boundaries */
-static size_t l1, l2, l3;
-static uint8_t d1[32], d2[32], d3[32];
+static uint8_t *c1, *c2, *c3, *c4; /* c3, c4: a larger model, LZ4 and deflate payloads, resumed at blocks */
+static size_t l1, l2, l3, l4;
+static uint8_t d1[32], d2[32], d3[32], d4[32];
 static uint8_t *cn, *dn; /* the new container of the scenario being swept */
 static unsigned z_resumes;  /* retries that resumed inside a compressed payload */
 static size_t ln;
@@ -51,6 +52,7 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case UPDATE:
     case COMPACTION:
     case COMPRESSED:
+    case DEFLATED:
         return upload(d, cn, ln);
     case CONFIRM:
         return mota_agent_confirm(&d->device.agent, 0);
@@ -136,7 +138,7 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
         fail_msg("%s: no model", names[s]);
 
     /* retry what was interrupted; a compressed payload resumes at a block boundary inside it */
-    if (s == COMPRESSED && d->device.agent.st[0].upload_state == MOTA_UPLOAD_ERASED &&
+    if ((s == COMPRESSED || s == DEFLATED) && d->device.agent.st[0].upload_state == MOTA_UPLOAD_ERASED &&
         d->device.agent.st[0].upload_plain > 0)
         z_resumes++;
     switch (s) {
@@ -144,6 +146,7 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     case UPDATE:
     case COMPACTION:
     case COMPRESSED:
+    case DEFLATED:
         if (!(o.is_new && o.testing)) {
             ret = upload(d, cn, ln);
             if (ret != MOTA_OK)
@@ -193,9 +196,9 @@ static void power_cut(void *ctx)
 
 static uint64_t sweep(enum scenario s, bool torn)
 {
-    cn = s == COMPRESSED ? c3 : c2;
-    ln = s == COMPRESSED ? l3 : l2;
-    dn = s == COMPRESSED ? d3 : d2;
+    cn = s == COMPRESSED ? c3 : s == DEFLATED ? c4 : c2;
+    ln = s == COMPRESSED ? l3 : s == DEFLATED ? l4 : l2;
+    dn = s == COMPRESSED ? d3 : s == DEFLATED ? d4 : d2;
     uint8_t *img = prepare(s);
     struct mota_posix_device *d = dev_new(1);
     mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
@@ -240,10 +243,13 @@ static int setup(void **state)
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
     /* 80 KB of model-like code and 9 KB of params: several 16 KiB progress steps of compressed stream */
-    struct container_opts o3 = {.seq = 2, .selftest = true, .split = true, .compress = true,
+    struct container_opts o3 = {.seq = 2, .selftest = true, .split = true, .compress = MOTA_DECOMP_LZ4,
                                 .model = {.code_bytes = 80000, .params_bytes = 9000, .fill = 3, .noise = true}};
     c3 = make_container(&o3, &l3);
     manifest_digest(c3, l3, d3);
+    o3.compress = MOTA_DECOMP_DEFLATE;
+    c4 = make_container(&o3, &l4);
+    manifest_digest(c4, l4, d4);
     manifest_digest(c1, l1, d1);
     manifest_digest(c2, l2, d2);
     return 0;
@@ -255,6 +261,7 @@ static int teardown(void **state)
     free(c1);
     free(c2);
     free(c3);
+    free(c4);
     return 0;
 }
 
@@ -267,12 +274,13 @@ static void run_sweeps(bool torn)
     }
     print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
                   "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
-                  "%llu, update with compressed payloads and journal compaction %llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
+                  "%llu, update with compressed payloads and journal compaction %llu, update with deflated payloads "
+                  "%llu); every reboot found a verified old or new model (or, for a first model, the one on trial "
                   "or none), nothing committed lost, every retry completed\n",
                   torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
                   (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
                   (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6],
-                  (unsigned long long)n[7]);
+                  (unsigned long long)n[7], (unsigned long long)n[8]);
     print_message("%u retries resumed inside a compressed payload at a journaled block boundary\n", z_resumes);
     assert_true(z_resumes > 0);
     z_resumes = 0;

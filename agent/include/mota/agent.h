@@ -16,7 +16,7 @@
 #include "mota/container.h"
 #include "mota/hal.h"
 #include "mota/loader.h"
-#include "mota/lz4.h"
+#include "mota/decompress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -268,9 +268,10 @@ struct mota_agent {
     uint32_t payload_head_fill;
     uint8_t unit[256];       /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
-    /* a compressed payload: its decoder, its image as mapped (matches are read back from it; NULL:
-     * through read()), stream bytes to hash but not decode after a resume, and a sink's flash error */
-    struct mota_lz4 up_z;
+    /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
+     * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
+     * error */
+    struct mota_decompress up_z;
     const uint8_t *up_img;
     uint32_t up_z_skip;
     int up_z_err;

@@ -56,8 +56,9 @@ struct mota_component {
     uint8_t vendor_id[16], class_id[16];
     bool image_match; /* validate checks image-match */
     bool fetched;     /* install fetches it */
-    /* mota-parameter-compression: the integrated payload is an LZ4 frame (mota/lz4.h) of the image;
-     * digest and size above are the image's (what the device checks from flash), these the payload's */
+    /* mota-parameter-compression: the integrated payload is the image compressed (mota/decompress.h:
+     * an LZ4 frame or a deflate stream); digest and size above are the image's (what the device checks
+     * from flash), these the payload's */
     bool compressed;
     uint32_t z_alg, z_block;
     uint64_t z_size;
@@ -234,8 +235,8 @@ struct mota_pack_component {
     enum mota_component_role role;
     uint8_t digest[MOTA_SHA256_LEN]; /* of the image */
     uint64_t size;
-    bool compressed;                 /* the payload is an LZ4 frame of the image (mota/lz4.h) */
-    uint32_t z_block;
+    bool compressed;                 /* the payload is the image compressed (mota/decompress.h) */
+    uint32_t z_alg, z_block;         /* MOTA_DECOMP_LZ4 or _DEFLATE; image bytes per block */
     uint64_t z_size;                 /* bytes of the payload */
     uint8_t z_digest[MOTA_SHA256_LEN];
 };

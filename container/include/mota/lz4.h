@@ -18,23 +18,17 @@
 #ifndef MOTA_LZ4_H
 #define MOTA_LZ4_H
 
+#include "mota/decomp.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define MOTA_LZ4_HEADER_LEN 7u     /* magic, FLG, BD, HC: the only header mota accepts */
-#define MOTA_LZ4_MIN_BLOCK 256u    /* plain bytes per block: a power of two in this range */
-#define MOTA_LZ4_MAX_BLOCK 65536u
-#define MOTA_LZ4_ALG 1u            /* compression-info algorithm number: this format */
+#define MOTA_LZ4_MIN_BLOCK MOTA_DECOMP_MIN_BLOCK
+#define MOTA_LZ4_MAX_BLOCK MOTA_DECOMP_MAX_BLOCK
+#define MOTA_LZ4_ALG MOTA_DECOMP_LZ4
 
-struct mota_lz4_sink {
-    /* append n plain bytes */
-    int (*write)(void *ctx, const uint8_t *p, size_t n);
-    /* append n bytes, each a copy of the byte dist before it (1 <= dist <= bytes written; the
-     * source may overlap what is being written: byte by byte) */
-    int (*copy)(void *ctx, uint32_t dist, uint32_t n);
-    void *ctx;
-};
 
 struct mota_lz4 {
     uint32_t out;       /* plain bytes produced */
@@ -61,7 +55,7 @@ void mota_lz4_resume(struct mota_lz4 *z, uint32_t size, uint32_t block, uint32_t
  * MOTA_OK, a sink's error, or a MOTA_ERR_DECOMP_* code (the state is then
  * unusable).
  */
-int mota_lz4_feed(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_lz4_sink *sink, size_t *used);
+int mota_lz4_feed(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink, size_t *used);
 
 /* Between blocks (after the header, before a block-size field). */
 bool mota_lz4_at_boundary(const struct mota_lz4 *z);
@@ -69,9 +63,6 @@ bool mota_lz4_at_boundary(const struct mota_lz4 *z);
 /* The input is over: MOTA_OK when the end mark was read (every plain byte produced), else
  * MOTA_ERR_DECOMP_TRUNCATED. */
 int mota_lz4_finish(const struct mota_lz4 *z);
-
-/* A whole frame in memory into out[0..size). */
-int mota_lz4_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t size, uint32_t block);
 
 /* The most bytes a frame of an image of `size` bytes can take (each block stored): the limit a
  * manifest's transported size must respect; 0 when that does not fit 32 bits. */

@@ -132,6 +132,15 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
  */
 int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *params, size_t len);
 
+/*
+ * What mota_nbin_check_params checks, for a caller that computes the CRC-32
+ * itself as it streams the bytes (mota pack, while it writes them): the span
+ * [*off, *off + *n) of params (len bytes, taken as mota_nbin_check_params
+ * takes them) whose CRC-32 must equal info->params_bin_crc32; *n = 0 when
+ * no CRC is to be checked. MOTA_OK or MOTA_ERR_NBIN_PARAMS_SIZE (_ARG).
+ */
+int mota_nbin_params_crc_span(const struct mota_nbin_info *info, size_t len, size_t *off, size_t *n);
+
 
 /* The compatibility requirements of a parsed model (container compat data). */
 struct mota_compat;

@@ -1,9 +1,10 @@
-/* libFuzzer target: the compressed-payload decoder (mota/lz4.h), fed in chunks the input chooses and
- * resumed at block boundaries when it says so. Its sink aborts on any request outside the image: a
- * write past the declared size or a copy from before the first byte (and ASan watches the buffer).
- * Input: block exponent (8..16), image size (3 bytes, little-endian), chunking seed, then the frame. */
+/* libFuzzer target: the compressed-payload decoders (mota/decompress.h: LZ4 frames and deflate streams),
+ * fed in chunks the input chooses and resumed at block boundaries when it says so. Its sink aborts on any
+ * request outside the image: a write past the declared size or a copy from before the first byte (and
+ * ASan watches the buffer). Input: algorithm and block exponent (bit 7: deflate; 8 + low bits % 9), image
+ * size (3 bytes, little-endian), chunking seed, then the stream. */
+#include "mota/decompress.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,28 +42,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 5)
         return 0;
-    uint32_t block = 1u << (8u + data[0] % 9u);
+    uint32_t alg = (data[0] & 0x80u) ? MOTA_DECOMP_DEFLATE : MOTA_DECOMP_LZ4;
+    uint32_t block = 1u << (8u + (data[0] & 0x7Fu) % 9u);
     uint32_t plain = (uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16;
     uint32_t seed = data[4];
     data += 5;
     size -= 5;
     struct sink s = {malloc(plain ? plain : 1), 0, plain};
-    const struct mota_lz4_sink k = {s_write, s_copy, &s};
-    struct mota_lz4 z;
-    mota_lz4_init(&z, plain, block);
+    const struct mota_decomp_sink k = {s_write, s_copy, &s};
+    static struct mota_decompress z;
+    mota_decompress_start(&z, alg, plain, block, 0);
     int ret = MOTA_OK;
     for (size_t p = 0; p < size && ret == MOTA_OK;) {
         seed = seed * 1103515245u + 12345u;
         size_t n = 1 + (seed >> 16) % 97u, used = 0;
         n = n < size - p ? n : size - p;
-        ret = mota_lz4_feed(&z, data + p, n, &k, &used);
-        if (used > n || z.out != s.pos || z.out > plain)
+        ret = mota_decompress_feed(&z, data + p, n, &k, &used);
+        uint32_t out = mota_decompress_out(&z);
+        if (used > n || out != s.pos || out > plain)
             abort();
         p += used;
-        if (ret == MOTA_OK && mota_lz4_at_boundary(&z) && (seed & 0x100u) != 0)
-            mota_lz4_resume(&z, plain, block, z.out); /* a power cut: only the plain offset survives */
+        if (ret == MOTA_OK && mota_decompress_at_boundary(&z) && out > 0 && (seed & 0x100u) != 0)
+            mota_decompress_start(&z, alg, plain, block, out); /* a power cut: only the image offset survives */
     }
-    if (ret == MOTA_OK && mota_lz4_finish(&z) == MOTA_OK && s.pos != plain)
+    if (ret == MOTA_OK && mota_decompress_finish(&z) == MOTA_OK && s.pos != plain)
         abort(); /* a finished frame produced exactly the declared image */
     free(s.buf);
     return 0;

@@ -1,14 +1,15 @@
 /*
- * The compressed-payload decoder (mota/lz4.h): liblz4's frames decode to the
- * same bytes in any chunking and across resumes; hostile frames get their
- * reason codes and never make the sink write past its block or the image,
- * nor copy from before the image.
+ * The compressed-payload decoders (mota/lz4.h, mota/inflate.h, behind
+ * mota/decompress.h): liblz4's frames and zlib's deflate streams decode to
+ * the same bytes in any chunking and across resumes; hostile streams get
+ * their reason codes and never make the sink write past its block or the
+ * image, nor copy from before the image.
  */
+#include "mota/decompress.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
 
 #include "fixture_yolo.h"
-#include "lz4_enc.h"
+#include "encoders.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,11 +19,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *compress(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+static uint8_t *lz4_frame(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
 {
     uint8_t *z = test_lz4_compress(in, n, block, out_len);
     assert_non_null(z);
     return z;
+}
+
+static uint8_t *deflated(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    uint8_t *z = test_deflate(in, n, block, out_len);
+    assert_non_null(z);
+    return z;
+}
+
+/* The algorithm the shared tests run with (each runs once per algorithm). */
+static uint32_t alg = MOTA_DECOMP_LZ4;
+#define FOR_EACH_ALG for (alg = MOTA_DECOMP_LZ4; alg <= MOTA_DECOMP_DEFLATE; alg++)
+
+static uint8_t *encode(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    return alg == MOTA_DECOMP_DEFLATE ? deflated(in, n, block, out_len) : lz4_frame(in, n, block, out_len);
+}
+
+/* A whole payload in memory, as the host decodes it. */
+static int decode_all(uint32_t which, const uint8_t *in, size_t len, uint8_t *out, uint32_t size, uint32_t block)
+{
+    static struct mota_decompress d;
+    return mota_decompress_buffer(&d, which, in, len, out, size, block);
 }
 
 /* Model-like bytes: runs, repeats from far back, small integers, and noise. */
@@ -72,9 +96,9 @@ static int decode_chunked(const uint8_t *in, size_t len, uint8_t *out, uint32_t 
                           uint32_t seed)
 {
     struct sink s = {out, 0, size, 0};
-    struct mota_lz4_sink k = {s_write, s_copy, &s};
-    struct mota_lz4 z;
-    mota_lz4_init(&z, size, block);
+    struct mota_decomp_sink k = {s_write, s_copy, &s};
+    static struct mota_decompress z;
+    mota_decompress_start(&z, alg, size, block, 0);
     size_t p = 0;
     while (p < len) {
         seed = seed * 1103515245u + 12345u;
@@ -83,36 +107,37 @@ static int decode_chunked(const uint8_t *in, size_t len, uint8_t *out, uint32_t 
             n = len - p;
         while (n > 0) {
             size_t used = 0;
-            int ret = mota_lz4_feed(&z, in + p, n, &k, &used);
+            int ret = mota_decompress_feed(&z, in + p, n, &k, &used);
             if (ret != MOTA_OK)
                 return ret;
             assert_true(used > 0 && used <= n);
-            assert_true(z.out == s.pos);
+            assert_true(mota_decompress_out(&z) == s.pos);
             p += used;
             n -= used;
         }
     }
-    return mota_lz4_finish(&z);
+    return mota_decompress_finish(&z);
 }
 
 static void round_trip(const uint8_t *img, size_t n, uint32_t block, size_t max)
 {
     size_t zl;
-    uint8_t *zb = compress(img, n, block, &zl), *out = malloc(n + 1);
-    assert_true(zl <= mota_lz4_bound((uint32_t)n, block));
+    uint8_t *zb = encode(img, n, block, &zl), *out = malloc(n + 1);
+    assert_true(zl <= mota_decompress_bound(alg, (uint32_t)n, block));
     assert_int_equal(decode_chunked(zb, zl, out, (uint32_t)n, block, max, 7), MOTA_OK);
     assert_memory_equal(out, img, n);
-    assert_int_equal(mota_lz4_decode(zb, zl, out, (uint32_t)n, block), MOTA_OK);
+    assert_int_equal(decode_all(alg, zb, zl, out, (uint32_t)n, block), MOTA_OK);
     assert_memory_equal(out, img, n);
     free(zb);
     free(out);
 }
 
-static void test_liblz4_frames_decode_to_the_image_in_any_chunking(void **state)
+static void test_liblz4_and_zlib_streams_decode_to_the_image_in_any_chunking(void **state)
 {
     (void)state;
     static const uint32_t sizes[] = {1, 255, 4096, 4097, 70000, 300000};
     static const uint32_t blocks[] = {256, 4096, 65536};
+    FOR_EACH_ALG
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         uint8_t *img = malloc(sizes[i]);
         fill(img, sizes[i], (uint32_t)i);
@@ -135,10 +160,11 @@ static void test_incompressible_blocks_are_stored_and_decode(void **state)
         img[i] = (uint8_t)x;
     }
     size_t zl;
-    uint8_t *zb = compress(img, 20000, 4096, &zl);
+    uint8_t *zb = lz4_frame(img, 20000, 4096, &zl);
     assert_true((zb[MOTA_LZ4_HEADER_LEN + 3] & 0x80u) != 0); /* the first block is stored */
     free(zb);
-    round_trip(img, 20000, 4096, 100);
+    FOR_EACH_ALG /* zlib stores them too */
+        round_trip(img, 20000, 4096, 100);
     free(img);
 }
 
@@ -149,31 +175,31 @@ static void test_overlapping_match_repeats_its_own_output(void **state)
     uint8_t img[1000];
     for (size_t i = 0; i < sizeof(img); i++)
         img[i] = (uint8_t)"abc"[i % 3];
-    round_trip(img, sizeof(img), 4096, 5);
+    FOR_EACH_ALG
+        round_trip(img, sizeof(img), 4096, 5);
 }
 
 /* The real N6 model: every block boundary is a resume point that gives the same image. */
-static void test_yolo_resumes_at_block_boundaries_to_the_same_image(void **state)
+static void yolo_resumes(void)
 {
-    (void)state;
-    NEED_YOLO();
     size_t zl;
-    uint8_t *zb = compress(yolo, yolo_len, 4096, &zl), *out = malloc(yolo_len);
-    print_message("yolov8n: %zu -> %zu bytes (%.3fx) in 4 KiB linked blocks\n", yolo_len, zl,
-                  (double)yolo_len / (double)zl);
+    uint8_t *zb = encode(yolo, yolo_len, 4096, &zl), *out = malloc(yolo_len);
+    print_message("yolov8n: %zu -> %zu bytes (%.3fx) %s\n", yolo_len, zl, (double)yolo_len / (double)zl,
+                  alg == MOTA_DECOMP_LZ4 ? "as an LZ4 frame of linked 4 KiB blocks" : "deflated, a flush every 4 KiB");
     struct sink s = {out, 0, (uint32_t)yolo_len, 0};
-    struct mota_lz4_sink k = {s_write, s_copy, &s};
-    struct mota_lz4 z;
-    mota_lz4_init(&z, (uint32_t)yolo_len, 4096);
+    struct mota_decomp_sink k = {s_write, s_copy, &s};
+    static struct mota_decompress z;
+    mota_decompress_start(&z, alg, (uint32_t)yolo_len, 4096, 0);
     size_t p = 0;
     unsigned resumes = 0;
-    while (mota_lz4_finish(&z) != MOTA_OK) {
+    while (mota_decompress_finish(&z) != MOTA_OK) {
         size_t used = 0;
-        assert_int_equal(mota_lz4_feed(&z, zb + p, zl - p, &k, &used), MOTA_OK);
+        assert_int_equal(mota_decompress_feed(&z, zb + p, zl - p, &k, &used), MOTA_OK);
         p += used;
-        if (mota_lz4_at_boundary(&z) && (z.out / 4096u) % 37u == 5u) { /* a power cut: state lost */
-            uint32_t out_at = z.out;
-            mota_lz4_resume(&z, (uint32_t)yolo_len, 4096, out_at);
+        uint32_t out_at = mota_decompress_out(&z);
+        if (mota_decompress_at_boundary(&z) && (out_at / 4096u) % 37u == 5u) { /* a power cut: state lost */
+            assert_int_equal(out_at % 4096u, 0);
+            mota_decompress_start(&z, alg, (uint32_t)yolo_len, 4096, out_at);
             resumes++;
         }
     }
@@ -182,6 +208,14 @@ static void test_yolo_resumes_at_block_boundaries_to_the_same_image(void **state
     assert_true(resumes > 10);
     free(zb);
     free(out);
+}
+
+static void test_yolo_resumes_at_block_boundaries_to_the_same_image(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    FOR_EACH_ALG
+        yolo_resumes();
 }
 
 /* ---- hostile frames ---- */
@@ -204,9 +238,10 @@ static int decode_body(const uint8_t *body, size_t n, uint32_t size, uint32_t bl
     return decode_chunked(f, len, out, size, block, 1, 3);
 }
 
-static void test_hostile_frames_get_their_reason_codes(void **state)
+static void test_hostile_lz4_frames_get_their_reason_codes(void **state)
 {
     (void)state;
+    alg = MOTA_DECOMP_LZ4;
     /* 20 plain bytes: literal 'a', a match of 18 at distance 1 (overlapping), final literal 'b' */
     static const uint8_t ok20[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x01, 0x00, 0x10, 'b', 0, 0, 0, 0};
     assert_int_equal(decode_body(ok20, sizeof(ok20), 20, 256), MOTA_OK);
@@ -254,13 +289,14 @@ static void test_hostile_frames_get_their_reason_codes(void **state)
 static void test_other_lz4_headers_are_refused(void **state)
 {
     (void)state;
+    alg = MOTA_DECOMP_LZ4;
     uint8_t out[16];
     static const uint8_t body[] = {0x03, 0, 0, 0x80, 'a', 'b', 'c', 0, 0, 0, 0};
     for (size_t i = 0; i < MOTA_LZ4_HEADER_LEN; i++) {
         uint8_t f[64];
         size_t n = frame(f, body, sizeof(body));
         f[i] ^= i == 4 ? 0x20u : 0x01u; /* byte 4: the independent-blocks flag */
-        assert_int_equal(mota_lz4_decode(f, n, out, 3, 256), MOTA_ERR_DECOMP_FRAME);
+        assert_int_equal(decode_all(MOTA_DECOMP_LZ4, f, n, out, 3, 256), MOTA_ERR_DECOMP_FRAME);
     }
 }
 
@@ -271,11 +307,13 @@ static void test_every_truncation_is_refused(void **state)
     uint8_t img[9000], out[9000];
     fill(img, sizeof(img), 5);
     size_t zl;
-    uint8_t *zb = compress(img, sizeof(img), 4096, &zl);
-    for (size_t n = 0; n < zl; n++)
-        assert_int_equal(decode_chunked(zb, n, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_TRUNCATED);
-    assert_int_equal(decode_chunked(zb, zl, out, sizeof(img), 4096, 0, 1), MOTA_OK);
-    free(zb);
+    FOR_EACH_ALG {
+        uint8_t *zb = encode(img, sizeof(img), 4096, &zl);
+        for (size_t n = 0; n < zl; n++)
+            assert_int_equal(decode_chunked(zb, n, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_TRUNCATED);
+        assert_int_equal(decode_chunked(zb, zl, out, sizeof(img), 4096, 0, 1), MOTA_OK);
+        free(zb);
+    }
 }
 
 /* Random corruptions: a reason code or the wrong image (which the signed image digest catches); the
@@ -286,19 +324,22 @@ static void test_corrupt_frames_never_reach_outside_the_image(void **state)
     uint8_t img[12000], out[12000];
     fill(img, sizeof(img), 11);
     size_t zl;
-    uint8_t *zb = compress(img, sizeof(img), 4096, &zl);
-    uint32_t x = 1, refused = 0;
-    for (int t = 0; t < 3000; t++) {
-        uint8_t *c = malloc(zl);
-        memcpy(c, zb, zl);
-        x = x * 1103515245u + 12345u;
-        c[(x >> 8) % zl] ^= (uint8_t)(1u << ((x >> 4) & 7u));
-        refused += decode_chunked(c, zl, out, sizeof(img), 4096, 64, x) != MOTA_OK;
-        free(c);
+    FOR_EACH_ALG {
+        uint8_t *zb = encode(img, sizeof(img), 4096, &zl);
+        uint32_t x = 1, refused = 0;
+        for (int t = 0; t < 3000; t++) {
+            uint8_t *c = malloc(zl);
+            memcpy(c, zb, zl);
+            x = x * 1103515245u + 12345u;
+            c[(x >> 8) % zl] ^= (uint8_t)(1u << ((x >> 4) & 7u));
+            refused += decode_chunked(c, zl, out, sizeof(img), 4096, 64, x) != MOTA_OK;
+            free(c);
+        }
+        print_message("%s: 3000 single-bit corruptions: %u refused by the decoder, the rest left to the digest\n",
+                      alg == MOTA_DECOMP_LZ4 ? "lz4" : "deflate", refused);
+        assert_true(refused > 0);
+        free(zb);
     }
-    print_message("3000 single-bit corruptions: %u refused by the decoder, the rest left to the digest\n", refused);
-    assert_true(refused > 0);
-    free(zb);
 }
 
 static void test_a_sink_error_stops_the_decoder(void **state)
@@ -307,16 +348,18 @@ static void test_a_sink_error_stops_the_decoder(void **state)
     uint8_t img[5000], out[5000];
     fill(img, sizeof(img), 2);
     size_t zl;
-    uint8_t *zb = compress(img, sizeof(img), 256, &zl);
-    struct sink s = {out, 0, sizeof(out), 3};
-    struct mota_lz4_sink k = {s_write, s_copy, &s};
-    struct mota_lz4 z;
-    mota_lz4_init(&z, sizeof(img), 256);
-    int ret = MOTA_OK;
-    for (size_t p = 0, used = 0; p < zl && ret == MOTA_OK; p += used)
-        ret = mota_lz4_feed(&z, zb + p, zl - p, &k, &used);
-    assert_int_equal(ret, MOTA_ERR_FLASH_IO);
-    free(zb);
+    FOR_EACH_ALG {
+        uint8_t *zb = encode(img, sizeof(img), 256, &zl);
+        struct sink s = {out, 0, sizeof(out), 3};
+        struct mota_decomp_sink k = {s_write, s_copy, &s};
+        static struct mota_decompress z;
+        mota_decompress_start(&z, alg, sizeof(img), 256, 0);
+        int ret = MOTA_OK;
+        for (size_t p = 0, used = 0; p < zl && ret == MOTA_OK; p += used)
+            ret = mota_decompress_feed(&z, zb + p, zl - p, &k, &used);
+        assert_int_equal(ret, MOTA_ERR_FLASH_IO);
+        free(zb);
+    }
 }
 
 static void test_bound_covers_stored_blocks_and_refuses_overflow(void **state)
@@ -326,17 +369,126 @@ static void test_bound_covers_stored_blocks_and_refuses_overflow(void **state)
     assert_int_equal(mota_lz4_bound(4097, 4096), 7 + 8 + 4097 + 4);
     assert_int_equal(mota_lz4_bound(0xFFFFFFFFu, 256), 0);
     assert_int_equal(mota_lz4_bound(100, 0), 0);
+    assert_int_equal(mota_decompress_bound(3, 100, 4096), 0);
+    assert_true(mota_inflate_bound(4096, 4096) >= 4096 + 10);
+    assert_int_equal(mota_inflate_bound(0xFFFFFFF0u, 256), 0);
+}
+
+/* ---- hostile deflate streams ---- */
+
+/* A bit writer: fields LSB first, Huffman codes MSB first (RFC 1951 3.1.1). */
+struct bw {
+    uint8_t b[256];
+    size_t bit;
+};
+
+static void put(struct bw *w, uint32_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++, w->bit++)
+        if ((v >> i) & 1u)
+            w->b[w->bit / 8] |= (uint8_t)(1u << (w->bit % 8));
+}
+
+static void put_code(struct bw *w, uint32_t code, unsigned n)
+{
+    for (unsigned i = n; i-- > 0; w->bit++)
+        if ((code >> i) & 1u)
+            w->b[w->bit / 8] |= (uint8_t)(1u << (w->bit % 8));
+}
+
+/* Fixed-code literal c (RFC 1951 3.2.6). */
+static void lit(struct bw *w, unsigned c)
+{
+    if (c < 144)
+        put_code(w, 0x30 + c, 8);
+    else
+        put_code(w, 0x190 + c - 144, 9);
+}
+
+static size_t bytes_of(const struct bw *w)
+{
+    return (w->bit + 7) / 8;
+}
+
+static int inflate_bytes(const uint8_t *b, size_t n, uint32_t size, uint32_t block)
+{
+    uint8_t out[8192];
+    alg = MOTA_DECOMP_DEFLATE;
+    assert_true(size <= sizeof(out));
+    return decode_chunked(b, n, out, size, block, 1, 5);
+}
+
+static void test_hostile_deflate_streams_get_their_reason_codes(void **state)
+{
+    (void)state;
+    /* 'a' then a match of 3 at distance 2 (one byte written): before the start */
+    struct bw w = {{0}, 0};
+    put(&w, 1, 1), put(&w, 1, 2), lit(&w, 'a'), put_code(&w, 1, 7) /* length 3 */, put_code(&w, 1, 5) /* dist 2 */;
+    put_code(&w, 0, 7); /* end of block */
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 4, 256), MOTA_ERR_DECOMP_OFFSET);
+    /* the same at distance 1: "aaaa", valid (an overlapping copy) */
+    memset(&w, 0, sizeof(w));
+    put(&w, 1, 1), put(&w, 1, 2), lit(&w, 'a'), put_code(&w, 1, 7), put_code(&w, 0, 5), put_code(&w, 0, 7);
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 4, 256), MOTA_OK);
+    /* ... with a declared image of 3 bytes: the match runs past it (a bomb) */
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 3, 256), MOTA_ERR_DECOMP_OVERRUN);
+    /* ... or of 5: the stream ends short of it */
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 5, 256), MOTA_ERR_DECOMP_SHORT);
+    /* a byte after the final block */
+    uint8_t more[64];
+    memcpy(more, w.b, bytes_of(&w));
+    more[bytes_of(&w)] = 0;
+    assert_int_equal(inflate_bytes(more, bytes_of(&w) + 1, 4, 256), MOTA_ERR_DECOMP_TRAILING);
+    /* block type 3 */
+    memset(&w, 0, sizeof(w));
+    put(&w, 1, 1), put(&w, 3, 2), put(&w, 0, 5);
+    assert_int_equal(inflate_bytes(w.b, 1, 4, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* a stored block whose NLEN is not LEN's complement; one longer than the image */
+    static const uint8_t bad_nlen[] = {0x01, 0x03, 0x00, 0xFC, 0xFE, 'a', 'b', 'c'};
+    assert_int_equal(inflate_bytes(bad_nlen, sizeof(bad_nlen), 3, 256), MOTA_ERR_DECOMP_BLOCK);
+    static const uint8_t stored3[] = {0x01, 0x03, 0x00, 0xFC, 0xFF, 'a', 'b', 'c'};
+    assert_int_equal(inflate_bytes(stored3, sizeof(stored3), 3, 256), MOTA_OK);
+    assert_int_equal(inflate_bytes(stored3, sizeof(stored3), 2, 256), MOTA_ERR_DECOMP_OVERRUN);
+    /* length symbol 286 (fixed code 11000110): not a length */
+    memset(&w, 0, sizeof(w));
+    put(&w, 1, 1), put(&w, 1, 2), lit(&w, 'a'), put_code(&w, 0xC6, 8);
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 4, 256), MOTA_ERR_DECOMP_BLOCK);
+    /* a dynamic header of 19 code-length codes of length 1: over-subscribed */
+    memset(&w, 0, sizeof(w));
+    put(&w, 1, 1), put(&w, 2, 2), put(&w, 0, 5), put(&w, 0, 5), put(&w, 15, 4);
+    for (int i = 0; i < 19; i++)
+        put(&w, 1, 3);
+    assert_int_equal(inflate_bytes(w.b, bytes_of(&w), 4, 256), MOTA_ERR_DECOMP_BLOCK);
+}
+
+/* Flushes where the block size says: a stream flushed every 8 KiB is refused for 4 KiB blocks (a block
+ * too long: no resume point where the agent records one), one flushed every 2 KiB too (too short). */
+static void test_deflate_flushes_must_match_the_block_size(void **state)
+{
+    (void)state;
+    uint8_t img[20000], out[20000];
+    fill(img, sizeof(img), 8);
+    size_t zl;
+    alg = MOTA_DECOMP_DEFLATE;
+    uint8_t *z8 = deflated(img, sizeof(img), 8192, &zl);
+    assert_int_equal(decode_chunked(z8, zl, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_OVERRUN);
+    free(z8);
+    uint8_t *z2 = deflated(img, sizeof(img), 2048, &zl);
+    assert_int_equal(decode_chunked(z2, zl, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_BLOCK);
+    free(z2);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_liblz4_frames_decode_to_the_image_in_any_chunking),
+        cmocka_unit_test(test_liblz4_and_zlib_streams_decode_to_the_image_in_any_chunking),
         cmocka_unit_test(test_incompressible_blocks_are_stored_and_decode),
         cmocka_unit_test(test_overlapping_match_repeats_its_own_output),
         cmocka_unit_test_setup_teardown(test_yolo_resumes_at_block_boundaries_to_the_same_image, yolo_setup,
                                         yolo_teardown),
-        cmocka_unit_test(test_hostile_frames_get_their_reason_codes),
+        cmocka_unit_test(test_hostile_lz4_frames_get_their_reason_codes),
+        cmocka_unit_test(test_hostile_deflate_streams_get_their_reason_codes),
+        cmocka_unit_test(test_deflate_flushes_must_match_the_block_size),
         cmocka_unit_test(test_other_lz4_headers_are_refused),
         cmocka_unit_test(test_every_truncation_is_refused),
         cmocka_unit_test(test_corrupt_frames_never_reach_outside_the_image),

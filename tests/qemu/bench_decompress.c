@@ -1,5 +1,5 @@
 /*
- * Benchmark firmware: the compressed-payload decoder on the Cortex-M55, as
+ * Benchmark firmware: the compressed-payload decoders on the Cortex-M55, as
  * the agent runs it (a 256-byte program buffer, matches read back from the
  * "flash" written so far), timed with SysTick under -icount (31.25
  * instructions per tick), beside memcpy and SHA-256 of the same bytes (the
@@ -10,7 +10,7 @@
 
 #include "mota/crypto.h"
 #include "mota/err.h"
-#include "mota/lz4.h"
+#include "mota/decompress.h"
 
 #include <string.h>
 
@@ -18,7 +18,8 @@
 #define JOB_MAGIC 0x345A4C4Du /* "MLZ4" */
 
 struct job {
-    char name[24];
+    char name[20];
+    uint32_t alg;                        /* MOTA_DECOMP_LZ4 or _DEFLATE */
     uint32_t frame_addr, frame_len;
     uint32_t out_addr, plain_len, block; /* the decoded image goes to out_addr */
     uint32_t ref_addr;                   /* the image it must equal */
@@ -84,16 +85,16 @@ static int u_copy(void *ctx, uint32_t dist, uint32_t n)
 static int decode(const struct job *j)
 {
     static struct unit_sink s;
-    struct mota_lz4 z;
-    const struct mota_lz4_sink sink = {u_write, u_copy, &s};
+    static struct mota_decompress z;
+    const struct mota_decomp_sink sink = {u_write, u_copy, &s};
     const uint8_t *in = (const uint8_t *)(uintptr_t)j->frame_addr;
     size_t left = j->frame_len;
     s.flash = (uint8_t *)(uintptr_t)j->out_addr;
     s.off = s.fill = 0;
-    mota_lz4_init(&z, j->plain_len, j->block);
+    mota_decompress_start(&z, j->alg, j->plain_len, j->block, 0);
     while (left > 0) {
         size_t used = 0;
-        int ret = mota_lz4_feed(&z, in, left, &sink, &used);
+        int ret = mota_decompress_feed(&z, in, left, &sink, &used);
         if (ret != MOTA_OK)
             return ret;
         in += used;
@@ -101,15 +102,16 @@ static int decode(const struct job *j)
     }
     if (s.fill > 0)
         prog(&s);
-    return mota_lz4_finish(&z);
+    return mota_decompress_finish(&z);
 }
 
 static int run_job(const struct job *j)
 {
     struct mota_sha256 sha;
     uint8_t md[MOTA_SHA256_LEN];
-    uart_puts("lz4 ");
+    uart_puts("decode ");
     uart_puts(j->name);
+    uart_puts(j->alg == MOTA_DECOMP_LZ4 ? " lz4" : " deflate");
     ticks_start();
     uint64_t t0 = ticks_now();
     int ret = decode(j);
@@ -145,7 +147,7 @@ static int check_job(const struct job *j)
 {
     if (decode(j) != MOTA_OK ||
         memcmp((const void *)(uintptr_t)j->out_addr, (const void *)(uintptr_t)j->ref_addr, j->plain_len) != 0) {
-        uart_puts("lz4 ");
+        uart_puts("decode ");
         uart_puts(j->name);
         uart_puts(": FAILED the image differs from the reference\r\n");
         return 1;
@@ -156,8 +158,10 @@ static int check_job(const struct job *j)
 int main(void)
 {
     const struct job_table *t = (const struct job_table *)(uintptr_t)JOB_TABLE;
-    uart_puts("mota lz4 decoder bench on mps3-an547: decoder state ");
+    uart_puts("mota decoder bench on mps3-an547: decoder state lz4 ");
     uart_dec((uint32_t)sizeof(struct mota_lz4));
+    uart_puts(" deflate ");
+    uart_dec((uint32_t)sizeof(struct mota_inflate));
     uart_puts(" bytes\r\n");
     if (t->magic != JOB_MAGIC || t->n_jobs == 0 || t->n_jobs > 16) {
         uart_puts("no job table\r\n");

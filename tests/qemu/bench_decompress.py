@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Decode cost of compressed payloads on QEMU's Cortex-M55, in instructions.
 
-usage: bench_lz4.py MOTA FIRMWARE_ELF WORKDIR FIXTURES_DIR [DEVICE_MAP]
+usage: bench_decompress.py MOTA FIRMWARE_ELF WORKDIR FIXTURES_DIR [DEVICE_MAP]
 Packs the yolov8n fixture (when present) and the test models with
-`mota pack --compress`, takes each code payload's LZ4 frame, and has the
-firmware (tests/qemu/bench_lz4.c) decode it the agent's way under
+`mota pack --compress=lz4` and `--compress=deflate`, takes each code
+payload, and has the firmware (tests/qemu/bench_decompress.c) decode it the
+agent's way under
 `-icount shift=0` (31.25 instructions per SysTick tick), next to memcpy of
 the image and SHA-256 of the frame in the same run. Prints instructions per
 image byte and per frame byte. With the device firmware's linker map, also
@@ -29,11 +30,11 @@ if not os.path.exists(key):
     subprocess.run([mota, "keygen", key], check=True, stdout=subprocess.DEVNULL)
 
 
-def frame_of(name, rel):
-    """(image, frame, block) of the code payload `mota pack --compress` makes of rel, or None."""
-    out = os.path.join(work, name + ".mota")
+def frame_of(name, rel, alg):
+    """(image, payload, block) of the code payload `mota pack --compress=alg` makes of rel, or None."""
+    out = os.path.join(work, name + "." + alg + ".mota")
     subprocess.run([mota, "pack", "-k", key, "--vendor", "example.com", "--class", "bench", "--seq", "1",
-                    "--compress", "-o", out, rel], check=True, stdout=subprocess.DEVNULL)
+                    "--compress=" + alg, "-o", out, rel], check=True, stdout=subprocess.DEVNULL)
     comp = json.loads(subprocess.run([mota, "inspect", "--json", out], check=True, capture_output=True,
                                      text=True).stdout)["components"][0]
     if comp["compression"] is None:
@@ -57,17 +58,18 @@ for name in ("dense", "conv", "wide"):
 
 ddr = bytearray(0x10000)
 jobs = b""
-for name, rel in models:
-    got = frame_of(name, rel)
+for (name, rel), alg in [(m, a) for m in models for a in ("lz4", "deflate")]:
+    got = frame_of(name, rel, alg)
     if got is None:
-        print("%-8s not compressed: its LZ4 frame is no smaller" % name)
+        print("%-8s %-7s not compressed: no smaller so" % (name, alg))
         continue
     image, frame, block = got
     addrs = []
     for blob in (frame, image, bytes(len(image))):  # frame, reference, output
         addrs.append(DDR + len(ddr))
         ddr += blob + bytes((-len(blob)) % 64)
-    jobs += struct.pack("<24s6I", name.encode(), addrs[0], len(frame), addrs[2], len(image), block, addrs[1])
+    jobs += struct.pack("<20s7I", name.encode(), 1 if alg == "lz4" else 2, addrs[0], len(frame), addrs[2], len(image),
+                        block, addrs[1])
 ddr[0:8 + len(jobs)] = struct.pack("<II", 0x345A4C4D, len(jobs) // 48) + jobs
 open(os.path.join(work, "ddr.bin"), "wb").write(ddr)
 cmd = ["qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none", "-icount", "shift=0",
@@ -75,26 +77,27 @@ cmd = ["qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none", 
        "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (os.path.join(work, "ddr.bin"), DDR)]
 r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
 out = r.stdout.replace("\r", "")
-print("%-8s %9s %9s %6s %14s %14s %12s %12s" % ("model", "image", "frame", "ratio", "decode/image B",
-                                                 "decode/frame B", "memcpy/B", "sha256/B"))
+print("%-8s %-7s %9s %9s %6s %14s %14s %10s %10s" % ("model", "alg", "image", "payload", "ratio", "decode/image B",
+                                                       "decode/sent B", "memcpy/B", "sha256/B"))
 for line in out.splitlines():
-    if not line.startswith("lz4 "):
+    if not line.startswith("decode "):
         continue
     f = line.split()
     if "PASS" not in line:
         sys.exit("FAILED: " + line)
-    name, plain, frm = f[1], int(f[3]), int(f[5])
-    dec, cpy, sha = (int(f[i].rstrip(":")) * INSN_PER_TICK for i in (8, 11, 14))
-    print("%-8s %9d %9d %5.3fx %14.2f %14.2f %12.2f %12.2f" % (name, plain, frm, plain / frm, dec / plain, dec / frm,
-                                                               cpy / plain, sha / frm))
+    name, alg, plain, frm = f[1], f[2], int(f[4]), int(f[6])
+    dec, cpy, sha = (int(f[i].rstrip(":")) * INSN_PER_TICK for i in (9, 12, 15))
+    print("%-8s %-7s %9d %9d %5.3fx %14.2f %14.2f %10.2f %10.2f" % (name, alg, plain, frm, plain / frm, dec / plain,
+                                                                    dec / frm, cpy / plain, sha / frm))
 if r.returncode != 0:
     sys.exit("firmware failed (%d):\n%s" % (r.returncode, out[-2000:]))
 print("instructions under QEMU -icount shift=0 (no cycle model): decode = the agent's way (256-byte program "
       "buffer, matches read back from the image written), memcpy of the image and SHA-256 of the frame for "
       "reference, in the same run")
 
-m = re.search(r"decoder state (\d+) bytes", out)
-print("decoder state (struct mota_lz4) on the Cortex-M55: %s bytes" % (m.group(1) if m else "?"))
+m = re.search(r"decoder state lz4 (\d+) deflate (\d+) bytes", out)
+print("decoder state on the Cortex-M55: lz4 %s bytes, deflate %s bytes (its Huffman tables)" %
+      (m.group(1) if m else "?", m.group(2) if m else "?"))
 
 
 def code_in_map(path):
@@ -104,15 +107,17 @@ def code_in_map(path):
     sizes = {}
     rx = re.compile(r"^ (\.(?:text|rodata)[^\s]*)?\s*\n?\s+0x[0-9a-f]+\s+(0x[0-9a-f]+) (\S+)$", re.M)
     for sec, size, obj in rx.findall(text):
-        if sec and (obj.endswith("(lz4.c.obj)") or (obj.endswith("(agent.c.obj)") and sec.startswith(".text.z_"))):
+        if sec and (obj.split("(")[-1] in ("lz4.c.obj)", "inflate.c.obj)", "decompress.c.obj)") or
+                    (obj.endswith("(agent.c.obj)") and sec.startswith(".text.z_"))):
             sizes.setdefault(obj.split("(")[1][:-1], {})[sec] = int(size, 16)
     return sizes
 
 
 if len(sys.argv) > 5:
     sizes = code_in_map(sys.argv[5])
-    dec = sum(sizes.get("lz4.c.obj", {}).values())
-    sink = sizes.get("agent.c.obj", {})
-    print("code in the an547 firmware (Cortex-M55, -Os): decoder %d bytes (container/src/lz4.c), the agent's sink "
-          "%d bytes (%s; the rest of its glue is inlined into the upload path)" %
-          (dec, sum(sink.values()), ", ".join("%s %d" % (k[6:], v) for k, v in sorted(sink.items()))))
+    lz4, inf = sum(sizes.get("lz4.c.obj", {}).values()), sum(sizes.get("inflate.c.obj", {}).values())
+    disp, sink = sum(sizes.get("decompress.c.obj", {}).values()), sizes.get("agent.c.obj", {})
+    print("code in the an547 firmware (Cortex-M55, -Os): lz4 decoder %d bytes (container/src/lz4.c), deflate "
+          "decoder %d bytes (inflate.c), their common interface %d bytes (decompress.c), the agent's sink %d bytes "
+          "(%s; the rest of its glue is inlined into the upload path)" %
+          (lz4, inf, disp, sum(sink.values()), ", ".join("%s %d" % (k[6:], v) for k, v in sorted(sink.items()))))

@@ -1,9 +1,11 @@
-/* Tests' encoder of compressed payloads: liblz4's frame API in mota's form (as mota pack writes it,
- * host_tool/src/compress.c): linked blocks of `block` plain bytes, no checksums, level 12. */
-#ifndef MOTA_TEST_LZ4_ENC_H
-#define MOTA_TEST_LZ4_ENC_H
+/* Tests' encoders of compressed payloads, as mota pack writes them (host_tool/src/compress.c): liblz4's
+ * frame API in mota's form (linked blocks of `block` image bytes, no checksums, level 12), and zlib's raw
+ * deflate with a sync flush every `block` image bytes (level 9). */
+#ifndef MOTA_TEST_ENCODERS_H
+#define MOTA_TEST_ENCODERS_H
 
 #include <lz4frame.h>
+#include <zlib.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,34 @@ fail:
     LZ4F_freeCompressionContext(cx);
     free(out);
     return NULL;
+}
+
+/* A malloc'd raw deflate stream of in[0..n), a sync flush after every `block` bytes; NULL if zlib fails. */
+static inline uint8_t *test_deflate(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    z_stream s;
+    memset(&s, 0, sizeof(s));
+    if (deflateInit2(&s, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    size_t cap = deflateBound(&s, (uLong)n) + (n / block + 2) * 8 + 64;
+    uint8_t *out = malloc(cap);
+    s.next_out = out;
+    s.avail_out = (uInt)cap;
+    size_t o = 0;
+    do { /* the last piece finishes the stream instead of flushing */
+        size_t k = n - o < block ? n - o : block;
+        s.next_in = (Bytef *)(uintptr_t)(in + o);
+        s.avail_in = (uInt)k;
+        o += k;
+        if (deflate(&s, o == n ? Z_FINISH : Z_SYNC_FLUSH) == Z_STREAM_ERROR || s.avail_in != 0) {
+            deflateEnd(&s);
+            free(out);
+            return NULL;
+        }
+    } while (o < n);
+    *out_len = cap - s.avail_out;
+    deflateEnd(&s);
+    return out;
 }
 
 #endif
