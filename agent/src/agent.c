@@ -617,14 +617,14 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 }
 
 /* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
-static void z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
+static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
     const struct mota_flash *fl = a->cfg->flash;
     const struct mota_component *comp = &a->up_man.comp[c];
     uint32_t at = slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
     a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
     a->up_z_skip = 0;
-    mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
+    return mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
 }
 
 /*
@@ -644,7 +644,8 @@ static int z_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint
     a->up_sha_comp = c;
     a->unit_slot_off = a->up_layout.comp_slot[c] + s->upload_plain;
     a->up_expected = o;
-    z_start(a, m, c, s->upload_plain);
+    if (z_start(a, m, c, s->upload_plain) != MOTA_OK)
+        return MOTA_ERR_JOURNAL;
     a->up_z_skip = s->upload_skip;
     return MOTA_OK;
 }
@@ -978,8 +979,8 @@ static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uin
     a->up_sha_comp = c;
     a->unit_slot_off = lay->comp_slot[c];
     a->unit_fill = 0;
-    if (comp->compressed)
-        z_start(a, m, c, 0);
+    if (comp->compressed && (ret = z_start(a, m, c, 0)) != MOTA_OK)
+        return fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
     return MOTA_OK;
 }
 

@@ -10,8 +10,10 @@ bool mota_decompress_known(uint32_t alg)
     return alg == MOTA_DECOMP_LZ4 || alg == MOTA_DECOMP_DEFLATE;
 }
 
-void mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out)
+int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out)
 {
+    if (!mota_decompress_known(alg) || block == 0 || out > size || (out % block != 0 && out != size))
+        return MOTA_ERR_ARG;
     d->alg = alg;
     if (alg == MOTA_DECOMP_DEFLATE) {
         if (out == 0)
@@ -23,6 +25,7 @@ void mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t siz
     } else {
         mota_lz4_resume(&d->u.lz4, size, block, out);
     }
+    return MOTA_OK;
 }
 
 int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len,
@@ -89,14 +92,12 @@ int mota_decompress_buffer(struct mota_decompress *d, uint32_t alg, const uint8_
     const struct mota_decomp_sink sink = {mem_write, mem_copy, &m};
     if ((in == NULL && len > 0) || (out == NULL && size > 0) || block == 0 || !mota_decompress_known(alg))
         return MOTA_ERR_ARG;
-    mota_decompress_start(d, alg, size, block, 0);
-    while (len > 0) {
+    int ret = mota_decompress_start(d, alg, size, block, 0);
+    while (ret == MOTA_OK && len > 0) {
         size_t used = 0;
-        int ret = mota_decompress_feed(d, in, len, &sink, &used);
-        if (ret != MOTA_OK)
-            return ret;
+        ret = mota_decompress_feed(d, in, len, &sink, &used);
         in += used;
         len -= used;
     }
-    return mota_decompress_finish(d);
+    return ret != MOTA_OK ? ret : mota_decompress_finish(d);
 }

@@ -59,9 +59,10 @@ uint32_t mota_inflate_bound(uint32_t size, uint32_t block)
 {
     if (block == 0)
         return 0;
-    /* every block stored (5 bytes per 65535), then a flush (5 bytes); a final empty block */
+    /* a sanity limit, not a tight one: zlib may code a long block of noise in a Huffman block a little
+     * larger than storing it (its deflateBound allows about 1/1000), and adds a flush (5 bytes) per block */
     uint64_t blocks = ((uint64_t)size + block - 1) / block;
-    uint64_t b = size + blocks * (5u * (block / 65535u + 1u) + 5u) + 10u;
+    uint64_t b = (uint64_t)size + size / 64u + blocks * 16u + 16u;
     return b > 0xFFFFFFFFu ? 0 : (uint32_t)b;
 }
 
@@ -249,12 +250,18 @@ static int clen(struct mota_inflate *z)
     return GO_ON;
 }
 
+/* A built code is usable: complete, or (as zlib allows) a single code of one bit. */
+static bool code_ok(const struct mota_huffman *h, unsigned n, int left)
+{
+    return left == 0 || (left > 0 && h->count[1] == 1 && n - h->count[0] == 1);
+}
+
 /* Every code length read: the block's two codes. */
 static int codes(struct mota_inflate *z)
 {
-    if (z->lens[256] == 0 || construct(&z->lit, z->lens, z->hlit) < 0 ||
-        construct(&z->dist, z->lens + z->hlit, z->hdist) < 0)
-        return MOTA_ERR_DECOMP_BLOCK; /* no end-of-block code, or an over-subscribed code */
+    if (z->lens[256] == 0 || !code_ok(&z->lit, z->hlit, construct(&z->lit, z->lens, z->hlit)) ||
+        !code_ok(&z->dist, z->hdist, construct(&z->dist, z->lens + z->hlit, z->hdist)))
+        return MOTA_ERR_DECOMP_BLOCK; /* no end-of-block code, an over-subscribed or an incomplete code */
     z->state = S_SYMBOL;
     return GO_ON;
 }

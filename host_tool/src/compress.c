@@ -68,11 +68,13 @@ static size_t deflate_stream(const uint8_t *in, size_t n, uint32_t block, uint8_
 int tool_compress(uint32_t alg, const uint8_t *in, size_t n, uint32_t block, uint8_t **out, size_t *out_len)
 {
     static struct mota_decompress d;
-    size_t cap = (size_t)mota_decompress_bound(alg, n > 0xFFFFFFFFu ? 0 : (uint32_t)n, block) + 1024;
+    /* room for either encoder's worst case (deflate: zlib's deflateBound, about 1/1000 more than the input,
+     * and a flush per block): an output that does not fit is no smaller than the input anyway */
+    size_t cap = n + n / 64 + (n / block + 2) * 16 + 1024;
     uint8_t *z = malloc(cap), *back = malloc(n > 0 ? n : 1);
     int ret = MOTA_ERR_IO;
     *out = NULL;
-    if (z == NULL || back == NULL || n > 0xFFFFFFFFu || cap == 1024)
+    if (z == NULL || back == NULL || n > 0xFFFFFFFFu)
         goto done;
     ret = MOTA_ERR_INTERNAL;
     size_t len = alg == MOTA_DECOMP_DEFLATE ? deflate_stream(in, n, block, z, cap) : lz4(in, n, block, z, cap);

@@ -370,6 +370,14 @@ static void test_bound_covers_stored_blocks_and_refuses_overflow(void **state)
     assert_int_equal(mota_lz4_bound(0xFFFFFFFFu, 256), 0);
     assert_int_equal(mota_lz4_bound(100, 0), 0);
     assert_int_equal(mota_decompress_bound(3, 100, 4096), 0);
+    /* a resume only at a block boundary of the image, or at its end */
+    static struct mota_decompress d;
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_DEFLATE, 10000, 4096, 8192), MOTA_OK);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 4096, 10000), MOTA_OK);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_DEFLATE, 10000, 4096, 4097), MOTA_ERR_ARG);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 4096, 12288), MOTA_ERR_ARG);
+    assert_int_equal(mota_decompress_start(&d, 3, 10000, 4096, 0), MOTA_ERR_ARG);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 0, 0), MOTA_ERR_ARG);
     assert_true(mota_inflate_bound(4096, 4096) >= 4096 + 10);
     assert_int_equal(mota_inflate_bound(0xFFFFFFF0u, 256), 0);
 }

@@ -24,8 +24,9 @@ struct mota_decompress {
 /* The algorithm is one this build decodes. */
 bool mota_decompress_known(uint32_t alg);
 
-/* A new stream, or one resumed at a block boundary after `out` image bytes (0: a new one). */
-void mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out);
+/* A new stream, or one resumed at a block boundary after `out` image bytes (0: a new one). MOTA_ERR_ARG for an
+ * unknown algorithm, a block of 0, or an `out` past the image or off a block boundary. */
+int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out);
 
 /* As mota_lz4_feed / mota_inflate_feed: stops right after a block boundary. */
 int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len,

@@ -5,7 +5,7 @@
  * image bytes, the last block marked final. Decoded bit by bit, so it can be
  * fed any number of bytes and never reads a byte it does not need: after a
  * flush its state is only the image bytes written (mota_inflate_resume).
- * Its Huffman tables are in this struct (about 1.1 KiB); matches (up to 32
+ * Its Huffman tables are in this struct (1,584 bytes); matches (up to 32
  * KiB back) are copied by the sink from what it wrote.
  */
 #ifndef MOTA_INFLATE_H
@@ -53,8 +53,8 @@ bool mota_inflate_at_boundary(const struct mota_inflate *z);
 /* The input is over: MOTA_OK once the final block ended with every image byte, else MOTA_ERR_DECOMP_TRUNCATED. */
 int mota_inflate_finish(const struct mota_inflate *z);
 
-/* The most bytes a stream of an image of `size` bytes can take (stored blocks, a flush each block); 0 when
- * that does not fit 32 bits. */
+/* The most bytes a stream of an image of `size` bytes may take (a sanity limit with room for an encoder's
+ * worst case: 1/64 of the image and 16 bytes per block); 0 when that does not fit 32 bits. */
 uint32_t mota_inflate_bound(uint32_t size, uint32_t block);
 
 #endif /* MOTA_INFLATE_H */
