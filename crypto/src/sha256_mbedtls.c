@@ -1,6 +1,7 @@
 /* SHA-256 over mbed TLS 2.28: the device's (and the cross builds') implementation. */
 #include "mota/crypto.h"
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <mbedtls/sha256.h>
 
@@ -44,12 +45,8 @@ void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN])
 uint64_t mota_sha256_midstate(const struct mota_sha256 *ctx, uint8_t state[MOTA_SHA256_STATE_LEN])
 {
     const mbedtls_sha256_context *c = (const mbedtls_sha256_context *)(const void *)ctx->opaque.bytes;
-    for (unsigned i = 0; i < 8; i++) {
-        state[4 * i] = (uint8_t)(c->state[i] >> 24);
-        state[4 * i + 1] = (uint8_t)(c->state[i] >> 16);
-        state[4 * i + 2] = (uint8_t)(c->state[i] >> 8);
-        state[4 * i + 3] = (uint8_t)c->state[i];
-    }
+    for (unsigned i = 0; i < 8; i++)
+        mota_put32(state + 4 * i, (uint32_t)c->state[i]);
     uint64_t count = (uint64_t)c->total[1] << 32 | c->total[0];
     return count & ~(uint64_t)63;
 }
@@ -61,8 +58,7 @@ int mota_sha256_resume(struct mota_sha256 *ctx, const uint8_t state[MOTA_SHA256_
     mota_sha256_init(ctx);
     mbedtls_sha256_context *c = sha(ctx);
     for (unsigned i = 0; i < 8; i++)
-        c->state[i] = (uint32_t)state[4 * i] << 24 | (uint32_t)state[4 * i + 1] << 16 |
-                      (uint32_t)state[4 * i + 2] << 8 | state[4 * i + 3];
+        c->state[i] = mota_get32(state + 4 * i);
     c->total[0] = (uint32_t)count;
     c->total[1] = (uint32_t)(count >> 32);
     return MOTA_OK;

@@ -9,6 +9,7 @@
 
 #include "mota/crypto.h"
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <openssl/sha.h>
 
@@ -46,12 +47,8 @@ void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN])
 uint64_t mota_sha256_midstate(const struct mota_sha256 *ctx, uint8_t state[MOTA_SHA256_STATE_LEN])
 {
     const SHA256_CTX *c = (const SHA256_CTX *)(const void *)ctx->opaque.bytes;
-    for (unsigned i = 0; i < 8; i++) {
-        state[4 * i] = (uint8_t)(c->h[i] >> 24);
-        state[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-        state[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
-        state[4 * i + 3] = (uint8_t)c->h[i];
-    }
+    for (unsigned i = 0; i < 8; i++)
+        mota_put32(state + 4 * i, (uint32_t)c->h[i]);
     uint64_t bits = (uint64_t)c->Nh << 32 | c->Nl;
     return (bits / 8u) & ~(uint64_t)63;
 }
@@ -63,8 +60,7 @@ int mota_sha256_resume(struct mota_sha256 *ctx, const uint8_t state[MOTA_SHA256_
     mota_sha256_init(ctx);
     SHA256_CTX *c = sha(ctx);
     for (unsigned i = 0; i < 8; i++)
-        c->h[i] = (SHA_LONG)((uint32_t)state[4 * i] << 24 | (uint32_t)state[4 * i + 1] << 16 |
-                             (uint32_t)state[4 * i + 2] << 8 | state[4 * i + 3]);
+        c->h[i] = mota_get32(state + 4 * i);
     uint64_t bits = count * 8u;
     c->Nl = (SHA_LONG)bits;
     c->Nh = (SHA_LONG)(bits >> 32);

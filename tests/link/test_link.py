@@ -144,18 +144,18 @@ def case_lost_answers_to_begin_and_confirm_are_retried_not_fatal():
     print("7 answers lost (3 BEGIN, 4 CONFIRM): reconnected once, confirmed; %s" % json.dumps(counters))
 
 
-def case_simulator_restart_resumes_from_the_persisted_offset():
-    rel, params = env.model("m", 1024 * 1024)
-    c = env.pack("big.mota", rel, params, seq=1)
+def push_through_a_power_cut(c, fraction):
+    """Push c to a simulator through a 300 KB/s link, kill the simulator once `fraction` of c is acknowledged,
+    start it again on the same flash: (push's exit code, its events, its result, stderr, bytes acknowledged
+    before the cut, the link emulator, the simulator's port)."""
     size = os.path.getsize(c)
     sim, port = env.sim()
     sport = int(port.rsplit(":", 1)[1])
     emu, eport = env.emu(port, "--baud", "3000000")  # ~300 KB/s: time to pull the plug
-    import subprocess
     push = subprocess.Popen([MOTA, "push", "--json", "--timeout", "60", "tcp:" + eport, c],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     acked = 0
-    while acked < size * 0.5:
+    while acked < size * fraction:
         line = push.stdout.readline()
         if not line:
             break
@@ -164,14 +164,21 @@ def case_simulator_restart_resumes_from_the_persisted_offset():
             acked = e["offset"]
     sim.kill()  # power off, mid-transfer
     sim.wait()
-    cut_at = acked
     time.sleep(0.5)
-    sim, _ = env.sim(port=sport)
+    env.sim(port=sport)
     out, err = push.communicate(timeout=120)
-    events = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     res = [e for e in events if e.get("event") == "result"][-1]
+    return push.returncode, events, res, err, acked, emu, port
+
+
+def case_simulator_restart_resumes_from_the_persisted_offset():
+    rel, params = env.model("m", 1024 * 1024)
+    c = env.pack("big.mota", rel, params, seq=1)
+    size = os.path.getsize(c)
+    rc, events, res, err, cut_at, emu, port = push_through_a_power_cut(c, 0.5)
     resumes = [e for e in events if e.get("event") == "resume"]
-    assert push.returncode == 0 and res["status"] == "MOTA_OK", (push.returncode, res, err)
+    assert rc == 0 and res["status"] == "MOTA_OK", (rc, res, err)
     assert resumes and resumes[-1]["offset"] > size * 0.3, (resumes, cut_at)
     counters = json.loads(env.stop(emu).strip().splitlines()[-1])
     assert counters["bytes_to_device"] < size * 1.6, counters
@@ -193,28 +200,9 @@ def case_a_compressed_container_resumes_inside_its_payload_after_a_simulator_res
     pz = [x for x in insp["components"] if x["role"] == "params"][0]
     assert pz["compression"] and pz["compression"]["size"] < pz["size"] * 0.8, pz
     size = os.path.getsize(c)
-    sim, port = env.sim()
-    sport = int(port.rsplit(":", 1)[1])
-    emu, eport = env.emu(port, "--baud", "3000000")
-    push = subprocess.Popen([MOTA, "push", "--json", "--timeout", "60", "tcp:" + eport, c],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    acked = 0
-    while acked < size * 0.6:
-        line = push.stdout.readline()
-        if not line:
-            break
-        e = json.loads(line)
-        if e.get("event") == "progress":
-            acked = e["offset"]
-    sim.kill()  # power off, inside the compressed params
-    sim.wait()
-    time.sleep(0.5)
-    sim, _ = env.sim(port=sport)
-    out, err = push.communicate(timeout=120)
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    res = [e for e in events if e.get("event") == "result"][-1]
+    rc, events, res, err, acked, emu, port = push_through_a_power_cut(c, 0.6)  # inside the compressed params
     resumes = [e["offset"] for e in events if e.get("event") == "resume"]
-    assert push.returncode == 0 and res["status"] == "MOTA_OK", (push.returncode, res, err)
+    assert rc == 0 and res["status"] == "MOTA_OK", (rc, res, err)
     params_start = size - pz["compression"]["size"] - 64  # the selftest payload is small: after params
     assert resumes and resumes[-1] > size * 0.3 and resumes[-1] > insp["components"][0]["size"], (resumes, size)
     env.stop(emu)

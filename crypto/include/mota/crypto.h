@@ -37,7 +37,7 @@ void mota_sha256(const void *data, size_t len, uint8_t out[MOTA_SHA256_LEN]);
 /*
  * The state of a hash after its whole 64-byte blocks, for a transfer that
  * resumes where the hashed bytes cannot be read again (a compressed payload):
- * writes the 32-byte state (big-endian words) and returns how many bytes it
+ * writes the 32-byte state (its eight words, little-endian) and returns how many bytes it
  * covers, a multiple of 64; the bytes after those are not in it.
  * mota_sha256_resume() continues a hash from such a state.
  */
