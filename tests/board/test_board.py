@@ -452,7 +452,7 @@ def case_compressed_containers_install_resume_after_power_cuts_and_run():
     # programs of the decoded image): each restart resumes, and the push completes
     erases = (code["size"] + 8192) // SECTOR + 2
     resumed_inside = []
-    for frac in (0.45, 0.8):
+    for frac in (0.6,):
         op = erases + 3 + int(frac * code["size"] / 256)
         b = Board("--cut-at-op", str(op))
         _, ev, _, _ = b.push(v2, "--timeout", "20")  # push reconnects after the board's restart and resumes

@@ -242,9 +242,9 @@ static int setup(void **state)
     dev_keys();
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
-    /* 80 KB of model-like code and 9 KB of params: several 16 KiB progress steps of compressed stream */
+    /* 56 KB of model-like code and 9 KB of params: a few 16 KiB progress steps of compressed stream */
     struct container_opts o3 = {.seq = 2, .selftest = true, .split = true, .compress = MOTA_DECOMP_LZ4,
-                                .model = {.code_bytes = 80000, .params_bytes = 9000, .fill = 3, .noise = true}};
+                                .model = {.code_bytes = 56000, .params_bytes = 9000, .fill = 3, .noise = true}};
     c3 = make_container(&o3, &l3);
     manifest_digest(c3, l3, d3);
     o3.compress = MOTA_DECOMP_DEFLATE;
