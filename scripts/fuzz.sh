@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long fuzzing runs: scripts/fuzz.sh [fuzz_container|fuzz_nbin|fuzz_agent|fuzz_link] [seconds]
+# Long fuzzing runs: scripts/fuzz.sh [fuzz_container|fuzz_nbin|fuzz_agent|fuzz_link|fuzz_decompress] [seconds]
 # Builds the clang/libFuzzer tree in build/fuzz, seeds a persistent corpus in
 # build/fuzz/corpus/TARGET (kept between runs) and fuzzes for the given time
 # (default 600 s). Crashes are written to build/fuzz/artifacts/.
@@ -29,16 +29,13 @@ if target == "fuzz_container":
                     corpus], check=True, capture_output=True)
     if os.path.exists(fix + "/suit/example0.suit"):
         shutil.copy(fix + "/suit/example0.suit", corpus)
-else:
-    y = fix + "/st-n6/yolov8n_network_rel.bin"
-    if os.path.exists(y):
-        data = open(y, "rb").read()
-        off = struct.unpack_from("<I", data, 48)[0]
-        img = bytearray(data[:off]); struct.pack_into("<I", img, 48, 0)
-        open(corpus + "/yolov8n_split", "wb").write(img)
+elif target == "fuzz_nbin":  # the small models kept in the repository: 145x the executions of a yolov8n seed
+    for f in os.listdir(root + "/tests/fuzz/corpus/fuzz_nbin"):
+        shutil.copy(root + "/tests/fuzz/corpus/fuzz_nbin/" + f, corpus)
 PY
 fi
 max_len=16384
-[ "$target" = fuzz_nbin ] && max_len=300000
+extra=()
+if [ "$target" = fuzz_nbin ]; then max_len=65536; extra=(-dict=tests/fuzz/nbin.dict); fi
 exec build/fuzz/tests/fuzz/"$target" -max_total_time="$secs" -max_len=$max_len -timeout=10 \
-  -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "$corpus"
+  -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "${extra[@]}" "$corpus"

@@ -3,8 +3,10 @@
 
 usage: smoke.py FUZZ_BIN_DIR MOTA SOURCE_DIR FIXTURES_DIR TARGET RUNS
 Builds a seed corpus in a temporary directory (containers from the malformed
-catalogue and the SUIT example; the N6 model image), runs TARGET for RUNS
-executions and fails if the fuzzer finds a crash, leak or timeout.
+catalogue and the SUIT example; the small models of tests/fuzz/corpus with a
+dictionary for fuzz_nbin; LZ4 frames and deflate streams for
+fuzz_decompress), runs TARGET for RUNS executions and fails if the fuzzer
+finds a crash, leak or timeout.
 """
 import os
 import shutil
@@ -14,6 +16,7 @@ import sys
 import tempfile
 
 fuzz_dir, mota, src, fix, target, runs = sys.argv[1:7]
+extra = []
 work = tempfile.mkdtemp(prefix="mota-fuzz-")
 corpus = os.path.join(work, "corpus")
 os.makedirs(corpus)
@@ -99,19 +102,15 @@ elif target in ("fuzz_container", "fuzz_agent"):
     if os.path.exists(ex0):
         shutil.copy(ex0, corpus)
     max_len = 16384 if target == "fuzz_container" else 32768
-else:
-    yolo = os.path.join(fix, "st-n6", "yolov8n_network_rel.bin")
-    if os.path.exists(yolo):
-        data = open(yolo, "rb").read()
-        off = struct.unpack_from("<I", data, 48)[0]
-        img = bytearray(data[:off])
-        struct.pack_into("<I", img, 48, 0)  # the split form: header, code, data, REL
-        open(os.path.join(corpus, "yolov8n_split"), "wb").write(img)
-    open(os.path.join(corpus, "magic_only"), "wb").write(b"NBIN" + bytes(100))
-    max_len = 300000
+else:  # fuzz_nbin: the small seeds kept in the repository (tests/fuzz/nbin_corpus.py made them) and a dictionary
+    seeds = os.path.join(src, "tests", "fuzz", "corpus", "fuzz_nbin")
+    for f in os.listdir(seeds):
+        shutil.copy(os.path.join(seeds, f), corpus)
+    extra = ["-dict=" + os.path.join(src, "tests", "fuzz", "nbin.dict")]
+    max_len = 65536
 
 cmd = [os.path.join(fuzz_dir, target), "-runs=" + runs, "-max_len=%d" % max_len, "-timeout=10",
-       "-rss_limit_mb=2048", "-artifact_prefix=" + work + "/", corpus]
+       "-rss_limit_mb=2048", "-artifact_prefix=" + work + "/"] + extra + [corpus]
 print(" ".join(cmd), flush=True)
 r = subprocess.run(cmd, capture_output=True, text=True)
 tail = r.stderr.strip().splitlines()[-6:]
