@@ -39,59 +39,25 @@ if target == "fuzz_link":
     open(os.path.join(corpus, "session"), "wb").write(seed)
     max_len = 8192
 elif target == "fuzz_decompress":
-    # seeds: frames of mota's form (header 04 22 4D 18 40 40 C0, linked blocks) made here by a small
-    # greedy encoder (test seeds only: mota pack uses liblz4), and one with a stored block
-    def block(raw, start, end):
-        out, lit, i = bytearray(), start, start
-        while i < end - 12:
-            best = (0, 0)
-            for d in (1, 2, 3, 4, 8, 16, 64, 300):
-                if i - d >= 0:
-                    n = 0
-                    while i + n < end - 5 and raw[i + n] == raw[i - d + n] and n < 300:
-                        n += 1
-                    best = max(best, (n, d))
-            if best[0] < 4:
-                i += 1
-                continue
-            n, d = best
-            ll, ml = i - lit, n - 4
-            out.append((min(ll, 15) << 4) | min(ml, 15))
-            if ll >= 15:
-                out += b"\xff" * ((ll - 15) // 255) + bytes([(ll - 15) % 255])
-            out += raw[lit:i] + struct.pack("<H", d)
-            if ml >= 15:
-                out += b"\xff" * ((ml - 15) // 255) + bytes([(ml - 15) % 255])
-            i += n
-            lit = i
-        ll = end - lit
-        out.append(min(ll, 15) << 4)
-        if ll >= 15:
-            out += b"\xff" * ((ll - 15) // 255) + bytes([(ll - 15) % 255])
-        return bytes(out + raw[lit:end])
-
-    def frame(raw, bexp):
-        bs, out = 1 << bexp, bytearray(b"\x04\x22\x4d\x18\x40\x40\xc0")
-        for o in range(0, len(raw), bs):
-            e = min(len(raw), o + bs)
-            b = block(raw, o, e)
-            out += struct.pack("<I", len(b)) + b if len(b) < e - o else struct.pack("<I", (e - o) | 1 << 31) + raw[o:e]
-        return struct.pack("<B", bexp - 8) + struct.pack("<I", len(raw))[:3] + b"\x2a" + out + bytes(4)
-    text = b"".join(b"weights %d: %s; " % (i, b"ab" * (i % 7)) for i in range(300))
-    open(os.path.join(corpus, "text_256"), "wb").write(frame(text, 8))
-    open(os.path.join(corpus, "text_4k"), "wb").write(frame(text, 12))
-    open(os.path.join(corpus, "stored"), "wb").write(frame(os.urandom(700), 9))
-    import zlib  # deflate streams as mota pack writes them: a sync flush every block
-
-    def deflated(raw, bexp):
-        c = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
-        bs = 1 << bexp
-        body = b"".join(c.compress(raw[o:o + bs]) + (c.flush(zlib.Z_SYNC_FLUSH) if o + bs < len(raw) else b"")
-                        for o in range(0, len(raw), bs)) + c.flush(zlib.Z_FINISH)
-        return bytes([0x80 | (bexp - 8)]) + struct.pack("<I", len(raw))[:3] + b"\x2a" + body
-    open(os.path.join(corpus, "deflate_256"), "wb").write(deflated(text, 8))
-    open(os.path.join(corpus, "deflate_4k"), "wb").write(deflated(text, 12))
-    open(os.path.join(corpus, "deflate_stored"), "wb").write(deflated(os.urandom(900), 9))
+    # seeds: the payloads `mota pack --compress` makes (liblz4's frames, zlib's streams) of a synthetic model
+    # whose params compress as weights do, at two block sizes' worth of image, each with its header bytes
+    import json
+    subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
+    for kib, alg in ((6, "lz4"), (6, "deflate"), (16, "lz4"), (16, "deflate")):
+        rel, prm, out = (os.path.join(work, n) for n in ("s_rel.bin", "s_params.bin", "s.mota"))
+        subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "tools", "synth_nbin.py"), rel, prm,
+                        str(kib * 1024), "5", "weights"], check=True, capture_output=True)
+        subprocess.run([mota, "pack", "-k", os.path.join(work, "k.pem"), "--vendor", "example.com", "--class", "c",
+                        "--seq", "1", "--params", prm, "--compress=" + alg, "-o", out, rel], check=True,
+                       capture_output=True)
+        comp = [c for c in json.loads(subprocess.run([mota, "inspect", "--json", out], check=True,
+                                                     capture_output=True, text=True).stdout)["components"]
+                if c["role"] == "params"][0]
+        z = comp["compression"]
+        payload = open(out, "rb").read()[-z["size"]:]  # the params payload is the container's last
+        head = bytes([(0x80 if alg == "deflate" else 0) | (z["block"].bit_length() - 9)])
+        head += struct.pack("<I", comp["size"])[:3] + b"\x2a"
+        open(os.path.join(corpus, "%s_%dk" % (alg, kib)), "wb").write(head + payload)
     max_len = 65536
 elif target in ("fuzz_container", "fuzz_agent"):
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
