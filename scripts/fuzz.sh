@@ -1,41 +1,76 @@
 #!/usr/bin/env bash
-# Long fuzzing runs: scripts/fuzz.sh [fuzz_container|fuzz_nbin|fuzz_agent|fuzz_link|fuzz_decompress] [seconds]
+# Long fuzzing runs:
+#   scripts/fuzz.sh TARGET [seconds]   one of fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress
+#   scripts/fuzz.sh all [seconds]      every target in turn, then one summary table
 # Builds the clang/libFuzzer tree in build/fuzz, seeds a persistent corpus in
 # build/fuzz/corpus/TARGET (kept between runs) and fuzzes for the given time
-# (default 600 s). Crashes are written to build/fuzz/artifacts/.
+# per target (default 600 s). Crashes are written to build/fuzz/artifacts/;
+# each run's output to build/fuzz/logs/TARGET.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-target=${1:-fuzz_container}
+what=${1:-fuzz_container}
 secs=${2:-600}
+targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress)
 cd "$root"
 scripts/setup.sh test
 CC=clang cmake -S . -B build/fuzz -G Ninja -DMOTA_FUZZ=ON >/dev/null
 cmake --build build/fuzz >/dev/null
 cmake -S . -B build/host -G Ninja >/dev/null
 cmake --build build/host --target mota >/dev/null
-corpus=build/fuzz/corpus/$target
-mkdir -p "$corpus" build/fuzz/artifacts
-if [ -z "$(ls -A "$corpus")" ]; then
-  # seed from the smoke-test corpus builder (a zero-run pass leaves the seeds)
-  python3 - "$root" "$corpus" "$target" <<'PY'
-import os, shutil, subprocess, sys, tempfile, struct
-root, corpus, target = sys.argv[1:4]
-mota = os.path.join(root, "build/host/host_tool/mota")
-fix = os.path.join(root, "..", "shared", "fixtures")
-if target == "fuzz_container":
-    d = tempfile.mkdtemp()
-    subprocess.run([mota, "keygen", d + "/k.pem"], check=True, capture_output=True)
-    subprocess.run(["/usr/bin/python3", root + "/tests/vectors/malformed.py", mota, d + "/k.pem", d + "/k.pub.pem",
-                    corpus], check=True, capture_output=True)
-    if os.path.exists(fix + "/suit/example0.suit"):
-        shutil.copy(fix + "/suit/example0.suit", corpus)
-elif target == "fuzz_nbin":  # the small models kept in the repository: 145x the executions of a yolov8n seed
-    for f in os.listdir(root + "/tests/fuzz/corpus/fuzz_nbin"):
-        shutil.copy(root + "/tests/fuzz/corpus/fuzz_nbin/" + f, corpus)
+mkdir -p build/fuzz/artifacts build/fuzz/logs
+
+# The seeds: what the smoke runs use (tests/fuzz/smoke.py), made once into the persistent corpus.
+seed() {
+  local target=$1 corpus=build/fuzz/corpus/$1
+  mkdir -p "$corpus"
+  [ -n "$(ls -A "$corpus")" ] && return 0
+  local tmp
+  tmp=$(/usr/bin/python3 - "$root" "$target" <<'PY'
+import os, subprocess, sys
+root, target = sys.argv[1:3]
+s = open(os.path.join(root, "tests/fuzz/smoke.py")).read()
+# smoke.py builds its corpus, then runs the fuzzer: stop it before the run and say where the corpus is
+s = s.replace("cmd = [os.path.join(fuzz_dir, target)", "print(corpus); sys.exit(0)\ncmd = [os.path.join(fuzz_dir, target)", 1)
+sys.argv = ["smoke.py", os.path.join(root, "build/fuzz/tests/fuzz"), os.path.join(root, "build/host/host_tool/mota"),
+            root, os.path.join(root, "..", "shared", "fixtures"), target, "0"]
+exec(compile(s, "smoke.py", "exec"))
 PY
+)
+  cp "$tmp"/* "$corpus"/ 2>/dev/null || true
+  rm -rf "$(dirname "$tmp")"
+}
+
+# One target for $secs seconds; its libFuzzer output in build/fuzz/logs/TARGET.log.
+run() {
+  local target=$1 max_len=16384 extra=()
+  case "$target" in
+    fuzz_nbin) max_len=65536; extra=(-dict=tests/fuzz/nbin.dict) ;;
+    fuzz_decompress) max_len=65536 ;;
+  esac
+  seed "$target"
+  build/fuzz/tests/fuzz/"$target" -max_total_time="$secs" -max_len=$max_len -timeout=10 \
+    -artifact_prefix=build/fuzz/artifacts/"$target"- -print_final_stats=1 "${extra[@]}" \
+    build/fuzz/corpus/"$target" >build/fuzz/logs/"$target".log 2>&1
+}
+
+if [ "$what" != all ]; then
+  run "$what" || { tail -40 build/fuzz/logs/"$what".log; exit 1; }
+  tail -12 build/fuzz/logs/"$what".log
+  exit 0
 fi
-max_len=16384
-extra=()
-if [ "$target" = fuzz_nbin ]; then max_len=65536; extra=(-dict=tests/fuzz/nbin.dict); fi
-exec build/fuzz/tests/fuzz/"$target" -max_total_time="$secs" -max_len=$max_len -timeout=10 \
-  -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 "${extra[@]}" "$corpus"
+failed=0
+printf "%-18s %8s %14s %12s %8s %10s %8s\n" target seconds executions exec/s edges corpus crashes
+for t in "${targets[@]}"; do
+  rc=0
+  run "$t" || rc=$?
+  log=build/fuzz/logs/$t.log
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  crashes=$(ls build/fuzz/artifacts/ | grep -c "^$t-" || true)
+  [ "$rc" != 0 ] && failed=1
+  printf "%-18s %8s %14s %12s %8s %10s %8s\n" "$t" "$secs" "${execs:-?}" "${rate:-?}" "${edges:-?}" \
+    "$(ls build/fuzz/corpus/"$t" | wc -l)" "$crashes"
+done
+echo "logs: build/fuzz/logs/; crashes, leaks and timeouts: build/fuzz/artifacts/ (none when every count is 0)"
+exit $failed

@@ -2,7 +2,7 @@
  * fed in chunks the input chooses and resumed at block boundaries when it says so. Its sink aborts on any
  * request outside the image: a write past the declared size or a copy from before the first byte (and
  * ASan watches the buffer). Input: algorithm and block exponent (bit 7: deflate; 8 + low bits % 9), image
- * size (3 bytes, little-endian), chunking seed, then the stream. */
+ * size (3 bytes, little-endian, modulo 256 KiB + 1), chunking seed, then the stream. */
 #include "mota/decompress.h"
 #include "mota/err.h"
 
@@ -44,7 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint32_t alg = (data[0] & 0x80u) ? MOTA_DECOMP_DEFLATE : MOTA_DECOMP_LZ4;
     uint32_t block = 1u << (8u + (data[0] & 0x7Fu) % 9u);
-    uint32_t plain = (uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16;
+    /* up to 256 KiB of image: a larger one only costs the harness's buffer (the decoders check every write
+     * against the size they are given, whatever it is) */
+    uint32_t plain = ((uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16) % ((1u << 18) + 1u);
     uint32_t seed = data[4];
     data += 5;
     size -= 5;
