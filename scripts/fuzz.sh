@@ -25,17 +25,8 @@ seed() {
   mkdir -p "$corpus"
   [ -n "$(ls -A "$corpus")" ] && return 0
   local tmp
-  tmp=$(/usr/bin/python3 - "$root" "$target" <<'PY'
-import os, subprocess, sys
-root, target = sys.argv[1:3]
-s = open(os.path.join(root, "tests/fuzz/smoke.py")).read()
-# smoke.py builds its corpus, then runs the fuzzer: stop it before the run and say where the corpus is
-s = s.replace("cmd = [os.path.join(fuzz_dir, target)", "print(corpus); sys.exit(0)\ncmd = [os.path.join(fuzz_dir, target)", 1)
-sys.argv = ["smoke.py", os.path.join(root, "build/fuzz/tests/fuzz"), os.path.join(root, "build/host/host_tool/mota"),
-            root, os.path.join(root, "..", "shared", "fixtures"), target, "0"]
-exec(compile(s, "smoke.py", "exec"))
-PY
-)
+  tmp=$(/usr/bin/python3 tests/fuzz/smoke.py build/fuzz/tests/fuzz build/host/host_tool/mota "$root" \
+        "$root/../shared/fixtures" "$target" 0 | tail -1)
   cp "$tmp"/* "$corpus"/ 2>/dev/null || true
   rm -rf "$(dirname "$tmp")"
 }

@@ -6,7 +6,8 @@ Builds a seed corpus in a temporary directory (containers from the malformed
 catalogue and the SUIT example; the small models of tests/fuzz/corpus with a
 dictionary for fuzz_nbin; LZ4 frames and deflate streams for
 fuzz_decompress), runs TARGET for RUNS executions and fails if the fuzzer
-finds a crash, leak or timeout.
+finds a crash, leak or timeout. RUNS 0: only build the corpus, print its
+directory and keep it (scripts/fuzz.sh seeds its long runs so).
 """
 import os
 import shutil
@@ -75,6 +76,9 @@ else:  # fuzz_nbin: the small seeds kept in the repository (tests/fuzz/nbin_corp
     extra = ["-dict=" + os.path.join(src, "tests", "fuzz", "nbin.dict")]
     max_len = 65536
 
+if runs == "0":
+    print(corpus)
+    sys.exit(0)
 cmd = [os.path.join(fuzz_dir, target), "-runs=" + runs, "-max_len=%d" % max_len, "-timeout=10",
        "-rss_limit_mb=2048", "-artifact_prefix=" + work + "/"] + extra + [corpus]
 print(" ".join(cmd), flush=True)

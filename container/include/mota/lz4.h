@@ -24,11 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MOTA_LZ4_HEADER_LEN 7u     /* magic, FLG, BD, HC: the only header mota accepts */
-#define MOTA_LZ4_MIN_BLOCK MOTA_DECOMP_MIN_BLOCK
-#define MOTA_LZ4_MAX_BLOCK MOTA_DECOMP_MAX_BLOCK
-#define MOTA_LZ4_ALG MOTA_DECOMP_LZ4
-
+#define MOTA_LZ4_HEADER_LEN 7u /* magic, FLG, BD, HC: the only header mota accepts */
 
 struct mota_lz4 {
     uint32_t out;       /* plain bytes produced */
