@@ -13,6 +13,35 @@
 #endif
 
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#if defined(__arm__) || !defined(__clang__)
+#error "fuzz signatures exist only in the host's libFuzzer build (-DMOTA_FUZZ=ON)"
+#endif
+/* The fuzz build's seam (docs/architecture.md, "Fuzzing past the signature"): a real ES256 verify costs
+ * milliseconds, so the fuzzers could neither sign their mutants nor run fast. Here a signature is the
+ * hash followed by the first half of SHA-256(pub): everything around the primitive (key selection by
+ * kid, the Sig_structure, every check after it) runs as in production. */
+void mota_fuzz_sign(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
+                    uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    uint8_t kh[MOTA_SHA256_LEN];
+    mota_sha256(pub, MOTA_P256_PUB_LEN, kh);
+    memcpy(sig, hash, MOTA_SHA256_LEN);
+    memcpy(sig + MOTA_SHA256_LEN, kh, MOTA_P256_SIG_LEN - MOTA_SHA256_LEN);
+}
+
+int mota_ecdsa_p256_verify(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
+                           const uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    uint8_t want[MOTA_P256_SIG_LEN];
+    if (pub == NULL || hash == NULL || sig == NULL)
+        return MOTA_ERR_ARG;
+    if (pub[0] != 0x04)
+        return MOTA_ERR_KEY_INVALID;
+    mota_fuzz_sign(pub, hash, want);
+    return mota_ct_memcmp(want, sig, MOTA_P256_SIG_LEN) == 0 ? MOTA_OK : MOTA_ERR_SIGNATURE;
+}
+#else
 /* The P-256 group is loaded once and kept: with MBEDTLS_ECP_FIXED_POINT_OPTIM
  * it caches the comb table of the base point (about 1 KiB), and every verify
  * after the first is about 5 M instructions cheaper on a Cortex-M55. */
@@ -78,6 +107,7 @@ out:
     mbedtls_ecp_point_free(&q);
     return ret;
 }
+#endif /* FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION */
 
 void mota_key_id(const uint8_t pub[MOTA_P256_PUB_LEN], uint8_t kid[MOTA_KEY_ID_LEN])
 {

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#error "mota is never built with the fuzz build's stand-in signatures"
+#endif
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);

@@ -1,41 +1,198 @@
-/* libFuzzer target: the agent at boot and on upload, with hostile inputs:
- * the first half of the input becomes the flash journal (a corrupted or
- * forged state), the second half is sent as a container. Nothing may crash,
- * read or write out of bounds, or return a code outside the reason table. */
+/* libFuzzer target: the agent's life on hostile but validly signed containers.
+ *
+ * Input: [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]
+ *   fix   which of fuzz_sign.h's fixes A and B get (bits 0-2; the signer makes mutants
+ *         authentic again), bit 7: B's bytes are a forged journal instead, laid on the
+ *         flash before the first boot;
+ *   ops   a script run on one device from a blank flash: uploads (whole, in chunks of
+ *         varying size, or cut off halfway and resumed later), reboots with a reset cause,
+ *         confirm, rollback, self-test, an inference fault, key revocation, abort, the
+ *         simulated model's mode, and power cuts (clean or torn) at a chosen flash operation,
+ *         after which the device boots again and the script goes on.
+ *
+ * Nothing may crash or touch memory out of bounds (ASan), every result must be a reason code,
+ * and the device must keep its promises: it boots after any power cut, an active model is
+ * installed, and the anti-rollback floor never goes down. */
 #include "fuzz_device.h"
+
+#include <setjmp.h>
+#include <stdio.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define MAX_OPS 16u
+#define MAX_CONTAINER 32768u
+
+enum op {
+    OP_UPLOAD_A, OP_UPLOAD_B, OP_REBOOT, OP_CONFIRM, OP_ROLLBACK, OP_SELFTEST, OP_FAULT, OP_REVOKE,
+    OP_CUT, OP_ABORT, OP_SIM_MODE, OP_QUERY,
+};
+
+static struct mota_posix_device d;
+static jmp_buf powered_off;
+static uint8_t cont[2][MAX_CONTAINER];
+static uint64_t floor_seq[FUZZ_MODELS]; /* each model's anti-rollback floor so far */
+static bool forged;                     /* the journal was forged: no promise holds */
+static size_t cont_len[2];
+
+static void power_cut(void *ctx)
+{
+    (void)ctx;
+    longjmp(powered_off, 1);
+}
+
+static bool trace; /* MOTA_FUZZ_TRACE=1: each operation and its result on stderr (replaying a finding) */
+
+static void known(int ret)
+{
+    if (trace && ret != MOTA_OK)
+        fprintf(stderr, "  -> %s\n", mota_err_name(ret) ? mota_err_name(ret) : "?");
+    if (ret != MOTA_OK && mota_err_name(ret) == NULL)
+        abort(); /* every result is a reason code */
+}
+
+/* Container c from offset 0 (the device answers the head with where an interrupted upload of it
+ * resumes), in chunks of 61 << (arg & 3) bytes; arg & 4: the sender stops halfway, as a dropped link
+ * would; arg & 8: the fourth chunk resends the third. */
+static void upload(struct mota_agent *a, unsigned c, unsigned arg)
+{
+    const uint8_t *p = cont[c];
+    size_t n = cont_len[c], stop = (arg & 4) ? n / 2 : n;
+    uint32_t chunk = 61u << (arg & 3); /* 61..488 bytes: odd sizes, across program units */
+    uint32_t off = 0;
+    bool resend = arg & 8;
+    for (unsigned i = 0; i < 1024 && off < stop; i++) {
+        if (resend && i == 3 && off >= chunk) {
+            off -= chunk; /* a stale chunk, as after a lost answer: refused, and the sender starts over */
+            resend = false;
+        }
+        size_t len = stop - off < chunk ? stop - off : chunk;
+        int r = mota_agent_write(a, off, p + off, len);
+        if (r < 0 || trace)
+            known(r < 0 ? r : MOTA_OK);
+        if (r < 0) {
+            if (r == MOTA_ERR_UPLOAD_OFFSET && off != 0) /* the device lost the upload: start over */
+                off = 0;
+            else
+                return;
+            continue;
+        }
+        off = (uint32_t)r;
+    }
+}
+
+/* The promises the device keeps whatever it was sent. */
+static void check(const struct mota_agent *a)
+{
+    for (unsigned m = 0; !forged && m < FUZZ_MODELS; m++) {
+        const struct mota_agent_model_state *s = &a->st[m];
+        if (s->committed_seq < floor_seq[m])
+            abort(); /* the anti-rollback floor went down */
+        floor_seq[m] = s->committed_seq;
+        if (s->active.slot != MOTA_AGENT_NO_SLOT && !a->installed[m])
+            abort(); /* an active model that does not run */
+    }
+}
+
+static int boot(struct mota_agent *a, enum mota_reset_cause cause)
+{
+    d.cause = cause;
+    int ret = mota_agent_init(a, &d.cfg);
+    known(ret);
+    return ret;
+}
+
+static void query(const struct mota_agent *a, unsigned m)
+{
+    struct mota_agent_model_info info;
+    struct mota_agent_previous prev;
+    known(mota_agent_model_info(a, m, &info));
+    known(mota_agent_previous(a, m, &prev));
+    known(mota_agent_last_error(a, m));
+    (void)mota_agent_upload_offset(a);
+    (void)mota_agent_receiving(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct mota_posix_device d;
     fuzz_device_setup(&d);
+    fuzz_device_reset(&d);
+    trace = getenv("MOTA_FUZZ_TRACE") != NULL;
+    mota_posix_flash_on_cut(&d.pf, power_cut, NULL);
     struct mota_agent *agent = &d.device.agent;
-    size_t jlen = size / 2 < FUZZ_JOURNAL ? size / 2 : FUZZ_JOURNAL;
-    memset(d.pf.mem, 0xFF, d.pf.size);
-    memcpy(d.pf.mem, data, jlen);
-    int ret = mota_agent_init(agent, &d.cfg);
-    if (mota_err_name(ret) == NULL)
-        abort();
-    if (ret == MOTA_OK) {
-        const uint8_t *c = data + jlen;
-        size_t n = size - jlen;
-        uint32_t off = 0;
-        for (int i = 0; i < 64 && off < n; i++) {
-            size_t chunk = n - off < 512 ? n - off : 512;
-            int r = mota_agent_write(agent, off, c + off, chunk);
-            if (r < 0) {
-                if (mota_err_name(r) == NULL)
-                    abort();
-                break;
-            }
-            if ((uint32_t)r <= off)
-                break;
-            off = (uint32_t)r;
+    if (size < 4)
+        return 0;
+    unsigned fix = data[0], n_ops = data[1] % (MAX_OPS + 1);
+    if (size < 2u + n_ops + 2u)
+        return 0;
+    const uint8_t *ops = data + 2;
+    size_t pos = 2u + n_ops;
+    size_t la = (size_t)data[pos] | (size_t)data[pos + 1] << 8;
+    pos += 2;
+    if (la > size - pos)
+        la = size - pos;
+    cont_len[0] = la < MAX_CONTAINER ? la : MAX_CONTAINER;
+    memcpy(cont[0], data + pos, cont_len[0]);
+    size_t lb = size - pos - la;
+    cont_len[1] = lb < MAX_CONTAINER ? lb : MAX_CONTAINER;
+    memcpy(cont[1], data + pos + la, cont_len[1]);
+    fuzz_resign(cont[0], cont_len[0], fix & FUZZ_FIX_ALL);
+    forged = fix & 0x80;
+    if (forged) {
+        memcpy(d.pf.mem, cont[1], cont_len[1] < FUZZ_JOURNAL ? cont_len[1] : FUZZ_JOURNAL);
+        cont_len[1] = 0;
+    } else {
+        fuzz_resign(cont[1], cont_len[1], fix & FUZZ_FIX_ALL);
+    }
+
+    memset(floor_seq, 0, sizeof(floor_seq));
+    if (boot(agent, MOTA_RESET_POWER_ON) != MOTA_OK) {
+        if (!forged)
+            abort(); /* a blank flash always boots */
+        return 0;
+    }
+    volatile unsigned i = 0;
+    if (setjmp(powered_off) != 0) {
+        /* the power came back: the device boots from what the flash holds, and the script goes on */
+        mota_posix_flash_cut(&d.pf, 0, false);
+        mota_posix_flash_power_on(&d.pf);
+        if (trace)
+            fprintf(stderr, "power cut: boot\n");
+        if (boot(agent, MOTA_RESET_POWER_ON) != MOTA_OK) {
+            if (!forged)
+                abort(); /* a power cut never bricks the device */
+            return 0;
         }
-        (void)mota_agent_upload_offset(agent);
-        (void)mota_agent_confirm(agent, 0);
-        (void)mota_agent_abort(agent);
+        check(agent);
+        i++;
+    }
+    for (; i < n_ops; i++) {
+        unsigned op = ops[i] & 15u, arg = ops[i] >> 4, m = arg & 1u;
+        if (trace)
+            fprintf(stderr, "op %u: %u arg %u\n", (unsigned)i, op, arg);
+        switch (op) {
+        case OP_UPLOAD_A:
+        case OP_UPLOAD_B: upload(agent, op - OP_UPLOAD_A, arg); break;
+        case OP_REBOOT:
+            if (boot(agent, (enum mota_reset_cause)(arg & 3u)) != MOTA_OK) {
+                if (!forged)
+                    abort();
+                return 0;
+            }
+            break;
+        case OP_CONFIRM: known(mota_agent_confirm(agent, m)); break;
+        case OP_ROLLBACK: known(mota_agent_rollback(agent, m)); break;
+        case OP_SELFTEST: known(mota_agent_selftest(agent, m)); break;
+        case OP_FAULT:
+            known(mota_agent_model_fault(agent, m, (arg & 2) ? MOTA_ERR_SELFTEST_TIMEOUT : MOTA_ERR_SELFTEST_FAULT));
+            break;
+        case OP_REVOKE: known(mota_agent_revoke_keys(agent, arg)); break;
+        case OP_CUT: mota_posix_flash_cut(&d.pf, 1u + (arg >> 1) * 3u, arg & 1u); break;
+        case OP_ABORT: known(mota_agent_abort(agent)); break;
+        case OP_SIM_MODE: d.sim.mode = (enum mota_sim_mode)(arg % 3u); break;
+        default: query(agent, m); break;
+        }
+        check(agent);
     }
     return 0;
 }

@@ -1,10 +1,15 @@
-/* The small simulated device both agent-level fuzz targets run against: the
- * posix port's device with 4 KiB sectors, a two-sector journal, two 32 KiB
- * slots, 64 KiB of exec RAM and a key no signature can match (so nothing is
- * ever activated and the fuzzer explores the refusal paths, where the bugs
- * would be). */
+/* The small simulated device the agent-level fuzz targets run against: the
+ * posix port's device with 4 KiB sectors, a two-sector journal, two models
+ * ("dense" and "conv", the test models' names) of two 32 KiB slots each,
+ * 64 KiB of exec RAM per model, the identity `mota sim` has by default
+ * (example.com / mota-sim) and two keys: the fuzz signer's (tests/fuzz/fuzz_sign.h, index 1)
+ * and another. The fuzz build's signature check accepts what fuzz_sign.h signs, so the
+ * inputs reach everything after the signature: compatibility, slot layout,
+ * streaming, digests, install, self-test, trial, confirm and rollback. */
 #ifndef MOTA_FUZZ_DEVICE_H
 #define MOTA_FUZZ_DEVICE_H
+
+#include "fuzz_sign.h"
 
 #include "mota/agent.h"
 #include "mota/err.h"
@@ -16,19 +21,35 @@
 #define FUZZ_SECTOR 4096u
 #define FUZZ_JOURNAL (2 * FUZZ_SECTOR)
 #define FUZZ_SLOT (32u * 1024u)
+#define FUZZ_MODELS 2u
 
 /* Once per process: the device and the agent's configuration. */
 static void fuzz_device_setup(struct mota_posix_device *d)
 {
     if (d->pf.mem != NULL)
         return;
-    struct mota_posix_device_options o = {.flash_size = FUZZ_JOURNAL + 2 * FUZZ_SLOT, .sector_size = FUZZ_SECTOR,
-                                          .prog_size = 16, .slot_size = FUZZ_SLOT, .exec_ram_size = 64 * 1024,
-                                          .clock_at_zero = true};
+    struct mota_posix_device_options o = {.flash_size = FUZZ_JOURNAL + 2 * FUZZ_MODELS * FUZZ_SLOT,
+                                          .sector_size = FUZZ_SECTOR, .prog_size = 16, .n_models = FUZZ_MODELS,
+                                          .models = {"dense", "conv"}, .slot_size = FUZZ_SLOT,
+                                          .exec_ram_size = 64 * 1024, .clock_at_zero = true};
     if (mota_posix_device_open(d, &o) != MOTA_OK)
         abort();
-    d->cfg.n_keys = 1;
-    memset(d->cfg.keys[0].pub, 0x04, 65);
+    d->cfg.n_keys = 2;
+    memcpy(d->cfg.keys[0].pub, fuzz_pub, MOTA_P256_PUB_LEN);
+    d->cfg.keys[0].index = 1;
+    memset(d->cfg.keys[1].pub, 0x04, MOTA_P256_PUB_LEN);
+    d->cfg.keys[1].index = 2;
+}
+
+/* A powered, blank device for the next input: erased flash, no armed cut, the default simulation. */
+static void fuzz_device_reset(struct mota_posix_device *d)
+{
+    memset(d->pf.mem, 0xFF, d->pf.size);
+    mota_posix_flash_cut(&d->pf, 0, false);
+    mota_posix_flash_power_on(&d->pf);
+    d->cause = MOTA_RESET_POWER_ON;
+    d->sim.mode = MOTA_SIM_PASS;
+    d->sim.latency_us = 2000;
 }
 
 #endif

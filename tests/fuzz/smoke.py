@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 fuzz_dir, mota, src, fix, target, runs = sys.argv[1:7]
 extra = []
 work = tempfile.mkdtemp(prefix="mota-fuzz-")
@@ -60,7 +62,13 @@ elif target == "fuzz_decompress":
         head += struct.pack("<I", comp["size"])[:3] + b"\x2a"
         open(os.path.join(corpus, "%s_%dk" % (alg, kib)), "wb").write(head + payload)
     max_len = 65536
-elif target in ("fuzz_container", "fuzz_agent"):
+elif target in ("fuzz_agent", "fuzz_link"):
+    # seeds: scripts of operations on two containers the fuzz device accepts (tests/fuzz/fuzz_agent.c and
+    # fuzz_link.c read them), signed by `mota pack` with a key of its own (the targets sign them again)
+    import agent_seeds
+    agent_seeds.write(mota, src, work, corpus, target)
+    max_len = 32768
+elif target == "fuzz_container":
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
     subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "vectors", "malformed.py"), mota,
                     os.path.join(work, "k.pem"), os.path.join(work, "k.pub.pem"), corpus],
@@ -68,7 +76,7 @@ elif target in ("fuzz_container", "fuzz_agent"):
     ex0 = os.path.join(fix, "suit", "example0.suit")
     if os.path.exists(ex0):
         shutil.copy(ex0, corpus)
-    max_len = 16384 if target == "fuzz_container" else 32768
+    max_len = 16384
 else:  # fuzz_nbin: the small seeds kept in the repository (tests/fuzz/nbin_corpus.py made them) and a dictionary
     seeds = os.path.join(src, "tests", "fuzz", "corpus", "fuzz_nbin")
     for f in os.listdir(seeds):

@@ -54,6 +54,12 @@ int mota_sha256_resume(struct mota_sha256 *ctx, const uint8_t state[MOTA_SHA256_
 int mota_ecdsa_p256_verify(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
                            const uint8_t sig[MOTA_P256_SIG_LEN]);
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/* libFuzzer builds only: the signature mota_ecdsa_p256_verify accepts there (crypto.c says why). */
+void mota_fuzz_sign(const uint8_t pub[MOTA_P256_PUB_LEN], const uint8_t hash[MOTA_SHA256_LEN],
+                    uint8_t sig[MOTA_P256_SIG_LEN]);
+#endif
+
 /*
  * Key id of a public key: the first 16 bytes of SHA-256(0x04 || X || Y).
  * It names the key in the COSE header (label 4) and in device key slots.

@@ -1,0 +1,89 @@
+"""Seeds for fuzz_agent and fuzz_link: containers the fuzz device (tests/fuzz/fuzz_device.h) accepts,
+packed by `mota pack` from the small test models kept for fuzz_nbin, with and without compression and
+self-tests, in the scripts of operations the targets read.
+
+fuzz_agent's input: [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]
+fuzz_link's input:  the same, the ops being sessions (tests/fuzz/fuzz_link.c)
+"""
+import os
+import struct
+import subprocess
+
+# fuzz_agent's operations (tests/fuzz/fuzz_agent.c, enum op): op | arg << 4
+UP_A, UP_B, REBOOT, CONFIRM, ROLLBACK, SELFTEST, FAULT, REVOKE, CUT, ABORT, SIM, QUERY = range(12)
+HALF, RESEND = 4, 8          # upload args
+DENSE, CONV = 0, 1           # the fuzz device's models
+WATCHDOG, FAULT_RESET = 2, 3  # reboot args: reset causes
+
+
+def op(kind, arg=0):
+    return kind | arg << 4
+
+
+def script(ops, a, b=b"", fix=7):
+    return bytes([fix, len(ops)]) + bytes(ops) + struct.pack("<H", len(a)) + a + b
+
+
+def pack(mota, work, key, model, out, seq, *extra):
+    subprocess.run([mota, "pack", "-k", key, "--vendor", "example.com", "--class", "mota-sim", "--seq", str(seq),
+                    "--version", "%d.0.0" % seq, "-o", out, model, *extra], check=True, capture_output=True)
+    return open(out, "rb").read()
+
+
+def containers(mota, src, work):
+    """name -> container bytes"""
+    key = os.path.join(work, "seed.pem")
+    subprocess.run([mota, "keygen", key], check=True, capture_output=True)
+    models = os.path.join(src, "tests", "fuzz", "corpus", "fuzz_nbin")
+    dense, conv = os.path.join(models, "dense_npu_m55.bin"), os.path.join(models, "conv_npu_m55.bin")
+    inp, good, bad = (os.path.join(work, n) for n in ("st.in", "st.out", "st.bad"))
+    open(inp, "wb").write(bytes(range(16)))
+    subprocess.run([mota, "sim-output", "--input", inp, "10", good], check=True, capture_output=True)
+    open(bad, "wb").write(bytes(10))
+    st = ["--selftest-input", inp, "--selftest-max-latency-us", "50000", "--selftest-output"]
+    p = lambda name, model, seq, *extra: pack(mota, work, key, model, os.path.join(work, name + ".mota"), seq, *extra)
+    return {
+        "dense1": p("dense1", dense, 1, *st, good),
+        "dense2z": p("dense2z", dense, 2, "--compress", "--install-mode", "copy", *st, good),
+        "dense3lz4": p("dense3lz4", dense, 3, "--compress=lz4", "--install-mode", "copy"),
+        "dense4bad": p("dense4bad", dense, 4, *st, bad),
+        "conv1": p("conv1", conv, 1),
+        "conv2z": p("conv2z", conv, 2, "--compress", *st, good),
+    }
+
+
+def write(mota, src, work, corpus, target):
+    c = containers(mota, src, work)
+    seeds = {
+        # install, confirm, update, reboot on trial, roll back
+        "update_rollback": script([op(UP_A), op(CONFIRM), op(UP_B, 1), op(REBOOT), op(ROLLBACK), op(QUERY)],
+                                  c["dense1"], c["dense2z"]),
+        # an update cut off halfway, resumed after a reboot, confirmed
+        "resume": script([op(UP_A), op(CONFIRM), op(UP_B, HALF), op(REBOOT), op(UP_B, RESEND | 2), op(CONFIRM),
+                          op(QUERY)], c["dense1"], c["dense2z"]),
+        # power cuts during an update and during a confirm
+        "power_cut": script([op(UP_A), op(CONFIRM), op(CUT, 9), op(UP_B, 3), op(UP_B, RESEND), op(CUT, 2),
+                             op(CONFIRM), op(QUERY)], c["dense1"], c["dense2z"]),
+        "torn_cut": script([op(CUT, 5), op(UP_A), op(UP_A, RESEND), op(CONFIRM)], c["conv1"], c["conv2z"]),
+        # trial expiry and watchdog reverts
+        "trial_expiry": script([op(UP_A), op(CONFIRM), op(UP_B), op(REBOOT), op(REBOOT), op(REBOOT), op(REBOOT),
+                                op(QUERY)], c["dense1"], c["dense3lz4"]),
+        "watchdog": script([op(UP_A), op(CONFIRM), op(UP_B), op(REBOOT, WATCHDOG), op(QUERY, 0)],
+                           c["conv1"], c["conv2z"]),
+        # a failing self-test, a slow one, a fault in the application's inference and a retirement
+        "selftest_fails": script([op(UP_A), op(CONFIRM), op(UP_B), op(SIM, 2), op(SELFTEST), op(QUERY)],
+                                 c["dense1"], c["dense4bad"]),
+        "retire": script([op(UP_A), op(CONFIRM), op(UP_B), op(CONFIRM), op(FAULT), op(ROLLBACK), op(QUERY)],
+                         c["dense1"], c["dense3lz4"]),
+        # both models, key revocation, an abort mid-upload, the same container twice
+        "two_models": script([op(UP_A), op(UP_B), op(CONFIRM, CONV), op(REVOKE, 2), op(UP_A), op(UP_B, HALF),
+                              op(ABORT), op(QUERY, CONV)], c["dense1"], c["conv1"]),
+        # what the signer leaves alone: a manifest digest, a payload digest, a signature
+        "unsigned_payload": script([op(UP_A), op(UP_B)], c["dense1"], c["conv2z"], fix=6),
+        "unsigned_manifest": script([op(UP_A), op(UP_B)], c["dense2z"], c["conv1"], fix=5),
+        "unsigned": script([op(UP_A)], c["conv1"], fix=0),
+        # a forged journal under a first boot
+        "forged_journal": script([op(UP_A), op(QUERY)], c["dense1"], bytes(64) + b"\xff" * 64, fix=0x87),
+    }
+    for name, data in seeds.items():
+        open(os.path.join(corpus, name), "wb").write(data)
