@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages mota needs that are missing (and nothing else).
-# Usage: scripts/setup.sh [build|test|all]   (default: all)
+# Usage: scripts/setup.sh [build|test|coverage|all]   (default: all; coverage: test's and llvm-cov)
 set -euo pipefail
 what=${1:-all}
 
@@ -12,7 +12,8 @@ test_pkgs=(libcmocka-dev clang libclang-rt-14-dev python3 python3-cbor2 python3-
 case "$what" in
   build) pkgs=("${build_pkgs[@]}") ;;
   test|all) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-  *) echo "usage: $0 [build|test|all]" >&2; exit 2 ;;
+  coverage) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" llvm) ;;
+  *) echo "usage: $0 [build|test|coverage|all]" >&2; exit 2 ;;
 esac
 
 missing=()

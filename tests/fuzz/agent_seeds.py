@@ -52,8 +52,39 @@ def containers(mota, src, work):
     }
 
 
+# fuzz_link's operations (tests/fuzz/fuzz_link.c, enum op)
+(L_UP_A, L_UP_B, L_HELLO, L_STATUS, L_CONFIRM, L_ROLLBACK, L_ABORT, L_RESULT, L_ERRORS, L_REBOOT, L_INVOKE, L_IO,
+ L_RECONNECT, L_REPEAT, L_STRAY, L_CUT) = range(16)
+WINDOW, GONE = 4, 8  # upload args (arg & 3: frame size)
+
+
+def link_seeds(c):
+    return {
+        "push_confirm_update_rollback": script(
+            [op(L_HELLO, 5), op(L_UP_A, 2 | WINDOW), op(L_CONFIRM), op(L_UP_B, 1), op(L_STATUS), op(L_REBOOT),
+             op(L_ROLLBACK), op(L_ERRORS), op(L_RESULT)], c["dense1"], c["dense2z"]),
+        "resume_after_reconnect": script(
+            [op(L_HELLO, 4), op(L_UP_A, 1), op(L_CONFIRM), op(L_UP_B, GONE), op(L_RECONNECT), op(L_HELLO, 4),
+             op(L_UP_B, 3 | WINDOW), op(L_REPEAT), op(L_STATUS)], c["dense1"], c["dense2z"]),
+        "power_cut_mid_upload": script(
+            [op(L_HELLO, 5), op(L_CUT, 11), op(L_UP_A, 2), op(L_HELLO, 5), op(L_UP_A, 2), op(L_CONFIRM, CONV),
+             op(L_STATUS)], c["conv1"], c["conv2z"]),
+        "invoke_and_io": script(
+            [op(L_UP_A), op(L_INVOKE, 3), op(L_IO, 2), op(L_IO, 15), op(L_INVOKE, 1), op(L_STRAY, 15),
+             op(L_STRAY, 0), op(L_ABORT)], c["dense1"], c["conv1"]),
+        "refused_selftest": script(
+            [op(L_HELLO, 5), op(L_UP_A), op(L_CONFIRM), op(L_UP_B, 2), op(L_RESULT), op(L_ERRORS), op(L_STATUS)],
+            c["dense1"], c["dense4bad"]),
+        "unsigned": script([op(L_HELLO, 5), op(L_UP_A), op(L_RESULT)], c["conv1"], fix=0),
+    }
+
+
 def write(mota, src, work, corpus, target):
     c = containers(mota, src, work)
+    if target == "fuzz_link":
+        for name, data in link_seeds(c).items():
+            open(os.path.join(corpus, name), "wb").write(data)
+        return
     seeds = {
         # install, confirm, update, reboot on trial, roll back
         "update_rollback": script([op(UP_A), op(CONFIRM), op(UP_B, 1), op(REBOOT), op(ROLLBACK), op(QUERY)],
@@ -64,11 +95,11 @@ def write(mota, src, work, corpus, target):
         # power cuts during an update and during a confirm
         "power_cut": script([op(UP_A), op(CONFIRM), op(CUT, 9), op(UP_B, 3), op(UP_B, RESEND), op(CUT, 2),
                              op(CONFIRM), op(QUERY)], c["dense1"], c["dense2z"]),
-        "torn_cut": script([op(CUT, 5), op(UP_A), op(UP_A, RESEND), op(CONFIRM)], c["conv1"], c["conv2z"]),
+        "torn_cut": script([op(CUT, 5), op(UP_A), op(UP_A, RESEND), op(CONFIRM, CONV)], c["conv1"], c["conv2z"]),
         # trial expiry and watchdog reverts
         "trial_expiry": script([op(UP_A), op(CONFIRM), op(UP_B), op(REBOOT), op(REBOOT), op(REBOOT), op(REBOOT),
                                 op(QUERY)], c["dense1"], c["dense3lz4"]),
-        "watchdog": script([op(UP_A), op(CONFIRM), op(UP_B), op(REBOOT, WATCHDOG), op(QUERY, 0)],
+        "watchdog": script([op(UP_A), op(CONFIRM, CONV), op(UP_B), op(REBOOT, WATCHDOG), op(QUERY, CONV)],
                            c["conv1"], c["conv2z"]),
         # a failing self-test, a slow one, a fault in the application's inference and a retirement
         "selftest_fails": script([op(UP_A), op(CONFIRM), op(UP_B), op(SIM, 2), op(SELFTEST), op(QUERY)],

@@ -52,13 +52,14 @@ static void known(int ret)
 }
 
 /* Container c from offset 0 (the device answers the head with where an interrupted upload of it
- * resumes), in chunks of 61 << (arg & 3) bytes; arg & 4: the sender stops halfway, as a dropped link
+ * resumes), in chunks of a size chosen by arg & 3; arg & 4: the sender stops halfway, as a dropped link
  * would; arg & 8: the fourth chunk resends the third. */
 static void upload(struct mota_agent *a, unsigned c, unsigned arg)
 {
     const uint8_t *p = cont[c];
     size_t n = cont_len[c], stop = (arg & 4) ? n / 2 : n;
-    uint32_t chunk = 61u << (arg & 3); /* 61..488 bytes: odd sizes, across program units */
+    static const uint16_t chunks[4] = {509, 61, 1021, 4093}; /* odd sizes: across program units and the head */
+    uint32_t chunk = chunks[arg & 3];
     uint32_t off = 0;
     bool resend = arg & 8;
     for (unsigned i = 0; i < 1024 && off < stop; i++) {
@@ -81,17 +82,10 @@ static void upload(struct mota_agent *a, unsigned c, unsigned arg)
     }
 }
 
-/* The promises the device keeps whatever it was sent. */
 static void check(const struct mota_agent *a)
 {
-    for (unsigned m = 0; !forged && m < FUZZ_MODELS; m++) {
-        const struct mota_agent_model_state *s = &a->st[m];
-        if (s->committed_seq < floor_seq[m])
-            abort(); /* the anti-rollback floor went down */
-        floor_seq[m] = s->committed_seq;
-        if (s->active.slot != MOTA_AGENT_NO_SLOT && !a->installed[m])
-            abort(); /* an active model that does not run */
-    }
+    if (!forged)
+        fuzz_device_check(a, floor_seq);
 }
 
 static int boot(struct mota_agent *a, enum mota_reset_cause cause)

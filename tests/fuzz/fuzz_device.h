@@ -52,4 +52,17 @@ static void fuzz_device_reset(struct mota_posix_device *d)
     d->sim.latency_us = 2000;
 }
 
+/* The promises the device keeps whatever it was sent (floor: each model's anti-rollback floor so far). */
+static void fuzz_device_check(const struct mota_agent *a, uint64_t floor[FUZZ_MODELS])
+{
+    for (unsigned m = 0; m < FUZZ_MODELS; m++) {
+        const struct mota_agent_model_state *s = &a->st[m];
+        if (s->committed_seq < floor[m])
+            abort(); /* the anti-rollback floor went down */
+        floor[m] = s->committed_seq;
+        if (s->active.slot != MOTA_AGENT_NO_SLOT && !a->installed[m])
+            abort(); /* an active model that does not run */
+    }
+}
+
 #endif

@@ -25,7 +25,8 @@ corpus = os.path.join(work, "corpus")
 os.makedirs(corpus)
 
 if target == "fuzz_link":
-    # seeds: frames a host sends (HELLO, BEGIN, DATA, STATUS), COBS-encoded
+    # seeds: the sessions of tests/fuzz/agent_seeds.py, and one raw byte stream (the first byte's bit 7 set):
+    # frames a host sends (HELLO, BEGIN, DATA, STATUS), COBS-encoded
     import struct as _s, zlib as _z
 
     def fr(cmd, payload, seq=1):
@@ -39,8 +40,10 @@ if target == "fuzz_link":
             out += bytes([len(blk) + 1]) + blk
         return bytes(out) + b"\x00"
     seed = fr(1, b"\x01\x00\x08") + fr(2, _s.pack("<I", 100) + bytes(32), 2) + fr(3, _s.pack("<I", 0) + b"\xd8\x6b", 3) + fr(4, b"", 4)
-    open(os.path.join(corpus, "session"), "wb").write(seed)
-    max_len = 8192
+    open(os.path.join(corpus, "raw_session"), "wb").write(b"\x80\x00" + seed)
+    import agent_seeds
+    agent_seeds.write(mota, src, work, corpus, target)
+    max_len = 32768
 elif target == "fuzz_decompress":
     # seeds: the payloads `mota pack --compress` makes (liblz4's frames, zlib's streams) of a synthetic model
     # whose params compress as weights do, at two block sizes' worth of image, each with its header bytes
@@ -62,9 +65,9 @@ elif target == "fuzz_decompress":
         head += struct.pack("<I", comp["size"])[:3] + b"\x2a"
         open(os.path.join(corpus, "%s_%dk" % (alg, kib)), "wb").write(head + payload)
     max_len = 65536
-elif target in ("fuzz_agent", "fuzz_link"):
-    # seeds: scripts of operations on two containers the fuzz device accepts (tests/fuzz/fuzz_agent.c and
-    # fuzz_link.c read them), signed by `mota pack` with a key of its own (the targets sign them again)
+elif target == "fuzz_agent":
+    # seeds: scripts of operations on two containers the fuzz device accepts (tests/fuzz/fuzz_agent.c reads
+    # them), signed by `mota pack` with a key of its own (the target signs them again)
     import agent_seeds
     agent_seeds.write(mota, src, work, corpus, target)
     max_len = 32768
@@ -76,6 +79,11 @@ elif target == "fuzz_container":
     ex0 = os.path.join(fix, "suit", "example0.suit")
     if os.path.exists(ex0):
         shutil.copy(ex0, corpus)
+    # each as it is (byte 0: no fix), and signed again by the target (byte 7: every fix)
+    for f in os.listdir(corpus):
+        data = open(os.path.join(corpus, f), "rb").read()
+        open(os.path.join(corpus, f), "wb").write(b"\x00" + data)
+        open(os.path.join(corpus, f + ".signed"), "wb").write(b"\x07" + data)
     max_len = 16384
 else:  # fuzz_nbin: the small seeds kept in the repository (tests/fuzz/nbin_corpus.py made them) and a dictionary
     seeds = os.path.join(src, "tests", "fuzz", "corpus", "fuzz_nbin")
