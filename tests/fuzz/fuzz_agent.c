@@ -20,9 +20,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_OPS 16u
-#define MAX_CONTAINER 32768u
-
 enum op {
     OP_UPLOAD_A, OP_UPLOAD_B, OP_REBOOT, OP_CONFIRM, OP_ROLLBACK, OP_SELFTEST, OP_FAULT, OP_REVOKE,
     OP_CUT, OP_ABORT, OP_SIM_MODE, OP_QUERY,
@@ -30,10 +27,9 @@ enum op {
 
 static struct mota_posix_device d;
 static jmp_buf powered_off;
-static uint8_t cont[2][MAX_CONTAINER];
+static struct fuzz_script sc;
 static uint64_t floor_seq[FUZZ_MODELS]; /* each model's anti-rollback floor so far */
 static bool forged;                     /* the journal was forged: no promise holds */
-static size_t cont_len[2];
 
 static void power_cut(void *ctx)
 {
@@ -56,8 +52,8 @@ static void known(int ret)
  * would; arg & 8: the fourth chunk resends the third. */
 static void upload(struct mota_agent *a, unsigned c, unsigned arg)
 {
-    const uint8_t *p = cont[c];
-    size_t n = cont_len[c], stop = (arg & 4) ? n / 2 : n;
+    const uint8_t *p = sc.cont[c];
+    size_t n = sc.cont_len[c], stop = (arg & 4) ? n / 2 : n;
     static const uint16_t chunks[4] = {509, 61, 1021, 4093}; /* odd sizes: across program units and the head */
     uint32_t chunk = chunks[arg & 3];
     uint32_t off = 0;
@@ -114,29 +110,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace = getenv("MOTA_FUZZ_TRACE") != NULL;
     mota_posix_flash_on_cut(&d.pf, power_cut, NULL);
     struct mota_agent *agent = &d.device.agent;
-    if (size < 4)
+    if (!fuzz_script_read(&sc, data, size))
         return 0;
-    unsigned fix = data[0], n_ops = data[1] % (MAX_OPS + 1);
-    if (size < 2u + n_ops + 2u)
-        return 0;
-    const uint8_t *ops = data + 2;
-    size_t pos = 2u + n_ops;
-    size_t la = (size_t)data[pos] | (size_t)data[pos + 1] << 8;
-    pos += 2;
-    if (la > size - pos)
-        la = size - pos;
-    cont_len[0] = la < MAX_CONTAINER ? la : MAX_CONTAINER;
-    memcpy(cont[0], data + pos, cont_len[0]);
-    size_t lb = size - pos - la;
-    cont_len[1] = lb < MAX_CONTAINER ? lb : MAX_CONTAINER;
-    memcpy(cont[1], data + pos + la, cont_len[1]);
-    fuzz_resign(cont[0], cont_len[0], fix & FUZZ_FIX_ALL);
+    unsigned fix = sc.fix, n_ops = sc.n_ops;
+    const uint8_t *ops = sc.ops;
+    fuzz_resign(sc.cont[0], sc.cont_len[0], fix & FUZZ_FIX_ALL);
     forged = fix & 0x80;
     if (forged) {
-        memcpy(d.pf.mem, cont[1], cont_len[1] < FUZZ_JOURNAL ? cont_len[1] : FUZZ_JOURNAL);
-        cont_len[1] = 0;
+        memcpy(d.pf.mem, sc.cont[1], sc.cont_len[1] < FUZZ_JOURNAL ? sc.cont_len[1] : FUZZ_JOURNAL);
+        sc.cont_len[1] = 0;
     } else {
-        fuzz_resign(cont[1], cont_len[1], fix & FUZZ_FIX_ALL);
+        fuzz_resign(sc.cont[1], sc.cont_len[1], fix & FUZZ_FIX_ALL);
     }
 
     memset(floor_seq, 0, sizeof(floor_seq));

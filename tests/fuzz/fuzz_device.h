@@ -15,6 +15,7 @@
 #include "mota/err.h"
 #include "mota/posix_device.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,40 @@ static void fuzz_device_reset(struct mota_posix_device *d)
     d->cause = MOTA_RESET_POWER_ON;
     d->sim.mode = MOTA_SIM_PASS;
     d->sim.latency_us = 2000;
+}
+
+/* A script of operations on two containers, what fuzz_agent and fuzz_link read:
+ * [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]. */
+#define FUZZ_MAX_OPS 16u
+#define FUZZ_MAX_CONTAINER 32768u
+struct fuzz_script {
+    unsigned fix, n_ops;
+    const uint8_t *ops;
+    uint8_t cont[2][FUZZ_MAX_CONTAINER];
+    size_t cont_len[2];
+};
+
+/* false when the input is shorter than its own header says */
+static bool fuzz_script_read(struct fuzz_script *s, const uint8_t *data, size_t size)
+{
+    if (size < 4)
+        return false;
+    s->fix = data[0];
+    s->n_ops = data[1] % (FUZZ_MAX_OPS + 1);
+    if (size < 2u + s->n_ops + 2u)
+        return false;
+    s->ops = data + 2;
+    size_t pos = 2u + s->n_ops;
+    size_t la = (size_t)data[pos] | (size_t)data[pos + 1] << 8;
+    pos += 2;
+    if (la > size - pos)
+        la = size - pos;
+    size_t lb = size - pos - la;
+    s->cont_len[0] = la < FUZZ_MAX_CONTAINER ? la : FUZZ_MAX_CONTAINER;
+    s->cont_len[1] = lb < FUZZ_MAX_CONTAINER ? lb : FUZZ_MAX_CONTAINER;
+    memcpy(s->cont[0], data + pos, s->cont_len[0]);
+    memcpy(s->cont[1], data + pos + la, s->cont_len[1]);
+    return true;
 }
 
 /* The promises the device keeps whatever it was sent (floor: each model's anti-rollback floor so far). */

@@ -22,8 +22,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_OPS 16u
-#define MAX_CONTAINER 32768u
 #define MAX_PAYLOAD 2048u
 
 enum op {
@@ -42,8 +40,7 @@ static struct mota_link link;
 static struct mota_transport tr;
 static struct feed feed;
 static jmp_buf powered_off;
-static uint8_t cont[2][MAX_CONTAINER];
-static size_t cont_len[2];
+static struct fuzz_script sc;
 static uint8_t tx[8 * MOTA_PROTO_ENCODED_MAX(MAX_PAYLOAD)]; /* the host's frames in flight */
 static size_t tx_len;
 static uint8_t last_req[MOTA_PROTO_ENCODED_MAX(MAX_PAYLOAD)];
@@ -157,9 +154,9 @@ static void boot(void)
 static void upload(unsigned c, unsigned arg)
 {
     struct mota_envelope env;
-    struct mota_begin b = {.length = (uint32_t)cont_len[c]};
+    struct mota_begin b = {.length = (uint32_t)sc.cont_len[c]};
     uint8_t p[MAX_PAYLOAD];
-    if (mota_envelope_decode(cont[c], cont_len[c], &env) == MOTA_OK)
+    if (mota_envelope_decode(sc.cont[c], sc.cont_len[c], &env) == MOTA_OK)
         memcpy(b.digest, env.digest, sizeof(b.digest));
     mota_begin_encode(&b, p);
     request(MOTA_CMD_BEGIN, p, MOTA_PROTO_BEGIN_LEN);
@@ -175,7 +172,7 @@ static void upload(unsigned c, unsigned arg)
         for (unsigned w = 0; w < window && off < b.length; w++) {
             uint32_t n = b.length - off < chunk ? b.length - off : chunk;
             mota_put32(p, off);
-            memcpy(p + 4, cont[c] + off, n);
+            memcpy(p + 4, sc.cont[c] + off, n);
             request(MOTA_CMD_DATA, p, 4u + n);
             off += n;
         }
@@ -226,13 +223,13 @@ static void run_op(unsigned op, unsigned arg)
     case OP_INVOKE:
         p[0] = m;
         mota_put16(p + 1, (uint16_t)(arg * 4u));
-        memcpy(p + 3, cont[0], cont_len[0] < 16 ? cont_len[0] : 16);
-        simple(MOTA_CMD_INVOKE, p, 3u + (cont_len[0] < 16 ? cont_len[0] : 16));
+        memcpy(p + 3, sc.cont[0], sc.cont_len[0] < 16 ? sc.cont_len[0] : 16);
+        simple(MOTA_CMD_INVOKE, p, 3u + (sc.cont_len[0] < 16 ? sc.cont_len[0] : 16));
         break;
     case OP_IO:
         mota_put32(p, 0);
-        memcpy(p + 4, cont[1], cont_len[1] < 16 ? cont_len[1] : 16);
-        simple(MOTA_CMD_INPUT, p, 4u + (cont_len[1] < 16 ? cont_len[1] : 16));
+        memcpy(p + 4, sc.cont[1], sc.cont_len[1] < 16 ? sc.cont_len[1] : 16);
+        simple(MOTA_CMD_INPUT, p, 4u + (sc.cont_len[1] < 16 ? sc.cont_len[1] : 16));
         p[0] = m;
         mota_put32(p + 1, arg * 8u);
         simple(MOTA_CMD_RUN, p, 5);
@@ -252,7 +249,7 @@ static void run_op(unsigned op, unsigned arg)
         }
         break;
     case OP_STRAY: /* a command with a payload cut from A: lengths and numbers the device must check */
-        simple((uint8_t)arg, cont[0], cont_len[0] < 40 ? cont_len[0] : (size_t)(arg * 3u) % 40u);
+        simple((uint8_t)arg, sc.cont[0], sc.cont_len[0] < 40 ? sc.cont_len[0] : (size_t)(arg * 3u) % 40u);
         break;
     default: mota_posix_flash_cut(&d.pf, 1u + (arg >> 1) * 3u, arg & 1u); break;
     }
@@ -277,22 +274,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         flush(0);
         return 0;
     }
-    unsigned fix = data[0], n_ops = data[1] % (MAX_OPS + 1);
-    if (size < 2u + n_ops + 2u)
+    if (!fuzz_script_read(&sc, data, size))
         return 0;
-    const uint8_t *ops = data + 2;
-    size_t pos = 2u + n_ops;
-    size_t la = (size_t)data[pos] | (size_t)data[pos + 1] << 8;
-    pos += 2;
-    if (la > size - pos)
-        la = size - pos;
-    cont_len[0] = la < MAX_CONTAINER ? la : MAX_CONTAINER;
-    memcpy(cont[0], data + pos, cont_len[0]);
-    size_t lb = size - pos - la;
-    cont_len[1] = lb < MAX_CONTAINER ? lb : MAX_CONTAINER;
-    memcpy(cont[1], data + pos + la, cont_len[1]);
-    fuzz_resign(cont[0], cont_len[0], fix & FUZZ_FIX_ALL);
-    fuzz_resign(cont[1], cont_len[1], fix & FUZZ_FIX_ALL);
+    fuzz_resign(sc.cont[0], sc.cont_len[0], sc.fix & FUZZ_FIX_ALL);
+    fuzz_resign(sc.cont[1], sc.cont_len[1], sc.fix & FUZZ_FIX_ALL);
 
     volatile unsigned i = 0;
     if (setjmp(powered_off) != 0) {
@@ -307,10 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_device_check(&d.device.agent, floor_seq);
         i++;
     }
-    for (; i < n_ops; i++) {
+    for (; i < sc.n_ops; i++) {
         if (trace)
-            fprintf(stderr, "op %u: %u arg %u\n", (unsigned)i, ops[i] & 15u, ops[i] >> 4);
-        run_op(ops[i] & 15u, ops[i] >> 4);
+            fprintf(stderr, "op %u: %u arg %u\n", (unsigned)i, sc.ops[i] & 15u, sc.ops[i] >> 4);
+        run_op(sc.ops[i] & 15u, sc.ops[i] >> 4);
         fuzz_device_check(&d.device.agent, floor_seq);
     }
     return 0;
