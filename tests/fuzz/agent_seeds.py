@@ -40,6 +40,13 @@ def containers(mota, src, work):
     open(inp, "wb").write(bytes(range(16)))
     subprocess.run([mota, "sim-output", "--input", inp, "10", good], check=True, capture_output=True)
     open(bad, "wb").write(bytes(10))
+    # a split model with 6 KiB of params: two 4 KiB blocks when compressed, progress journaled inside it
+    big, big_params = os.path.join(work, "big_rel.bin"), os.path.join(work, "big_params.bin")
+    subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "tools", "synth_nbin.py"), big, big_params,
+                    str(6 * 1024), "7", "weights", "conv"], check=True, capture_output=True)
+    rel = bytearray(open(big, "rb").read())
+    rel[4:8] = struct.pack("<I", 0x80085D22)  # the flags build-model writes: no debug info, as the device
+    open(big, "wb").write(rel)
     st = ["--selftest-input", inp, "--selftest-max-latency-us", "50000", "--selftest-output"]
     p = lambda name, model, seq, *extra: pack(mota, work, key, model, os.path.join(work, name + ".mota"), seq, *extra)
     return {
@@ -49,6 +56,8 @@ def containers(mota, src, work):
         "dense4bad": p("dense4bad", dense, 4, *st, bad),
         "conv1": p("conv1", conv, 1),
         "conv2z": p("conv2z", conv, 2, "--compress", *st, good),
+        "conv3big": p("conv3big", big, 3, "--params", big_params),
+        "conv4bigz": p("conv4bigz", big, 4, "--params", big_params, "--compress", "--install-mode", "copy"),
     }
 
 
@@ -76,6 +85,9 @@ def link_seeds(c):
             [op(L_HELLO, 5), op(L_UP_A), op(L_CONFIRM), op(L_UP_B, 2), op(L_RESULT), op(L_ERRORS), op(L_STATUS)],
             c["dense1"], c["dense4bad"]),
         "unsigned": script([op(L_HELLO, 5), op(L_UP_A), op(L_RESULT)], c["conv1"], fix=0),
+        "big_resumed": script(
+            [op(L_HELLO, 5), op(L_UP_A, 2 | GONE), op(L_CUT, 3), op(L_UP_B, 1), op(L_HELLO, 4), op(L_UP_A, 1),
+             op(L_CONFIRM, CONV), op(L_UP_B, 2 | WINDOW), op(L_STATUS)], c["conv3big"], c["conv4bigz"]),
     }
 
 
@@ -113,6 +125,13 @@ def write(mota, src, work, corpus, target):
         "unsigned_payload": script([op(UP_A), op(UP_B)], c["dense1"], c["conv2z"], fix=6),
         "unsigned_manifest": script([op(UP_A), op(UP_B)], c["dense2z"], c["conv1"], fix=5),
         "unsigned": script([op(UP_A)], c["conv1"], fix=0),
+        # power cuts inside a payload, plain and compressed: the upload resumes where the journal says
+        "resume_inside_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 12), op(UP_B, 2), op(UP_B),
+                                         op(CONFIRM, CONV), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
+        "torn_inside_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 13), op(UP_B, 1), op(UP_B),
+                                       op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
+        "resume_after_drop": script([op(UP_A, HALF | 1), op(REBOOT), op(UP_A, 2), op(CONFIRM, CONV),
+                                     op(UP_B, HALF), op(UP_B), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
         # a forged journal under a first boot
         "forged_journal": script([op(UP_A), op(QUERY)], c["dense1"], bytes(64) + b"\xff" * 64, fix=0x87),
     }

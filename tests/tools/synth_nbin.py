@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Write a minimal, valid split NPU NBIN model whose params file has any size.
 
-usage: synth_nbin.py OUT_REL.bin OUT_PARAMS.bin PARAMS_BYTES [SEED [random|weights]]
+usage: synth_nbin.py OUT_REL.bin OUT_PARAMS.bin PARAMS_BYTES [SEED [random|weights [C_NAME]]]
 The model has no real code; it exists so that containers can be built and
 benchmarked around a params blob of a chosen size (the header carries the
 blob's size and CRC-32, as ST's generator writes them). The blob is random
@@ -16,6 +16,8 @@ import zlib
 out_rel, out_params, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 kind = sys.argv[5] if len(sys.argv) > 5 else "random"
+c_name = sys.argv[6].encode() if len(sys.argv) > 6 else b"network"
+assert 0 < len(c_name) < 8, "C_NAME: 1 to 7 bytes"
 
 rng = random.Random(seed)
 
@@ -49,7 +51,7 @@ hdr = [0x4E49424E, 0x80785D22, 0x40000000, 0x40000000 | DATA_END, 0x20000000 | R
        0x20000000 | REL, 0x20000000 | REL, 0x40000044, 0] + [0x20000061] * 10 + [0x40000000]
 struct.pack_into("<24I", img, 0, *hdr)
 img[0x60:0x64] = b"\x00\x20\x70\x47"  # movs r0,#0; bx lr: every entry, get_epoch_items too, returns NULL
-img[0x80:0x88] = b"network\0"
+img[0x80:0x88] = c_name.ljust(8, b"\0")
 img[0x88:0x88 + 22] = b"synthetic (RELOC.GCC)\0"
 img[0xA0:0xA7] = b"params\0"
 rt = [0, 0, 0, 0, 0, 0x20000080, 65536, n, 0, 0x20000088, 0x01010100, 0, n, crc, 0x3038, 0, 0x40000000]
