@@ -92,7 +92,7 @@ static bool uses_ext_ram(const struct inst *s)
 static int install_pools(struct inst *s)
 {
     const struct mota_install_config *c = s->cfg;
-    uint32_t base0 = s->pblob_addr;
+    uint32_t base0 = s->pblob_addr + s->info->params0_off; /* tag-8 values resolve here */
     for (unsigned i = 0; i < s->info->n_pools; i++) {
         const struct mota_nbin_pool *p = &s->info->pools[i];
         uint32_t type = p->flags >> 24, dtype = (p->flags >> 16) & 0xff, attr = (p->flags >> 8) & 0xff;
@@ -102,8 +102,6 @@ static int install_pools(struct inst *s)
         if (type == 1 && id == 0) {
             if (cacheable && s->pblob_addr <= EXT_ADDR_MIN)
                 return MOTA_ERR_INSTALL_CACHEABLE;
-            if (dtype == 1)
-                base0 = s->pblob_addr + p->foff; /* tag-8 values resolve here */
         } else if (type == 1) { /* id 1: the external R/W pool */
             if (cacheable && c->ext_ram_addr <= EXT_ADDR_MIN)
                 return MOTA_ERR_INSTALL_CACHEABLE;

@@ -198,9 +198,15 @@ static int parse_pools(const uint8_t *img, struct mota_nbin_info *in, uint32_t p
         uint32_t type = flags >> 24, dtype = (flags >> 16) & 0xff, attr = (flags >> 8) & 0xff, id = flags & 0xff;
         if (type < 1 || type > 3 || dtype < 1 || dtype > 3 || attr > 7)
             return MOTA_ERR_NBIN_DESC;
-        /* RELOC pools: id 0 is the read-only param pool, id 1 the R/W external one */
+        /* RELOC pools: id 0 is the read-only param pool, id 1 the R/W external one, one of each (a second
+         * is a generator error to ST; to an installer, a second base for the same values) */
         if (type == 1 && (id > 1 || (id == 0 && (dtype != 1 || (attr & 2)))))
             return MOTA_ERR_NBIN_DESC;
+        for (unsigned k = 0; type == 1 && k < i; k++)
+            if (in->pools[k].flags >> 24 == 1 && (in->pools[k].flags & 0xff) == id)
+                return MOTA_ERR_NBIN_DESC;
+        if (type == 1 && id == 0)
+            in->params0_off = pool->foff;
     }
     return MOTA_ERR_NBIN_DESC_TOO_MANY;
 }
@@ -560,8 +566,12 @@ static int check_value(struct mota_nbin_info *in, uint32_t v, int tag_err, int r
             return tag_err;
         limit = in->rw_size;
         break;
-    case 0x8u: /* legacy RAM, NPU params_0 */
-        limit = in->family == MOTA_NBIN_FAMILY_NPU ? in->params_len : in->rw_size;
+    case 0x8u: /* legacy RAM, NPU params_0: the blob from its RELOC PARAM pool on (whose offset
+                * check_pool_ranges bounds) */
+        if (in->family != MOTA_NBIN_FAMILY_NPU)
+            limit = in->rw_size;
+        else
+            limit = in->params0_off <= in->params_len ? in->params_len - in->params0_off : 0;
         break;
     case 0x9u: /* NPU params_1: external RAM */
         if (in->family != MOTA_NBIN_FAMILY_NPU)

@@ -1,6 +1,7 @@
-/* libFuzzer target: the NBIN parser, validator, epoch report and host-side installer.
- * Whatever the input, the installer may only touch the simulated regions it
- * is given (ASan checks every access to them and to the input). */
+/* libFuzzer target: the NBIN parser, validator, params check, epoch report and host-side installer.
+ * The input is a model file, or a split model's image followed by its params file. Whatever the
+ * input, the installer may only touch the simulated regions it is given, each heap memory of
+ * exactly its size (ASan checks every access to them, to the image and to the params). */
 #include "mota/epochs.h"
 #include "mota/err.h"
 #include "mota/loader.h"
@@ -13,20 +14,106 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define CAP (8u << 20) /* largest exec or external RAM a run allocates */
+
 struct region {
     uint32_t addr, size;
     uint8_t *host;
 };
 
-static void *map(void *ctx, uint32_t addr, uint32_t len, bool write)
+/* One device's memory for an install: exec RAM, external RAM, NPU RAM (COPY and RESET pools);
+ * and the code in place, which cache maintenance may also name. */
+struct space {
+    struct region r[3];
+    uint32_t code_addr, code_len;
+};
+
+static const struct region *find(const struct space *sp, uint32_t addr, uint32_t len)
 {
-    struct region *r = ctx;
-    (void)write;
     for (int i = 0; i < 3; i++) {
-        if (r[i].host && addr >= r[i].addr && (uint64_t)addr + len <= (uint64_t)r[i].addr + r[i].size)
-            return r[i].host + (addr - r[i].addr);
+        const struct region *r = &sp->r[i];
+        if (r->host && addr >= r->addr && (uint64_t)addr + len <= (uint64_t)r->addr + r->size)
+            return r;
     }
     return NULL;
+}
+
+static void *map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    const struct region *r = find(ctx, addr, len);
+    (void)write;
+    return r ? r->host + (addr - r->addr) : NULL;
+}
+
+/* Cache maintenance names memory the installer was given, or the code it runs in place. */
+static void cache_op(void *ctx, uint32_t addr, uint32_t len)
+{
+    const struct space *sp = ctx;
+    if (find(sp, addr, len) == NULL &&
+        (addr < sp->code_addr || (uint64_t)addr + len > (uint64_t)sp->code_addr + sp->code_len))
+        abort();
+}
+
+/* The devices every valid model is installed on: code, params and external RAM in external
+ * memory (above the installer's EXT_ADDR_MIN: cacheable pools allowed) or in internal memory
+ * (refused). short_map: the map grants less than the config claims, the exec RAM of XIP for a
+ * COPY install and no external RAM, and the installer must stop at the refusal. */
+static const struct device {
+    uint32_t mode, image_addr, params_addr, ext_addr;
+    bool short_map, clear, caches;
+} devices[] = {
+    {MOTA_INSTALL_XIP, 0x70000000u, 0x71000000u, 0x90000000u, false, false, true}, /* N6-like, no CLEAR */
+    {MOTA_INSTALL_COPY, 0x70000000u, 0x71000000u, 0x90000000u, false, true, true}, /* N6-like */
+    {MOTA_INSTALL_COPY, 0x08000000u, 0x08100000u, 0x24000000u, true, true, false}, /* internal memory */
+    {MOTA_INSTALL_XIP, 0x70000000u, 0x71000000u, 0, false, true, false},           /* no external RAM */
+};
+
+/* Heap memory of exactly each region's size, which the installs of one model share. */
+struct heap {
+    uint8_t *xip, *copy, *ext, *npu;
+};
+
+/* Install on device d: through mota_loader_install, which validates again, or with validated
+ * through mota_loader_install_validated and the caller's validation, as the agent does. */
+static void install(const uint8_t *img, size_t img_len, const uint8_t *params, size_t params_len,
+                    const struct mota_nbin_info *in, const struct heap *h, const struct device *d, bool validated)
+{
+    bool xip_ram = d->mode == MOTA_INSTALL_XIP || d->short_map;
+    uint32_t ext = d->ext_addr ? in->ext_ram_size : 0;
+    struct space sp = {
+        .r = {{0x20000000u, xip_ram ? in->exec_ram_xip : in->exec_ram_copy, xip_ram ? h->xip : h->copy},
+              {d->ext_addr, ext, d->ext_addr && !d->short_map ? h->ext : NULL},
+              {0x34000000u, 0x10000, h->npu}},
+        .code_addr = d->image_addr,
+        .code_len = (uint32_t)((img_len + 7) & ~(size_t)7),
+    };
+    struct mota_loader_mem mem = {
+        .map = map, .ctx = &sp,
+        .clean_dcache = d->caches ? cache_op : NULL, .invalidate_icache = d->caches ? cache_op : NULL,
+    };
+    struct mota_install_config c = {
+        .image = img, .image_len = img_len, .image_addr = d->image_addr,
+        .params = params, .params_len = params_len, .params_addr = d->params_addr,
+        .exec_ram_addr = sp.r[0].addr,
+        .exec_ram_size = d->mode == MOTA_INSTALL_XIP ? in->exec_ram_xip : in->exec_ram_copy,
+        .ext_ram_addr = d->ext_addr, .ext_ram_size = ext,
+        .mode = d->mode, .clear = d->clear, .mem = &mem,
+    };
+    struct mota_installed m;
+    int ret = validated ? mota_loader_install_validated(&c, in, &m) : mota_loader_install(&c, &m);
+    if (mota_err_name(ret) == NULL)
+        abort();
+}
+
+/* Every slice the parser hands out lies inside the image. */
+static void check_slices(const uint8_t *buf, size_t size, const struct mota_nbin_info *in)
+{
+    const char *lo = (const char *)buf, *hi = (const char *)buf + size;
+    if (in->c_name < lo || in->c_name + in->c_name_len > hi)
+        abort();
+    for (unsigned i = 0; i < in->n_pools; i++)
+        if (in->pools[i].name < lo || in->pools[i].name + in->pools[i].name_len > hi)
+            abort();
 }
 
 static struct mota_epoch_block blocks[MOTA_EPOCH_MAX_BLOCKS];
@@ -55,53 +142,63 @@ static void epochs(const uint8_t *buf, size_t size, const struct mota_nbin_info 
             abort();
 }
 
+static uint8_t *alloc(size_t n)
+{
+    return malloc(n ? n : 1);
+}
+
+static uint8_t *copy_of(const uint8_t *p, size_t n)
+{
+    uint8_t *q = alloc(n);
+    if (q != NULL)
+        memcpy(q, p, n);
+    return q;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct mota_nbin_info in;
-    uint8_t *buf = malloc(size ? size : 1);
+    uint8_t *buf = copy_of(data, size), *img = buf, *params = NULL;
+    size_t img_len = size, params_len = 0;
     if (buf == NULL)
         return 0;
-    memcpy(buf, data, size);
     int ret = mota_nbin_parse(buf, size, &in);
     if (mota_err_name(ret) == NULL)
         abort();
-    if (ret == MOTA_OK) {
-        /* every slice the parser hands out lies inside the input */
-        if (in.c_name < (const char *)buf || in.c_name + in.c_name_len > (const char *)buf + size)
-            abort();
-        for (unsigned i = 0; i < in.n_pools; i++) {
-            if (in.pools[i].name + in.pools[i].name_len > (const char *)buf + size)
-                abort();
-        }
-    }
-    ret = mota_nbin_validate(buf, size, &in);
     if (ret == MOTA_OK)
-        epochs(buf, size, &in);
-    if (ret == MOTA_OK && in.exec_ram_copy <= (8u << 20) && in.ext_ram_size <= (8u << 20)) {
-        /* the params of a split model: the tail of the input stands in for them */
-        const uint8_t *params = in.split ? buf + size / 2 : NULL;
-        size_t params_len = in.split ? size - size / 2 : 0;
-        struct region r[3] = {
-            {0x20000000u, in.exec_ram_copy + 8, malloc(in.exec_ram_copy + 8)},
-            {0x90000000u, in.ext_ram_size + 8, malloc(in.ext_ram_size + 8)},
-            {0x34000000u, 0x10000, malloc(0x10000)},
-        };
-        struct mota_loader_mem mem = {.map = map, .ctx = r};
-        for (uint32_t mode = MOTA_INSTALL_XIP; mode <= MOTA_INSTALL_COPY; mode++) {
-            struct mota_install_config c = {
-                .image = buf, .image_len = size, .image_addr = 0x70000000u,
-                .params = params, .params_len = params_len, .params_addr = 0x78000000u,
-                .exec_ram_addr = r[0].addr, .exec_ram_size = r[0].size,
-                .ext_ram_addr = r[1].addr, .ext_ram_size = r[1].size,
-                .mode = mode, .clear = true, .mem = &mem,
-            };
-            struct mota_installed m;
-            if (mota_err_name(mota_loader_install(&c, &m)) == NULL)
-                abort();
-        }
-        for (int i = 0; i < 3; i++)
-            free(r[i].host);
+        check_slices(buf, size, &in);
+    ret = mota_nbin_validate(buf, size, &in);
+    if (ret == MOTA_ERR_NBIN_TRAILING && in.image_len > 0 && in.image_len < size) {
+        /* an image and what follows it (the parser measured the image before it refused the
+         * rest): the params file, each in a buffer of its exact size */
+        img_len = in.image_len;
+        params_len = size - img_len;
+        img = copy_of(data, img_len);
+        params = copy_of(data + img_len, params_len);
+        ret = img && params ? mota_nbin_validate(img, img_len, &in) : MOTA_ERR_NOSPC;
+        if (ret == MOTA_OK)
+            check_slices(img, img_len, &in);
     }
+    if (ret == MOTA_OK) {
+        epochs(img, img_len, &in);
+        /* a split model's own file, or the params the image holds */
+        int pret = in.split ? mota_nbin_check_params(&in, params, params_len)
+                            : mota_nbin_check_params(&in, img, img_len);
+        if (mota_err_name(pret) == NULL)
+            abort();
+    }
+    if (ret == MOTA_OK && in.exec_ram_copy <= CAP && in.ext_ram_size <= CAP) {
+        struct heap h = {alloc(in.exec_ram_xip), alloc(in.exec_ram_copy), alloc(in.ext_ram_size), alloc(0x10000)};
+        for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
+            install(img, img_len, params, params_len, &in, &h, &devices[i], i > 0);
+        free(h.xip);
+        free(h.copy);
+        free(h.ext);
+        free(h.npu);
+    }
+    if (img != buf)
+        free(img);
+    free(params);
     free(buf);
     return 0;
 }

@@ -255,6 +255,16 @@ static void m_desc_too_many(void)
 }
 static void m_desc_type(void) { put32(DESC + 20 + 4, 0x07020200u); }
 static void m_desc_reloc_id(void) { put32(DESC + 4, 0x01030602u); }
+static void m_desc_reloc_twice(void) { memcpy(cat + DESC + 20, cat + DESC, 20); }
+/* a RELOC PARAM pool 16 bytes into the blob (tag-8 values start there), and a GOT word 8 bytes before the
+ * blob's end: 8 bytes past it from that base */
+static void m_got_past_params(void)
+{
+    put32(DESC + 24, 0x01010100u);
+    put32(DESC + 28, 16);
+    put32(DESC + 36, 8);
+    put32(GOT, 0x80000000u | (3011688 - 8));
+}
 static void m_desc_name(void) { put32(DESC + 20, 0x2FFFFFF0u); }
 static void m_desc_beyond_blob(void) { put32(DESC + 16, 3011689u); }
 static void m_blob_short(void) { put32(CTX + 48, 3011688u + 8); }
@@ -315,6 +325,8 @@ static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
         {"ten descriptors", m_desc_too_many, MOTA_ERR_NBIN_DESC_TOO_MANY},
         {"descriptor type 7", m_desc_type, MOTA_ERR_NBIN_DESC},
         {"RELOC pool id 2", m_desc_reloc_id, MOTA_ERR_NBIN_DESC},
+        {"two RELOC pools of one id", m_desc_reloc_twice, MOTA_ERR_NBIN_DESC},
+        {"tag-8 GOT word past the params from the PARAM pool on", m_got_past_params, MOTA_ERR_NBIN_GOT_RANGE},
         {"pool name outside the file", m_desc_name, MOTA_ERR_NBIN_STRING},
         {"pool beyond the params blob", m_desc_beyond_blob, MOTA_ERR_NBIN_DESC_RANGE},
         {"params blob shorter than the header says", m_blob_short, MOTA_ERR_NBIN_PARAMS_SIZE},

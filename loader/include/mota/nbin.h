@@ -76,7 +76,8 @@ struct mota_nbin_info {
     uint32_t rel_off, rel_count;
     uint32_t rtctx_file_off;
     uint32_t params_offset; /* file offset of the appended params blob; 0 if none/split */
-    uint32_t image_len;     /* bytes of the file that belong to the model code image */
+    uint32_t image_len;     /* bytes of the file that belong to the model code image (also set when the
+                             * parse refuses bytes after it: MOTA_ERR_NBIN_TRAILING) */
 
     /* runtime context */
     const char *c_name;
@@ -103,6 +104,8 @@ struct mota_nbin_info {
 
     unsigned n_pools;
     struct mota_nbin_pool pools[MOTA_NBIN_MAX_POOLS];
+    uint32_t params0_off; /* where tag-8 (params_0) values of an NPU model start in the blob: the offset of
+                           * its one RELOC PARAM pool (0 without one) */
 
     uint32_t ctx_off;          /* rt_ctx offset in the RW segment */
     unsigned n_entries;        /* entry points (10 or 12 NPU, 11 legacy) */
