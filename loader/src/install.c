@@ -88,6 +88,14 @@ static bool uses_ext_ram(const struct inst *s)
     return s->info->ext_ram_size > 0;
 }
 
+/* Memory the installer wrote, on its way to memory: the NPU reads pools past the core's data cache. */
+static void clean(const struct inst *s, uint32_t addr, uint32_t len)
+{
+    const struct mota_loader_mem *mem = s->cfg->mem;
+    if (mem->clean_dcache != NULL)
+        mem->clean_dcache(mem->ctx, addr, len);
+}
+
 /* Memory pools (NPU): before the data image, as ST's loader does. */
 static int install_pools(struct inst *s)
 {
@@ -113,9 +121,11 @@ static int install_pools(struct inst *s)
             if (dtype == 3) {
                 memcpy(dst, src, sz);
                 s->out->bytes_copied += sz;
+                clean(s, c->ext_ram_addr, sz);
             } else if (dtype == 2 && c->clear) {
                 memset(dst, 0, sz);
                 s->out->bytes_zeroed += sz;
+                clean(s, c->ext_ram_addr, sz);
             }
         } else if (type == 2 || (type == 3 && c->clear)) {
             uint8_t *dst = c->mem->map(c->mem->ctx, p->dst, sz, true);
@@ -128,6 +138,7 @@ static int install_pools(struct inst *s)
                 memset(dst, 0, sz);
                 s->out->bytes_zeroed += sz;
             }
+            clean(s, p->dst, sz);
         }
     }
     s->out->param0_addr = base0;
@@ -286,11 +297,9 @@ static void sync_caches(const struct inst *s)
 {
     const struct mota_loader_mem *mem = s->cfg->mem;
     const struct mota_installed *out = s->out;
-    if (mem->clean_dcache != NULL) {
-        mem->clean_dcache(mem->ctx, out->ram_addr, round8(s->info->rw_size));
-        if (s->rom_copy != NULL)
-            mem->clean_dcache(mem->ctx, out->rom_addr, round8(s->info->ro_size));
-    }
+    clean(s, out->ram_addr, round8(s->info->rw_size));
+    if (s->rom_copy != NULL)
+        clean(s, out->rom_addr, round8(s->info->ro_size));
     if (mem->invalidate_icache != NULL)
         mem->invalidate_icache(mem->ctx, out->rom_addr, round8(s->info->ro_size));
 }

@@ -113,6 +113,63 @@ static void install_yolo(struct sim *s, const struct placement *p, uint32_t mode
 }
 
 
+/* The ranges an install asked to clean from the data cache. */
+struct cleaned {
+    struct sim *s;
+    unsigned n;
+    uint32_t addr[16], len[16];
+};
+
+static void *cleaned_map(void *ctx, uint32_t addr, uint32_t len, bool write)
+{
+    return sim_map(((struct cleaned *)ctx)->s, addr, len, write);
+}
+
+static void record_clean(void *ctx, uint32_t addr, uint32_t len)
+{
+    struct cleaned *c = ctx;
+    if (c->n < 16) {
+        c->addr[c->n] = addr;
+        c->len[c->n++] = len;
+    }
+}
+
+static bool was_cleaned(const struct cleaned *c, uint32_t addr, uint32_t len)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (addr >= c->addr[i] && (uint64_t)addr + len <= (uint64_t)c->addr[i] + c->len[i])
+            return true;
+    return false;
+}
+
+/* On an N6 the NPU reads its pools from memory, past the core's data cache: whatever the installer wrote
+ * there (the external pool's copy, the cleared RESET pools) must be cleaned, as the RW data is. */
+static void test_every_pool_the_installer_writes_is_cleaned_from_the_data_cache(void **state)
+{
+    (void)state;
+    NEED_YOLO();
+    struct sim s = {0};
+    struct cleaned cl = {.s = &s};
+    struct mota_loader_mem mem = {.map = cleaned_map, .clean_dcache = record_clean, .ctx = &cl};
+    sim_add(&s, 0x24000000u, 600 * 1024);
+    sim_add(&s, 0x90000000u, 3u << 20);
+    sim_add(&s, 0x34200000u, 0x80000);
+    struct mota_install_config c = {
+        .image = yolo, .image_len = yolo_len, .image_addr = 0x70000000u,
+        .exec_ram_addr = 0x24000000u, .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_XIP, .clear = true, .mem = &mem,
+    };
+    struct mota_installed m;
+    int ret = mota_loader_install(&c, &m);
+    bool all = ret == MOTA_OK && was_cleaned(&cl, 0x90000000u, 3011688)     /* xSPI1: RELOC MIXED, copied */
+               && was_cleaned(&cl, 0x34270000u, 16384)   /* AXISRAM4: RESET, cleared */
+               && was_cleaned(&cl, 0x34200000u, 458752)  /* AXISRAM3: RESET, cleared */
+               && was_cleaned(&cl, m.ram_addr, 4);       /* the RW data */
+    sim_free(&s);
+    assert_true(all);
+}
+
 static void test_yolo_installs_identically_at_two_addresses_in_xip_and_copy(void **state)
 {
     (void)state;
@@ -284,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_yolo_installs_identically_at_two_addresses_in_xip_and_copy),
+        cmocka_unit_test(test_every_pool_the_installer_writes_is_cleaned_from_the_data_cache),
         cmocka_unit_test(test_installer_refuses_what_does_not_fit),
         cmocka_unit_test(test_split_model_takes_its_params_from_their_own_address),
         cmocka_unit_test(test_code_relocations_need_copy_mode),
