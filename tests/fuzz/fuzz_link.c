@@ -177,9 +177,9 @@ static void upload(unsigned c, unsigned arg)
             off += n;
         }
         flush((arg >> 2) & 3);
-        if (ans_status != MOTA_OK || ans_len < 4)
+        if ((ans_status != MOTA_OK && ans_status != MOTA_ERR_UPLOAD_OFFSET) || ans_len < 4)
             return; /* the verdict, or the session was lost */
-        uint32_t got = mota_get32(ans_body);
+        uint32_t got = mota_get32(ans_body); /* next offset; out of step (a resume in a window): where it is */
         if (got >= b.length || got == next)
             return;
         next = got;
