@@ -12,6 +12,7 @@ import subprocess
 # fuzz_agent's operations (tests/fuzz/fuzz_agent.c, enum op): op | arg << 4
 UP_A, UP_B, REBOOT, CONFIRM, ROLLBACK, SELFTEST, FAULT, REVOKE, CUT, ABORT, SIM, QUERY = range(12)
 HALF, RESEND = 4, 8          # upload args
+TORN = 1                     # cut args: bit 0 torn, arg >> 1 = k: the cut at flash operation 1 + 4 k^2 on
 DENSE, CONV = 0, 1           # the fuzz device's models
 WATCHDOG, FAULT_RESET = 2, 3  # reboot args: reset causes
 
@@ -76,17 +77,17 @@ def link_seeds(c):
             [op(L_HELLO, 4), op(L_UP_A, 1), op(L_CONFIRM), op(L_UP_B, GONE), op(L_RECONNECT), op(L_HELLO, 4),
              op(L_UP_B, 3 | WINDOW), op(L_REPEAT), op(L_STATUS)], c["dense1"], c["dense2z"]),
         "power_cut_mid_upload": script(
-            [op(L_HELLO, 5), op(L_CUT, 11), op(L_UP_A, 2), op(L_HELLO, 5), op(L_UP_A, 2), op(L_CONFIRM, CONV),
+            [op(L_HELLO, 5), op(L_CUT, 1 << 1), op(L_UP_A, 2), op(L_HELLO, 5), op(L_UP_A, 2), op(L_CONFIRM, CONV),
              op(L_STATUS)], c["conv1"], c["conv2z"]),
         "invoke_and_io": script(
-            [op(L_UP_A), op(L_INVOKE, 3), op(L_IO, 2), op(L_IO, 15), op(L_INVOKE, 1), op(L_STRAY, 15),
+            [op(L_UP_A), op(L_INVOKE, 4), op(L_IO, 2), op(L_IO, 14), op(L_INVOKE, 2), op(L_STRAY, 15),
              op(L_STRAY, 0), op(L_ABORT)], c["dense1"], c["conv1"]),
         "refused_selftest": script(
             [op(L_HELLO, 5), op(L_UP_A), op(L_CONFIRM), op(L_UP_B, 2), op(L_RESULT), op(L_ERRORS), op(L_STATUS)],
             c["dense1"], c["dense4bad"]),
         "unsigned": script([op(L_HELLO, 5), op(L_UP_A), op(L_RESULT)], c["conv1"], fix=0),
         "big_resumed": script(
-            [op(L_HELLO, 5), op(L_UP_A, 2 | GONE), op(L_CUT, 3), op(L_UP_B, 1), op(L_HELLO, 4), op(L_UP_A, 1),
+            [op(L_HELLO, 5), op(L_UP_A, 2 | GONE), op(L_CUT, 1 << 1 | TORN), op(L_UP_B, 1), op(L_HELLO, 4), op(L_UP_A, 1),
              op(L_CONFIRM, CONV), op(L_UP_B, 2 | WINDOW), op(L_STATUS)], c["conv3big"], c["conv4bigz"]),
     }
 
@@ -105,9 +106,10 @@ def write(mota, src, work, corpus, target):
         "resume": script([op(UP_A), op(CONFIRM), op(UP_B, HALF), op(REBOOT), op(UP_B, RESEND | 2), op(CONFIRM),
                           op(QUERY)], c["dense1"], c["dense2z"]),
         # power cuts during an update and during a confirm
-        "power_cut": script([op(UP_A), op(CONFIRM), op(CUT, 9), op(UP_B, 3), op(UP_B, RESEND), op(CUT, 2),
-                             op(CONFIRM), op(QUERY)], c["dense1"], c["dense2z"]),
-        "torn_cut": script([op(CUT, 5), op(UP_A), op(UP_A, RESEND), op(CONFIRM, CONV)], c["conv1"], c["conv2z"]),
+        "power_cut": script([op(UP_A), op(CONFIRM), op(CUT, 2 << 1 | TORN), op(UP_B, 3), op(UP_B, RESEND),
+                             op(CUT, 0), op(CONFIRM), op(QUERY)], c["dense1"], c["dense2z"]),
+        "torn_cut": script([op(CUT, 2 << 1 | TORN), op(UP_A), op(UP_A, RESEND), op(CONFIRM, CONV)], c["conv1"],
+                           c["conv2z"]),
         # trial expiry and watchdog reverts
         "trial_expiry": script([op(UP_A), op(CONFIRM), op(UP_B), op(REBOOT), op(REBOOT), op(REBOOT), op(REBOOT),
                                 op(QUERY)], c["dense1"], c["dense3lz4"]),
@@ -119,17 +121,21 @@ def write(mota, src, work, corpus, target):
         "retire": script([op(UP_A), op(CONFIRM), op(UP_B), op(CONFIRM), op(FAULT), op(ROLLBACK), op(QUERY)],
                          c["dense1"], c["dense3lz4"]),
         # both models, key revocation, an abort mid-upload, the same container twice
-        "two_models": script([op(UP_A), op(UP_B), op(CONFIRM, CONV), op(REVOKE, 2), op(UP_A), op(UP_B, HALF),
-                              op(ABORT), op(QUERY, CONV)], c["dense1"], c["conv1"]),
+        "two_models": script([op(UP_A), op(UP_B, HALF), op(ABORT), op(UP_B), op(CONFIRM, CONV), op(REVOKE, 2),
+                              op(UP_A), op(QUERY, CONV)], c["dense1"], c["conv1"]),
         # what the signer leaves alone: a manifest digest, a payload digest, a signature
-        "unsigned_payload": script([op(UP_A), op(UP_B)], c["dense1"], c["conv2z"], fix=6),
-        "unsigned_manifest": script([op(UP_A), op(UP_B)], c["dense2z"], c["conv1"], fix=5),
+        "unsigned_payload": script([op(UP_A), op(UP_B)], c["dense1"], c["conv1"][:-1] + b"\x5a", fix=6),
+        "unsigned_manifest": script([op(UP_A), op(UP_B)], c["dense2z"].replace(b"2.0.0", b"2.0.1"), c["conv1"],
+                                    fix=5),
         "unsigned": script([op(UP_A)], c["conv1"], fix=0),
         # power cuts inside a payload, plain and compressed: the upload resumes where the journal says
-        "resume_inside_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 12), op(UP_B, 2), op(UP_B),
+        "resume_inside_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 3 << 1), op(UP_B, 2), op(UP_B),
                                          op(CONFIRM, CONV), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
-        "torn_inside_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 13), op(UP_B, 1), op(UP_B),
-                                       op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
+        # a compressed upload dropped halfway, then cut (cleanly, torn) past a journaled block boundary
+        "resume_compressed_block": script([op(UP_A), op(CONFIRM, CONV), op(UP_B, HALF), op(CUT, 2 << 1), op(UP_B),
+                                           op(UP_B), op(CONFIRM, CONV)], c["conv3big"], c["conv4bigz"]),
+        "torn_compressed_block": script([op(UP_A), op(CONFIRM, CONV), op(UP_B, HALF), op(CUT, 2 << 1 | TORN),
+                                         op(UP_B, 1), op(UP_B), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
         "resume_after_drop": script([op(UP_A, HALF | 1), op(REBOOT), op(UP_A, 2), op(CONFIRM, CONV),
                                      op(UP_B, HALF), op(UP_B), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
         # a forged journal under a first boot

@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             known(mota_agent_model_fault(agent, m, (arg & 2) ? MOTA_ERR_SELFTEST_TIMEOUT : MOTA_ERR_SELFTEST_FAULT));
             break;
         case OP_REVOKE: known(mota_agent_revoke_keys(agent, arg)); break;
-        case OP_CUT: mota_posix_flash_cut(&d.pf, 1u + (arg >> 1) * 3u, arg & 1u); break;
+        case OP_CUT: mota_posix_flash_cut(&d.pf, fuzz_cut_op(arg), arg & 1u); break;
         case OP_ABORT: known(mota_agent_abort(agent)); break;
         case OP_SIM_MODE: d.sim.mode = (enum mota_sim_mode)(arg % 3u); break;
         default: query(agent, m); break;

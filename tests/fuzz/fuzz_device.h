@@ -87,6 +87,14 @@ static bool fuzz_script_read(struct fuzz_script *s, const uint8_t *data, size_t 
     return true;
 }
 
+/* A power cut's flash operation from an op's argument (bit 0: torn): 1, 5, 17, 37, ... 197 operations
+ * on, from the first erase of an upload to deep inside its payload and the install after it. */
+static uint64_t fuzz_cut_op(unsigned arg)
+{
+    uint64_t k = arg >> 1;
+    return 1u + 4u * k * k;
+}
+
 /* The promises the device keeps whatever it was sent (floor: each model's anti-rollback floor so far). */
 static void fuzz_device_check(const struct mota_agent *a, uint64_t floor[FUZZ_MODELS])
 {

@@ -167,7 +167,7 @@ static void upload(unsigned c, unsigned arg)
     uint32_t chunk = sizes[arg & 3] < max_payload - 4u ? sizes[arg & 3] : max_payload - 4u;
     unsigned window = (arg & 4) ? 4 : 1;
     uint32_t next = 0, stop = (arg & 8) ? b.length / 2 : b.length;
-    for (unsigned round = 0; round < 512 && next < stop; round++) {
+    for (uint32_t round = 0; round < b.length / chunk + 16u && next < stop; round++) {
         uint32_t off = next;
         for (unsigned w = 0; w < window && off < b.length; w++) {
             uint32_t n = b.length - off < chunk ? b.length - off : chunk;
@@ -251,7 +251,7 @@ static void run_op(unsigned op, unsigned arg)
     case OP_STRAY: /* a command with a payload cut from A: lengths and numbers the device must check */
         simple((uint8_t)arg, sc.cont[0], sc.cont_len[0] < 40 ? sc.cont_len[0] : (size_t)(arg * 3u) % 40u);
         break;
-    default: mota_posix_flash_cut(&d.pf, 1u + (arg >> 1) * 3u, arg & 1u); break;
+    default: mota_posix_flash_cut(&d.pf, fuzz_cut_op(arg), arg & 1u); break;
     }
 }
 
