@@ -18,9 +18,9 @@ echo "Cortex-M55 (-Os), worst-case stack by call graph (add the HAL and self-tes
 /usr/bin/python3 tests/tools/stack_depth.py build/m55 mota_agent_init mota_agent_write mota_agent_confirm \
   mota_agent_rollback | sed 's/  via .*//; s/^/  /'
 echo "Cortex-M55 code size (-Os):"
-arm-none-eabi-size -t build/m55/agent/libmota_agent.a build/m55/container/libmota_container.a \
-  build/m55/loader/libmota_loader.a build/m55/crypto/libmota_crypto.a build/m55/hal/libmota_base.a \
+arm-none-eabi-size -t build/m55/agent/libmota_agent.a build/m55/container/libmota_container.a build/m55/decompress/libmota_decompress.a \
+  build/m55/loader/libmota_loader.a build/m55/crypto/libmota_crypto.a build/m55/base/libmota_base.a \
   build/m55/libmota_dep_mbedtls_lib.a build/m55/libmota_dep_cbor_lib.a | tail -1 |
   awk '{print "  all device libraries: text " $1 " bytes, data " $2 ", bss " $3 " (before the linker drops unused code)"}'
-arm-none-eabi-size build/m55/hal/an547/mota-an547.elf | tail -1 |
-  awk '{print "  the an547 firmware (hal/an547, by module: scripts/bench-board.sh): text " $1 " bytes, data " $2 ", bss " $3}'
+arm-none-eabi-size build/m55/boards/an547/mota-an547.elf | tail -1 |
+  awk '{print "  the an547 firmware (hal/ports/mps/an547, by module: scripts/bench-board.sh): text " $1 " bytes, data " $2 ", bss " $3}'

@@ -17,8 +17,8 @@ scripts/fetch-cross-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
 cmake --build build/release >/dev/null # mota and, through it, both firmwares (build/release/firmware*)
 map() { # the firmware map of a board in the release build
-  case $1 in an547) echo build/release/firmware/hal/an547/mota-an547.map ;;
-             an505) echo build/release/firmware-m33/hal/an505/mota-an505.map ;; esac
+  case $1 in an547) echo build/release/firmware/boards/an547/mota-an547.map ;;
+             an505) echo build/release/firmware-m33/boards/an505/mota-an505.map ;; esac
 }
 if [ "${1:-}" = --footprint ]; then
   exec /usr/bin/python3 tests/bench/bench_board.py --footprint "$(map an547)" "$(map an505)"

@@ -20,4 +20,4 @@ cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cort
 cmake --build build/m55 >/dev/null
 echo
 /usr/bin/python3 tests/qemu/bench_decompress.py build/release/host_tool/mota build/m55/tests/qemu/mota_qemu_decompress.elf "$w/dz" \
-  "$root/../shared/fixtures" build/m55/hal/an547/mota-an547.map
+  "$root/../shared/fixtures" build/m55/boards/an547/mota-an547.map

@@ -22,14 +22,14 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 
 static uint32_t slot_align(const struct mota_agent *a)
 {
-    uint32_t p = a->cfg->flash->prog_size;
+    uint32_t p = a->cfg->port->flash->prog_size;
     return p > SLOT_ALIGN ? p : SLOT_ALIGN;
 }
 
 /* Bytes buffered before a program: whole program units, up to the buffer. */
 static uint32_t chunk_size(const struct mota_agent *a)
 {
-    uint32_t p = a->cfg->flash->prog_size;
+    uint32_t p = a->cfg->port->flash->prog_size;
     return (uint32_t)sizeof(a->unit) / p * p;
 }
 
@@ -41,12 +41,12 @@ static uint32_t slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
 /* Long work (hashing a slot, erasing, a self-test) keeps the watchdog fed. */
 static uint32_t now_us(const struct mota_agent *a)
 {
-    return (uint32_t)a->cfg->sys->now_us(a->cfg->sys->ctx);
+    return (uint32_t)a->cfg->port->sys->now_us(a->cfg->port->sys->ctx);
 }
 
 static void kick(const struct mota_agent *a)
 {
-    const struct mota_system *sys = a->cfg->sys;
+    const struct mota_system *sys = a->cfg->port->sys;
     if (sys->watchdog_kick != NULL)
         sys->watchdog_kick(sys->ctx);
 }
@@ -57,7 +57,7 @@ static void model_error(struct mota_agent *a, unsigned m, int reason)
     struct mota_agent_model_state *s = &a->st[m];
     s->last_error = reason;
     s->last_error_this_boot = true;
-    s->last_error_ms = (uint32_t)(a->cfg->sys->now_us(a->cfg->sys->ctx) / 1000u);
+    s->last_error_ms = (uint32_t)(a->cfg->port->sys->now_us(a->cfg->port->sys->ctx) / 1000u);
 }
 
 static int journal(struct mota_agent *a, enum jrec_type type, unsigned m, int reason)
@@ -132,7 +132,7 @@ static int check_compat(const struct mota_agent *a, const struct mota_manifest *
     struct mota_compat_result cr;
     p.exec_ram_size = mc->exec_ram_size;
     p.ext_ram_size = mc->ext_ram_size;
-    if (a->cfg->flash->map == NULL) /* no memory-mapped flash: nothing can execute in place */
+    if (a->cfg->port->flash->map == NULL) /* no memory-mapped flash: nothing can execute in place */
         p.install_modes &= ~(1u << MOTA_INSTALL_XIP);
     bool split = component(man, MOTA_COMPONENT_PARAMS, NULL) != NULL;
     int ret = mota_compat_check(&p, &man->compat, split, &cr);
@@ -141,7 +141,7 @@ static int check_compat(const struct mota_agent *a, const struct mota_manifest *
         return ret;
     }
     hc->lay.install_mode = cr.install_mode;
-    if (man->compat.selftest.present && (a->cfg->infer == NULL || component(man, MOTA_COMPONENT_SELFTEST, NULL) == NULL ||
+    if (man->compat.selftest.present && (a->cfg->port->infer == NULL || component(man, MOTA_COMPONENT_SELFTEST, NULL) == NULL ||
                                          man->compat.selftest.output_size > a->cfg->selftest_buf_size))
         return MOTA_ERR_SELFTEST_RUN;
     return MOTA_OK;
@@ -217,7 +217,7 @@ static int check_sequence(const struct mota_agent *a, unsigned m, uint64_t seq, 
 /* Hash [off, off+len) of the flash. */
 static int hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, struct mota_sha256 *ctx)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     uint8_t buf[256];
     while (len > 0) {
         /* straight from the mapped flash, a sector at a time (no copy); read() where it is not mapped */
@@ -265,7 +265,7 @@ static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_ag
                           struct mota_envelope *env, struct mota_manifest *man, struct head_check *hc,
                           enum head_auth auth)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     if (ref->slot > 1 || fl->map == NULL)
         return MOTA_ERR_SLOT_INVALID;
     const uint8_t *p = fl->map(fl->ctx, slot_base(a, m, ref->slot), model_config(a, m)->slot_size);
@@ -297,13 +297,13 @@ static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_age
 static int install_config(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
                           const struct mota_agent_layout *lay, struct mota_install_config *c)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     const struct mota_agent_model_config *mc = model_config(a, m);
     size_t ci = 0, pi = 0;
     const struct mota_component *code = component(man, MOTA_COMPONENT_CODE, &ci);
     const struct mota_component *params = component(man, MOTA_COMPONENT_PARAMS, &pi);
     uint32_t base = slot_base(a, m, slot);
-    if (code == NULL || a->cfg->loader_mem == NULL)
+    if (code == NULL || a->cfg->port->mem == NULL)
         return MOTA_ERR_CONFIG;
     *c = (struct mota_install_config){
         .image = fl->map(fl->ctx, base + lay->comp_slot[ci], (size_t)code->size),
@@ -315,7 +315,7 @@ static int install_config(const struct mota_agent *a, unsigned m, unsigned slot,
         .ext_ram_size = mc->ext_ram_size,
         .mode = lay->install_mode,
         .clear = true,
-        .mem = a->cfg->loader_mem,
+        .mem = a->cfg->port->mem,
     };
     if (params != NULL) {
         c->params = fl->map(fl->ctx, base + lay->comp_slot[pi], (size_t)params->size);
@@ -368,14 +368,14 @@ static int run_selftest(struct mota_agent *a, unsigned m, unsigned slot, const s
     if (!t->present)
         return MOTA_OK;
     const struct mota_component *in = component(man, MOTA_COMPONENT_SELFTEST, &ii);
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     const uint8_t *input = fl->map(fl->ctx, slot_base(a, m, slot) + lay->comp_slot[ii], (size_t)in->size);
     if (input == NULL || t->output_size > a->cfg->selftest_buf_size)
         return MOTA_ERR_SELFTEST_RUN;
     memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
     latency = t->max_latency_us; /* its budget: a guarding port stops it there */
     kick(a); /* the model gets a whole watchdog period */
-    int ret = a->cfg->infer(a->cfg->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
+    int ret = a->cfg->port->infer(a->cfg->port->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
                             (size_t)t->output_size, &latency);
     kick(a);
     a->timing.selftest_us = latency > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)latency;
@@ -419,8 +419,10 @@ static int activate(struct mota_agent *a, unsigned m)
 /* The port contract (mota/hal.h): every required callback present. */
 static int port_ok(const struct mota_agent_config *c)
 {
-    const struct mota_flash *f = c->flash;
-    const struct mota_system *s = c->sys;
+    if (c->port == NULL)
+        return MOTA_ERR_PORT;
+    const struct mota_flash *f = c->port->flash;
+    const struct mota_system *s = c->port->sys;
     if (f == NULL || f->read == NULL || f->prog == NULL || f->erase == NULL || f->map == NULL || s == NULL ||
         s->now_us == NULL || s->reset == NULL || s->reset_cause == NULL)
         return MOTA_ERR_PORT;
@@ -429,7 +431,7 @@ static int port_ok(const struct mota_agent_config *c)
 
 static int config_ok(const struct mota_agent_config *c)
 {
-    const struct mota_flash *f = c->flash;
+    const struct mota_flash *f = c->port->flash;
     if (f->sector_size < 2048 ||
         f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 || c->n_models == 0 ||
         c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS || c->scratch == NULL ||
@@ -467,7 +469,7 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
     if ((ret = mota_journal_load(&a->journal)) != MOTA_OK)
         return ret;
 
-    enum mota_reset_cause cause = cfg->sys->reset_cause(cfg->sys->ctx);
+    enum mota_reset_cause cause = cfg->port->sys->reset_cause(cfg->port->sys->ctx);
     a->reset_cause = cause;
     uint32_t max_boots = cfg->max_trial_boots ? cfg->max_trial_boots : 3;
     for (unsigned m = 0; m < cfg->n_models; m++) {
@@ -523,7 +525,7 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
 /* Program the buffered bytes (padded to whole units with the erased value). */
 static int prog_unit(struct mota_agent *a)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t at = slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + a->unit_slot_off;
     uint32_t len = align_up(a->unit_fill, fl->prog_size);
     int ret;
@@ -588,7 +590,7 @@ static int z_write(void *ctx, const uint8_t *p, size_t n)
 static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 {
     struct mota_agent *a = ctx;
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t img_off = a->up_layout.comp_slot[a->up_sha_comp];
     while (n > 0) {
         uint32_t ubase = a->unit_slot_off - img_off, src = ubase + a->unit_fill - dist;
@@ -619,7 +621,7 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 /* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
 static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     const struct mota_component *comp = &a->up_man.comp[c];
     uint32_t at = slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
     a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
@@ -717,7 +719,7 @@ static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
  */
 static void keep_manifest(struct mota_agent *a, unsigned m)
 {
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t slot_size = model_config(a, m)->slot_size;
     const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, slot_base(a, m, a->st[m].active.slot), slot_size) : NULL;
     struct mota_envelope env;
@@ -817,7 +819,7 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     r.value2 = (uint32_t)a->up_env.head_len;
     if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t base = slot_base(a, m, slot), t0 = now_us(a);
     for (uint32_t off = 0; off < a->up_layout.slot_used; off += fl->sector_size) {
         kick(a);
@@ -1287,7 +1289,7 @@ int mota_agent_previous(const struct mota_agent *a, unsigned m, struct mota_agen
     if (a == NULL || out == NULL || m >= a->cfg->n_models)
         return MOTA_ERR_ARG;
     const struct mota_agent_slot_ref *ref = &a->st[m].previous;
-    const struct mota_flash *fl = a->cfg->flash;
+    const struct mota_flash *fl = a->cfg->port->flash;
     if (ref->slot > 1)
         return ret;
     /* read in place: the slot must still hold the journaled head (an update forgets it when it begins) */

@@ -5,26 +5,25 @@
 
 #include <string.h>
 
-int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg, const struct mota_transport *tr,
-                      const char *name)
+int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg, const char *name)
 {
-    if (d == NULL || cfg == NULL || tr == NULL || tr->read == NULL || tr->write == NULL)
+    const struct mota_transport *tr = cfg != NULL && cfg->port != NULL ? cfg->port->transport : NULL;
+    if (d == NULL || tr == NULL || tr->read == NULL || tr->write == NULL)
         return MOTA_ERR_ARG;
     uint32_t boots = d->cfg == cfg ? d->boots : 0;
     d->cfg = cfg;
-    d->tr = tr;
     d->name = name;
     d->boots = boots + 1;
     int ret = mota_agent_init(&d->agent, cfg);
     if (ret != MOTA_OK)
         return ret;
-    mota_link_init(&d->link, &d->agent, tr, cfg->sys, name);
+    mota_link_init(&d->link, &d->agent, tr, cfg->port->sys, name);
     return MOTA_OK;
 }
 
 int mota_device_step(struct mota_device *d, uint32_t timeout_ms)
 {
-    const struct mota_system *sys = d->cfg->sys;
+    const struct mota_system *sys = d->cfg->port->sys;
     if (sys->watchdog_kick != NULL)
         sys->watchdog_kick(sys->ctx);
     int ret = mota_link_poll(&d->link, timeout_ms);
@@ -34,7 +33,7 @@ int mota_device_step(struct mota_device *d, uint32_t timeout_ms)
         /* the answer to REBOOT is already on the wire */
         sys->reset(sys->ctx);
         /* a host port returns: boot again from the flash, like a board */
-        return mota_device_start(d, d->cfg, d->tr, d->name);
+        return mota_device_start(d, d->cfg, d->name);
     }
     return MOTA_OK;
 }

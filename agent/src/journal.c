@@ -63,8 +63,8 @@ void mota_journal_setup(struct mota_journal *j, const struct mota_agent_config *
                         struct mota_agent_model_state *st, uint32_t *key_floor)
 {
     memset(j, 0, sizeof(*j));
-    j->flash = cfg->flash;
-    j->sys = cfg->sys;
+    j->flash = cfg->port->flash;
+    j->sys = cfg->port->sys;
     j->offset = cfg->journal_offset;
     j->n_models = cfg->n_models;
     j->st = st;

@@ -290,8 +290,8 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
     const struct mota_agent_model_state *s = &a->st[m];
     struct mota_model_about about;
-    bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->model_about != NULL &&
-                     a->cfg->model_about(a->cfg->infer_ctx, info.instance, &about) == MOTA_OK;
+    bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->port->model_about != NULL &&
+                     a->cfg->port->model_about(a->cfg->port->infer_ctx, info.instance, &about) == MOTA_OK;
     struct mota_agent_previous prev;
     bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
     bool has_when = extras && s->last_error != 0;
@@ -387,7 +387,7 @@ static size_t device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t 
         mota_cbor_put_tstr(&e, p->name);
     }
     mota_cbor_put_uint(&e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
-    mota_cbor_put_uint(&e, c->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
+    mota_cbor_put_uint(&e, c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
     mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
     mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
     return e.err ? 0 : e.len;
@@ -446,10 +446,10 @@ static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link 
 /* Where a guarded model call stopped, from the port: the body of a fault or time verdict. */
 static size_t fault_detail(struct mota_link *l, int status)
 {
-    const struct mota_agent_config *c = l->agent->cfg;
-    if ((status != MOTA_ERR_SELFTEST_FAULT && status != MOTA_ERR_SELFTEST_TIMEOUT) || c->infer_detail == NULL)
+    const struct mota_port *p = l->agent->cfg->port;
+    if ((status != MOTA_ERR_SELFTEST_FAULT && status != MOTA_ERR_SELFTEST_TIMEOUT) || p->infer_detail == NULL)
         return 0;
-    return c->infer_detail(c->infer_ctx, (char *)BODY(l), BODY_CAP(l) < 128 ? BODY_CAP(l) : 128);
+    return p->infer_detail(p->infer_ctx, (char *)BODY(l), BODY_CAP(l) < 128 ? BODY_CAP(l) : 128);
 }
 
 /* The body of a refused upload's answer: the facts behind it, or where a guarded model stopped. */
@@ -483,10 +483,10 @@ static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t 
     int ret = mota_agent_model_info(l->agent, m, &info);
     if (ret != MOTA_OK)
         return ret;
-    if (c->infer == NULL)
+    if (c->port->infer == NULL)
         return MOTA_ERR_UNSUPPORTED;
     *us = 0; /* the budget: the device's own */
-    ret = c->infer(c->infer_ctx, info.instance, in, in_len, out, out_len, us);
+    ret = c->port->infer(c->port->infer_ctx, info.instance, in, in_len, out, out_len, us);
     if (ret != MOTA_OK) {
         ret = ret == MOTA_ERR_SELFTEST_FAULT || ret == MOTA_ERR_SELFTEST_TIMEOUT ? ret : MOTA_ERR_SELFTEST_RUN;
         note_error(l, ret, m);

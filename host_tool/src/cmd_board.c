@@ -50,9 +50,9 @@
 #define MOTA_FIRMWARE_DIR_AN505 ""
 #endif
 
-/* The QEMU boards of the MPS layer (hal/mps, hal/<name>): one flash layout, one firmware each. */
+/* The QEMU boards of the MPS layer (hal/ports/mps/common, hal/ports/mps/<name>): one flash layout, one firmware each. */
 struct target {
-    const char *name;         /* hal/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
+    const char *name;         /* hal/ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
     const char *machine;      /* qemu-system-arm -M */
     const char *firmware_dir; /* where this build put its firmware */
 };

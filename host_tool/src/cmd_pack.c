@@ -6,7 +6,7 @@
 #include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/crc32.h"
-#include "mota/decomp.h"
+#include "mota/decompress.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/compat.h"

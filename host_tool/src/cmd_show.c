@@ -7,7 +7,7 @@
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
-#include "mota/decomp.h"
+#include "mota/decompress.h"
 #include "mota/nbin.h"
 
 #include "epochs_report.h"

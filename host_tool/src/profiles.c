@@ -58,7 +58,7 @@ static const struct tool_profile profiles[] = {
      .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
              .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
      .internal_ram = 3 * MIB, /* ITCM, DTCM, SRAM */
-     .exec_ram = 2 * MIB,     /* SRAM: hal/an547/board_config.h */
+     .exec_ram = 2 * MIB,     /* SRAM: hal/ports/mps/an547/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
      .update_area = MOTA_BOARD_PROVISION}, /* the board's journal and slots, without its provisioning sector */
     {.name = "an505",
@@ -66,7 +66,7 @@ static const struct tool_profile profiles[] = {
      .dev = {.cpu_part = 0xD21, .fpu_enabled = true, .float_abi = 2, .secure = true,
              .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
      .internal_ram = 8 * MIB, /* SSRAM1..3 */
-     .exec_ram = 2 * MIB,     /* SSRAM3: hal/an505/board_config.h */
+     .exec_ram = 2 * MIB,     /* SSRAM3: hal/ports/mps/an505/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
      .update_area = MOTA_BOARD_PROVISION},
 };

@@ -26,7 +26,7 @@ from harness import Env, RawLink  # noqa: E402
 BOARDS = {
     "an547": {"cpu": "cortex-m55", "part": 0xD22, "ram": 0x20000000, "flash": 0x60000000, "wdog": 0x5802E000,
               "other": "an505", "cut_rounds": 32},
-    # the power-cut sweep at a third of its length: its flash and journal code is the an547's (hal/mps), and
+    # the power-cut sweep at a third of its length: its flash and journal code is the an547's (hal/ports/mps/common), and
     # the whole suite stays within its time on two cores
     "an505": {"cpu": "cortex-m33", "part": 0xD21, "ram": 0x38000000, "flash": 0x80000000, "wdog": 0x5002E000,
               "other": "an547", "cut_rounds": 11},

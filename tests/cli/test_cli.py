@@ -819,9 +819,11 @@ def case_getpub_c_source_builds_into_firmware_that_verifies_that_keys_containers
     assert "const struct mota_agent_key release_key = {" in src and "const uint8_t release_key_id[" in src, src
     open(p("prog.c"), "w").write(VERIFY_PROGRAM)
     build = os.path.dirname(os.path.dirname(os.path.abspath(MOTA)))
-    inc = ["-I" + os.path.join(SRC, d, "include") for d in ("agent", "container", "crypto", "hal", "loader")]
+    inc = ["-I" + os.path.join(SRC, d, "include") for d in ("agent", "container", "decompress", "crypto", "hal",
+                                                                  "loader", "base")]
     libs = [os.path.join(build, d) for d in ("container/libmota_container.a", "loader/libmota_loader.a",
-                                               "crypto/libmota_crypto.a", "hal/libmota_base.a")]
+                                               "decompress/libmota_decompress.a", "crypto/libmota_crypto.a",
+                                               "base/libmota_base.a")]
     extra = os.environ.get("MOTA_TEST_LDFLAGS", "").split()  # the sanitizer build's libraries need its runtime
     r = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *inc, *extra, "-o", p("prog"), p("prog.c"),
                         p("key.c"), *libs, "-lcbor", "-lmbedcrypto", "-lcrypto"], capture_output=True, text=True)

@@ -2,12 +2,19 @@
 """The tree's shape, measured: function lengths and the include graph.
 
   code_metrics.py [--root DIR] functions [--over N] [--top K]
-  code_metrics.py [--root DIR] layers      exit 1 on an include the layers forbid
-  code_metrics.py [--root DIR] selftest    the layer check refuses includes planted in a copy of the tree
+  code_metrics.py [--root DIR] layers      exit 1 on an include or a link the layers forbid
+  code_metrics.py [--root DIR] selftest    the layer check refuses violations planted in a copy of the tree
 
-The layers (docs/architecture.md), lowest first. A file may include headers of
-its own layer or a lower one, never one above; on top of that, only agent/ and
-the ports see hal.h, only crypto/ sees mbed TLS, only container/ sees libcbor.
+The layers (docs/architecture.md), lowest first; each is a folder. Two views
+of the same rule, both checked:
+- files: a file may include headers of its own layer or a lower one, never
+  one above; on top of that, only agent/ and the ports see port.h, only
+  crypto/ sees mbed TLS, only container/ sees libcbor;
+- folders: every source file lives in a layer's folder (a new top-level
+  folder must be given its place here), and every library a folder's
+  CMakeLists.txt links (target_link_libraries of a mota_ target) is built in
+  its own layer or a lower one: the base at the bottom, the ports and the
+  host tool at the top.
 """
 import argparse
 import os
@@ -17,27 +24,30 @@ import sys
 
 # (layer name, path prefixes it owns); index = height
 LAYERS = [
-    ("base", ["hal/include/mota/err.h", "hal/include/mota/crc32.h", "hal/include/mota/le.h", "hal/src/"]),
+    ("base", ["base/"]),
     ("crypto", ["crypto/"]),
     ("loader", ["loader/"]),
+    ("decompress", ["decompress/"]),
     ("container", ["container/"]),
-    ("hal interfaces", ["hal/include/"]),
+    ("port contract", ["hal/include/", "hal/CMakeLists.txt"]),
     ("proto", ["agent/proto/"]),
     ("agent", ["agent/"]),
-    ("ports", ["hal/posix/", "hal/mps/", "hal/an547/", "hal/an505/"]),
+    ("ports", ["hal/ports/"]),
     ("host_tool", ["host_tool/"]),
 ]
 # what only some folders may include: (pattern on the resolved path or the <system> name, folders allowed, why)
 RESTRICTED = [
-    (re.compile(r"^hal/include/mota/hal\.h$"), ["agent/", "hal/"], "only agent/ and the ports see hal.h"),
+    (re.compile(r"^hal/include/mota/port\.h$"), ["agent/", "hal/"], "only agent/ and the ports see port.h"),
     (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
     (re.compile(r"^<openssl/"), ["crypto/src/sha256_openssl.c"], "only crypto/'s host SHA-256 sees OpenSSL"),
     (re.compile(r"^<cbor[./]"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
-    (re.compile(r"^<zlib\.h>$"), ["hal/src/crc32.c", "host_tool/src/compress.c", "tests/unit/encoders.h"],
+    (re.compile(r"^<zlib\.h>$"), ["base/src/crc32.c", "host_tool/src/", "tests/unit/encoders.h"],
      "only the host's CRC-32 and deflate encoder (and the tests' encoders) see zlib"),
-    (re.compile(r"^<lz4"), ["host_tool/src/compress.c", "tests/unit/encoders.h"],
-     "only the host's encoder (and the decoder's test) sees liblz4: devices decode with container/src/lz4.c"),
+    (re.compile(r"^<lz4"), ["host_tool/src/", "tests/unit/encoders.h"],
+     "only the host's encoder (and the decoder's test) sees liblz4: devices decode with decompress/src/lz4.c"),
 ]
+# what is no layer's: build helpers and the tree's own tools
+OUTSIDE = ("cmake/", "tests/", "scripts/", ".ci/", ".deps/", "docs/")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -105,7 +115,48 @@ def check_layers(root):
                 bad.append(f"{f} includes {name}: test code")
             elif fh is not None and th is not None and th > fh:
                 bad.append(f"{f} ({fname}) includes {name} ({target}, {tname}): upward")
-    return files, edges, bad
+    return files, edges, bad + check_folders(root, files)
+
+
+TARGET = re.compile(r"add_(?:library|executable)\(\s*([\w.${}-]+)")
+LINK = re.compile(r"target_link_libraries\(\s*([\w.${}-]+)([^)]*)\)", re.S)
+
+
+def cmake_files(root):
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
+               for f in fs if not os.path.relpath(d, root).startswith(("build", ".git"))]
+    return sorted(p for p in out if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")
+                  if not p.startswith(OUTSIDE) and os.path.exists(os.path.join(root, p)))
+
+
+def check_folders(root, files):
+    """Folder-level direction: every source file has a layer, and the libraries each folder links are
+    built in its layer or below (a board's library is named for its board: mota_hal_<board>)."""
+    bad = []
+    for f in files:
+        if not f.startswith(OUTSIDE) and layer_of(f)[0] is None:
+            bad.append(f"{f}: in no layer's folder (give it a place in LAYERS and docs/architecture.md)")
+    built, links = {}, []
+    for c in cmake_files(root):
+        text = re.sub(r"#[^\n]*", "", open(os.path.join(root, c), encoding="utf-8", errors="replace").read())
+        for t in TARGET.findall(text):
+            built.setdefault(t, c)
+        for t, rest in LINK.findall(text):
+            links.append((c, t, [w for w in rest.split() if w.startswith("mota_")]))
+    for c, t, deps in links:
+        fh, fname = layer_of(c)
+        if fh is None:
+            continue
+        for d in deps:
+            home = built.get(d) or ("hal/ports/" if d.startswith("mota_hal_") else None)
+            th, tname = layer_of(home) if home else (None, None)
+            if th is not None and th > fh:
+                bad.append(f"{c} ({fname}) links {d} ({home}, {tname}): upward")
+    return bad
 
 
 def strip(text):
@@ -165,17 +216,24 @@ def functions(root):
     return out
 
 
-PLANTED = [  # (file, include line, what the check must say)
-    ("agent/src/agent.c", '#include "../../host_tool/src/util.h"', "upward"),
+PLANTED = [  # (file, line appended, what the check must say)
+    ("agent/src/agent.c", '#include "../../host_tool/src/main.c"', "upward"),
     ("loader/src/nbin.c", '#include "../../agent/src/journal.h"', "upward"),
     ("loader/src/compat.c", '#include "mota/container.h"', "upward"),
-    ("container/src/container.c", '#include "../../hal/include/mota/hal.h"', "hal.h"),
+    ("base/src/err.c", '#include "mota/crypto.h"', "upward"),
+    ("decompress/src/lz4.c", '#include "mota/container.h"', "upward"),
+    ("agent/src/link.c", '#include "mota/posix_device.h"', "upward"),
+    ("container/src/container.c", '#include "../../hal/include/mota/port.h"', "port.h"),
     ("loader/src/install.c", "#include <cbor/data.h>", "libcbor"),
     ("container/src/cbor.c", "#include <psa/crypto.h>", "mbed TLS"),
     ("agent/src/link.c", "#include <mbedtls/sha256.h>", "mbed TLS"),
     ("host_tool/src/cmd_pack.c", "#include <openssl/sha.h>", "OpenSSL"),
     ("agent/src/agent.c", "#include <lz4frame.h>", "liblz4"),
     ("loader/src/nbin.c", "#include <zlib.h>", "zlib"),
+    ("loader/CMakeLists.txt", "target_link_libraries(mota_loader PUBLIC mota_agent)", "links mota_agent"),
+    ("base/CMakeLists.txt", "target_link_libraries(mota_base PRIVATE mota_crypto)", "links mota_crypto"),
+    ("agent/CMakeLists.txt", "target_link_libraries(mota_agent PRIVATE mota_hal_posix)", "links mota_hal_posix"),
+    ("net/src/net.c", "/* a folder nobody placed */", "in no layer's folder"),
 ]
 
 
@@ -185,24 +243,30 @@ def selftest(root):
     import tempfile
     tmp = tempfile.mkdtemp(prefix="mota-layers-")
     try:
-        for f in sources(root):
+        for f in sources(root) + cmake_files(root):
             os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
             shutil.copy(os.path.join(root, f), os.path.join(tmp, f))
         _, _, clean = check_layers(tmp)
         missed = [] if not clean else ["the unplanted copy: " + c for c in clean]
         for f, line, what in PLANTED:
-            with open(os.path.join(tmp, f), "a", encoding="utf-8") as out:
+            path = os.path.join(tmp, f)
+            new = not os.path.exists(path)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "a", encoding="utf-8") as out:
                 out.write("\n" + line + "\n")
             _, _, bad = check_layers(tmp)
             if not any(b.startswith(f) and what in b for b in bad):
                 missed.append(f"{f}: {line} not refused ({bad})")
-            with open(os.path.join(tmp, f), encoding="utf-8") as src:
+            if new:
+                os.remove(path)
+                continue
+            with open(path, encoding="utf-8") as src:
                 text = src.read()
-            with open(os.path.join(tmp, f), "w", encoding="utf-8") as out:
+            with open(path, "w", encoding="utf-8") as out:
                 out.write(text.replace("\n" + line + "\n", ""))
         for m in missed:
             print("FAIL " + m)
-        print(f"selftest: {len(PLANTED)} planted includes, {len(PLANTED) - len(missed)} refused")
+        print(f"selftest: {len(PLANTED)} planted violations, {len(PLANTED) - len(missed)} refused")
         return 1 if missed else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -231,7 +295,8 @@ def main():
     if a.cmd == "selftest":
         return selftest(root)
     files, edges, bad = check_layers(root)
-    print(f"layers: {len(files)} files, {edges} includes of the tree's own headers, {len(bad)} forbidden")
+    print(f"layers: {len(files)} files in {len(LAYERS)} layers, {edges} includes of the tree's own headers, "
+          f"{len(cmake_files(root))} build files, {len(bad)} forbidden")
     for b in bad:
         print("  " + b)
     return 1 if bad else 0

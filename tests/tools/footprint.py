@@ -16,11 +16,12 @@ import sys
 MODULES = [
     ("agent", ("libmota_agent.a", "libmota_proto.a")),
     ("container", ("libmota_container.a",)),
+    ("decompress", ("libmota_decompress.a",)),
     ("loader", ("libmota_loader.a",)),
     ("crypto + mbed TLS", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
-    ("port (hal/mps + board)", ("libmota_hal_an547.a", "libmota_hal_an505.a")),
+    ("port (hal/ports/mps)", ("libmota_hal_an547.a", "libmota_hal_an505.a")),
     ("application (main.c)", ("main.c.obj",)),
     ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),
 ]

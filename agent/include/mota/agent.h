@@ -5,7 +5,7 @@
  * keeps a valid model across a power loss at any instant.
  *
  * No heap. The caller owns struct mota_agent and a scratch buffer for the
- * container head; the platform comes in through hal/ (mota/hal.h). One
+ * container head; the platform comes in through the port (mota/port.h). One
  * thread: call the agent from the application's main loop, not while a
  * model is running. State machine and on-flash formats: docs/agent.md.
  */
@@ -14,9 +14,9 @@
 
 #include "mota/compat.h"
 #include "mota/container.h"
-#include "mota/hal.h"
-#include "mota/loader.h"
 #include "mota/decompress.h"
+#include "mota/loader.h"
+#include "mota/port.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,37 +60,13 @@ struct mota_agent_key {
 };
 
 /*
- * Self-test inference, supplied by the application: run the installed model
- * on `in` and write out_len bytes to `out`; report the inference time in
- * microseconds. MOTA_OK or a negative code. The agent compares the output
- * digest and the latency with the manifest. On entry *latency_us holds the
- * call's time budget (the manifest's latency limit; 0: the device's own
- * limit): a port that runs models under guard stops them there
- * (MOTA_ERR_SELFTEST_TIMEOUT), as it stops a faulting one
- * (MOTA_ERR_SELFTEST_FAULT). Those codes reach the host as the verdict.
- */
-typedef int (*mota_agent_infer_cb)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
-                                   uint8_t *out, size_t out_len, uint64_t *latency_us);
-
-/* What a model says of itself, where its runtime can say it (an X-CUBE-AI legacy model's report). */
-struct mota_model_about {
-    char name[32];
-    char compiled[32];      /* compile date and time */
-    char tool[24];          /* tool revision text */
-    uint32_t tool_version;  /* major << 16 | minor << 8 | micro */
-    uint32_t acts_size, weights_size;
-};
-
-/*
- * What the device brings. The port contract (mota/hal.h) is checked by
- * mota_agent_init: flash read/prog/erase/map and system now_us/reset/
- * reset_cause are required (MOTA_ERR_PORT without them); the watchdog is
- * optional. n_keys == 0 is an unprovisioned device: it boots and reports,
+ * What the device brings: its port (mota/port.h, checked by
+ * mota_agent_init: MOTA_ERR_PORT without a required member), its layout and
+ * its trust. n_keys == 0 is an unprovisioned device: it boots and reports,
  * and refuses every upload with MOTA_ERR_NOT_PROVISIONED.
  */
 struct mota_agent_config {
-    const struct mota_flash *flash;
-    const struct mota_system *sys;
+    const struct mota_port *port;
     uint32_t journal_offset;        /* two sectors for the state journal */
     unsigned n_models;
     struct mota_agent_model_config models[MOTA_AGENT_MAX_MODELS];
@@ -98,15 +74,7 @@ struct mota_agent_config {
     struct mota_agent_key keys[MOTA_AGENT_MAX_KEYS];
     uint8_t vendor_id[16], class_id[16];
     struct mota_device_profile profile;
-    const struct mota_loader_mem *loader_mem; /* writable memory for installs */
     uint32_t max_trial_boots;       /* boots allowed before an unconfirmed model is reverted (default 3) */
-    mota_agent_infer_cb infer;      /* NULL: self-tests cannot run (containers with one are refused) */
-    /* optional: a guarding port says where its last stopped call faulted ("MemManage at pc 0x.., address
-     * 0x.."): the detail of a MOTA_ERR_SELFTEST_FAULT / _TIMEOUT verdict. Returns the text's length. */
-    size_t (*infer_detail)(void *ctx, char *out, size_t cap);
-    /* optional: the model's own description (STATUS model key 13); MOTA_OK when it has one */
-    int (*model_about)(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
-    void *infer_ctx;
     uint8_t *selftest_buf;          /* for the self-test input and output */
     size_t selftest_buf_size;
     uint8_t *scratch;               /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */

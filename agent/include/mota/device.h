@@ -2,7 +2,7 @@
  * The device main loop: the agent and its update link, as every port runs
  * them (the posix simulator and each board alike). A firmware's main() is
  *
- *     mota_device_start(&dev, &agent_cfg, &uart, "my-board");
+ *     mota_device_start(&dev, &agent_cfg, "my-board");
  *     for (;;)
  *         mota_device_step(&dev, 10);
  *
@@ -15,7 +15,7 @@
 #define MOTA_DEVICE_H
 
 #include "mota/agent.h"
-#include "mota/hal.h"
+#include "mota/port.h"
 #include "mota/link.h"
 
 #include <stdint.h>
@@ -24,19 +24,17 @@ struct mota_device {
     struct mota_agent agent;
     struct mota_link link;
     const struct mota_agent_config *cfg;
-    const struct mota_transport *tr;
     const char *name;
     uint32_t boots; /* boots of this instance (host ports reboot in place) */
 };
 
 /*
- * Boot: start the agent (journal, trial accounting, re-validation and
+ * Boot: start the agent (the port's transport carries the link) (journal, trial accounting, re-validation and
  * install of the active models) and the link server. MOTA_OK, or the
  * agent's reason (MOTA_ERR_PORT for a port that lacks a required callback,
  * MOTA_ERR_CONFIG for an invalid layout, a flash error).
  */
-int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg, const struct mota_transport *tr,
-                      const char *name);
+int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg, const char *name);
 
 /*
  * One turn of the main loop. MOTA_OK; MOTA_ERR_TRANSPORT when the peer is

@@ -1,0 +1,106 @@
+/* The decoders of compressed payloads behind one interface (mota/decompress.h). */
+#include "mota/decompress.h"
+
+#include "inflate.h"
+#include "lz4.h"
+
+#include "mota/err.h"
+
+#include <string.h>
+
+bool mota_decompress_known(uint32_t alg)
+{
+    return alg == MOTA_DECOMP_LZ4 || alg == MOTA_DECOMP_DEFLATE;
+}
+
+int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out)
+{
+    if (!mota_decompress_known(alg) || block == 0 || out > size || (out % block != 0 && out != size))
+        return MOTA_ERR_ARG;
+    d->alg = alg;
+    if (alg == MOTA_DECOMP_DEFLATE) {
+        if (out == 0)
+            mota_inflate_init(&d->u.inflate, size, block);
+        else
+            mota_inflate_resume(&d->u.inflate, size, block, out);
+    } else if (out == 0) {
+        mota_lz4_init(&d->u.lz4, size, block);
+    } else {
+        mota_lz4_resume(&d->u.lz4, size, block, out);
+    }
+    return MOTA_OK;
+}
+
+int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len,
+                         const struct mota_decomp_sink *sink, size_t *used)
+{
+    if (d->alg == MOTA_DECOMP_DEFLATE)
+        return mota_inflate_feed(&d->u.inflate, in, len, sink, used);
+    return mota_lz4_feed(&d->u.lz4, in, len, sink, used);
+}
+
+bool mota_decompress_at_boundary(const struct mota_decompress *d)
+{
+    return d->alg == MOTA_DECOMP_DEFLATE ? mota_inflate_at_boundary(&d->u.inflate) : mota_lz4_at_boundary(&d->u.lz4);
+}
+
+int mota_decompress_finish(const struct mota_decompress *d)
+{
+    return d->alg == MOTA_DECOMP_DEFLATE ? mota_inflate_finish(&d->u.inflate) : mota_lz4_finish(&d->u.lz4);
+}
+
+uint32_t mota_decompress_out(const struct mota_decompress *d)
+{
+    return d->alg == MOTA_DECOMP_DEFLATE ? d->u.inflate.out : d->u.lz4.out;
+}
+
+uint32_t mota_decompress_bound(uint32_t alg, uint32_t size, uint32_t block)
+{
+    return alg == MOTA_DECOMP_DEFLATE ? mota_inflate_bound(size, block)
+           : alg == MOTA_DECOMP_LZ4   ? mota_lz4_bound(size, block)
+                                      : 0;
+}
+
+/* ---- a whole payload in memory ---- */
+
+struct mem_sink {
+    uint8_t *out;
+    uint32_t pos, cap;
+};
+
+static int mem_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct mem_sink *m = ctx;
+    if (n > m->cap - m->pos)
+        return MOTA_ERR_DECOMP_OVERRUN; /* the decoders never ask: a second guard */
+    memcpy(m->out + m->pos, p, n);
+    m->pos += (uint32_t)n;
+    return MOTA_OK;
+}
+
+static int mem_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct mem_sink *m = ctx;
+    if (dist == 0 || dist > m->pos || n > m->cap - m->pos)
+        return MOTA_ERR_DECOMP_OFFSET;
+    for (uint32_t k = 0; k < n; k++, m->pos++) /* byte by byte: the source may overlap */
+        m->out[m->pos] = m->out[m->pos - dist];
+    return MOTA_OK;
+}
+
+int mota_decompress_buffer(struct mota_decompress *d, uint32_t alg, const uint8_t *in, size_t len, uint8_t *out,
+                           uint32_t size, uint32_t block)
+{
+    struct mem_sink m = {out, 0, size};
+    const struct mota_decomp_sink sink = {mem_write, mem_copy, &m};
+    if ((in == NULL && len > 0) || (out == NULL && size > 0) || block == 0 || !mota_decompress_known(alg))
+        return MOTA_ERR_ARG;
+    int ret = mota_decompress_start(d, alg, size, block, 0);
+    while (ret == MOTA_OK && len > 0) {
+        size_t used = 0;
+        ret = mota_decompress_feed(d, in, len, &sink, &used);
+        in += used;
+        len -= used;
+    }
+    return ret != MOTA_OK ? ret : mota_decompress_finish(d);
+}

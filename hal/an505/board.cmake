@@ -1,4 +1,0 @@
-# Build-time sizes of the an505 firmware: the MPS layer's, as on an547 (the
-# UART is faster here, about 25 KiB/s, but the window already hides the
-# round trips). A product changes them here, before the include.
-include(${CMAKE_CURRENT_LIST_DIR}/../mps/sizes.cmake)

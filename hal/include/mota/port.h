@@ -1,0 +1,149 @@
+/*
+ * The port contract: the one header a board implements. A port fills one
+ * struct mota_port (flash, system, transport, loader memory, inference) and
+ * hands it to the agent in struct mota_agent_config; nothing else of the
+ * board reaches mota. Each member is a config struct of callbacks with an
+ * opaque context, littlefs style; zeroed optional members mean "not
+ * provided". Callbacks return MOTA_OK (0) or a negative enum mota_err code
+ * (mota/err.h) unless stated otherwise. docs/porting.md walks through it;
+ * hal/ports/ holds the ports to copy (posix: the simulator; mps: the QEMU
+ * boards, one folder per board under the family's common layer).
+ *
+ * Only agent/ and the ports include this header.
+ */
+#ifndef MOTA_PORT_H
+#define MOTA_PORT_H
+
+#include "mota/loader.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * NOR flash (one device or partition, offsets from its start).
+ * - read: any offset and length inside the device.
+ * - prog: off and len multiples of prog_size (len may cover several units:
+ *   the port splits it at page boundaries); every byte programmed must be
+ *   erased (erased_value) before: NOR bits only go from 1 to 0.
+ * - erase: one sector; off a multiple of sector_size.
+ * - map: a pointer to the memory-mapped contents of [off, off+len), and
+ *   xip_base its CPU address. Required: stored manifests are decoded in
+ *   place and models execute in place (XIP) or are copied from there.
+ */
+struct mota_flash {
+    int (*read)(void *ctx, uint32_t off, void *buf, size_t len);
+    int (*prog)(void *ctx, uint32_t off, const void *buf, size_t len);
+    int (*erase)(void *ctx, uint32_t off);
+    const uint8_t *(*map)(void *ctx, uint32_t off, size_t len);
+    uint32_t xip_base;
+    uint32_t size;
+    uint32_t sector_size;
+    uint32_t prog_size;
+    uint8_t erased_value;
+    void *ctx;
+};
+
+/*
+ * Byte stream (UART, USB CDC, pty, TCP, stdio).
+ * - read: up to len bytes, waiting at most timeout_ms; returns the count
+ *   (0 on timeout) or a negative code (MOTA_ERR_TRANSPORT when closed).
+ * - write: all len bytes; MOTA_OK or a negative code. The buffer is the
+ *   caller's again when write returns (the link reuses it for the next
+ *   frame): a DMA or interrupt-driven port copies it or waits.
+ */
+struct mota_transport {
+    int (*read)(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms);
+    int (*write)(void *ctx, const uint8_t *buf, size_t len);
+    void *ctx;
+};
+
+enum mota_reset_cause {
+    MOTA_RESET_POWER_ON = 0,
+    MOTA_RESET_SOFTWARE = 1, /* the firmware asked (a REBOOT request, the application) */
+    MOTA_RESET_WATCHDOG = 2, /* the main loop stopped kicking */
+    MOTA_RESET_FAULT = 3,    /* a CPU fault handler reset the device */
+};
+
+/*
+ * Time, reset and watchdog. now_us, reset and reset_cause are required: a
+ * model on trial is reverted after a watchdog or fault reset, which only a
+ * port that reports the cause makes possible.
+ * - now_us: monotonic microseconds since boot.
+ * - reset: a system reset; does not return on a device (a host port may
+ *   return, and the caller then boots again).
+ * - reset_cause: why this boot happened (read once, at agent start).
+ * - watchdog_kick (optional): the agent kicks between flash sectors, every
+ *   4 KiB hashed and around a self-test; the main loop kicks every step.
+ */
+struct mota_system {
+    uint64_t (*now_us)(void *ctx);
+    void (*reset)(void *ctx);
+    enum mota_reset_cause (*reset_cause)(void *ctx);
+    void (*watchdog_kick)(void *ctx);
+    void *ctx;
+};
+
+/* What a model says of itself, where its runtime can say it (an X-CUBE-AI legacy model's report). */
+struct mota_model_about {
+    char name[32];
+    char compiled[32];      /* compile date and time */
+    char tool[24];          /* tool revision text */
+    uint32_t tool_version;  /* major << 16 | minor << 8 | micro */
+    uint32_t acts_size, weights_size;
+};
+
+/*
+ * Inference, run by the port because only the port knows how to guard a
+ * model (MPU regions, time budget, fault handlers): run the installed model
+ * on `in` and write out_len bytes to `out`; report the inference time in
+ * microseconds. MOTA_OK or a negative code. The agent compares the output
+ * digest and the latency with the manifest. On entry *latency_us holds the
+ * call's time budget (the manifest's latency limit; 0: the device's own
+ * limit): a port that runs models under guard stops them there
+ * (MOTA_ERR_SELFTEST_TIMEOUT), as it stops a faulting one
+ * (MOTA_ERR_SELFTEST_FAULT). Those codes reach the host as the verdict.
+ */
+typedef int (*mota_port_infer_fn)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
+                                  uint8_t *out, size_t out_len, uint64_t *latency_us);
+
+/*
+ * Everything a board provides, checked by mota_agent_init (MOTA_ERR_PORT
+ * when a required member is missing).
+ */
+struct mota_port {
+    /* Required: the flash holding the journal and the model slots (read, prog, erase, map). */
+    const struct mota_flash *flash;
+
+    /* Required: clock, reset and its cause; the watchdog kick is optional. */
+    const struct mota_system *sys;
+
+    /* Required by mota_device_start: the update link's byte stream. An agent driven without the link
+     * (mota_agent_write from the application) may leave it NULL. */
+    const struct mota_transport *transport;
+
+    /*
+     * Required for installs: the memory models are installed into (mota/loader.h struct
+     * mota_loader_mem). map gives a host pointer for a device range the model may use (its exec RAM,
+     * external RAM), or NULL for any other: the installer writes nothing outside what map grants.
+     * clean_dcache / invalidate_icache run after an install on parts with caches (an NPU reads its
+     * pools from memory; the CPU fetches the copied code); NULL where none is needed.
+     */
+    const struct mota_loader_mem *mem;
+
+    /* Optional: runs models (self-tests, the link's INVOKE). NULL: self-tests cannot run, so a
+     * container with one is refused. */
+    mota_port_infer_fn infer;
+
+    /* Optional: where the last stopped call faulted ("MemManage at pc 0x.., address 0x.."), the detail
+     * of a MOTA_ERR_SELFTEST_FAULT / _TIMEOUT verdict. Returns the text's length (at most cap). */
+    size_t (*infer_detail)(void *ctx, char *out, size_t cap);
+
+    /* Optional: the model's own description (STATUS model key 13); MOTA_OK when it has one. */
+    int (*model_about)(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
+
+    /* The context of infer, infer_detail and model_about. */
+    void *infer_ctx;
+};
+
+#endif /* MOTA_PORT_H */

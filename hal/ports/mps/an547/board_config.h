@@ -1,0 +1,26 @@
+/*
+ * QEMU mps3-an547 (Arm MPS3 AN547: SSE-300, Cortex-M55) for the MPS layer
+ * (hal/ports/mps/common): where its peripherals and memories are, in the Secure state
+ * (SAU off). QEMU 7.2's model, checked on it.
+ *
+ *   ITCM  0x00000000  512 KiB  firmware code (an547.ld)
+ *   DTCM  0x20000000  512 KiB  firmware data, stack (an547.ld)
+ *   SRAM  0x01000000    2 MiB  model exec RAM
+ *   DDR   0x60000000   16 MiB  the emulated NOR flash
+ */
+#ifndef MOTA_AN547_BOARD_CONFIG_H
+#define MOTA_AN547_BOARD_CONFIG_H
+
+#define MOTA_MPS_FLASH_BASE 0x60000000u
+#define MOTA_MPS_EXEC_BASE 0x01000000u
+#define MOTA_MPS_EXEC_SIZE (2u * 1024u * 1024u)
+#define MOTA_MPS_SYSCLK_HZ 32000000u /* SysTick on the processor clock */
+#define MOTA_MPS_N_IRQ 128u          /* 96 board + 32 SSE-300 interrupts */
+#define MOTA_MPS_UART0_BASE 0x49303000u
+#define MOTA_MPS_UART_RX_IRQS(X) X(33u)
+/* The SSE-300 S32K watchdog (Secure alias; 32 kHz slow clock; its interrupt
+ * is the NMI). The other SSE-300 watchdog, at 0x48040000, is not modelled. */
+#define MOTA_MPS_WDOG_BASE 0x5802E000u
+#define MOTA_MPS_WDOG_HZ 32000u
+
+#endif
