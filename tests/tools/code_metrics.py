@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The tree's shape, measured: function lengths and the include graph.
 
-  code_metrics.py [--root DIR] functions [--over N] [--top K]
+  code_metrics.py [--root DIR] functions [--over N] [--top K] [--check]   --check: exit 1 when one is over N
   code_metrics.py [--root DIR] layers      exit 1 on an include or a link the layers forbid
   code_metrics.py [--root DIR] selftest    the layer check refuses violations planted in a copy of the tree
+  code_metrics.py [--root DIR] format      exit 1 on a C file clang-format (the tree's .clang-format) would change
+  code_metrics.py [--root DIR] hygiene     exit 1 on a source or script file without its SPDX licence line
+                                           and an opening comment that says what it holds
 
 The layers (docs/architecture.md), lowest first; each is a folder. Two views
 of the same rule, both checked:
@@ -115,7 +118,7 @@ def check_layers(root):
                 bad.append(f"{f} includes {name}: test code")
             elif fh is not None and th is not None and th > fh:
                 bad.append(f"{f} ({fname}) includes {name} ({target}, {tname}): upward")
-    return files, edges, bad + check_folders(root, files)
+    return files, edges, bad + check_folders(root, files) + check_picture(root)
 
 
 TARGET = re.compile(r"add_(?:library|executable)\(\s*([\w.${}-]+)")
@@ -131,6 +134,20 @@ def cmake_files(root):
                for f in fs if not os.path.relpath(d, root).startswith(("build", ".git"))]
     return sorted(p for p in out if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")
                   if not p.startswith(OUTSIDE) and os.path.exists(os.path.join(root, p)))
+
+
+def check_picture(root):
+    """docs/architecture.md's layer picture names exactly the layer folders, top to bottom."""
+    path = os.path.join(root, "docs", "architecture.md")
+    if not os.path.exists(path):
+        return []
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r"## Layers[^\n]*\n.*?```\n(.*?)```", text, re.S)
+    drawn = re.findall(r"^ ([a-z_]+/(?:[a-z_]+/)*)\s", m.group(1), re.M) if m else []
+    want = [prefixes[0] for _, prefixes in reversed(LAYERS)]
+    if drawn != want:
+        return [f"docs/architecture.md: the layer picture shows {drawn}, the layers are {want}"]
+    return []
 
 
 def check_folders(root, files):
@@ -157,6 +174,79 @@ def check_folders(root, files):
             if th is not None and th > fh:
                 bad.append(f"{c} ({fname}) links {d} ({home}, {tname}): upward")
     return bad
+
+
+SPDX = "SPDX-License-Identifier: Apache-2.0"
+SCRIPT_FILES = re.compile(r"(\.(c|h|py|sh|cmake|ld|in)|(^|/)CMakeLists\.txt|^\.ci/run)$")
+OPENING = re.compile(r'^\s*(/\*|//|#(?!\s*(include|if|define|pragma)\b)|[rR]?"""|\'\'\')')
+
+
+def tracked(root):
+    try:
+        return subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+                              capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
+                for f in fs if not os.path.relpath(d, root).startswith(("build", ".git", ".deps"))]
+
+
+def check_hygiene(root):
+    """Every source and script file: the licence line first (after a #! line), then a comment that says
+    what the file holds. Fuzz corpora and fixtures are data, not sources."""
+    files = [f for f in tracked(root) if SCRIPT_FILES.search(f) and "/corpus/" not in f
+             and os.path.exists(os.path.join(root, f))]
+    bad = []
+    for f in sorted(files):
+        lines = open(os.path.join(root, f), encoding="utf-8", errors="replace").read().split("\n")
+        if lines and lines[0].startswith("#!"):
+            lines = lines[1:]
+        if not lines or SPDX not in lines[0]:
+            bad.append(f"{f}: the first line (after #!) is not the licence line ({SPDX})")
+            continue
+        rest = [x for x in lines[1:] if x.strip()]
+        if not rest or not OPENING.match(rest[0]):
+            bad.append(f"{f}: no opening comment after the licence line")
+    return files, bad
+
+
+def hygiene_selftest(root):
+    """The hygiene check refuses a file without its licence line and one without an opening comment."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="mota-hygiene-")
+    try:
+        os.makedirs(os.path.join(tmp, "agent/src"))
+        with open(os.path.join(tmp, "agent/src/a.c"), "w") as out:
+            out.write('#include "mota/agent.h"\n')
+        with open(os.path.join(tmp, "agent/src/b.c"), "w") as out:
+            out.write("/* " + SPDX + " */\n#include <string.h>\n")
+        with open(os.path.join(tmp, "agent/src/c.sh"), "w") as out:
+            out.write("#!/bin/sh\n# " + SPDX + "\n# Says what it does.\n")
+        _, bad = check_hygiene(tmp)
+        ok = (any(b.startswith("agent/src/a.c") and "licence" in b for b in bad) and
+              any(b.startswith("agent/src/b.c") and "opening comment" in b for b in bad) and
+              not any(b.startswith("agent/src/c.sh") for b in bad))
+        print(f"hygiene selftest: {'a missing licence line and opening comment refused' if ok else 'FAIL ' + str(bad)}")
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_format(root):
+    """clang-format --dry-run over every tracked C file; a file it would change is named. Its selftest: a
+    copy of a file with its indentation broken must be refused."""
+    files = [f for f in tracked(root) if f.endswith((".c", ".h")) and os.path.exists(os.path.join(root, f))]
+    cmd = ["clang-format", "--style=file:" + os.path.join(root, ".clang-format"), "--dry-run", "-Werror"]
+    bad = []
+    for i in range(0, len(files), 64):
+        r = subprocess.run(cmd + files[i:i + 64], cwd=root, capture_output=True, text=True)
+        bad += sorted({line.split(":")[0] for line in r.stderr.splitlines() if ": error:" in line})
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".c", dir=root, delete=True) as t:
+        t.write("int f(void)\n{\n        return 0;\n}\n")
+        t.flush()
+        planted = subprocess.run(cmd + [t.name], capture_output=True, text=True).returncode != 0
+    return files, bad, planted
 
 
 def strip(text):
@@ -264,9 +354,18 @@ def selftest(root):
                 text = src.read()
             with open(path, "w", encoding="utf-8") as out:
                 out.write(text.replace("\n" + line + "\n", ""))
+        # the picture: a copy of the docs whose picture lost a layer
+        doc = os.path.join(root, "docs", "architecture.md")
+        os.makedirs(os.path.join(tmp, "docs"), exist_ok=True)
+        text = open(doc, encoding="utf-8").read()
+        with open(os.path.join(tmp, "docs", "architecture.md"), "w", encoding="utf-8") as out:
+            out.write(text.replace("\n decompress/ ", "\n            "))
+        _, _, bad = check_layers(tmp)
+        if not any("layer picture" in b for b in bad):
+            missed.append(f"docs/architecture.md without decompress/ in its picture not refused ({bad})")
         for m in missed:
             print("FAIL " + m)
-        print(f"selftest: {len(PLANTED)} planted violations, {len(PLANTED) - len(missed)} refused")
+        print(f"selftest: {len(PLANTED) + 1} planted violations, {len(PLANTED) + 1 - len(missed)} refused")
         return 1 if missed else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -279,8 +378,11 @@ def main():
     fp = sub.add_parser("functions")
     fp.add_argument("--over", type=int, default=60)
     fp.add_argument("--top", type=int, default=10)
+    fp.add_argument("--check", action="store_true", help="exit 1 when a function is over --over lines")
     sub.add_parser("layers")
     sub.add_parser("selftest")
+    sub.add_parser("hygiene")
+    sub.add_parser("format")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     if a.cmd == "functions":
@@ -291,9 +393,23 @@ def main():
               f"over {a.over} lines: {len(over)}")
         for n, f, name in fs[:a.top]:
             print(f"  {n:4d}  {name}  ({f})")
-        return 0
+        return 1 if a.check and over else 0
     if a.cmd == "selftest":
         return selftest(root)
+    if a.cmd == "format":
+        files, bad, planted = check_format(root)
+        print(f"format: {len(files)} C files, {len(bad)} that clang-format would change; "
+              f"a misformatted file {'refused' if planted else 'NOT refused'}")
+        for b in bad:
+            print("  " + b)
+        return 1 if bad or not planted else 0
+    if a.cmd == "hygiene":
+        files, bad = check_hygiene(root)
+        print(f"hygiene: {len(files)} source and script files, {len(bad)} without their licence line or "
+              f"opening comment")
+        for b in bad:
+            print("  " + b)
+        return 1 if bad or hygiene_selftest(root) else 0
     files, edges, bad = check_layers(root)
     print(f"layers: {len(files)} files in {len(LAYERS)} layers, {edges} includes of the tree's own headers, "
           f"{len(cmake_files(root))} build files, {len(bad)} forbidden")
