@@ -59,14 +59,14 @@ void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model)
     r->slot = MOTA_AGENT_NO_SLOT;
 }
 
-void mota_journal_setup(struct mota_journal *j, const struct mota_agent_config *cfg,
-                        struct mota_agent_model_state *st, uint32_t *key_floor)
+void mota_journal_setup(struct mota_journal *j, const struct mota_flash *flash, const struct mota_system *sys,
+                        uint32_t offset, unsigned n_models, struct mota_agent_model_state *st, uint32_t *key_floor)
 {
     memset(j, 0, sizeof(*j));
-    j->flash = cfg->port->flash;
-    j->sys = cfg->port->sys;
-    j->offset = cfg->journal_offset;
-    j->n_models = cfg->n_models;
+    j->flash = flash;
+    j->sys = sys;
+    j->offset = offset;
+    j->n_models = n_models;
     j->st = st;
     j->key_floor = key_floor;
 }

@@ -2,7 +2,7 @@
 #ifndef MOTA_AGENT_JOURNAL_H
 #define MOTA_AGENT_JOURNAL_H
 
-#include "mota/agent.h"
+#include "mota/journal.h"
 
 #include <stdint.h>
 
@@ -45,9 +45,9 @@ struct jrec {
     uint32_t crc;
 };
 
-/* The journal of agent `a`'s state, in the sectors its configuration names. */
-void mota_journal_setup(struct mota_journal *j, const struct mota_agent_config *cfg,
-                        struct mota_agent_model_state *st, uint32_t *key_floor);
+/* The journal of the state st[n_models] and *key_floor, in the two flash sectors at offset. */
+void mota_journal_setup(struct mota_journal *j, const struct mota_flash *flash, const struct mota_system *sys,
+                        uint32_t offset, unsigned n_models, struct mota_agent_model_state *st, uint32_t *key_floor);
 int mota_journal_load(struct mota_journal *j);
 int mota_journal_append(struct mota_journal *j, struct jrec *r); /* appends and applies */
 void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model);

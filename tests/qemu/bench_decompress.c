@@ -30,7 +30,7 @@ struct job_table {
     struct job jobs[];
 };
 
-/* the agent's sink (agent/src/agent.c z_write, z_copy): whole 256-byte units "programmed" */
+/* the agent's sink (agent/src/upload.c z_write, z_copy): whole 256-byte units "programmed" */
 struct unit_sink {
     uint8_t *flash;  /* where the image goes */
     uint32_t off;    /* bytes programmed */

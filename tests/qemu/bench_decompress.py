@@ -108,7 +108,7 @@ def code_in_map(path):
     rx = re.compile(r"^ (\.(?:text|rodata)[^\s]*)?\s*\n?\s+0x[0-9a-f]+\s+(0x[0-9a-f]+) (\S+)$", re.M)
     for sec, size, obj in rx.findall(text):
         if sec and (obj.split("(")[-1] in ("lz4.c.obj)", "inflate.c.obj)", "decompress.c.obj)") or
-                    (obj.endswith("(agent.c.obj)") and sec.startswith(".text.z_"))):
+                    (obj.endswith("(upload.c.obj)") and sec.startswith(".text.z_"))):
             sizes.setdefault(obj.split("(")[1][:-1], {})[sec] = int(size, 16)
     return sizes
 
@@ -116,8 +116,8 @@ def code_in_map(path):
 if len(sys.argv) > 5:
     sizes = code_in_map(sys.argv[5])
     lz4, inf = sum(sizes.get("lz4.c.obj", {}).values()), sum(sizes.get("inflate.c.obj", {}).values())
-    disp, sink = sum(sizes.get("decompress.c.obj", {}).values()), sizes.get("agent.c.obj", {})
-    print("code in the an547 firmware (Cortex-M55, -Os): lz4 decoder %d bytes (container/src/lz4.c), deflate "
+    disp, sink = sum(sizes.get("decompress.c.obj", {}).values()), sizes.get("upload.c.obj", {})
+    print("code in the an547 firmware (Cortex-M55, -Os): lz4 decoder %d bytes (decompress/src/lz4.c), deflate "
           "decoder %d bytes (inflate.c), their common interface %d bytes (decompress.c), the agent's sink %d bytes "
           "(%s; the rest of its glue is inlined into the upload path)" %
           (lz4, inf, disp, sum(sink.values()), ", ".join("%s %d" % (k[6:], v) for k, v in sorted(sink.items()))))

@@ -313,7 +313,7 @@ PLANTED = [  # (file, line appended, what the check must say)
     ("base/src/err.c", '#include "mota/crypto.h"', "upward"),
     ("decompress/src/lz4.c", '#include "mota/container.h"', "upward"),
     ("agent/src/link.c", '#include "mota/posix_device.h"', "upward"),
-    ("container/src/container.c", '#include "../../hal/include/mota/port.h"', "port.h"),
+    ("container/src/manifest.c", '#include "../../hal/include/mota/port.h"', "port.h"),
     ("loader/src/install.c", "#include <cbor/data.h>", "libcbor"),
     ("container/src/cbor.c", "#include <psa/crypto.h>", "mbed TLS"),
     ("agent/src/link.c", "#include <mbedtls/sha256.h>", "mbed TLS"),

@@ -15,6 +15,7 @@
 #include "mota/compat.h"
 #include "mota/container.h"
 #include "mota/decompress.h"
+#include "mota/journal.h"
 #include "mota/loader.h"
 #include "mota/port.h"
 
@@ -37,7 +38,6 @@
  */
 #define MOTA_AGENT_SCRATCH_ANY (MOTA_CONTAINER_MAX_AUTH + MOTA_CONTAINER_MAX_MANIFEST + 64u)
 #define MOTA_AGENT_SCRATCH_MIN 512u
-#define MOTA_AGENT_NO_SLOT 0xFFu
 /* Upload progress is journaled every this many bytes: an interrupted
  * transfer resends at most this much (plus the head). */
 #ifndef MOTA_AGENT_PROGRESS_STEP
@@ -79,39 +79,6 @@ struct mota_agent_config {
     size_t selftest_buf_size;
     uint8_t *scratch;               /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */
     size_t scratch_size;
-};
-
-enum mota_upload_state { MOTA_UPLOAD_NONE = 0, MOTA_UPLOAD_RECEIVING, MOTA_UPLOAD_ERASED, MOTA_UPLOAD_VERIFIED };
-
-struct mota_agent_slot_ref {
-    uint8_t slot; /* 0, 1 or MOTA_AGENT_NO_SLOT */
-    uint64_t seq;
-    uint8_t digest[MOTA_SHA256_LEN]; /* manifest digest */
-};
-
-/* Per model, as the journal says (and in RAM). */
-struct mota_agent_model_state {
-    struct mota_agent_slot_ref active;   /* the model the device runs */
-    bool testing;                        /* active is on trial, not confirmed */
-    uint32_t trial_boots;
-    struct mota_agent_slot_ref previous; /* last confirmed model, for rollback */
-    uint64_t committed_seq;              /* anti-rollback floor */
-    uint8_t committed_digest[MOTA_SHA256_LEN];
-    bool has_committed;
-    /* upload in progress */
-    uint8_t upload_state;                /* enum mota_upload_state */
-    struct mota_agent_slot_ref upload;
-    uint32_t upload_len, upload_head_len, upload_offset;
-    /* where a compressed payload resumes (docs/agent.md "Resuming a compressed payload"): the
-     * image bytes on flash, the stream bytes from upload_offset to hash but not decode (the block
-     * boundary is that far on), and the transported hash's state at upload_offset */
-    uint32_t upload_plain;
-    uint8_t upload_skip;
-    uint8_t upload_mid[MOTA_SHA256_STATE_LEN];
-    int last_error;                      /* cleared by a later install, confirm or rollback */
-    /* when: false for an error read from the journal at boot (an earlier boot: time is not journaled) */
-    bool last_error_this_boot;
-    uint32_t last_error_ms;              /* ms since this boot, when last_error_this_boot */
 };
 
 /*
@@ -188,24 +155,6 @@ struct mota_agent_layout {
     uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
     uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
     uint32_t container_len, slot_used;                   /* bytes of the stream, of the slot it occupies */
-};
-
-/*
- * The state journal (agent/src/journal.c, format in docs/agent.md): two
- * flash sectors of records. It knows the state it keeps (the models' states
- * and the key floor) only through these pointers, and changes it only by
- * applying a record it has written, or replayed at boot.
- */
-struct mota_journal {
-    const struct mota_flash *flash;
-    const struct mota_system *sys; /* the clock: when a live error happened */
-    uint32_t offset;               /* its two sectors */
-    unsigned n_models;
-    struct mota_agent_model_state *st; /* [n_models] */
-    uint32_t *key_floor;
-    uint8_t sector;                /* 0 or 1: the current one */
-    uint32_t next;                 /* index of the next free record in it */
-    uint32_t epoch, seq;
 };
 
 /* The agent's state: caller-allocated, opaque in use. */

@@ -1,6 +1,6 @@
 /*
  * Every number the mota container uses as a map key or command, defined once:
- * the encoder (container_enc.c), the decoder (container.c) and the tests read
+ * the encoder (container_enc.c), the decoder (manifest.c, cose.c) and the tests read
  * these tables. docs/container-format.md gives each in its CDDL, named as in
  * the third column; the test cli_container_keys_match_the_cddl checks that
  * both agree.

@@ -1,6 +1,8 @@
-/* SUIT envelope / COSE_Sign1 / manifest decoding for the mota container. */
+/* The SUIT manifest: its members, the command sequences run over the components, the texts and the
+ * compatibility map (with its epoch summary), and the profile a mota container keeps to. */
 #include "mota/container.h"
 
+#include "decode.h"
 #include "mota/cbor.h"
 #include "mota/err.h"
 #include "mota/decompress.h"
@@ -44,27 +46,6 @@ const char *mota_component_name(enum mota_component_role role)
     }
 }
 
-void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN])
-{
-    memcpy(k->pub, pub, MOTA_P256_PUB_LEN);
-    mota_key_id(pub, k->kid);
-}
-
-/* A field of the wrong type is refused with the field's own reason: the type error of this read is
- * renamed, never an earlier error (the decoder keeps the first). */
-static int field(struct mota_cbor_dec *d, int was, int err)
-{
-    if (was == 0 && d->err == MOTA_ERR_CBOR_TYPE)
-        d->err = err;
-    return d->err;
-}
-#define FIELD(d, read, reason)                                                                              \
-    do {                                                                                                    \
-        int was_ = (d)->err;                                                                                \
-        (void)(read);                                                                                       \
-        field((d), was_, (reason));                                                                         \
-    } while (0)
-
 /* The next item is a bstr wrapping CBOR ("bstr .cbor X"): inner decodes its content. */
 static int open_wrapped(struct mota_cbor_dec *d, struct mota_cbor_dec *inner)
 {
@@ -74,348 +55,6 @@ static int open_wrapped(struct mota_cbor_dec *d, struct mota_cbor_dec *inner)
     mota_cbor_dec_init(inner, p, len);
     return d->err;
 }
-
-/* SUIT_Digest = [ -16, bstr .size 32 ] */
-static int decode_digest(struct mota_cbor_dec *d, uint8_t out[MOTA_SHA256_LEN])
-{
-    size_t n;
-    int64_t alg;
-    const uint8_t *p;
-    size_t len;
-    mota_cbor_get_array(d, &n);
-    if (n != 2)
-        mota_cbor_fail(d, n < 2 ? MOTA_ERR_DIGEST_LEN : MOTA_ERR_CBOR_TOO_LARGE);
-    mota_cbor_get_int(d, &alg);
-    if (alg != MOTA_SUIT_DIGEST_SHA256)
-        mota_cbor_fail(d, MOTA_ERR_DIGEST_ALG);
-    mota_cbor_get_bstr(d, &p, &len);
-    if (len != MOTA_SHA256_LEN)
-        mota_cbor_fail(d, MOTA_ERR_DIGEST_LEN);
-    if (d->err == 0)
-        memcpy(out, p, MOTA_SHA256_LEN);
-    return d->err;
-}
-
-/*
- * Labels met so far in one COSE_Sign1's headers, as their encoded bytes
- * (slices of the input): RFC 9052 section 3 forbids a label twice in a map
- * and a label in both maps, and a text label that repeats is not caught by
- * the integer keys' order check.
- */
-struct cose_labels {
-    const uint8_t *enc[16]; /* two maps of at most 8 pairs */
-    size_t len[16];
-    size_t n, n_protected;
-};
-
-/* One label's value: alg, crit and kid are ours; other labels are skipped. */
-static void decode_cose_label(struct mota_cbor_dec *d, int64_t label, bool is_protected, struct mota_auth_block *b)
-{
-    int64_t alg;
-    const uint8_t *kid;
-    size_t kid_len;
-    switch (label) {
-    case MOTA_COSE_LABEL_ALG:
-        if (!is_protected) /* the algorithm must be integrity protected */
-            mota_cbor_fail(d, MOTA_ERR_COSE_ALG);
-        FIELD(d, mota_cbor_get_int(d, &alg), MOTA_ERR_COSE_ALG);
-        b->alg = (int)(alg >= -100 && alg <= 100 ? alg : 0);
-        break;
-    case MOTA_COSE_LABEL_CRIT: /* we understand no extension parameter, so any entry is fatal */
-        mota_cbor_fail(d, MOTA_ERR_COSE_CRIT);
-        break;
-    case MOTA_COSE_LABEL_KID:
-        FIELD(d, mota_cbor_get_bstr(d, &kid, &kid_len), MOTA_ERR_COSE_KID);
-        if (kid_len == 0 || kid_len > 32)
-            mota_cbor_fail(d, MOTA_ERR_COSE_KID);
-        if (d->err == 0) {
-            b->kid = kid;
-            b->kid_len = kid_len;
-        }
-        break;
-    default:
-        mota_cbor_skip(d);
-        break;
-    }
-}
-
-/* Protected or unprotected COSE header map (RFC 9052 section 3). */
-static int decode_cose_header(struct mota_cbor_dec *d, bool is_protected, struct mota_auth_block *b,
-                              struct cose_labels *seen)
-{
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    mota_cbor_get_map(d, &n);
-    if (n > 8)
-        mota_cbor_fail(d, MOTA_ERR_CBOR_TOO_LARGE);
-    for (size_t i = 0; i < n && d->err == 0; i++) {
-        struct mota_cbor_item it;
-        mota_cbor_peek(d, &it);
-        /* label = int / tstr (RFC 9052 section 1.5) */
-        if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT && it.type != MOTA_CBOR_TSTR)
-            mota_cbor_fail(d, MOTA_ERR_CBOR_TYPE);
-        for (size_t k = 0; k < seen->n && d->err == 0; k++) {
-            if (seen->len[k] == it.size && memcmp(seen->enc[k], it.start, it.size) == 0)
-                mota_cbor_fail(d, k < seen->n_protected && !is_protected ? MOTA_ERR_COSE_DUP_LABEL
-                                                                         : MOTA_ERR_CBOR_DUP_KEY);
-        }
-        if (d->err != 0)
-            break;
-        seen->enc[seen->n] = it.start;
-        seen->len[seen->n++] = it.size;
-        if (it.type == MOTA_CBOR_TSTR) { /* text labels are legal COSE but never ours: skip key and value */
-            mota_cbor_skip(d);
-            mota_cbor_skip(d);
-            continue;
-        }
-        mota_cbor_get_int_key(d, &key, &prev);
-        if (d->err == 0)
-            decode_cose_label(d, key, is_protected, b);
-    }
-    if (is_protected)
-        seen->n_protected = seen->n;
-    return mota_cbor_finish(d);
-}
-
-/* A tagged item whose tag must be `want`, else `err` (also when the item is not tagged at all). */
-static void expect_tag(struct mota_cbor_dec *d, uint64_t want, int err)
-{
-    struct mota_cbor_item it;
-    uint64_t tag;
-    mota_cbor_peek(d, &it);
-    if (it.type != MOTA_CBOR_TAG)
-        mota_cbor_fail(d, err);
-    mota_cbor_get_tag(d, &tag);
-    if (tag != want)
-        mota_cbor_fail(d, err);
-}
-
-/* COSE_Sign1_Tagged = #6.18([ bstr .cbor hdr, hdr, nil, bstr ]) */
-static int decode_sign1(const uint8_t *buf, size_t len, struct mota_auth_block *b)
-{
-    struct mota_cbor_dec d, hdr;
-    size_t n, sig_len;
-    struct mota_cbor_item it;
-    struct cose_labels seen = {.n = 0};
-
-    memset(b, 0, sizeof(*b));
-    mota_cbor_dec_init(&d, buf, len);
-    expect_tag(&d, MOTA_COSE_TAG_SIGN1, MOTA_ERR_COSE_TAG);
-    mota_cbor_get_array(&d, &n);
-    if (n != 4)
-        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
-    mota_cbor_get_bstr(&d, &b->protected_hdr, &b->protected_len);
-    if (b->protected_len > 128)
-        mota_cbor_fail(&d, MOTA_ERR_CBOR_TOO_LARGE);
-    if (d.err == 0) {
-        mota_cbor_dec_init(&hdr, b->protected_hdr, b->protected_len);
-        mota_cbor_fail(&d, decode_cose_header(&hdr, true, b, &seen));
-    }
-    size_t unprot_start = d.pos;
-    mota_cbor_skip(&d);
-    if (d.err == 0) {
-        mota_cbor_dec_init(&hdr, buf + unprot_start, d.pos - unprot_start);
-        mota_cbor_fail(&d, decode_cose_header(&hdr, false, b, &seen));
-    }
-    mota_cbor_peek(&d, &it);
-    if (it.type != MOTA_CBOR_NULL)
-        mota_cbor_fail(&d, MOTA_ERR_COSE_PAYLOAD);
-    mota_cbor_get_null(&d);
-    mota_cbor_get_bstr(&d, &b->sig, &sig_len);
-    if (mota_cbor_finish(&d) != 0)
-        return d.err;
-    if (b->alg != MOTA_COSE_ALG_ES256 && b->alg != MOTA_COSE_ALG_ESP256)
-        return MOTA_ERR_COSE_ALG;
-    /* an empty signature is a block `mota pack --unsigned` left for `mota sign`: well formed, never
-     * authentic (mota_envelope_authenticate refuses it with its own reason) */
-    if (sig_len == 0) {
-        b->sig = NULL;
-        b->no_sig = true;
-        return 0;
-    }
-    if (sig_len != MOTA_P256_SIG_LEN)
-        return MOTA_ERR_COSE_SIG_LEN;
-    return 0;
-}
-
-/* SUIT_Authentication = [ bstr .cbor SUIT_Digest, + bstr .cbor COSE_Sign1_Tagged ] */
-static int decode_auth(const uint8_t *buf, size_t len, struct mota_envelope *env)
-{
-    struct mota_cbor_dec d, dd;
-    size_t n;
-
-    mota_cbor_dec_init(&d, buf, len);
-    mota_cbor_get_array(&d, &n);
-    if (n < 1)
-        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
-    if (n < 2)
-        mota_cbor_fail(&d, MOTA_ERR_AUTH_NO_BLOCK);
-    if (n - 1 > MOTA_CONTAINER_MAX_AUTH_BLOCKS)
-        mota_cbor_fail(&d, MOTA_ERR_AUTH_TOO_MANY);
-    mota_cbor_get_bstr(&d, &env->digest_enc, &env->digest_enc_len);
-    if (d.err != 0)
-        return d.err;
-    mota_cbor_dec_init(&dd, env->digest_enc, env->digest_enc_len);
-    decode_digest(&dd, env->digest);
-    if (mota_cbor_finish(&dd) != 0)
-        return dd.err;
-    env->n_blocks = n - 1;
-    for (size_t i = 0; i < env->n_blocks && d.err == 0; i++) {
-        const uint8_t *blk;
-        size_t blk_len;
-        if (mota_cbor_get_bstr(&d, &blk, &blk_len) == 0)
-            mota_cbor_fail(&d, decode_sign1(blk, blk_len, &env->blocks[i]));
-    }
-    return mota_cbor_finish(&d);
-}
-
-/* A declared byte-string length over its limit is refused from the head
- * alone, before waiting for (or reading) the content it announces. */
-static int check_declared(struct mota_cbor_dec *d, size_t limit)
-{
-    unsigned major;
-    uint64_t arg;
-    size_t hl;
-    if (d->err == 0 && d->pos < d->len &&
-        mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 && major == 2 && arg > limit)
-        mota_cbor_fail(d, MOTA_ERR_ENV_TOO_LARGE);
-    return d->err;
-}
-
-/* The envelope's next integer key; `missing` when the next item is not one (or there is none). */
-static int64_t envelope_key(struct mota_cbor_dec *d, int64_t *prev, int missing)
-{
-    struct mota_cbor_item it;
-    int64_t key;
-    mota_cbor_peek(d, &it);
-    if (it.type != MOTA_CBOR_UINT && it.type != MOTA_CBOR_NINT)
-        mota_cbor_fail(d, missing);
-    mota_cbor_get_int_key(d, &key, prev);
-    return key;
-}
-
-int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *env)
-{
-    struct mota_cbor_dec d;
-    struct mota_cbor_item it;
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    const uint8_t *auth;
-    size_t auth_len;
-
-    if (buf == NULL || env == NULL)
-        return MOTA_ERR_ARG;
-    memset(env, 0, sizeof(*env));
-    mota_cbor_dec_init(&d, buf, len);
-    expect_tag(&d, MOTA_SUIT_TAG_ENVELOPE, MOTA_ERR_ENV_TAG);
-    mota_cbor_peek(&d, &it);
-    if (it.type != MOTA_CBOR_MAP)
-        mota_cbor_fail(&d, MOTA_ERR_CBOR_TYPE);
-    n = (size_t)it.val;
-    d.pos += it.size;
-    if (n > 2 + MOTA_CONTAINER_MAX_COMPONENTS)
-        mota_cbor_fail(&d, MOTA_ERR_CBOR_TOO_LARGE);
-
-    /* Authentication wrapper first (SUIT requires it before the manifest). */
-    if (n < 1)
-        mota_cbor_fail(&d, MOTA_ERR_ENV_NO_AUTH);
-    key = envelope_key(&d, &prev, MOTA_ERR_ENV_NO_AUTH);
-    if (key != MOTA_ENV_AUTH)
-        mota_cbor_fail(&d, key == MOTA_ENV_MANIFEST ? MOTA_ERR_ENV_NO_AUTH : MOTA_ERR_ENV_UNKNOWN_KEY);
-    check_declared(&d, MOTA_CONTAINER_MAX_AUTH);
-    if (mota_cbor_get_bstr(&d, &auth, &auth_len) == 0)
-        mota_cbor_fail(&d, decode_auth(auth, auth_len, env));
-
-    /* Manifest second. */
-    if (n < 2)
-        mota_cbor_fail(&d, MOTA_ERR_ENV_NO_MANIFEST);
-    key = envelope_key(&d, &prev, MOTA_ERR_ENV_NO_MANIFEST);
-    if (key != MOTA_ENV_MANIFEST)
-        mota_cbor_fail(&d, key < MOTA_ENV_MANIFEST ? MOTA_ERR_ENV_UNKNOWN_KEY : MOTA_ERR_ENV_NO_MANIFEST);
-    check_declared(&d, MOTA_CONTAINER_MAX_MANIFEST);
-    env->manifest_wrapped = buf + d.pos;
-    mota_cbor_get_bstr(&d, &env->manifest, &env->manifest_len);
-    env->manifest_wrapped_len = (size_t)(buf + d.pos - env->manifest_wrapped);
-    env->head_len = d.pos;
-    env->n_payloads = n - 2;
-    return d.err;
-}
-
-/* Sig_structure = [ "Signature1", protected, h'', payload ] */
-int mota_sig_structure(const struct mota_envelope *env, const struct mota_auth_block *b, uint8_t *out, size_t cap,
-                       size_t *len)
-{
-    struct mota_cbor_enc e;
-    if (env == NULL || b == NULL || out == NULL || len == NULL)
-        return MOTA_ERR_ARG;
-    mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_array(&e, 4);
-    mota_cbor_put_tstr(&e, "Signature1");
-    mota_cbor_put_bstr(&e, b->protected_hdr, b->protected_len);
-    mota_cbor_put_bstr(&e, NULL, 0);
-    mota_cbor_put_bstr(&e, env->digest_enc, env->digest_enc_len);
-    if (e.err != 0)
-        return MOTA_ERR_CBOR_TOO_LARGE;
-    *len = e.len;
-    return MOTA_OK;
-}
-
-static int sig_structure_hash(const struct mota_envelope *env, const struct mota_auth_block *b,
-                              uint8_t hash[MOTA_SHA256_LEN])
-{
-    uint8_t buf[MOTA_SIG_STRUCTURE_MAX];
-    size_t len;
-    int ret = mota_sig_structure(env, b, buf, sizeof(buf), &len);
-    if (ret != MOTA_OK)
-        return ret;
-    mota_sha256(buf, len, hash);
-    return MOTA_OK;
-}
-
-int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys,
-                               size_t n_keys, size_t *key_index)
-{
-    int ret = MOTA_ERR_SIGNATURE;
-    uint8_t md[MOTA_SHA256_LEN], hash[MOTA_SHA256_LEN];
-    bool any_known = false, any_signed = false;
-
-    if (env == NULL || (keys == NULL && n_keys > 0))
-        return MOTA_ERR_ARG;
-    /* Digest before signature: the cheap check first, both must pass. */
-    mota_sha256(env->manifest_wrapped, env->manifest_wrapped_len, md);
-    if (mota_ct_memcmp(md, env->digest, MOTA_SHA256_LEN) != 0)
-        return MOTA_ERR_MANIFEST_DIGEST;
-    if (env->n_blocks == 0)
-        return MOTA_ERR_AUTH_NO_BLOCK;
-
-    for (size_t b = 0; b < env->n_blocks; b++) {
-        const struct mota_auth_block *blk = &env->blocks[b];
-        if (blk->no_sig)
-            continue; /* nothing to verify, and never a pass */
-        any_signed = true;
-        int r = sig_structure_hash(env, blk, hash);
-        if (r != MOTA_OK)
-            return r;
-        for (size_t k = 0; k < n_keys; k++) {
-            if (blk->kid != NULL &&
-                (blk->kid_len != MOTA_KEY_ID_LEN || memcmp(blk->kid, keys[k].kid, MOTA_KEY_ID_LEN) != 0))
-                continue;
-            any_known = true;
-            r = mota_ecdsa_p256_verify(keys[k].pub, hash, blk->sig);
-            if (r == MOTA_OK) {
-                if (key_index != NULL)
-                    *key_index = k;
-                return MOTA_OK;
-            }
-            if (r != MOTA_ERR_SIGNATURE)
-                return r;
-        }
-    }
-    ret = !any_signed ? MOTA_ERR_UNSIGNED : any_known ? MOTA_ERR_SIGNATURE : MOTA_ERR_KEY_UNKNOWN;
-    return ret;
-}
-
-/* ---- manifest ---- */
 
 struct seq_state {
     struct mota_manifest *m;
@@ -452,7 +91,7 @@ static void decode_compression(struct mota_cbor_dec *d, struct param *v)
         case MOTA_Z_ALG: mota_cbor_get_uint(&dd, &v->z_alg); break;
         case MOTA_Z_BLOCK: mota_cbor_get_uint(&dd, &v->z_block); break;
         case MOTA_Z_SIZE: mota_cbor_get_uint(&dd, &v->z_size); break;
-        case MOTA_Z_DIGEST: decode_digest(&dd, v->digest); break;
+        case MOTA_Z_DIGEST: mota_dec_digest(&dd, v->digest); break;
         default: mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO); break;
         }
     }
@@ -473,7 +112,7 @@ static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
         mota_cbor_get_bstr(d, &v->p, &v->len);
         if (d->err == 0) {
             mota_cbor_dec_init(&dd, v->p, v->len);
-            decode_digest(&dd, v->digest);
+            mota_dec_digest(&dd, v->digest);
             mota_cbor_fail(d, mota_cbor_finish(&dd));
         }
         break;
@@ -720,7 +359,7 @@ static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const
 /* A text of at most MOTA_CONTAINER_MAX_TEXT bytes; anything else is MOTA_ERR_TEXT. */
 static void get_text(struct mota_cbor_dec *d, const char **s, size_t *n)
 {
-    FIELD(d, mota_cbor_get_tstr(d, s, n), MOTA_ERR_TEXT);
+    MOTA_DEC_FIELD(d, mota_cbor_get_tstr(d, s, n), MOTA_ERR_TEXT);
     if (*n > MOTA_CONTAINER_MAX_TEXT)
         mota_cbor_fail(d, MOTA_ERR_TEXT);
 }
@@ -747,7 +386,7 @@ static void decode_component_text(struct mota_cbor_dec *d, struct mota_manifest 
     }
     if (comp == NULL)
         mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
-    FIELD(d, mota_cbor_get_map(d, &nf), MOTA_ERR_TEXT);
+    MOTA_DEC_FIELD(d, mota_cbor_get_map(d, &nf), MOTA_ERR_TEXT);
     for (size_t f = 0; f < nf && d->err == 0; f++) {
         mota_cbor_get_int_key(d, &fk, &fprev);
         get_text(d, &s, &sl);
@@ -773,7 +412,7 @@ static void decode_language(struct mota_cbor_dec *d, struct mota_manifest *m, bo
     const uint8_t *prev = NULL;
     size_t prev_len = 0;
     const char *s;
-    FIELD(d, mota_cbor_get_map(d, &ne), MOTA_ERR_TEXT);
+    MOTA_DEC_FIELD(d, mota_cbor_get_map(d, &ne), MOTA_ERR_TEXT);
     for (size_t e = 0; e < ne && d->err == 0; e++) {
         struct mota_cbor_item it;
         size_t ks = d->pos;
@@ -811,7 +450,7 @@ static int decode_text(struct mota_cbor_dec *d, struct mota_manifest *m)
     size_t prev_lang_len = 0;
     const char *lang;
 
-    FIELD(d, mota_cbor_get_map(d, &nl), MOTA_ERR_TEXT);
+    MOTA_DEC_FIELD(d, mota_cbor_get_map(d, &nl), MOTA_ERR_TEXT);
     if (nl == 0 || nl > 4)
         mota_cbor_fail(d, MOTA_ERR_TEXT);
     for (size_t l = 0; l < nl && d->err == 0; l++) {
@@ -831,7 +470,7 @@ static int decode_text(struct mota_cbor_dec *d, struct mota_manifest *m)
 static void get_u32(struct mota_cbor_dec *d, uint32_t *v, uint32_t max)
 {
     uint64_t x;
-    FIELD(d, mota_cbor_get_uint(d, &x), MOTA_ERR_COMPAT_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_uint(d, &x), MOTA_ERR_COMPAT_FIELD);
     if (x > max)
         mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
     *v = d->err == 0 ? (uint32_t)x : 0;
@@ -839,19 +478,19 @@ static void get_u32(struct mota_cbor_dec *d, uint32_t *v, uint32_t max)
 
 static void get_flag(struct mota_cbor_dec *d, bool *v)
 {
-    FIELD(d, mota_cbor_get_bool(d, v), MOTA_ERR_COMPAT_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_bool(d, v), MOTA_ERR_COMPAT_FIELD);
 }
 
 static void get_size(struct mota_cbor_dec *d, uint64_t *v)
 {
-    FIELD(d, mota_cbor_get_uint(d, v), MOTA_ERR_COMPAT_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_uint(d, v), MOTA_ERR_COMPAT_FIELD);
     if (*v > 0xFFFFFFFFu) /* 32-bit address spaces */
         mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
 }
 
 static void get_name(struct mota_cbor_dec *d, const char **s, size_t *len, size_t min, size_t max)
 {
-    FIELD(d, mota_cbor_get_tstr(d, s, len), MOTA_ERR_COMPAT_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_tstr(d, s, len), MOTA_ERR_COMPAT_FIELD);
     if (*len < min || *len > max)
         mota_cbor_fail(d, MOTA_ERR_COMPAT_FIELD);
 }
@@ -870,13 +509,13 @@ static void decode_selftest(struct mota_cbor_dec *d, struct mota_selftest *t)
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     unsigned seen = 0;
-    FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_SELFTEST_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_SELFTEST_FIELD);
     for (size_t i = 0; i < n && d->err == 0; i++) {
         mota_cbor_get_int_key(d, &key, &prev);
         if (d->err != 0)
             break;
         if (key == MOTA_SELFTEST_DIGEST) {
-            FIELD(d, decode_digest(d, t->output_digest), MOTA_ERR_SELFTEST_FIELD);
+            MOTA_DEC_FIELD(d, mota_dec_digest(d, t->output_digest), MOTA_ERR_SELFTEST_FIELD);
         } else if (key == MOTA_SELFTEST_SIZE || key == MOTA_SELFTEST_LATENCY) {
             int was = d->err; /* any failure of these two reads is the field's */
             mota_cbor_get_uint(d, key == MOTA_SELFTEST_SIZE ? &t->output_size : &t->max_latency_us);
@@ -910,8 +549,8 @@ void mota_epoch_summary_get(struct mota_cbor_dec *d, struct mota_epoch_summary *
         get_u32(d, &s->epochs, 0xFFFFFFu);
         get_u32(d, &s->npu_epochs, 0xFFFFFFu);
     } else {
-        FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
-        FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
+        MOTA_DEC_FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
+        MOTA_DEC_FIELD(d, mota_cbor_get_null(d), MOTA_ERR_COMPAT_FIELD);
     }
     get_u32(d, &s->hybrid_epochs, MOTA_EPOCH_MAX_BLOCKS);
     get_u32(d, &s->sw_epochs, MOTA_EPOCH_MAX_BLOCKS);
@@ -1004,7 +643,7 @@ static int decode_compat(struct mota_cbor_dec *d, struct mota_compat *c)
                               BIT(MOTA_COMPAT_ACTS) | BIT(MOTA_COMPAT_PARAMS) | BIT(MOTA_COMPAT_EXTRAM) |
                               BIT(MOTA_COMPAT_XIP) | BIT(MOTA_COMPAT_COPY) | BIT(MOTA_COMPAT_MODE);
 
-    FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_COMPAT_FIELD);
+    MOTA_DEC_FIELD(d, mota_cbor_get_map(d, &n), MOTA_ERR_COMPAT_FIELD);
     for (size_t i = 0; i < n && d->err == 0; i++) {
         mota_cbor_get_int_key(d, &key, &prev);
         if (d->err != 0)
@@ -1033,13 +672,13 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
     int slot = key == MOTA_MAN_VALIDATE ? 0 : key == MOTA_MAN_INSTALL ? 1 : 2;
     switch (key) {
     case MOTA_MAN_VERSION:
-        FIELD(d, mota_cbor_get_uint(d, &m->version), MOTA_ERR_MANIFEST_VERSION);
+        MOTA_DEC_FIELD(d, mota_cbor_get_uint(d, &m->version), MOTA_ERR_MANIFEST_VERSION);
         if (m->version != 1)
             mota_cbor_fail(d, MOTA_ERR_MANIFEST_VERSION);
         pt->have_version = true;
         break;
     case MOTA_MAN_SEQ:
-        FIELD(d, mota_cbor_get_uint(d, &m->seq), MOTA_ERR_MANIFEST_SEQ);
+        MOTA_DEC_FIELD(d, mota_cbor_get_uint(d, &m->seq), MOTA_ERR_MANIFEST_SEQ);
         pt->have_seq = true;
         break;
     case MOTA_MAN_COMMON:
@@ -1193,132 +832,4 @@ int mota_manifest_check_profile(const struct mota_manifest *m)
         return MOTA_ERR_SELFTEST_FIELD;
     (void)have_params;
     return 0;
-}
-
-int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len,
-                      uint64_t *size, size_t *head_len)
-{
-    unsigned major;
-    uint64_t arg;
-    size_t hl, hl2;
-    int ret;
-    if ((ret = mota_cbor_head(buf, len, &major, &arg, &hl)) != 0)
-        return ret;
-    if (major != 3)
-        return MOTA_ERR_ENV_UNKNOWN_KEY;
-    if (arg == 0 || arg > MOTA_CONTAINER_MAX_PAYLOAD_NAME)
-        return MOTA_ERR_CBOR_TOO_LARGE;
-    if (len - hl < arg)
-        return MOTA_ERR_CBOR_TRUNCATED;
-    if (!mota_utf8_valid(buf + hl, (size_t)arg))
-        return MOTA_ERR_CBOR_UTF8;
-    *name = (const char *)buf + hl;
-    *name_len = (size_t)arg;
-    hl += (size_t)arg;
-    if ((ret = mota_cbor_head(buf + hl, len - hl, &major, &arg, &hl2)) != 0)
-        return ret;
-    if (major != 2)
-        return MOTA_ERR_CBOR_TYPE;
-    *size = arg;
-    *head_len = hl + hl2;
-    return 0;
-}
-
-size_t mota_payload_head_size(enum mota_component_role role, uint64_t size)
-{
-    const char *name = mota_component_payload_name(role);
-    if (name == NULL)
-        return 0;
-    size_t n = strlen(name); /* names are short: a one-byte tstr head */
-    size_t bh = size < 24 ? 1 : size <= 0xFFu ? 2 : size <= 0xFFFFu ? 3 : size <= 0xFFFFFFFFu ? 5 : 9;
-    return 1 + n + bh;
-}
-
-/* The integrated payloads after the head of a decoded container, with or without their digests. */
-static int walk_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res, bool digests)
-{
-    int ret;
-    const struct mota_manifest *m = &res->manifest;
-    const char *prev_name = NULL;
-    size_t prev_name_len = 0, pos = res->env.head_len;
-    bool seen[MOTA_CONTAINER_MAX_COMPONENTS] = {false, false, false};
-
-    res->mota_profile = m->has_compat || res->env.n_payloads > 0;
-    if (res->mota_profile && (ret = mota_manifest_check_profile(m)) != 0)
-        return ret;
-    for (size_t i = 0; i < res->env.n_payloads; i++) {
-        const char *name;
-        size_t name_len, hl;
-        uint64_t size;
-        uint8_t md[MOTA_SHA256_LEN];
-        if ((ret = mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl)) != 0)
-            return ret;
-        /* canonical order of the tstr keys, which also forbids repeats */
-        if (prev_name != NULL &&
-            mota_cbor_key_order((const uint8_t *)prev_name - 1, prev_name_len + 1,
-                                (const uint8_t *)name - 1, name_len + 1) != 0)
-            return MOTA_ERR_PAYLOAD_ORDER;
-        prev_name = name;
-        prev_name_len = name_len;
-        const struct mota_component *comp = mota_manifest_find_payload(m, name, name_len);
-        if (comp == NULL)
-            return MOTA_ERR_PAYLOAD_UNKNOWN;
-        if (size != mota_component_wire_size(comp))
-            return MOTA_ERR_PAYLOAD_SIZE;
-        if (size > len - pos - hl)
-            return MOTA_ERR_CBOR_TRUNCATED;
-        if (digests) {
-            /* a compressed payload's own digest; its image's is mota_payload_expand's */
-            mota_sha256(buf + pos + hl, (size_t)size, md);
-            if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
-                return comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST;
-            res->n_payloads_checked++;
-        }
-        seen[comp - m->comp] = true;
-        pos += hl + (size_t)size;
-    }
-    if (pos != len)
-        return MOTA_ERR_CBOR_TRAILING;
-    for (size_t c = 0; res->mota_profile && c < m->n_components; c++) {
-        if (!seen[c])
-            return MOTA_ERR_PAYLOAD_MISSING;
-    }
-    return MOTA_OK;
-}
-
-int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res)
-{
-    if (buf == NULL || res == NULL || res->env.head_len > len)
-        return MOTA_ERR_ARG;
-    return walk_payloads(buf, len, res, false);
-}
-
-int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
-                          size_t n_keys, struct mota_verify_result *res)
-{
-    int ret;
-    if (buf == NULL || res == NULL)
-        return MOTA_ERR_ARG;
-    memset(res, 0, sizeof(*res));
-    if ((ret = mota_envelope_decode(buf, len, &res->env)) != 0)
-        return ret;
-    if ((ret = mota_envelope_authenticate(&res->env, keys, n_keys, &res->key_index)) != 0)
-        return ret;
-    if ((ret = mota_manifest_decode(&res->env, &res->manifest)) != 0)
-        return ret;
-    return walk_payloads(buf, len, res, true);
-}
-
-int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out,
-                        size_t cap)
-{
-    uint8_t md[MOTA_SHA256_LEN];
-    if (c == NULL || !c->compressed || c->size > cap || c->size > 0xFFFFFFFFu || wire_len != c->z_size)
-        return MOTA_ERR_ARG;
-    struct mota_decompress d; /* host use: its 1.2 KiB of tables on the stack */
-    int ret = mota_decompress_buffer(&d, c->z_alg, wire, wire_len, out, (uint32_t)c->size, c->z_block);
-    if (ret != MOTA_OK)
-        return ret;
-    mota_sha256(out, (size_t)c->size, md);
-    return mota_ct_memcmp(md, c->digest, MOTA_SHA256_LEN) == 0 ? MOTA_OK : MOTA_ERR_DECOMP_IMAGE_DIGEST;
 }

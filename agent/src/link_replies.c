@@ -1,0 +1,357 @@
+/*
+ * The link's answers, encoded: HELLO's device and model information, STATUS, ERRORS, and the text of a
+ * refusal's details. Built from the agent's state into the caller's buffer; link.c sends them.
+ */
+#include "link_replies.h"
+
+#include "mota/cbor.h"
+#include "mota/container.h" /* mota_epoch_summary_put */
+#include "mota/crypto.h"    /* mota_key_id */
+#include "mota/err.h"
+#include "mota/proto_keys.h"
+
+#include <string.h>
+
+/* A text built in a caller's buffer; what does not fit is cut. */
+struct text {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static const char hexd[] = "0123456789abcdef";
+
+static void put_s(struct text *t, const char *s)
+{
+    for (; *s && t->n < t->cap; s++)
+        t->p[t->n++] = (uint8_t)*s;
+}
+
+static void put_hex(struct text *t, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n && t->n + 2 <= t->cap; i++) {
+        t->p[t->n++] = (uint8_t)hexd[b[i] >> 4];
+        t->p[t->n++] = (uint8_t)hexd[b[i] & 15];
+    }
+}
+
+/* 0x and hex digits (a compatibility field's bits), or decimal (counts, times) */
+static void put_num(struct text *t, uint64_t v, bool hex)
+{
+    char b[24];
+    size_t i = sizeof(b) - 1;
+    b[i] = 0;
+    do {
+        b[--i] = hexd[hex ? v & 15 : v % 10];
+        v = hex ? v >> 4 : v / 10;
+    } while (v != 0);
+    if (hex) {
+        b[--i] = 'x';
+        b[--i] = '0';
+    }
+    put_s(t, b + i);
+}
+
+static void put_uuid(struct text *t, const uint8_t u[16])
+{
+    for (unsigned i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            put_s(t, "-");
+        put_hex(t, u + i, 1);
+    }
+}
+
+/* The container's vendor or class id that differs from the device's. */
+static const uint8_t *their_id(const struct mota_agent *a, bool vendor)
+{
+    const uint8_t *mine = vendor ? a->cfg->vendor_id : a->cfg->class_id;
+    for (size_t c = 0; c < a->up_man.n_components; c++) {
+        const uint8_t *id = vendor ? a->up_man.comp[c].vendor_id : a->up_man.comp[c].class_id;
+        if (memcmp(id, mine, 16) != 0)
+            return id;
+    }
+    return NULL;
+}
+
+/* vendor_id or class_id: the device's and the container's */
+static void identity_detail(const struct mota_agent *a, bool vendor, const uint8_t *theirs, struct text *t)
+{
+    put_s(t, vendor ? "vendor_id: device " : "class_id: device ");
+    put_uuid(t, vendor ? a->cfg->vendor_id : a->cfg->class_id);
+    put_s(t, ", model ");
+    put_uuid(t, theirs);
+}
+
+/* every key the device trusts, and the ones the container's signatures name */
+static void key_detail(const struct mota_agent *a, struct text *t)
+{
+    const struct mota_agent_config *c = a->cfg;
+    const char *none = " none";
+    put_s(t, "key_id: device");
+    for (unsigned k = 0; k < c->n_keys; k++) {
+        uint8_t kid[MOTA_KEY_ID_LEN];
+        mota_key_id(c->keys[k].pub, kid);
+        put_s(t, " ");
+        put_hex(t, kid, sizeof(kid));
+    }
+    put_s(t, ", model");
+    for (size_t b = 0; b < a->up_env.n_blocks; b++) {
+        if (a->up_env.blocks[b].kid != NULL) {
+            put_s(t, " ");
+            put_hex(t, a->up_env.blocks[b].kid, a->up_env.blocks[b].kid_len);
+            none = "";
+        }
+    }
+    put_s(t, none);
+}
+
+/* FIELD: device VALUE, model VALUE (a compatibility rule's values in hex; a digest's first 8 bytes) */
+static void value_detail(const struct mota_agent_refusal *r, int reason, const char *field, struct text *t)
+{
+    uint64_t vals[2] = {r->device, r->model};
+    put_s(t, field);
+    for (int i = 0; i < 2; i++) {
+        put_s(t, i == 0 ? ": device " : ", model ");
+        if (reason == MOTA_ERR_SELFTEST_OUTPUT) { /* all 16 digits */
+            uint8_t b[8];
+            for (int k = 0; k < 8; k++)
+                b[k] = (uint8_t)(vals[i] >> (56 - 8 * k));
+            put_hex(t, b, sizeof(b));
+        } else {
+            put_num(t, vals[i], r->field != NULL);
+        }
+    }
+}
+
+/*
+ * The facts behind a refusal, "FIELD: device VALUE, model VALUE": what the device has, trusts or measured,
+ * and what the container says or needs (docs/protocol.md, "Refusal details"); 0 for a reason without any.
+ * Built from the agent's state at the verdict, so it needs no message strings.
+ */
+size_t mota_link_refusal_detail(const struct mota_agent *a, int reason, uint8_t *out, size_t cap)
+{
+    const struct mota_agent_refusal *r = &a->refusal;
+    struct text t = {out, 0, cap};
+    const char *field = r->field;
+    if (r->reason != reason)
+        return 0;
+    if (reason == MOTA_ERR_VENDOR_MISMATCH || reason == MOTA_ERR_CLASS_MISMATCH) {
+        const uint8_t *theirs = their_id(a, reason == MOTA_ERR_VENDOR_MISMATCH);
+        if (theirs == NULL)
+            return 0;
+        identity_detail(a, reason == MOTA_ERR_VENDOR_MISMATCH, theirs, &t);
+        return t.n;
+    }
+    if (reason == MOTA_ERR_KEY_UNKNOWN) {
+        key_detail(a, &t);
+        return t.n;
+    }
+    if (field == NULL) {
+        switch (reason) {
+        case MOTA_ERR_KEY_REVOKED: field = "key_index"; break;
+        case MOTA_ERR_ROLLBACK:
+        case MOTA_ERR_ROLLBACK_SAME_SEQ: field = "seq"; break;
+        case MOTA_ERR_SELFTEST_SLOW: field = "latency_us"; break;
+        case MOTA_ERR_SELFTEST_OUTPUT: field = "output_sha256"; break;
+        default: return 0;
+        }
+    }
+    value_detail(r, reason, field, &t);
+    return t.n;
+}
+
+/* The active model's keys (MOTA_MINFO_SEQ to _ABOUT). */
+static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m,
+                       const struct mota_agent_model_info *info, const struct mota_model_about *about, size_t vcap)
+{
+    mota_cbor_put_uint(e, MOTA_MINFO_SEQ);
+    mota_cbor_put_uint(e, info->seq);
+    mota_cbor_put_uint(e, MOTA_MINFO_DIGEST);
+    mota_cbor_put_bstr(e, info->digest, MOTA_SHA256_LEN);
+    mota_cbor_put_uint(e, MOTA_MINFO_VERSION);
+    size_t vl = info->version ? info->version_len : 0;
+    mota_cbor_put_tstr_n(e, info->version ? info->version : "", vl < vcap ? vl : vcap);
+    mota_cbor_put_uint(e, MOTA_MINFO_PLACEMENT);
+    mota_cbor_put_array(e, 4);
+    mota_cbor_put_uint(e, info->slot);
+    mota_cbor_put_uint(e, info->install_mode);
+    mota_cbor_put_bool(e, info->testing);
+    mota_cbor_put_uint(e, info->trial_boots);
+    mota_cbor_put_uint(e, MOTA_MINFO_EXEC_USED);
+    mota_cbor_put_uint(e, info->exec_ram_used);
+    mota_cbor_put_uint(e, MOTA_MINFO_FAULTS); /* faults and overruns since boot (a guarding port) */
+    mota_cbor_put_uint(e, a->model_faults[m]);
+    if (about != NULL) { /* the model's own description: [name, compiled, tool, tool version, acts, weights] */
+        mota_cbor_put_uint(e, MOTA_MINFO_ABOUT);
+        mota_cbor_put_array(e, MOTA_MINFO_ABOUT_ITEMS);
+        mota_cbor_put_tstr(e, about->name);
+        mota_cbor_put_tstr(e, about->compiled);
+        mota_cbor_put_tstr(e, about->tool);
+        mota_cbor_put_uint(e, about->tool_version);
+        mota_cbor_put_uint(e, about->acts_size);
+        mota_cbor_put_uint(e, about->weights_size);
+    }
+}
+
+/* extras: the previous model, when the last error happened and where the model's work runs, the first
+ * things to go when an answer does not fit */
+static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap, bool extras)
+{
+    struct mota_agent_model_info info;
+    const struct mota_agent_model_config *mc = &a->cfg->models[m];
+    bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
+    const struct mota_agent_model_state *s = &a->st[m];
+    struct mota_model_about about;
+    bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->port->model_about != NULL &&
+                     a->cfg->port->model_about(a->cfg->port->infer_ctx, info.instance, &about) == MOTA_OK;
+    struct mota_agent_previous prev;
+    bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
+    bool has_when = extras && s->last_error != 0;
+    bool has_epochs = extras && has && info.epochs != NULL;
+    mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when + has_epochs);
+    mota_cbor_put_uint(e, MOTA_MINFO_C_NAME);
+    mota_cbor_put_tstr(e, mc->c_name);
+    mota_cbor_put_uint(e, MOTA_MINFO_SLOT_SIZE);
+    mota_cbor_put_uint(e, mc->slot_size); /* largest container */
+    mota_cbor_put_uint(e, MOTA_MINFO_COMMITTED);
+    mota_cbor_put_uint(e, s->has_committed ? s->committed_seq : 0);
+    mota_cbor_put_uint(e, MOTA_MINFO_LAST_ERROR);
+    mota_cbor_put_int(e, s->last_error);
+    mota_cbor_put_uint(e, MOTA_MINFO_UPLOAD);
+    mota_cbor_put_array(e, 3);
+    mota_cbor_put_uint(e, s->upload_state);
+    mota_cbor_put_uint(e, s->upload_offset);
+    mota_cbor_put_uint(e, s->upload_len);
+    mota_cbor_put_uint(e, MOTA_MINFO_HAS_MODEL);
+    mota_cbor_put_bool(e, has);
+    if (has)
+        put_active(e, a, m, &info, has_about ? &about : NULL, vcap);
+    mota_cbor_put_uint(e, MOTA_MINFO_MEMORY); /* the memory a model may use here: [exec RAM, external RAM] */
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_uint(e, mc->exec_ram_size);
+    mota_cbor_put_uint(e, mc->ext_ram_size);
+    if (has_prev) { /* what a rollback would bring back: [seq, version, manifest digest, slot] */
+        size_t vl = prev.version ? prev.version_len : 0;
+        mota_cbor_put_uint(e, MOTA_MINFO_PREVIOUS);
+        mota_cbor_put_array(e, 4);
+        mota_cbor_put_uint(e, prev.seq);
+        mota_cbor_put_tstr_n(e, prev.version ? prev.version : "", vl < vcap ? vl : vcap);
+        mota_cbor_put_bstr(e, prev.digest, MOTA_SHA256_LEN);
+        mota_cbor_put_uint(e, prev.slot);
+    }
+    if (has_when) { /* when the last error happened: [this boot, ms since boot]; false: an earlier boot */
+        mota_cbor_put_uint(e, MOTA_MINFO_ERROR_WHEN);
+        mota_cbor_put_array(e, 2);
+        mota_cbor_put_bool(e, s->last_error_this_boot);
+        mota_cbor_put_uint(e, s->last_error_ms);
+    }
+    if (has_epochs) { /* the manifest's npu-epochs, as signed */
+        mota_cbor_put_uint(e, MOTA_MINFO_EPOCHS);
+        mota_epoch_summary_put(e, info.epochs);
+    }
+}
+
+size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
+{
+    const struct mota_agent_config *c = l->agent->cfg;
+    const struct mota_device_profile *p = &c->profile;
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_map(&e, p->name != NULL ? 13 : 12);
+    mota_cbor_put_uint(&e, MOTA_INFO_NAME);
+    mota_cbor_put_tstr(&e, l->name);
+    mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
+    mota_cbor_put_uint(&e, MOTA_PROTO_VERSION);
+    mota_cbor_put_uint(&e, MOTA_INFO_PAYLOAD);
+    mota_cbor_put_uint(&e, l->max_payload);
+    mota_cbor_put_uint(&e, MOTA_INFO_WINDOW);
+    mota_cbor_put_uint(&e, MOTA_LINK_WINDOW);
+    mota_cbor_put_uint(&e, MOTA_INFO_IDENTITY);
+    mota_cbor_put_array(&e, 2);
+    mota_cbor_put_bstr(&e, c->vendor_id, 16);
+    mota_cbor_put_bstr(&e, c->class_id, 16);
+    mota_cbor_put_uint(&e, MOTA_INFO_PROFILE); /* the profile compatibility is checked against */
+    mota_cbor_put_array(&e, MOTA_INFO_PROFILE_ITEMS);
+    mota_cbor_put_uint(&e, p->cpu_part);
+    mota_cbor_put_bool(&e, p->fpu_enabled);
+    mota_cbor_put_uint(&e, p->float_abi);
+    mota_cbor_put_bool(&e, p->secure);
+    mota_cbor_put_bool(&e, p->dbg_info);
+    mota_cbor_put_bool(&e, p->async);
+    mota_cbor_put_uint(&e, p->reloc_families);
+    mota_cbor_put_uint(&e, p->has_ll_aton ? (p->ll_aton_major << 16 | p->ll_aton_minor << 8 | p->ll_aton_micro) : 0);
+    mota_cbor_put_uint(&e, p->struct_sizes);
+    mota_cbor_put_uint(&e, p->install_modes);
+    mota_cbor_put_uint(&e, p->split_policy);
+    mota_cbor_put_uint(&e, l->agent->key_floor);
+    mota_cbor_put_uint(&e, MOTA_INFO_MODELS);
+    mota_cbor_put_array(&e, c->n_models);
+    for (unsigned m = 0; m < c->n_models; m++)
+        put_ref(&e, l->agent, m, vcap, extras);
+    mota_cbor_put_uint(&e, MOTA_INFO_PROVISIONED); /* provisioned: any trusted key */
+    mota_cbor_put_bool(&e, c->n_keys > 0);
+    mota_cbor_put_uint(&e, MOTA_INFO_RESET_CAUSE); /* why this boot happened */
+    mota_cbor_put_uint(&e, l->agent->reset_cause);
+    mota_cbor_put_uint(&e, MOTA_INFO_HEAD_MAX); /* the largest container head it takes */
+    mota_cbor_put_uint(&e, c->scratch_size);
+    if (p->name != NULL) {
+        mota_cbor_put_uint(&e, MOTA_INFO_PROFILE_NAME); /* the profile's name */
+        mota_cbor_put_tstr(&e, p->name);
+    }
+    mota_cbor_put_uint(&e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
+    mota_cbor_put_uint(&e, c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
+    mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
+    mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
+    return e.err ? 0 : e.len;
+}
+
+size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
+{
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, out, cap);
+    const struct mota_agent_timing *t = &l->agent->timing;
+    mota_cbor_put_map(&e, 5);
+    mota_cbor_put_uint(&e, MOTA_STATUS_MODELS);
+    mota_cbor_put_array(&e, l->agent->cfg->n_models);
+    for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
+        put_ref(&e, l->agent, m, vcap, extras);
+    mota_cbor_put_uint(&e, MOTA_STATUS_COUNTERS);
+    mota_cbor_put_array(&e, MOTA_STATUS_COUNTER_ITEMS);
+    mota_cbor_put_uint(&e, l->df.frames);
+    mota_cbor_put_uint(&e, l->df.bad_crc);
+    mota_cbor_put_uint(&e, l->df.bad_cobs + l->df.runts);
+    mota_cbor_put_uint(&e, l->df.oversize);
+    mota_cbor_put_uint(&e, l->responses);
+    mota_cbor_put_uint(&e, l->replays);
+    mota_cbor_put_uint(&e, MOTA_STATUS_RESULT);
+    mota_cbor_put_int(&e, l->last_result);
+    mota_cbor_put_uint(&e, MOTA_STATUS_TIMING); /* where the last update's time went */
+    mota_cbor_put_array(&e, MOTA_STATUS_TIMING_ITEMS);
+    mota_cbor_put_uint(&e, t->check_us);
+    mota_cbor_put_uint(&e, t->erase_us);
+    mota_cbor_put_uint(&e, t->digest_us);
+    mota_cbor_put_uint(&e, t->install_us);
+    mota_cbor_put_uint(&e, t->selftest_us);
+    mota_cbor_put_uint(&e, t->verdict_us);
+    mota_cbor_put_uint(&e, t->digest_bytes);
+    mota_cbor_put_uint(&e, MOTA_STATUS_UPTIME); /* uptime in ms: how long ago a model's last error (key 16) happened */
+    mota_cbor_put_uint(&e, mota_link_now_ms(l));
+    return e.err ? 0 : e.len;
+}
+
+/* ERRORS: the recent errors, oldest first, [code, model, ms since boot] each. */
+int mota_link_errors_body(const struct mota_link *l, uint8_t *out, size_t cap, size_t *len)
+{
+    struct mota_cbor_enc e;
+    mota_cbor_enc_init(&e, out, cap);
+    mota_cbor_put_array(&e, l->n_errors);
+    for (unsigned i = 0; i < l->n_errors; i++) {
+        const struct mota_link_error *er =
+            &l->errors[(l->next_error + MOTA_LINK_ERRORS - l->n_errors + i) % MOTA_LINK_ERRORS];
+        mota_cbor_put_array(&e, 3);
+        mota_cbor_put_int(&e, er->code);
+        mota_cbor_put_uint(&e, er->model);
+        mota_cbor_put_uint(&e, er->at_ms);
+    }
+    *len = e.len;
+    return e.err ? MOTA_ERR_INTERNAL : MOTA_OK;
+}

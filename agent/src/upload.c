@@ -1,0 +1,652 @@
+/*
+ * The upload stream (mota_agent_write): the container head collected and checked before anything is
+ * erased, the inactive slot erased, each payload (compressed ones through mota/decompress.h) hashed and
+ * programmed a unit at a time with its progress journaled, a resume after a reset, and the verdict:
+ * verify from flash, install, self-test, trial.
+ */
+#include "agent_int.h"
+
+#include "mota/decompress.h"
+#include "mota/err.h"
+
+#include <string.h>
+
+static int fail_upload(struct mota_agent *a, unsigned m, int reason)
+{
+    a->last_error = reason;
+    a->up_model = MOTA_AGENT_NOT_RECEIVING;
+    a->up_ready = false;
+    if (a->st[m].upload_state != MOTA_UPLOAD_NONE)
+        (void)mota_agent_journal(a, J_UPLOAD_ABORT, m, reason); /* the reason stands even if the journal write fails */
+    else
+        mota_agent_model_error(a, m, reason);
+    return reason;
+}
+
+/* Program the buffered bytes (padded to whole units with the erased value). */
+static int prog_unit(struct mota_agent *a)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t at = mota_agent_slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + a->unit_slot_off;
+    uint32_t len = mota_agent_align_up(a->unit_fill, fl->prog_size);
+    int ret;
+    memset(a->unit + a->unit_fill, fl->erased_value, len - a->unit_fill);
+    if (a->up_resumed) {
+        /* After a reset, bytes past the last recorded offset may already be
+         * on flash: identical ones are kept, erased ones programmed; anything
+         * else (a torn program) cannot be fixed without an erase. */
+        uint8_t cur[sizeof(a->unit)];
+        bool blank = true;
+        if ((ret = fl->read(fl->ctx, at, cur, len)) != MOTA_OK)
+            return ret;
+        for (uint32_t i = 0; i < len; i++)
+            blank &= cur[i] == fl->erased_value;
+        if (!blank) {
+            if (memcmp(cur, a->unit, len) != 0)
+                return MOTA_ERR_FLASH_NOT_ERASED;
+            a->unit_slot_off += len;
+            a->unit_fill = 0;
+            return MOTA_OK;
+        }
+        a->up_resumed = false; /* programs are sequential: the rest is erased */
+    }
+    ret = fl->prog(fl->ctx, at, a->unit, len);
+    a->unit_slot_off += len;
+    a->unit_fill = 0;
+    return ret;
+}
+
+/* ---- compressed payloads: the decoder writes the image through the program unit ---- */
+
+/* A full unit from the decoder's sink: a flash error is kept for the caller, which may restart the
+ * upload (a unit torn before a reset) once the decoder has returned. */
+static int z_prog(struct mota_agent *a)
+{
+    a->up_z_resumed = a->up_resumed;
+    int ret = prog_unit(a);
+    a->up_z_err = ret;
+    return ret;
+}
+
+static int z_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct mota_agent *a = ctx;
+    while (n > 0) {
+        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill;
+        if (k > n)
+            k = (uint32_t)n;
+        memcpy(a->unit + a->unit_fill, p, k);
+        a->unit_fill += k;
+        p += k;
+        n -= k;
+        int ret = a->unit_fill == mota_agent_chunk_size(a) ? z_prog(a) : MOTA_OK;
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* A match: bytes dist back in the image, from the unit when they are still there, else from the
+ * flash they were programmed to (the decoder checked dist against what was written). */
+static int z_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    struct mota_agent *a = ctx;
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t img_off = a->up_layout.comp_slot[a->up_sha_comp];
+    while (n > 0) {
+        uint32_t ubase = a->unit_slot_off - img_off, src = ubase + a->unit_fill - dist;
+        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill;
+        k = k < n ? k : n;
+        k = k < dist ? k : dist; /* a run that does not overlap what it writes */
+        int ret = MOTA_OK;
+        if (src >= ubase) {
+            memcpy(a->unit + a->unit_fill, a->unit + (src - ubase), k);
+        } else {
+            k = k < ubase - src ? k : ubase - src;
+            if (a->up_img != NULL)
+                memcpy(a->unit + a->unit_fill, a->up_img + src, k);
+            else
+                ret = fl->read(fl->ctx,
+                               mota_agent_slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) +
+                                   img_off + src,
+                               a->unit + a->unit_fill, k);
+        }
+        if (ret != MOTA_OK)
+            return a->up_z_err = ret;
+        a->unit_fill += k;
+        n -= k;
+        if (a->unit_fill == mota_agent_chunk_size(a) && (ret = z_prog(a)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
+static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    const struct mota_component *comp = &a->up_man.comp[c];
+    uint32_t at = mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
+    a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
+    a->up_z_skip = 0;
+    return mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
+}
+
+/*
+ * Resume a compressed payload at stream offset o, `done` bytes into it: the journal holds the
+ * transported hash's state there (o is where the hash's whole blocks end), how many bytes on the
+ * block boundary is, and the image bytes written up to it. MOTA_ERR_JOURNAL if they disagree.
+ */
+static int z_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_component *comp = &a->up_man.comp[c];
+    bool at_block = s->upload_plain % comp->z_block == 0 || s->upload_plain == comp->size;
+    if (done % 64u != 0 || s->upload_skip >= 64u || s->upload_plain > comp->size || !at_block ||
+        (uint64_t)done + s->upload_skip > comp->z_size)
+        return MOTA_ERR_JOURNAL;
+    (void)mota_sha256_resume(&a->up_sha, s->upload_mid, done); /* done is a multiple of 64 */
+    a->up_sha_comp = c;
+    a->unit_slot_off = a->up_layout.comp_slot[c] + s->upload_plain;
+    a->up_expected = o;
+    if (z_start(a, m, c, s->upload_plain) != MOTA_OK)
+        return MOTA_ERR_JOURNAL;
+    a->up_z_skip = s->upload_skip;
+    return MOTA_OK;
+}
+
+/* Record how far the stream is durably on flash, now and then. */
+static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
+{
+    if (!force && stream_off - a->last_persist < MOTA_AGENT_PROGRESS_STEP)
+        return MOTA_OK;
+    struct jrec r;
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up_model);
+    r.value = stream_off;
+    a->last_persist = stream_off;
+    return mota_journal_append(&a->journal, &r);
+}
+
+/* Where in the stream is offset o: component index and whether in its payload head. */
+static int locate(const struct mota_agent *a, uint32_t o, bool *in_head)
+{
+    for (int c = (int)a->up_man.n_components - 1; c >= 0; c--) {
+        if (o >= a->up_layout.comp_stream[c]) {
+            *in_head = o < a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+            return c;
+        }
+    }
+    return -1;
+}
+
+/* Set up hashing and programming to continue at stream offset o (a resume). */
+static int resume_at(struct mota_agent *a, uint32_t o)
+{
+    bool in_head = false;
+    int c = locate(a, o, &in_head);
+    unsigned m = (unsigned)a->up_model;
+    a->unit_fill = 0;
+    a->up_sha_comp = -1;
+    a->up_resumed = true;
+    if (c < 0 || in_head) {
+        a->up_expected = o;
+        return MOTA_OK;
+    }
+    uint32_t done = o - (a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c]);
+    if (a->up_man.comp[c].compressed)
+        return z_resume_at(a, m, c, o, done);
+    mota_sha256_init(&a->up_sha);
+    a->up_sha_comp = c;
+    a->unit_slot_off = a->up_layout.comp_slot[c] + done;
+    a->up_expected = o;
+    return mota_agent_hash_flash(a, mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c], done,
+                                 &a->up_sha);
+}
+
+/* All payloads received: verify from flash, install, self-test, trial. */
+static int finish_upload_(struct mota_agent *a);
+
+/* The host waits through these steps in silence otherwise: say which one starts. */
+static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
+{
+    if (a->on_phase != NULL)
+        a->on_phase(a->phase_ctx, ph, a->st[m].upload_len);
+}
+
+/*
+ * The new model's manifest must outlive the scratch buffer its head was
+ * received in: it is the verified one, pointed at the same manifest bytes in
+ * the head begin_upload wrote to the slot. Found through that head's
+ * envelope, not assumed at the same offset: a resumed upload may have sent
+ * the same manifest under another signature (its digest is what a resume
+ * matches), and the slot keeps the first head.
+ */
+static void keep_manifest(struct mota_agent *a, unsigned m)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t slot_size = mota_agent_model_cfg(a, m)->slot_size;
+    uint32_t base = mota_agent_slot_base(a, m, a->st[m].active.slot);
+    const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, base, slot_size) : NULL;
+    struct mota_envelope env;
+    if (stored == NULL || mota_envelope_decode(stored, slot_size, &env) != MOTA_OK ||
+        env.manifest_len != a->up_env.manifest_len || memcmp(env.manifest, a->up_env.manifest, env.manifest_len) != 0) {
+        memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
+        return;
+    }
+    a->active_manifest[m] = a->up_man;
+    mota_manifest_rebase(&a->active_manifest[m], a->up_env.manifest, a->up_env.manifest_len, env.manifest);
+}
+
+/* Every byte is in: digests, install, self-test, verdict (timed from here). */
+static int finish_upload(struct mota_agent *a)
+{
+    uint32_t t0 = mota_agent_now_us(a);
+    int ret = finish_upload_(a);
+    a->timing.verdict_us = mota_agent_now_us(a) - t0;
+    return ret;
+}
+
+static int finish_upload_(struct mota_agent *a)
+{
+    unsigned m = (unsigned)a->up_model;
+    struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_agent_layout *lay = &a->up_layout; /* decided with the head, before the erase */
+    struct mota_installed inst;
+    int ret = MOTA_ERR_SLOT_INVALID;
+    bool validated = false;
+
+    if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
+        phase(a, m, MOTA_PHASE_VERIFY);
+        uint32_t t0 = mota_agent_now_us(a);
+        ret = mota_agent_verify_components(a, m, s->upload.slot, &a->up_man, lay);
+        if (ret == MOTA_OK) /* the loader's bounds, on the bytes whose digest was just checked */
+            ret = mota_agent_validate_code(a, m, s->upload.slot, &a->up_man, lay);
+        validated = ret == MOTA_OK;
+        a->timing.digest_us = mota_agent_now_us(a) - t0;
+        a->timing.digest_bytes = 0;
+        for (size_t c = 0; c < a->up_man.n_components; c++)
+            a->timing.digest_bytes += (uint32_t)a->up_man.comp[c].size;
+        if (ret != MOTA_OK)
+            return fail_upload(a, m, ret);
+        if ((ret = mota_agent_journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
+            return ret;
+    }
+    /* the new model takes the exec RAM for its self-test; the old one is
+     * installed again if the new one does not make it */
+    a->installed[m] = false;
+    phase(a, m, MOTA_PHASE_INSTALL);
+    uint32_t t0 = mota_agent_now_us(a);
+    /* verified before a restart: the validation did not survive it */
+    ret = validated ? MOTA_OK : mota_agent_validate_code(a, m, s->upload.slot, &a->up_man, lay);
+    if (ret == MOTA_OK)
+        ret = mota_agent_install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
+    a->timing.install_us = mota_agent_now_us(a) - t0;
+    if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
+        phase(a, m, MOTA_PHASE_SELFTEST);
+        ret = mota_agent_run_selftest(a, m, s->upload.slot, &a->up_man, lay, &inst);
+    }
+    if (ret != MOTA_OK) {
+        int r2 = fail_upload(a, m, ret);
+        (void)mota_agent_activate(a, m);
+        return r2;
+    }
+    struct jrec r;
+    phase(a, m, MOTA_PHASE_COMMIT);
+    mota_journal_rec(&r, J_TRIAL, m);
+    r.slot = s->upload.slot;
+    r.seq = s->upload.seq;
+    memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+        return ret;
+    a->inst[m] = inst;
+    a->installed[m] = true;
+    keep_manifest(a, m);
+    a->up_model = MOTA_AGENT_NOT_RECEIVING;
+    a->up_ready = false;
+    a->up_active = false;
+    return (int)s->upload_len;
+}
+
+/* A new upload into the inactive slot: journal, erase, the head. Returns the head length. */
+static int begin_upload(struct mota_agent *a, uint32_t container_len)
+{
+    unsigned m = (unsigned)a->up_model;
+    struct mota_agent_model_state *s = &a->st[m];
+    unsigned slot = s->active.slot == 1 ? 0 : (s->active.slot == 0 ? 1 : 0);
+    struct jrec r;
+    int ret;
+    a->up_resumed = false;
+    mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
+    r.slot = (uint8_t)slot;
+    r.seq = a->up_man.seq;
+    memcpy(r.digest, a->up_env.digest, MOTA_SHA256_LEN);
+    r.value = container_len;
+    r.value2 = (uint32_t)a->up_env.head_len;
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+        return ret;
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t base = mota_agent_slot_base(a, m, slot), t0 = mota_agent_now_us(a);
+    for (uint32_t off = 0; off < a->up_layout.slot_used; off += fl->sector_size) {
+        mota_agent_kick(a);
+        if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
+            return fail_upload(a, m, ret);
+    }
+    a->timing.erase_us = mota_agent_now_us(a) - t0;
+    if ((ret = mota_agent_journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
+        return ret;
+    /* the head goes to the slot too: the stored model carries its manifest */
+    uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
+    if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
+        return fail_upload(a, m, ret);
+    a->unit_slot_off = whole;
+    a->unit_fill = hl - whole;
+    memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
+    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return fail_upload(a, m, ret);
+    if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
+        return ret;
+    a->up_sha_comp = -1;
+    a->up_expected = hl;
+    return (int)hl;
+}
+
+/* The head is complete in scratch: decide, then erase and start writing. */
+static int head_complete(struct mota_agent *a)
+{
+    struct mota_agent_head_check hc;
+    uint32_t t0 = mota_agent_now_us(a);
+    memset(&a->timing, 0, sizeof(a->timing)); /* a new update */
+    int ret = mota_agent_check_head(a, &a->up_env, &a->up_man, &hc, MOTA_AGENT_AUTH_NEW_UPLOAD);
+    if (ret == MOTA_OK) {
+        unsigned m = (unsigned)hc.model;
+        if (a->st[m].testing)
+            ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
+        else if ((ret = mota_agent_check_sequence(a, m, a->up_man.seq, a->up_env.digest)) != MOTA_OK)
+            hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up_man.seq};
+    }
+    a->timing.check_us = mota_agent_now_us(a) - t0;
+    if (ret != MOTA_OK) {
+        a->last_error = ret;
+        a->refusal = hc.why;
+        a->refusal.reason = ret; /* vendor, class, unknown key: the ids are read where they are kept */
+        a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        if (hc.model >= 0)
+            mota_agent_model_error(a, (unsigned)hc.model, ret);
+        return ret; /* refused before any erase */
+    }
+    unsigned m = (unsigned)hc.model;
+    struct mota_agent_model_state *s = &a->st[m];
+    a->up_model = (int)m;
+    a->up_layout = hc.lay;
+    a->up_ready = true;
+
+    /* the same container interrupted earlier: continue where it stopped */
+    if ((s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
+        memcmp(s->upload.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0 && s->upload_offset >= a->up_env.head_len &&
+        s->upload_len == hc.lay.container_len) {
+        a->last_persist = s->upload_offset;
+        if (s->upload_state == MOTA_UPLOAD_VERIFIED || s->upload_offset == s->upload_len)
+            return finish_upload(a); /* every byte is on flash already */
+        ret = resume_at(a, s->upload_offset);
+        if (ret == MOTA_ERR_JOURNAL) /* a resume point that does not fit this container: start over */
+            return begin_upload(a, hc.lay.container_len);
+        if (ret != MOTA_OK)
+            return ret;
+        return (int)a->up_expected;
+    }
+
+    return begin_upload(a, hc.lay.container_len);
+}
+
+/*
+ * The steps of stream_bytes return MOTA_OK to go on with the next bytes, or what stream_bytes returns:
+ * a refusal, or the new stream position after a restart or the verdict.
+ */
+
+/* A program that fails on bytes not erased, after a resume: a unit torn before the reset. Start over. */
+static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resumed)
+{
+    if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
+        return begin_upload(a, a->st[m].upload_len);
+    return fail_upload(a, m, ret);
+}
+
+/*
+ * At a block boundary of a compressed payload (stream offset b, the unit empty), now and then: the
+ * resume point. The transported hash's state covers its whole 64-byte blocks only, so the record
+ * names the stream offset where they end; the sender resumes there and the few bytes up to b are
+ * hashed again, not decoded.
+ */
+static int z_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
+{
+    /* not right after an LZ4 frame's header (no image byte yet): a resume there would start a new frame */
+    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0 || mota_decompress_out(&a->up_z) == 0)
+        return MOTA_OK;
+    struct jrec r;
+    uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
+    r.value = start + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
+    r.flags = (uint8_t)(b - r.value);
+    r.value2 = mota_decompress_out(&a->up_z);
+    a->last_persist = b;
+    return mota_journal_append(&a->journal, &r);
+}
+
+/* n content bytes of compressed component c at a->up_expected: hashed as they are decoded, so that a
+ * block boundary's record has the hash of the bytes before it. */
+static int z_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
+{
+    const struct mota_decomp_sink sink = {z_write, z_copy, a};
+    uint32_t o = a->up_expected;
+    uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n; /* after a resume: up to the block boundary */
+    mota_sha256_update(&a->up_sha, data, skip);
+    a->up_z_skip -= skip;
+    for (uint32_t p = skip; p < n;) {
+        size_t used = 0;
+        a->up_z_err = MOTA_OK;
+        int ret = mota_decompress_feed(&a->up_z, data + p, n - p, &sink, &used);
+        if (ret != MOTA_OK)
+            return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
+        mota_sha256_update(&a->up_sha, data + p, used);
+        p += (uint32_t)used;
+        if (mota_decompress_at_boundary(&a->up_z) && (ret = z_persist(a, m, c, o + p)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* Bytes of a payload head: gathered, then checked against the manifest (not stored). */
+static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
+{
+    const struct mota_component *comp = &a->up_man.comp[c];
+    const struct mota_agent_layout *lay = &a->up_layout;
+    uint32_t at = a->up_expected - lay->comp_stream[c], n = lay->comp_phl[c] - at;
+    if (n > *len)
+        n = (uint32_t)*len;
+    if (at == 0)
+        a->payload_head_fill = 0;
+    memcpy(a->payload_head + a->payload_head_fill, *data, n); /* comp_phl fits payload_head: mota_agent_check_head */
+    a->payload_head_fill += n;
+    *data += n;
+    *len -= n;
+    a->up_expected += n;
+    if (a->payload_head_fill < lay->comp_phl[c])
+        return MOTA_OK;
+    const char *name;
+    size_t name_len, hl;
+    uint64_t size;
+    int ret = mota_payload_head(a->payload_head, a->payload_head_fill, &name, &name_len, &size, &hl);
+    if (ret != MOTA_OK)
+        return fail_upload(a, m, ret);
+    if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
+    if (size != mota_component_wire_size(comp))
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
+    mota_sha256_init(&a->up_sha);
+    a->up_sha_comp = c;
+    a->unit_slot_off = lay->comp_slot[c];
+    a->unit_fill = 0;
+    if (comp->compressed && (ret = z_start(a, m, c, 0)) != MOTA_OK)
+        return fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
+    return MOTA_OK;
+}
+
+/* n content bytes at stream offset o into program units; each full unit is programmed, the offset made
+ * durable now and then. */
+static int program_bytes(struct mota_agent *a, unsigned m, uint32_t o, const uint8_t *data, uint32_t n)
+{
+    const uint8_t *p = data;
+    while (p < data + n) {
+        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill, left = (uint32_t)(data + n - p);
+        if (k > left)
+            k = left;
+        memcpy(a->unit + a->unit_fill, p, k);
+        a->unit_fill += k;
+        p += k;
+        if (a->unit_fill < mota_agent_chunk_size(a))
+            continue;
+        bool was_resumed = a->up_resumed;
+        int ret = prog_unit(a);
+        if (ret != MOTA_OK)
+            return unit_failed(a, m, ret, was_resumed);
+        if ((ret = maybe_persist(a, o + (uint32_t)(p - data), false)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* A component is complete: its last partial unit, then its digest; after the last one, the verdict. */
+static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end, size_t extra)
+{
+    uint8_t md[MOTA_SHA256_LEN];
+    const struct mota_component *comp = &a->up_man.comp[c];
+    bool was_resumed = a->up_resumed;
+    int ret;
+    if (comp->compressed && (ret = mota_decompress_finish(&a->up_z)) != MOTA_OK)
+        return fail_upload(a, m, ret); /* the payload ends before its frame does */
+    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return unit_failed(a, m, ret, was_resumed);
+    mota_sha256_finish(&a->up_sha, md);
+    a->up_sha_comp = -1;
+    /* the bytes sent; a compressed image's own digest is checked from flash with the others */
+    if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
+        return fail_upload(a, m, comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST);
+    if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
+        return ret;
+    if (end != a->st[m].upload_len)
+        return MOTA_OK;
+    return extra > 0 ? fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG) : finish_upload(a);
+}
+
+/* Content bytes of component c: hashed and programmed. */
+static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
+{
+    const struct mota_agent_layout *lay = &a->up_layout;
+    uint32_t o = a->up_expected;
+    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)mota_component_wire_size(&a->up_man.comp[c]);
+    uint32_t n = end - o;
+    if (n > *len)
+        n = (uint32_t)*len;
+    if (a->up_sha_comp != c)
+        return fail_upload(a, m, MOTA_ERR_INTERNAL);
+    int ret;
+    if (a->up_man.comp[c].compressed) {
+        ret = z_content_bytes(a, m, c, *data, n);
+    } else {
+        mota_sha256_update(&a->up_sha, *data, n);
+        ret = program_bytes(a, m, o, *data, n);
+    }
+    if (ret != MOTA_OK)
+        return ret;
+    *data += n;
+    *len -= n;
+    a->up_expected += n;
+    return a->up_expected == end ? component_done(a, m, c, end, *len) : MOTA_OK;
+}
+
+static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
+{
+    unsigned m = (unsigned)a->up_model;
+    while (len > 0) {
+        if (a->up_expected >= a->st[m].upload_len)
+            return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
+        bool in_head = false;
+        int c = locate(a, a->up_expected, &in_head);
+        if (c < 0)
+            return fail_upload(a, m, MOTA_ERR_INTERNAL);
+        int ret = in_head ? payload_head_bytes(a, m, c, &data, &len) : content_bytes(a, m, c, &data, &len);
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return (int)a->up_expected;
+}
+
+static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len);
+
+int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len)
+{
+    if (a == NULL || a->cfg == NULL || (data == NULL && len > 0))
+        return MOTA_ERR_ARG;
+    if (offset == 0)
+        a->up_active = true;
+    int ret = write_stream(a, offset, data, len);
+    if (ret < 0 && ret != MOTA_ERR_UPLOAD_OFFSET)
+        a->up_active = false; /* refused: the container is over */
+    return ret;
+}
+
+static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len)
+{
+    if (offset == 0) {
+        /* a (re)start: the head is collected again and decides what follows */
+        memset(&a->refusal, 0, sizeof(a->refusal));
+        if (a->cfg->n_keys == 0) {
+            a->last_error = MOTA_ERR_NOT_PROVISIONED;
+            return MOTA_ERR_NOT_PROVISIONED; /* nothing can be authenticated */
+        }
+        a->up_ready = false;
+        a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        a->up_expected = 0;
+    } else if (offset != a->up_expected || (!a->up_ready && !a->up_active)) {
+        return MOTA_ERR_UPLOAD_OFFSET; /* a head is collected from offset 0 on, over as many writes as it takes */
+    }
+    if (len > 0xFFFFFFFFu - offset)
+        return MOTA_ERR_UPLOAD_TOO_LONG;
+    while (len > 0 && !a->up_ready) {
+        size_t room = a->cfg->scratch_size - a->up_expected;
+        size_t n = len < room ? len : room;
+        memcpy(a->cfg->scratch + a->up_expected, data, n);
+        uint32_t before = a->up_expected;
+        a->up_expected += (uint32_t)n;
+        int ret = mota_envelope_decode(a->cfg->scratch, a->up_expected, &a->up_env);
+        if (ret == MOTA_ERR_CBOR_TRUNCATED) {
+            if (a->up_expected == a->cfg->scratch_size) {
+                a->up_expected = 0;
+                return MOTA_ERR_ENV_TOO_LARGE;
+            }
+            data += n;
+            len -= n;
+            continue;
+        }
+        if (ret != MOTA_OK) {
+            a->up_expected = 0;
+            a->last_error = ret;
+            return ret;
+        }
+        /* bytes past the head belong to the payloads */
+        size_t used = a->up_env.head_len - before;
+        data += used;
+        len -= used;
+        a->up_expected = (uint32_t)a->up_env.head_len;
+        ret = head_complete(a);
+        if (ret < 0)
+            return ret;
+        if ((uint32_t)ret != a->up_env.head_len) {
+            /* resumed (or finished): the sender continues at ret */
+            return ret;
+        }
+    }
+    if (len == 0)
+        return (int)a->up_expected;
+    return stream_bytes(a, data, len);
+}
