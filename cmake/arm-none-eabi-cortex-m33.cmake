@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross build for Cortex-M33 (single-precision FPU, hard float), as on
 # STM32U5/L5-class parts and QEMU's mps2-an505 (the default board). Every
 # cross tree builds its own mbed TLS and libcbor with these flags

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What every Arm cross build shares (arm-none-eabi-gcc, static libraries, no
 # host paths); a CPU's toolchain file sets MOTA_CPU_FLAGS and MOTA_DEFAULT_BOARD,
 # then includes this one.

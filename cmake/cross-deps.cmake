@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Device dependencies compiled from Debian's source packages, unpacked by
 # scripts/fetch-cross-deps.sh into .deps/src (pinned SHA-256). Only the parts
 # the device path uses are built: mbed TLS's SHA-256/ECDSA-verify stack with a

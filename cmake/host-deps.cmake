@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Host dependencies: Debian's -dev packages (scripts/setup.sh installs them), each an interface
 # target mota_dep_NAME that carries its include directory and library.
 function(mota_host_dep name header lib)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mbed TLS 2.28 configuration of the device build: SHA-256 and ECDSA P-256
  * verification only, no heap (static arena), no entropy source, no I/O. */
 #ifndef MOTA_MBEDTLS_CONFIG_DEVICE_H

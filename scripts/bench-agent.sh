@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: one update of a 1 MiB model through the agent on the posix flash
 # simulator (flash operations, bytes programmed, sectors erased, bytes read),
 # the agent's RAM, and its stack: measured on the host (painted stack) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks of the mota firmware on the QEMU boards (mps3-an547, Cortex-M55;
 # mps2-an505, Cortex-M33), through mota commands: instruction counts under
 # -icount shift=0 (signature check, SHA-256 per byte, install, self-test run,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: `mota pack` and `mota verify` throughput on a 64 MiB params file,
 # in MB/s and as a ratio against `openssl dgst -sha256` of the same file in the
 # same run (target: at least 0.8; OpenSSL uses the CPU's SHA extensions), with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: goodput of `mota push` over an emulated serial line at 115200 and
 # 921600 baud (fraction of the raw 8N1 rate; target >= 0.90), protocol overhead
 # per MiB, and the time until an incompatible container is refused; then with

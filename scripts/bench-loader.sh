@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: install cost of the loader on QEMU's Cortex-M55 (mps3-an547), in
 # instructions (-icount): per GOT entry, per REL entry, per KiB copied and per
 # KiB zeroed, fitted over synthetic models installed in XIP and COPY mode.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CI recipe of docs/ci.md, as commands: a model update tested on a
 # simulated device in a CI job. A test (ci_example_script_runs_as_documented)
 # runs it, so the recipe cannot rot.

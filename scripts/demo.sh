@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job on a simulated device: build mota, make a signing key, build a
 # sample model, pack v1 and v2, start `mota sim`, push v1 and confirm it, push
 # v2 whose self-test fails and watch the device keep v1. Then the same agent

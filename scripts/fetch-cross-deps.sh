@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Download the Debian source packages that the Cortex-M cross build compiles
 # (mbed TLS 2.28.3 from bookworm, libcbor from trixie), verify each tarball's
 # pinned SHA-256 and unpack them into .deps/src. Uses a private deb-src list,

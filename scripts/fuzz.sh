@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Long fuzzing runs:
 #   scripts/fuzz.sh TARGET [seconds [runs]]   one of fuzz_container fuzz_nbin fuzz_agent fuzz_link
 #                                             fuzz_decompress; runs: stop after that many executions

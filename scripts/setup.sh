@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install the Debian packages mota needs that are missing (and nothing else).
 # Usage: scripts/setup.sh [build|test|coverage|all]   (default: all; coverage: test's and llvm-cov)
 set -euo pipefail

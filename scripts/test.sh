@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite on a fresh Debian machine:
 #   1. installs the missing Debian packages (scripts/setup.sh),
 #   2. cross-builds the device libraries and the boards' firmware for

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerate the generated sections of docs/ (the tests check they are current):
 #   docs/reason-codes.md      <- mota errors --markdown
 #   docs/container-format.md  <- tests/tools/walkthrough.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device agent: verify before erase, A/B slots, trial and rollback. */
 #include "agent_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the agent's two halves share, private to agent/: agent.c (boot, the head's checks, install and
  * activation, confirm, rollback, queries) defines these, and upload.c (the upload stream) calls them.

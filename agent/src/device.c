@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device main loop shared by every port (see mota/device.h). */
 #include "mota/device.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * State journal: two flash sectors of 64-byte records. A record is written
  * with one program operation and carries a CRC, so a transition either

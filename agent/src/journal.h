@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's state journal (private to agent/). Format: docs/agent.md. */
 #ifndef MOTA_AGENT_JOURNAL_H
 #define MOTA_AGENT_JOURNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device side of the update link: frames in, agent calls, frames out. */
 #include "mota/link.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The link's answers, encoded: HELLO's device and model information, STATUS, ERRORS, and the text of a
  * refusal's details. Built from the agent's state into the caller's buffer; link.c sends them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bodies of the link's answers, encoded from the agent's and the link's state (private to agent/):
  * link_replies.c writes them, link.c frames and sends them. Keys: mota/proto_keys.h, docs/protocol.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The provisioning record (see mota/provision.h). */
 #include "mota/provision.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The upload stream (mota_agent_write): the container head collected and checked before anything is
  * erased, the inactive slot erased, each payload (compressed ones through mota/decompress.h) hashed and

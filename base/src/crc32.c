@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CRC-32 (IEEE 802.3, as zlib): the link's frames and the journal's records. zlib's on the host, a
+ * small table on the device. */
 #include "mota/crc32.h"
 
 #ifdef MOTA_CRC32_SMALL

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The reason codes' names and messages (mota/err.h): the table the host prints and the docs check. */
 #include "mota/err.h"
 
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded CBOR decoding on libcbor's streaming decoder, and a small encoder. */
 #include "mota/cbor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host-side container encoder: deterministic SUIT envelope with COSE_Sign1. */
 #include "mota/container.h"
 
@@ -428,6 +429,42 @@ int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8
     if (e.err != 0)
         return e.err;
     *len = e.len;
+    return MOTA_OK;
+}
+
+/* Stands in for the signer while the head is measured: a signature's bytes do not change its length. */
+static int zero_sign(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint8_t sig[MOTA_P256_SIG_LEN])
+{
+    (void)ctx;
+    (void)hash;
+    memset(sig, 0, MOTA_P256_SIG_LEN);
+    return MOTA_OK;
+}
+
+int mota_container_layout(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN], bool signed_,
+                          struct mota_container_layout *out)
+{
+    uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024]; /* measured, then dropped: the writer encodes it again */
+    int ret;
+    if (spec == NULL || kid == NULL || out == NULL)
+        return MOTA_ERR_ARG;
+    memset(out, 0, sizeof(*out));
+    if ((ret = mota_container_encode_head(spec, kid, signed_ ? zero_sign : NULL, NULL, head, sizeof(head),
+                                          &out->head_len)) != MOTA_OK)
+        return ret;
+    uint64_t off = out->head_len;
+    for (size_t i = 0; i < spec->n_components; i++) {
+        const struct mota_pack_component *c = &spec->comp[i];
+        struct mota_container_part *p = &out->payload[i];
+        p->len = c->compressed ? c->z_size : c->size;
+        if ((ret = mota_payload_head_encode(c->role, p->len, p->head, sizeof(p->head), &p->head_len)) != MOTA_OK)
+            return ret;
+        p->head_off = off;
+        p->off = off + p->head_len;
+        off = p->off + p->len;
+    }
+    out->n_payloads = spec->n_components;
+    out->len = off;
     return MOTA_OK;
 }
 

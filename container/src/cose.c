@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The SUIT envelope and its authentication: the COSE_Sign1 blocks, the Sig_structure they sign, and the
  * check of a manifest's digest and signature against the trusted keys. */
 #include "mota/container.h"

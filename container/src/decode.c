@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding helpers shared by the envelope (cose.c) and the manifest (manifest.c). */
 #include "decode.h"
 

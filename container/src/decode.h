@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private to the container's decoder: what both the envelope (cose.c) and the manifest (manifest.c) read. */
 #ifndef MOTA_CONTAINER_DECODE_H
 #define MOTA_CONTAINER_DECODE_H

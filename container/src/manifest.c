@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The SUIT manifest: its members, the command sequences run over the components, the texts and the
  * compatibility map (with its epoch summary), and the profile a mota container keeps to. */
 #include "mota/container.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integrated payloads: their heads after the manifest, the walk that checks them against it (sizes, order,
  * digests), the whole container's verification, and the expansion of a compressed payload. */
 #include "mota/container.h"

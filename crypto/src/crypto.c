@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Crypto shim over mbed TLS 2.28: ECDSA P-256 verify, key ids. SHA-256: sha256_mbedtls.c (device),
  * sha256_openssl.c (host). */
 #include "mota/crypto.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host-only crypto: key files, key generation, RFC 6979 signing (mbed TLS 2.28). */
 #include "mota/crypto_sign.h"
 

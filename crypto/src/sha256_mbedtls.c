@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 over mbed TLS 2.28: the device's (and the cross builds') implementation. */
 #include "mota/crypto.h"
 #include "mota/err.h"

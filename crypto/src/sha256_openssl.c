@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SHA-256 over OpenSSL's libcrypto: the host's implementation, for the speed
  * of its SHA-NI / ARMv8 code paths (mota pack and verify hash whole models).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The decoders of compressed payloads behind one interface (mota/decompress.h). */
 #include "mota/decompress.h"
 

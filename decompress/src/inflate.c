@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The deflate decoder of compressed payloads (src/inflate.h): RFC 1951,
  * decoded bit by bit with canonical Huffman codes (count and symbol tables,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Streaming decoder of deflate-compressed payloads (algorithm 2,
  * docs/container-format.md "Compressed payloads"): a raw deflate stream

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The LZ4 frame decoder of compressed payloads (src/lz4.h). Format: lz4's
  * doc/lz4_Frame_format.md and doc/lz4_Block_format.md; what mota narrows:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Streaming decoder of mota's compressed payloads (docs/container-format.md,
  * "Compressed payloads"): one LZ4 frame (lz4 Frame format 1.6) with linked

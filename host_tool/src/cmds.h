@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The commands main.c dispatches to: mota <command> [options]; each returns its exit code (common/util.h). */
 #ifndef MOTA_TOOL_CMDS_H
 #define MOTA_TOOL_CMDS_H
 

@@ -1,6 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mota: signed model containers for STM32 devices (host tool). */
 #include "cmds.h"
-#include "util.h"
+
+#include "common/json.h"
+#include "common/util.h"
 
 #include "mota/proto.h"
 

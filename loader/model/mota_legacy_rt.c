@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The runtime linked into every legacy-family CPU model (`mota build-model
  * --family legacy`): ST's ai_network entry points (X-CUBE-AI 7.x layouts:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mota CPU model ABI (docs/model-abi.md): what a model source includes to
  * become a runtime-loadable model with `mota build-model`: NBIN v8.0 (the

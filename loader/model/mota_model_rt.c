@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Support code linked into every CPU model: a reserved-entry stub and the
  * libc functions GCC may call even with -ffreestanding. Position independent
  * like the model itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls into a relocatable model on Cortex-M: r9 must hold the model's RW
  * base while it runs (ST's -msingle-pic-base -mpic-register=r9 code model),
  * and the caller's r9 must survive. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Model-versus-device compatibility rules. */
 #include "mota/compat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Epoch report of a Neural-ART model, read statically: docs/model-abi.md, "Epoch blocks". */
 #include "mota/epochs.h"
 

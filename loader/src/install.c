@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The installer: pools, copies, GOT and REL passes, runtime context. */
 #include "mota/loader.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* X-CUBE-AI legacy models through their own API (mota/legacy.h). */
 #include "mota/legacy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NBIN header, runtime-context and descriptor reader: every offset bounded. */
 #include "mota/nbin.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NBIN words: a 4-bit segment tag over a 28-bit offset, little-endian
  * (mota/le.h). Private to loader/. */
 #ifndef MOTA_LOADER_TAGS_H

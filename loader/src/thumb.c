@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the few Thumb-2 shapes of ST's generated model code (Arm ARM v8-M,
  * chapter C2: the encodings named below). Bounded by [lo, hi). */
 #include "thumb.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The few Thumb-2 code shapes the epoch report reads (epochs.c). Private to
  * loader/. Every read is bounded by the code's end; a shape not recognised
  * is "not found", never a guess. */

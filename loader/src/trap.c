@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulated FP_CTRL and STM32 CRC unit for guarded legacy models (mota/trap.h). */
 #include "mota/trap.h"
 

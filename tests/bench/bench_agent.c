@@ -1,4 +1,4 @@
-#define _GNU_SOURCE
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Benchmark: what one update of a 1 MiB model costs the device, through the
  * posix flash simulator (4 KiB sectors, 16-byte program units): flash
@@ -6,6 +6,7 @@
  * and stack. The stack is measured by running the update on a thread whose
  * stack was painted beforehand (host build: x86-64 frames).
  */
+#define _GNU_SOURCE
 #include "../unit/agent_fixture.h"
 
 #include <pthread.h>

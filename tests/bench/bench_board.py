@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Benchmarks of the firmware on a QEMU board (an547: mps3-an547, Cortex-M55;
 an505: mps2-an505, Cortex-M33), driven through mota commands.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """System tests of the firmware on the QEMU boards (mps3-an547, Cortex-M55;
 mps2-an505, Cortex-M33), through `mota` commands only, as a user drives a
 board: `mota sim --target TARGET`, push, status, confirm, reboot, invoke. One

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the `mota` command line, one case per invocation.
 
 usage: test_cli.py MOTA FIXTURES_DIR SOURCE_DIR CASE

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The epoch report of Neural-ART models (mota info/inspect --epochs), the baseline and the pack policy.
 
 usage: test_epochs.py MOTA WORK FIXTURES CASE

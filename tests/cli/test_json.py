@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every command's JSON follows docs/json.md: the fields it prints are the documented ones.
 
 usage: test_json.py MOTA WORK DOCS_JSON_MD CASE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The README's quick start runs as written, in sequence, with the mota under test.
 
 usage: test_readme.py MOTA WORK SOURCE_DIR

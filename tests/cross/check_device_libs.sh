@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Fails if a device library (ours or the cross-built mbed TLS/libcbor parts)
 # has an undefined reference to the heap or to stdio. Prints code sizes.
 set -eu

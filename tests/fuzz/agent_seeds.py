@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Seeds for fuzz_agent and fuzz_link: containers the fuzz device (tests/fuzz/fuzz_device.h) accepts,
 packed by `mota pack` from the small test models kept for fuzz_nbin, with and without compression and
 self-tests, in the scripts of operations the targets read.

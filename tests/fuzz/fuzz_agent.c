@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the agent's life on hostile but validly signed containers.
  *
  * Input: [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the container decoder, from envelope to payload heads.
  * Input: [fix] [container]: fix says which of fuzz_sign.h's fixes the container gets (bits 0-2),
  * so mutants are validly signed by the trusted key again and mota_container_verify runs to the

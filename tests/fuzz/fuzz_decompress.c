@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the compressed-payload decoders (mota/decompress.h: LZ4 frames and deflate streams),
  * fed in chunks the input chooses and resumed at block boundaries when it says so. Its sink aborts on any
  * request outside the image: a write past the declared size or a copy from before the first byte (and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The small simulated device the agent-level fuzz targets run against: the
  * posix port's device with 4 KiB sectors, a two-sector journal, two models
  * ("dense" and "conv", the test models' names) of two 32 KiB slots each,

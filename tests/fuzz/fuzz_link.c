@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the device's link server (frame decoder, requests, the agent behind it).
  *
  * Input: [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]

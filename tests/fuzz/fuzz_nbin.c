@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the NBIN parser, validator, params check, epoch report and host-side installer.
  * The input is a model file, or a split model's image followed by its params file. Whatever the
  * input, the installer may only touch the simulated regions it is given, each heap memory of

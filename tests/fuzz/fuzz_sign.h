@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fuzz targets' signer: makes a mutated container validly signed again, in place, so the
  * fuzzers reach the code after the signature (docs/architecture.md, "Fuzzing past the signature").
  * The fuzz build's ES256 verify accepts mota_fuzz_sign's signatures (crypto/src/crypto.c). Each fix is

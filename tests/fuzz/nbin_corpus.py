@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The seed corpus of fuzz_nbin, kept small and in the repository
 (tests/fuzz/corpus/fuzz_nbin): models `mota build-model` makes of the test
 models, in both families, appended and split, for two CPUs, and their headers

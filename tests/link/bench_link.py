@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark of the update link over a rate-limited serial-line emulator.
 
 usage: bench_link.py MOTA WORKDIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the link tests and benchmark: build containers, run mota sim and
 the link emulator, run mota push."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A link emulator between `mota push` and a device on TCP.
 
 usage: linkemu.py --target HOST:PORT [--listen HOST:PORT] [--baud N]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the update link through `mota sim`, one case per run.
 
 usage: test_link.py MOTA WORKDIR CASE

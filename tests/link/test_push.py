@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """mota push never reports an update it did not make: a container cut or padded anywhere is refused.
 
 usage: test_push.py MOTA WORK CASE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """mota sim as a stand-in for real boards, and as a shared CI service.
 
 usage: test_sim.py MOTA WORK FIXTURES_DIR SOURCE_DIR CASE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test model: int8 conv 3x3x4 (ReLU) on 12x12, max-pool 2x2, dense 100 -> 4.
  * Built as a split model: its params blob is a separate file. */
 #include "mota_model.h"

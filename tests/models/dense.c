@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test model: int8 dense 64 -> 32 (ReLU) -> 10. The activation of each layer
  * is picked through a table of function pointers in RW data (R_ARM_ABS32,
  * patched by the REL pass); weights live in the params blob (GOT, tag 8). */

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Deterministic weights and inputs for the test models, and their reference.
 
 usage: gen_weights.py MODEL OUT_DIR

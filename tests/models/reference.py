@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host reference of the test models' arithmetic (int8 in, int32 accumulate,
 rounding right shift, saturation), written independently of the C sources."""
 

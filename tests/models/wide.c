@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test model: per-element int8 scale and bias, 600 bytes in, two outputs per input (1200 bytes out): an input
  * and an output larger than the an547's 512-byte frames, for `mota invoke` through the device's I/O buffer. */
 #include "mota_model.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent verification of a container written by `mota pack`.
 
 usage: check_container.py CONTAINER PUBLIC.pem MODEL [--params F]

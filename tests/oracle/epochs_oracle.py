@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent oracle for `mota info --epochs --json` (the "epochs" object).
 
 Usage: epochs_oracle.py MODEL.bin    -> prints one JSON object (sort_keys=True)

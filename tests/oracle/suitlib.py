@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Independent model of the mota container, for tests only.
 
 Written against docs/container-format.md with Debian's python3-cbor2 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Benchmark firmware: the compressed-payload decoders on the Cortex-M55, as
  * the agent runs it (a 256-byte program buffer, matches read back from the

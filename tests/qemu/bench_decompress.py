@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Decode cost of compressed payloads on QEMU's Cortex-M55, in instructions.
 
 usage: bench_decompress.py MOTA FIRMWARE_ELF WORKDIR FIXTURES_DIR [DEVICE_MAP]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Install cost of the loader on QEMU's Cortex-M55, in instructions.
 
 usage: bench_install.py MOTA FIRMWARE_ELF WORKDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mps3-an547 board support for the test firmware: vectors, reset, UART0,
  * SysTick (instruction counts under -icount), semihosting exit. */
 #include "board.h"

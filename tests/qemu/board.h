@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef MOTA_TEST_BOARD_H
 #define MOTA_TEST_BOARD_H
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared harness: place models, params and vectors in QEMU mps3-an547 memory,
 run the test firmware (run_models.c) and parse its report."""
 import os

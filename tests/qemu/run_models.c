@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test firmware: install the models described by the job table the harness
  * placed at 0x60000000, run them, compare with the host reference outputs.

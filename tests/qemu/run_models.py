@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Build the test models, install and run them on QEMU mps3-an547 (Cortex-M55)
 at two load addresses in XIP and in COPY mode, and compare every output with
 the host reference (tests/models/reference.py).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Each format's numbers are defined once, in a header's X-macro tables:
 
     #define MOTA_..._KEYS(X) /* cddl: RULE */ \\

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Footprint of a firmware image by module, from its GNU ld map file.
 
 usage: footprint.py FIRMWARE.map [--json]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Worst-case stack depth from GCC's -fcallgraph-info=su files (.ci).
 
 usage: stack_depth.py BUILD_DIR ROOT [ROOT ...]

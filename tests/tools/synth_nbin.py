@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Write a minimal, valid split NPU NBIN model whose params file has any size.
 
 usage: synth_nbin.py OUT_REL.bin OUT_PARAMS.bin PARAMS_BYTES [SEED [random|weights [C_NAME]]]

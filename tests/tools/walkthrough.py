@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Annotated hex dump of a mota container, for docs/container-format.md.
 
 usage: walkthrough.py MOTA WORKDIR

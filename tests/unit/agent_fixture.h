@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test device for the agent tests: a posix NOR flash in memory, a key, a
  * device profile, simulated exec RAM, and containers built with the

@@ -1,4 +1,5 @@
-/* Tests' encoders of compressed payloads, as mota pack writes them (host_tool/src/compress.c): liblz4's
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests' encoders of compressed payloads, as mota pack writes them (host_tool/src/offline/compress.c): liblz4's
  * frame API in mota's form (linked blocks of `block` image bytes, no checksums, level 12), and zlib's raw
  * deflate with a sync flush every `block` image bytes (level 9). */
 #ifndef MOTA_TEST_ENCODERS_H

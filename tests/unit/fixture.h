@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the unit tests: load a file from ../shared/fixtures. */
 #ifndef MOTA_TEST_FIXTURE_H
 #define MOTA_TEST_FIXTURE_H

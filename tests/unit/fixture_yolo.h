@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real ST N6 model (yolov8n, 3,292,096 bytes) as a cmocka group
  * fixture, for the tests that read or install it. */
 #ifndef MOTA_TEST_FIXTURE_YOLO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device agent through the posix port: update flow, trial, rollback, resume. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile and broken updates: each is refused with its reason, the active
  * model stays as it was, and what can be refused from the head is refused
  * before anything is erased. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Power-loss sweeps: for an update, a confirm and a rollback, cut the power
  * before every flash operation in turn (then, in a second sweep, tear every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bounded CBOR decoder: profile rules, limits, and every short input. */
 #include "mota/cbor.h"
 #include "mota/err.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Model-versus-device compatibility: each rule, in order, with expected and found values. */
 #include "mota/compat.h"
 #include "mota/err.h"

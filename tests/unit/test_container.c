@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The container format: encode/decode round trip, determinism, rejection of
  * every truncation, COSE header labels, the SUIT draft's Example 0 and all
  * of its bit flips. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The crypto shim: SHA-256, RFC 6979 signing, verification, key files, key ids. */
 #include "mota/crypto_sign.h"
 #include "mota/err.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The compressed-payload decoders (decompress/src/lz4.c and inflate.c, behind
  * mota/decompress.h): liblz4's frames and zlib's deflate streams decode to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The reason-code table: negative, unique, named, described. */
 #include "mota/err.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Driving a legacy X-CUBE-AI model through its own API (mota/legacy.h),
  * against a fake model on the host: a device memory array, and entry points

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device's link server driven frame by frame, as a faulty line would:
  * answers lost, frames repeated late, frames after the upload ended. Each

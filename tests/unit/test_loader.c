@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The installer on the host, with simulated device memory. */
 #include "mota/err.h"
 #include "mota/loader.h"

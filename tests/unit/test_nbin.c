@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NBIN header reader: the real ST N6 model, a legacy model, split params. */
 #include "mota/crc32.h"
 #include "mota/err.h"

@@ -1,5 +1,6 @@
-#define _GNU_SOURCE
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The posix port: the flash simulator's NOR rules and faults, the transports. */
+#define _GNU_SOURCE
 #include "mota/err.h"
 #include "mota/posix_flash.h"
 #include "mota/posix_transport.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The link frame codec: the documented example, round trips, resynchronisation. */
 #include "mota/err.h"
 #include "mota/proto.h"

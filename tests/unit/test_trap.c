@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulated FP_CTRL and STM32 CRC unit a guarded legacy model's licence check reaches (mota/trap.h). */
 #include "mota/err.h"
 #include "mota/trap.h"

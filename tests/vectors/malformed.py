@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Catalogue of malformed containers, each with the reason `mota verify` must give.
 
 usage: malformed.py MOTA PRIVATE.pem PUBLIC.pem WORKDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device agent: receives a container from a byte stream, verifies it
  * before erasing anything, writes the model to the inactive slot of its A/B

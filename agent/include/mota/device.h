@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device main loop: the agent and its update link, as every port runs
  * them (the posix simulator and each board alike). A firmware's main() is

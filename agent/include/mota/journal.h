@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The agent's durable state, as the state journal keeps it on flash (agent/src/journal.c, format in
  * docs/agent.md). Apart from mota/agent.h so that the journal needs neither the agent nor its configuration.

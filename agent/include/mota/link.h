@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device side of the update link: reads frames from a transport,
  * drives the agent, answers. Single-threaded, allocation-free: call

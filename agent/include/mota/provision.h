@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The provisioning record: a device's identity and trust anchors, written
  * once into a flash sector of its own by the factory (`mota provision`)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Frame codec: header + payload + CRC-32, COBS, 0x00 delimiter. */
 #include "mota/proto.h"
 

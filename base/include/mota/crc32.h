@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * CRC-32 (reflected, polynomial 0xEDB88320, as zlib): the link's frames, the
  * journal's and provisioning records, and ST's params file checksum.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Little-endian field access: every multi-byte field mota defines (NBIN
  * words, link payloads, the journal, provisioning) is little-endian.

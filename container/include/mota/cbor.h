@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Bounded, allocation-free CBOR pull decoder and a small encoder.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mota container: a SUIT envelope (CBOR tag 107) with a COSE_Sign1 ES256
  * authentication block, a manifest with a model-compatibility extension and
@@ -255,7 +256,8 @@ typedef int (*mota_sign_cb)(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint
 
 /*
  * Encode the envelope head (tag, map, authentication wrapper, manifest) into
- * out; the payloads follow, each as mota_payload_head_encode() + content.
+ * out; the payloads follow, each as mota_payload_head_encode() + content,
+ * where mota_container_layout puts them.
  * Deterministic: the same spec and key give the same bytes. sign NULL
  * writes an unsigned container: the COSE_Sign1 (kid included) with an
  * empty signature, for mota_container_sign_head later.
@@ -278,6 +280,38 @@ int mota_container_sign_head(const uint8_t *in, size_t in_len, const uint8_t sig
 /* Head of an integrated payload: tstr key then bstr head of size bytes. */
 int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
                              size_t *len);
+
+/* Bytes of an integrated payload's head at the most: the key "#selftest" and a 9-byte bstr head. */
+#define MOTA_PAYLOAD_HEAD_MAX 24u
+
+/* One integrated payload's place in a container. */
+struct mota_container_part {
+    uint64_t head_off; /* its head (mota_payload_head_encode), head_len bytes */
+    uint8_t head[MOTA_PAYLOAD_HEAD_MAX];
+    size_t head_len;
+    uint64_t off, len; /* its bytes: the image, or the image compressed (z_size) */
+};
+
+/* Where each part of a container goes. */
+struct mota_container_layout {
+    size_t head_len;   /* the envelope head (mota_container_encode_head), from offset 0 */
+    size_t n_payloads; /* spec->n_components */
+    struct mota_container_part payload[MOTA_CONTAINER_MAX_COMPONENTS];
+    uint64_t len; /* the whole container */
+};
+
+/*
+ * The layout of the container spec describes, decided before its digests and
+ * its signature are known (they have fixed sizes): the envelope head first,
+ * as mota_container_encode_head will encode it with kid and a signer
+ * (signed) or none (an unsigned container), then each component's integrated
+ * payload in the spec's order (code, params, self-test), its head and then
+ * its bytes: z_size of them for a compressed component, else size. A writer
+ * puts the payloads at their offsets while it hashes them, then the head,
+ * encoded once the digests are in, at 0: head_len bytes of it.
+ */
+int mota_container_layout(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN], bool signed_,
+                          struct mota_container_layout *out);
 
 /* "#code", "#params", "#selftest"; NULL for OTHER. */
 const char *mota_component_payload_name(enum mota_component_role role);

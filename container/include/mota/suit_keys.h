@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every number the mota container uses as a map key or command, defined once:
  * the encoder (container_enc.c), the decoder (manifest.c, cose.c) and the tests read

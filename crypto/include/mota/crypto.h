@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mota crypto shim: the only door to mbed TLS (and, on the host, OpenSSL).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Host-only crypto: key files, key generation and deterministic signing.
  * Linked from target mota_crypto_sign, which firmware never links.

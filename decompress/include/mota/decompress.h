@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Compressed payloads (docs/container-format.md, "Compressed payloads"): the
  * decoders of the algorithms a manifest's compression parameter may name,

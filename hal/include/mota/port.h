@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The port contract: the one header a board implements. A port fills one
  * struct mota_port (flash, system, transport, loader memory, inference) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Model compatibility: what a model requires (read from its NBIN header by
  * mota_nbin_compat, carried signed in the container's compat extension) and

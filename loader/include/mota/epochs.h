@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The epoch report of a Neural-ART model: what runs on the NPU and what on
  * the CPU, read statically from a validated NBIN image.

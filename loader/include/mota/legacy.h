@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Driving an installed X-CUBE-AI legacy model (reloc v2.0) through its own
  * entry points, as ST's ai_reloc_network API does (docs/model-abi.md):

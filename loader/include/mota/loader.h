@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The installer: turns a validated NBIN image into a runnable model
  * instance, the clean-room equivalent of ST's reloc installer, with every

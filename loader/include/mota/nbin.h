@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ST runtime-loadable model files ("NBIN", network_rel.bin): header reader.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Emulation of the few peripheral accesses ST's legacy X-CUBE-AI runtime
  * makes from inside a model: its licence check clears FP_CTRL.ENABLE (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The update-link protocol (docs/protocol.md): frames over any byte stream.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Build-time sizes of the an505 firmware: the MPS layer's, as on an547 (the
 # UART is faster here, about 25 KiB/s, but the window already hides the
 # round trips). A product changes them here, before the include.

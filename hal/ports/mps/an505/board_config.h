@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * QEMU mps2-an505 (Arm MPS2+ AN505: IoT Kit, Cortex-M33) for the MPS layer
  * (hal/ports/mps/common): where its peripherals and memories are, in the Secure state it

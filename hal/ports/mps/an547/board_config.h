@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * QEMU mps3-an547 (Arm MPS3 AN547: SSE-300, Cortex-M55) for the MPS layer
  * (hal/ports/mps/common): where its peripherals and memories are, in the Secure state

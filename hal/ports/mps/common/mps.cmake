@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The MPS family's common layer (hal/ports/mps/common) built for one board:
 # its port library and the firmware, with the board's board_config.h
 # (addresses, IRQ numbers, clock) and linker script from the board's folder.

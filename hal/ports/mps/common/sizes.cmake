@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Build-time sizes of an MPS board's firmware, for every target of its cross
 # build (the agent's structures must be the same size in the libraries and in
 # the application). Chosen for a microcontroller; docs/porting.md explains

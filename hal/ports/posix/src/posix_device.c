@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* posix port: the simulated device, assembled once (see mota/posix_device.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "mota/posix_device.h"

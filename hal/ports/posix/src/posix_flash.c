@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NOR flash simulator with power-cut and torn-operation injection. */
 #define _GNU_SOURCE
 #include "mota/posix_flash.h"

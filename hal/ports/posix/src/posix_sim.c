@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Simulated inference for the posix port (see mota/posix_sim.h). */
 #include "mota/posix_sim.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fd-based transports: stdio, TCP, pty. */
 #define _GNU_SOURCE
 #include "mota/posix_transport.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mota device firmware for the QEMU MPS boards (an547, an505): the
  * agent with the update link on UART0, the models it installs run by their

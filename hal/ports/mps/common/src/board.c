@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Board bring-up, provisioning, the hardware profile and model inference
  * under guard. */
 #include "mps.h"

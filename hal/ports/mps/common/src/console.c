@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The launcher's side of the board: its arguments (the semihosting command
  * line) and the log (the semihosting console, QEMU's stderr, which the
  * launcher reads). Below the drivers and the bring-up, which all use them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The emulated NOR flash. QEMU has no writable flash on these boards, so a
  * 16 MiB RAM window (DDR on an547, PSRAM on an505: MOTA_MPS_FLASH_BASE)

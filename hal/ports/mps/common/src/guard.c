@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Guarded model calls: a model is third-party code. It runs unprivileged,
  * on its own stack, with the MPU granting it only its flash slot (code and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared between the MPS layer's files; not part of its API. The board's
  * addresses, IRQ numbers and clock come from its board_config.h. */
 #ifndef MOTA_MPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Arm semihosting (BKPT 0xAB): the QEMU board's window to its host, for the
  * flash file, the launcher's arguments and the log. A real board has none
  * of this; its flash driver talks to the flash controller instead. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Armv8-M vector table, reset, fault handlers. No heap, no stdio. */
 #include "mps.h"
 #include "mota/err.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SysTick clock, reset, reset cause, and the CMSDK APB watchdog. */
 #include "mps.h"
 

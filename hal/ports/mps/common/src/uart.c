@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * UART0 (CMSDK APB UART) behind struct mota_transport. Received
  * bytes go through the RX interrupt into a ring, so nothing is lost while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * posix port: a whole simulated device, assembled once for `mota sim`, the
  * agent tests, the fuzz targets and the benchmarks. A NOR flash (in memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * posix port: a NOR flash simulator, in memory or backed by a file.
  *

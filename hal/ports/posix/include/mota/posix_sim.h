@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * posix port: simulated inference. The posix port cannot execute Cortex-M
  * model code, so the self-test inference the agent runs on it is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * posix port: byte-stream transports over file descriptors, for the
  * simulated device and the host tool: stdio, a TCP listener or client, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Board port: Arm MPS2/MPS3 FPGA boards as QEMU 7.2 models them, with an
  * Armv8-M core (Cortex-M33 on mps2-an505, Cortex-M55 on mps3-an547), the

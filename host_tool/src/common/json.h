@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The JSON every command prints (docs/json.md): a minimal streaming writer. */
+#ifndef MOTA_TOOL_JSON_H
+#define MOTA_TOOL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The version of the JSON every command prints (docs/json.md): "schema" in each document. */
+#define TOOL_JSON_SCHEMA 1u
+
+/* Minimal JSON writer. */
+struct json {
+    FILE *f;
+    int depth;
+    bool first[16];
+    bool compact; /* one line: push's event stream */
+};
+void json_begin(struct json *j, FILE *f);
+/* A command's JSON document: {"schema": TOOL_JSON_SCHEMA, "command": command, ...}; compact: on one line. */
+void json_doc(struct json *j, FILE *f, const char *command, bool compact);
+void json_end(struct json *j);
+/* A result in every command's form: "status": reason name ("MOTA_OK"), "code": its value, "message". */
+void json_reason(struct json *j, int code);
+void json_real(struct json *j, const char *key, double v, int decimals);
+void json_obj(struct json *j, const char *key);     /* key NULL inside arrays */
+void json_obj_end(struct json *j);
+void json_arr(struct json *j, const char *key);
+void json_arr_end(struct json *j);
+void json_str(struct json *j, const char *key, const char *s);
+void json_strn(struct json *j, const char *key, const char *s, size_t n);
+void json_uint(struct json *j, const char *key, uint64_t v);
+void json_int(struct json *j, const char *key, int64_t v);
+void json_bool(struct json *j, const char *key, bool v);
+void json_hex(struct json *j, const char *key, const uint8_t *p, size_t n);
+void json_null(struct json *j, const char *key);
+/* n bytes of s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
+void json_escaped(FILE *f, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host tool helpers every command uses: messages, option parsing, numbers and names, the clock. */
+#include "util.h"
+
+#include "mota/compat.h"
+#include "mota/err.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tool_err(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("mota: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int tool_usage_err(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mota: error: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see mota %s --help)\n", cmd);
+    return EXIT_USAGE;
+}
+
+int tool_getopt(int argc, char **argv, const char *shorts, const struct option *longs, const char *cmd)
+{
+    char sh[64];
+    int idx = -1;
+    snprintf(sh, sizeof(sh), ":%s", shorts); /* ':' first: a missing value is told apart from an unknown option */
+    opterr = 0;
+    int c = getopt_long(argc, argv, sh, longs, &idx);
+    if (c != '?' && c != ':')
+        return c;
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (c == ':' && optopt != 0 && optopt < 256 && strchr(shorts, optopt) != NULL && arg[1] != '-')
+        tool_usage_err(cmd, "option -%c needs a value", optopt);
+    else if (c == ':')
+        tool_usage_err(cmd, "option %s needs a value", arg);
+    else if (optopt != 0 && arg[0] == '-' && arg[1] != '-')
+        tool_usage_err(cmd, "unknown option -%c", optopt);
+    else
+        tool_usage_err(cmd, "unknown option %s", arg);
+    return '?';
+}
+
+int tool_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    const char *name = mota_err_name(code);
+    fprintf(stderr, "mota: error: %s: %s", name ? name : "UNKNOWN", mota_err_str(code));
+    if (fmt != NULL && fmt[0] != '\0') {
+        fputs(": ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+    }
+    fputc('\n', stderr);
+    return code;
+}
+
+void tool_hex(FILE *f, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%02x", p[i]);
+}
+
+bool tool_parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    /* decimal, or hex after 0x; never octal (--seq 010 is ten, not eight), no sign, no blanks */
+    bool hex = s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    if (s == NULL || *digits == '\0' || strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") != strlen(digits))
+        return false;
+    errno = 0;
+    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *v = x;
+    return true;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+bool tool_parse_hex(const char *s, uint8_t *out, size_t n)
+{
+    if (s == NULL || strlen(s) != 2 * n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}
+
+const char *tool_install_mode(uint32_t mode)
+{
+    return mode == MOTA_INSTALL_XIP ? "xip" : mode == MOTA_INSTALL_COPY ? "copy" : "invalid";
+}
+
+const char *tool_uuid_str(const uint8_t u[16], char out[37])
+{
+    int n = 0;
+    for (int i = 0; i < 16; i++)
+        n += snprintf(out + n, 37 - (size_t)n, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
+    return out;
+}
+
+double tool_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool tool_host_resolves(const char *host, char *why, size_t cap)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (host[0] == '\0') {
+        snprintf(why, cap, "no host before the port (e.g. 127.0.0.1:PORT)");
+        return false;
+    }
+    int e = getaddrinfo(host, NULL, &hints, &res);
+    if (e != 0 || res == NULL) {
+        snprintf(why, cap, "cannot resolve host '%s': %s", host, e != 0 ? gai_strerror(e) : "no IPv4 address");
+        return false;
+    }
+    freeaddrinfo(res);
+    return true;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The host side of the update link: opening a port (serial device, pty, TCP), frames and requests. */
+#include "client.h"
+
+#include "common/util.h"
+
+#include "mota/cbor.h"
+#include "mota/err.h"
+#include "mota/posix_transport.h"
+#include "mota/proto_keys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <termios.h>
+#include <unistd.h>
+
+static speed_t baud_const(unsigned baud)
+{
+    switch (baud) {
+    case 9600: return B9600;
+    case 19200: return B19200;
+    case 38400: return B38400;
+    case 57600: return B57600;
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    case 2000000: return B2000000;
+    default: return 0;
+    }
+}
+
+/* "HOST:PORT" without the tcp: prefix: what a user means when no such file exists */
+static bool looks_like_tcp(const char *port)
+{
+    const char *colon = strrchr(port, ':');
+    uint64_t p;
+    return colon != NULL && colon != port && strchr(port, '/') == NULL && tool_parse_u64(colon + 1, &p) && p > 0 &&
+           p <= 65535;
+}
+
+/* Reads and writes go through the posix port's transport, whatever the port is. */
+static int client_stream(struct client *c)
+{
+    mota_posix_transport_fds(&c->pt, c->fd, c->fd);
+    mota_posix_transport_hal(&c->pt, &c->tr);
+    return MOTA_OK;
+}
+
+/* tcp:HOST:PORT, connected within timeout_ms */
+static int open_tcp(struct client *c, const char *port, int timeout_ms)
+{
+    char host[256];
+    const char *colon = strrchr(port + 4, ':');
+    uint64_t p = 0;
+    if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
+        p == 0 || p > 65535) {
+        snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
+        return MOTA_ERR_ARG;
+    }
+    memcpy(host, port + 4, (size_t)(colon - (port + 4)));
+    host[colon - (port + 4)] = 0;
+    char why[200];
+    if (!tool_host_resolves(host, why, sizeof(why))) { /* its own cause, not "no route to host" */
+        snprintf(c->why, sizeof(c->why), "%s: %s", port, why);
+        return MOTA_ERR_TRANSPORT;
+    }
+    struct mota_posix_transport t;
+    int ret = mota_posix_transport_tcp_connect(&t, host, (uint16_t)p, timeout_ms);
+    if (ret != MOTA_OK) {
+        snprintf(c->why, sizeof(c->why), "%s: %s", port,
+                 ret == MOTA_ERR_TIMEOUT ? "no connection within the timeout (a listener that accepts nobody)"
+                                         : strerror(errno));
+        return ret;
+    }
+    c->fd = t.rfd;
+    return client_stream(c);
+}
+
+/* A serial port or a pty: a terminal, held by this client alone, raw, at the baud rate. */
+static int open_serial(struct client *c, const char *port, unsigned baud)
+{
+    c->fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (c->fd < 0) {
+        int e = errno;
+        if (e == ENOENT && looks_like_tcp(port))
+            snprintf(c->why, sizeof(c->why), "%s: %s (a TCP address is written tcp:%s)", port, strerror(e), port);
+        else
+            snprintf(c->why, sizeof(c->why), "%s: %s", port, strerror(e));
+        return MOTA_ERR_TRANSPORT;
+    }
+    /* a device is a terminal (a UART, a USB CDC port, a pty): a regular file, a FIFO or /dev/null is a
+     * mistake (often a container named where the port belongs), and writing HELLO frames would ruin it */
+    if (!isatty(c->fd)) {
+        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a TCP device is written tcp:HOST:PORT)",
+                 port);
+        client_close(c);
+        return MOTA_ERR_TRANSPORT;
+    }
+    /* one host at a time, as on TCP: two clients on one line would take each other's answers (the lock
+     * is released when the descriptor closes, so a crashed client never leaves it held) */
+    if (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        snprintf(c->why, sizeof(c->why), "%s: %s", port,
+                 e == EWOULDBLOCK ? "another mota client has it open" : strerror(e));
+        client_close(c);
+        return e == EWOULDBLOCK ? MOTA_ERR_BUSY : MOTA_ERR_TRANSPORT;
+    }
+    struct termios tio;
+    if (tcgetattr(c->fd, &tio) == 0) {
+        cfmakeraw(&tio);
+        tio.c_cflag |= CLOCAL | CREAD;
+        speed_t sp = baud_const(baud);
+        if (sp != 0) {
+            cfsetispeed(&tio, sp);
+            cfsetospeed(&tio, sp);
+        }
+        tcsetattr(c->fd, TCSANOW, &tio);
+    }
+    return client_stream(c);
+}
+
+int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms)
+{
+    double deadline = c->deadline;
+    void (*on_event)(void *, unsigned, uint32_t) = c->on_event;
+    void *event_ctx = c->event_ctx;
+    memset(c, 0, sizeof(*c));
+    c->deadline = deadline;
+    c->on_event = on_event; /* a reconnect keeps the caller's hook */
+    c->event_ctx = event_ctx;
+    c->fd = -1;
+    snprintf(c->port, sizeof(c->port), "%s", port);
+    c->baud = baud;
+    c->max_payload = 256;
+    c->window = 1;
+    mota_deframer_init(&c->df, c->rx, sizeof(c->rx));
+    return strncmp(port, "tcp:", 4) == 0 ? open_tcp(c, port, timeout_ms) : open_serial(c, port, baud);
+}
+
+void client_close(struct client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    mota_posix_transport_fds(&c->pt, -1, -1); /* reads and writes fail from now on */
+}
+
+static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *payload, size_t len)
+{
+    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = seq, .len = (uint16_t)len,
+                           .payload = payload};
+    size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
+    if (n == 0)
+        return MOTA_ERR_ARG;
+    if (c->tr.write == NULL || c->tr.write(c->tr.ctx, c->tx, n) != MOTA_OK) /* NULL: never opened */
+        return MOTA_ERR_TRANSPORT;
+    c->bytes_out += n;
+    return MOTA_OK;
+}
+
+int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq)
+{
+    uint16_t s = ++c->seq;
+    if (seq)
+        *seq = s;
+    return send_seq(c, cmd, s, payload, len);
+}
+
+int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
+{
+    for (;;) {
+        while (c->in_off < c->in_len) {
+            size_t used = 0;
+            int got = mota_deframer_push(&c->df, c->in + c->in_off, c->in_len - c->in_off, &used, f);
+            c->in_off += used;
+            if (got)
+                c->heard = tool_now();
+            if (got && f->kind == MOTA_KIND_RESPONSE)
+                return 1;
+            /* an event is never an answer: the device is at work on a request (a phase after the last byte) */
+            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= MOTA_PROTO_EVENT_LEN &&
+                c->on_event != NULL)
+                c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));
+        }
+        int wait = timeout_ms;
+        if (c->deadline > 0) { /* --timeout bounds every wait */
+            double left = c->deadline - tool_now();
+            if (left <= 0)
+                return MOTA_ERR_TIMEOUT;
+            if (left * 1000 < wait)
+                wait = (int)(left * 1000) + 1;
+        }
+        if (c->tr.read == NULL)
+            return MOTA_ERR_TRANSPORT; /* never opened */
+        int n = c->tr.read(c->tr.ctx, c->in, sizeof(c->in), (uint32_t)wait);
+        if (n == 0)
+            return 0; /* nothing within the wait */
+        if (n < 0)
+            return MOTA_ERR_TRANSPORT;
+        c->bytes_in += (uint64_t)n;
+        c->in_len = (size_t)n;
+        c->in_off = 0;
+    }
+}
+
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
+                const uint8_t **body, size_t *body_len, int timeout_ms, int tries)
+{
+    /* every try has the same seq: the device answers a retry from its kept answer, so a lost
+     * answer never makes it confirm or roll back twice */
+    uint16_t seq = ++c->seq;
+    for (int t = 0; t < tries; t++) {
+        int ret = send_seq(c, cmd, seq, payload, len);
+        if (ret != MOTA_OK)
+            return ret;
+        struct mota_frame f;
+        for (;;) {
+            int r = client_recv(c, &f, timeout_ms);
+            if (r < 0)
+                return r;
+            if (r == 0)
+                break; /* timeout: send again */
+            if (f.seq != seq || f.cmd != cmd || f.len < 2)
+                continue; /* a late answer to something else */
+            *status = (int16_t)mota_get16(f.payload);
+            *body = f.payload + 2;
+            *body_len = f.len - 2u;
+            return MOTA_OK;
+        }
+        if (c->deadline > 0 && tool_now() >= c->deadline)
+            return MOTA_ERR_TIMEOUT;
+    }
+    return MOTA_ERR_DEVICE_LOST;
+}
+
+int client_hello(struct client *c, const uint8_t **body, size_t *body_len)
+{
+    uint8_t req[3] = {MOTA_PROTO_VERSION, 0, 0};
+    int status;
+    mota_put16(req + 1, MOTA_PROTO_MAX_PAYLOAD);
+    int ret = client_call(c, MOTA_CMD_HELLO, req, sizeof(req), &status, body, body_len, 1000, 3);
+    if (ret != MOTA_OK)
+        return ret;
+    if (status != MOTA_OK)
+        return status;
+    /* the negotiated frame size and window are in the device info */
+    struct mota_cbor_dec d;
+    size_t n;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_dec_init(&d, *body, *body_len);
+    if (mota_cbor_get_map(&d, &n) != 0)
+        return MOTA_ERR_PROTO_FRAME;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
+            return MOTA_ERR_PROTO_FRAME;
+        if ((key == MOTA_INFO_PAYLOAD || key == MOTA_INFO_WINDOW) && mota_cbor_get_uint(&d, &v) == 0) {
+            if (key == MOTA_INFO_PAYLOAD)
+                c->max_payload = (uint16_t)(v < MOTA_PROTO_MAX_PAYLOAD ? v : MOTA_PROTO_MAX_PAYLOAD);
+            else
+                c->window = v >= 1 && v <= 64 ? (unsigned)v : 1;
+        } else if (mota_cbor_skip(&d) != 0) {
+            return MOTA_ERR_PROTO_FRAME;
+        }
+    }
+    return MOTA_OK;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host side of the update link: transports and request/response. */
+#ifndef MOTA_TOOL_CLIENT_H
+#define MOTA_TOOL_CLIENT_H
+
+#include "mota/posix_transport.h"
+#include "mota/proto.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct client {
+    char port[512];
+    unsigned baud;
+    int fd;                         /* the port's descriptor, -1 when closed */
+    struct mota_posix_transport pt; /* the byte stream over fd: the same code the simulated device uses */
+    struct mota_transport tr;
+    struct mota_deframer df;
+    uint8_t rx[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_MAX_PAYLOAD)];
+    uint8_t tx[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_MAX_PAYLOAD)];
+    uint8_t in[4096];
+    size_t in_len, in_off;
+    uint16_t seq;
+    uint16_t max_payload;
+    unsigned window;
+    uint64_t bytes_out, bytes_in;
+    double deadline; /* CLOCK_MONOTONIC seconds: no wait goes past it (MOTA_ERR_TIMEOUT); 0: none */
+    char why[320];   /* what client_open found: "PATH: No such file or directory" */
+    /* Optional: the device's event frames (kind 3), never returned as an answer. After the last DATA byte
+     * the device announces each step before it runs it: phase 1 verify (digests from flash), 2 install,
+     * 3 self-test, 4 commit; offset is the upload's (the container length). Kept by client_open. */
+    void (*on_event)(void *ctx, unsigned phase, uint32_t offset);
+    void *event_ctx;
+    double heard; /* when the device last said anything (an answer or an event) */
+};
+
+/* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
+ * connection is given timeout_ms. On failure c->why says what happened (errno text, with the port);
+ * c->deadline survives the call. */
+int client_open(struct client *c, const char *port, unsigned baud, int timeout_ms);
+void client_close(struct client *c);
+/* Send a request; returns its sequence number in *seq. */
+int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, uint16_t *seq);
+/* Next response frame within timeout_ms: 1 got one, 0 timeout, <0 link error (MOTA_ERR_TIMEOUT past c->deadline).
+ * Event frames read on the way go to c->on_event, and do not end the wait. */
+int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
+/* A request and its response (matched by sequence number); retries on timeout.
+ * *status is the device's status; body/len the rest of the response. */
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
+                const uint8_t **body, size_t *body_len, int timeout_ms, int tries);
+/* HELLO: negotiate the frame size; the device-info CBOR is returned in body. */
+int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
+
+/*
+ * One container to one device, over as many connections as it takes (transfer.c): the caller sets the
+ * first block (and last_progress to when it started), then calls client_upload on each connection until
+ * `done` (the device's verdict in status: MOTA_OK installed, or its refusal with the facts in detail).
+ */
+struct client_upload {
+    const uint8_t *data;
+    uint64_t total;
+    uint8_t digest[MOTA_SHA256_LEN]; /* the manifest's: a resume is for this container only */
+    double timeout_s;                      /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
+    double last_progress;                  /* when the device last acknowledged more */
+    /* optional: told as it goes */
+    void (*on_progress)(void *ctx, uint64_t acked);
+    void (*on_resume)(void *ctx, uint32_t offset);
+    /* no answer for a while: all_sent (every byte on the wire, the line's pace known), how long the
+     * device has been quiet, and how long the bytes in flight take on the wire at that pace */
+    void (*on_quiet)(void *ctx, bool all_sent, double quiet_for, double on_wire);
+    void *ctx;
+    /* the transfer's state */
+    uint64_t acked, send_ptr; /* of the current connection */
+    unsigned inflight;
+    uint16_t stale_below; /* offset complaints about frames sent before a rewind are ignored */
+    bool sent;            /* any DATA went out */
+    bool done;
+    int status;
+    char detail[320];
+};
+
+/* The transfer on this connection: MOTA_OK once the verdict is in (u->done), or the link error that ended
+ * it (MOTA_ERR_TIMEOUT: no progress for timeout_s; another: reconnect and call again, it resumes). */
+int client_upload(struct client *c, struct client_upload *u);
+/* The verdict, with the device's detail unless it only repeats the reason's message. */
+void client_upload_verdict(struct client_upload *u, int status, const uint8_t *detail, size_t len);
+
+
+#endif

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* invoke: run the device's active model on an input. */
+#include "client.h"
+#include "cmds.h"
+#include "devlink.h"
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "offline/profiles.h"
+
+#include "mota/cbor.h"
+#include "mota/container.h"
+#include "mota/err.h"
+#include "mota/nbin.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char invoke_usage[] =
+    "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
+    "Run the active model on FILE on the device; print the output and the time it took.\n"
+    "An input or output larger than one frame goes through the device's I/O buffer (its size is in\n"
+    "`mota status --json`, HELLO key 12), in pieces.\n" LINK_EXITS;
+
+#define INVOKE_MAX_OUTPUT (16u << 20) /* the host's own bound: a device's I/O buffer is far smaller */
+
+/*
+ * Through the device's I/O buffer: the input in pieces (INPUT), one run (RUN), the output in windows
+ * (OUTPUT). Pieces and windows are idempotent by their offset and are retried; the run is not.
+ */
+static int invoke_staged(struct client *c, unsigned idx, const uint8_t *in, size_t in_len, uint8_t *out,
+                         size_t out_size, double timeout_s, uint32_t *us, int *status, const uint8_t **last,
+                         size_t *last_len)
+{
+    uint8_t req[MOTA_PROTO_MAX_PAYLOAD];
+    const uint8_t *body;
+    size_t blen, piece = c->max_payload - 4u, window = c->max_payload - 2u;
+    int ret = MOTA_OK;
+    for (size_t off = 0; off < in_len || off == 0; off += piece) {
+        size_t n = in_len - off < piece ? in_len - off : piece;
+        mota_put32(req, (uint32_t)off);
+        memcpy(req + 4, in + off, n);
+        ret = client_call(c, MOTA_CMD_INPUT, req, 4 + n, status, &body, &blen, 2000, 3);
+        if (ret != MOTA_OK || *status != MOTA_OK)
+            return ret;
+        if (blen < 4 || mota_get32(body) != off + n)
+            return MOTA_ERR_PROTO_FRAME;
+        if (in_len == 0)
+            break;
+    }
+    req[0] = (uint8_t)idx;
+    mota_put32(req + 1, (uint32_t)out_size);
+    /* one try (an inference is not repeated behind the user's back), as long as the timeout allows */
+    ret = client_call(c, MOTA_CMD_RUN, req, 5, status, &body, &blen, (int)(timeout_s * 1000), 1);
+    if (ret == MOTA_OK && *status != MOTA_OK) { /* the run's refusal: its words say where */
+        *last = body;
+        *last_len = blen;
+    }
+    if (ret != MOTA_OK || *status != MOTA_OK)
+        return ret;
+    if (blen < 8 || mota_get32(body + 4) != out_size)
+        return MOTA_ERR_PROTO_FRAME;
+    *us = mota_get32(body);
+    for (size_t off = 0; off < out_size;) {
+        size_t want = out_size - off < window ? out_size - off : window;
+        mota_put32(req, (uint32_t)off);
+        mota_put16(req + 4, (uint16_t)(want < 0xFFFFu ? want : 0xFFFFu));
+        ret = client_call(c, MOTA_CMD_OUTPUT, req, 6, status, &body, &blen, 2000, 3);
+        if (ret != MOTA_OK || *status != MOTA_OK)
+            return ret;
+        if (blen == 0 || blen > want)
+            return MOTA_ERR_PROTO_FRAME;
+        memcpy(out + off, body, blen);
+        off += blen;
+    }
+    return MOTA_OK;
+}
+
+int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t *in, size_t in_len, uint8_t *out,
+               size_t out_size, double timeout_s, uint32_t *us, int *status, char *detail, size_t cap)
+{
+    const uint8_t *body;
+    size_t blen;
+    int ret;
+    detail[0] = 0;
+    *status = MOTA_OK;
+    if (in_len + 3 <= c->max_payload && out_size + 6 <= c->max_payload) {
+        /* it all fits one frame each way: one request (what every device version takes) */
+        uint8_t req[MOTA_PROTO_MAX_PAYLOAD];
+        req[0] = (uint8_t)idx;
+        mota_put16(req + 1, (uint16_t)out_size);
+        memcpy(req + 3, in, in_len);
+        ret = client_call(c, MOTA_CMD_INVOKE, req, in_len + 3, status, &body, &blen, (int)(timeout_s * 1000), 1);
+        if (ret == MOTA_OK && *status == MOTA_OK) {
+            if (blen != 4 + out_size)
+                return MOTA_ERR_PROTO_FRAME;
+            *us = mota_get32(body);
+            memcpy(out, body + 4, out_size);
+        }
+    } else if (((in_len + 31u) & ~(size_t)31u) + out_size > io_buffer) {
+        *status = MOTA_ERR_PROTO_IO_SIZE;
+        snprintf(detail, cap, "an input of %zu and an output of %zu bytes do not fit the device's I/O buffer of "
+                 "%llu bytes (nor one %u-byte frame)", in_len, out_size, (unsigned long long)io_buffer,
+                 c->max_payload);
+        return MOTA_OK;
+    } else {
+        body = NULL;
+        blen = 0;
+        ret = invoke_staged(c, idx, in, in_len, out, out_size, timeout_s, us, status, &body, &blen);
+    }
+    if (ret == MOTA_OK && *status != MOTA_OK && blen > 0 && blen < cap) { /* a guarding port's words: where */
+        memcpy(detail, body, blen);
+        detail[blen] = 0;
+        if (strcmp(detail, mota_err_str(*status)) == 0)
+            detail[0] = 0;
+    }
+    return ret;
+}
+
+/* One run on the device: the model chosen, how the link and the device answered. */
+struct invoke_result {
+    struct dev_model models[DEV_MAX_MODELS];
+    unsigned n_models;
+    int idx;          /* the model run */
+    int ret;          /* the link's result */
+    int status;       /* the device's */
+    uint32_t us;      /* how long the run took, on the device's clock */
+    char detail[320]; /* the device's words, or why it could not be reached */
+};
+
+/* The input run on the device's model (--model, or the first), the output into out. EXIT_OK, also when
+ * the device cannot be reached or refuses (r says so), or the usage error of a --model it does not have. */
+static int invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in, uint8_t *out,
+                            struct invoke_result *r)
+{
+    const uint8_t *info;
+    size_t info_len;
+    uint64_t io = 0;
+    r->ret = connect_device(c, o, tool_now() + o->timeout_s, true, &info, &info_len);
+    if (r->ret != MOTA_OK) {
+        snprintf(r->detail, sizeof(r->detail), "%s", c->why);
+        return EXIT_OK;
+    }
+    parse_models(info, info_len, MOTA_INFO_MODELS, r->models, &r->n_models);
+    info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &io);
+    if (o->model && (r->idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0)
+        return tool_usage_err("invoke", "--model %s: the device has no such model", o->model);
+    r->ret = dev_invoke(c, io, (unsigned)r->idx, in->data, in->len, out, (size_t)o->out_size, o->timeout_s, &r->us,
+                        &r->status, r->detail, sizeof(r->detail));
+    return EXIT_OK;
+}
+
+static void report(const struct link_opts *o, const struct invoke_result *r, const uint8_t *out, bool ok)
+{
+    if (o->json) {
+        struct json j;
+        json_doc(&j, stdout, "invoke", false);
+        json_reason(&j, r->ret != MOTA_OK ? r->ret : r->status);
+        json_str(&j, "model", r->idx < (int)r->n_models ? r->models[r->idx].name : "");
+        json_str(&j, "detail", r->detail);
+        if (ok) {
+            json_uint(&j, "duration_us", r->us);
+            json_uint(&j, "output_size", o->out_size);
+            json_hex(&j, "output", out, (size_t)o->out_size);
+        }
+        json_end(&j);
+    } else if (ok) {
+        printf("inference: %u us, %llu output bytes: ", r->us, (unsigned long long)o->out_size);
+        tool_hex(stdout, out, o->out_size < 32 ? (size_t)o->out_size : 32);
+        printf("%s\n", o->out_size > 32 ? "..." : "");
+    }
+}
+
+/* The output saved (-o) and reported; the verdict said: the exit code. */
+static int conclude(const struct client *c, const struct link_opts *o, const struct invoke_result *r,
+                    const uint8_t *out)
+{
+    bool ok = r->ret == MOTA_OK && r->status == MOTA_OK;
+    if (ok && o->output != NULL) {
+        struct outfile of;
+        if (tool_out_open(&of, o->output, 0644) != MOTA_OK || tool_out_write(&of, out, o->out_size) != MOTA_OK ||
+            tool_out_commit(&of) != MOTA_OK)
+            return EXIT_IO;
+    }
+    report(o, r, out, ok);
+    if (r->ret != MOTA_OK) {
+        link_fail(r->ret, c, o);
+        return link_exit(r->ret);
+    }
+    if (r->status != MOTA_OK) {
+        tool_fail(r->status, "%s", r->detail[0] ? r->detail : "the device refused");
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
+int cmd_invoke(int argc, char **argv)
+{
+    struct link_opts o;
+    int rc = link_args(argc, argv, &o, "invoke", LO_MODEL | LO_INVOKE | LO_JSON, invoke_usage, false, NULL, 10);
+    if (rc != EXIT_OK)
+        return rc;
+    if (o.input == NULL || o.out_size == 0 || o.out_size > INVOKE_MAX_OUTPUT)
+        return tool_usage_err("invoke", "needs --input FILE and --output-size N (at most %u)", INVOKE_MAX_OUTPUT);
+    static struct client c;
+    struct invoke_result r = {.idx = 0, .status = MOTA_OK};
+    struct mapped in;
+    if (tool_map(o.input, &in) != MOTA_OK)
+        return EXIT_IO;
+    uint8_t *out = malloc(o.out_size);
+    if (out == NULL) {
+        tool_unmap(&in);
+        return tool_fail(MOTA_ERR_NOSPC, "%llu bytes for the output", (unsigned long long)o.out_size);
+    }
+    rc = invoke_on_device(&c, &o, &in, out, &r);
+    tool_unmap(&in);
+    client_close(&c);
+    if (rc == EXIT_OK)
+        rc = conclude(&c, &o, &r, out);
+    free(out);
+    return rc;
+}

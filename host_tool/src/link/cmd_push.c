@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* push: send a container to a device and report its verdict. */
+#include "client.h"
+#include "cmds.h"
+#include "devlink.h"
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/util.h"
+#include "offline/profiles.h"
+
+#include "mota/cbor.h"
+#include "mota/container.h"
+#include "mota/err.h"
+#include "mota/nbin.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* One push: what the progress display and the JSON events need. */
+struct push {
+    const struct link_opts *o;
+    bool tty;          /* a progress bar on stderr */
+    double t0;
+    uint64_t total;
+    uint64_t shown;    /* bytes the display last showed */
+    int last_decile;   /* non-TTY progress lines: one per 10% */
+    double last_event; /* JSON progress events: at most 4 a second */
+    const char *phase; /* what the device is doing after the last byte, as it said */
+    double phase_t;
+    /* the run */
+    const struct mota_verify_result *vr;
+    struct client *c;
+    struct client_upload u;
+    const uint8_t *info; /* the device info of the last HELLO (a copy: it outlives the receive buffer) */
+    size_t info_len;
+    struct dev_model models[DEV_MAX_MODELS];
+    unsigned n_models, reconnects;
+    int result;
+    char detail[320];
+};
+
+/* A JSON event line of push: {"schema", "command": "push", "event": name, ...}. */
+static bool event_begin(const struct push *p, struct json *j, const char *name)
+{
+    if (!p->o->json)
+        return false;
+    json_doc(j, stdout, "push", true);
+    json_str(j, "event", name);
+    return true;
+}
+
+static int term_cols(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+/* 3.3 MiB, 912.0 KiB, 640 B */
+static const char *human(char *buf, size_t cap, double v)
+{
+    if (v >= 1024 * 1024)
+        snprintf(buf, cap, "%.1f MiB", v / (1024 * 1024));
+    else if (v >= 1024)
+        snprintf(buf, cap, "%.1f KiB", v / 1024);
+    else
+        snprintf(buf, cap, "%.0f B", v);
+    return buf;
+}
+
+/* The bar, as wide as the terminal: [####....] 42%  1.4 MiB of 3.3 MiB  24.1 KiB/s  ETA 1m22s, then after the
+ * last byte the device's phase until its verdict. */
+static void draw_bar(const struct push *p, uint64_t done)
+{
+    char line[512], tail[160], a[24], b[24], r[24];
+    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    unsigned pct = p->total ? (unsigned)(100 * done / p->total) : 100;
+    if (p->phase != NULL) {
+        snprintf(tail, sizeof(tail), " 100%%  %s sent; device: %s (%.1f s)", human(a, sizeof(a), (double)p->total),
+                 p->phase, tool_now() - p->phase_t);
+    } else {
+        double eta = rate > 0 ? (double)(p->total - done) / rate : 0;
+        snprintf(tail, sizeof(tail), " %3u%%  %s of %s  %s/s  ETA %um%02us", pct, human(a, sizeof(a), (double)done),
+                 human(b, sizeof(b), (double)p->total), human(r, sizeof(r), rate), (unsigned)eta / 60,
+                 (unsigned)eta % 60);
+    }
+    int cols = term_cols(), tl = (int)strlen(tail);
+    int width = cols - tl - 3; /* brackets, and the cursor's column */
+    if (width > 60)
+        width = 60;
+    if (width < 5) { /* too narrow for a bar: the numbers alone */
+        fprintf(stderr, "\r%.*s\033[K", cols - 1, tail + 1);
+        return;
+    }
+    int fill = p->phase != NULL ? width : (int)((uint64_t)width * pct / 100);
+    memset(line, '#', (size_t)fill);
+    memset(line + fill, '.', (size_t)(width - fill));
+    line[width] = 0;
+    fprintf(stderr, "\r[%s]%s\033[K", line, tail);
+}
+
+static void progress(struct push *p, uint64_t done, bool final)
+{
+    struct json j;
+    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    p->shown = done;
+    if (p->o->json) {
+        if ((final || tool_now() - p->last_event > 0.25) && event_begin(p, &j, "progress")) {
+            p->last_event = tool_now();
+            json_uint(&j, "offset", done);
+            json_uint(&j, "total", p->total);
+            json_real(&j, "bytes_per_s", rate, 0);
+            json_end(&j);
+        }
+        return;
+    }
+    if (p->o->quiet)
+        return;
+    if (p->tty) {
+        draw_bar(p, done);
+        if (final)
+            fputc('\n', stderr);
+        return;
+    }
+    int decile = p->total ? (int)(10 * done / p->total) : 10;
+    if (decile != p->last_decile) {
+        p->last_decile = decile;
+        fprintf(stderr, "progress: %llu of %llu bytes (%d%%), %.1f KiB/s\n", (unsigned long long)done,
+                (unsigned long long)p->total, p->total ? (int)(100 * done / p->total) : 100, rate / 1024);
+    }
+}
+
+/* The phases the device announces after the last byte (event frames, docs/protocol.md). */
+static const char *phase_name(unsigned phase)
+{
+    static const char *const names[] = {"?", "verify", "install", "selftest", "commit"};
+    return phase < 5 ? names[phase] : "?";
+}
+
+/* The device said what it is doing after the last byte (or went quiet with everything sent). */
+static void show_phase(struct push *p, const char *phase)
+{
+    struct json j;
+    if (p->phase != NULL && strcmp(p->phase, phase) == 0)
+        return;
+    /* the device names a phase once it has every byte: lines and events say 100% first (the bar shows it in
+     * its tail); "verdict pending" is the host's guess, and says nothing of what arrived */
+    if (p->shown < p->total && strcmp(phase, "verdict pending") != 0 && (p->o->json || !p->tty))
+        progress(p, p->total, true);
+    p->phase = phase;
+    p->phase_t = tool_now();
+    if (event_begin(p, &j, "phase")) {
+        json_str(&j, "phase", phase);
+        json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_end(&j);
+    } else if (!p->o->quiet && p->tty) {
+        draw_bar(p, p->total);
+    } else if (!p->o->quiet) {
+        fprintf(stderr, "device: %s\n", phase);
+    }
+}
+
+/*
+ * Before anything is sent: the file must be a container, and hold exactly what its envelope declares
+ * (head, then each integrated payload the manifest lists, nothing after). A truncated copy or one with
+ * bytes appended is refused here with both lengths, not left to the device.
+ */
+static int precheck(const struct mapped *m, struct mota_verify_result *vr, char *why, size_t cap)
+{
+    int ret = mota_envelope_decode(m->data, m->len, &vr->env);
+    if (ret == MOTA_ERR_CBOR_TRUNCATED) {
+        snprintf(why, cap, "the file (%zu bytes) ends inside the container's head", m->len);
+        return ret;
+    }
+    if (ret == MOTA_OK)
+        ret = mota_manifest_decode(&vr->env, &vr->manifest);
+    if (ret != MOTA_OK) {
+        snprintf(why, cap, "not a container");
+        return ret;
+    }
+    /* what the manifest declares: the head, then each integrated payload with its own small head */
+    uint64_t declared = vr->env.head_len;
+    for (size_t i = 0; i < vr->manifest.n_components; i++) {
+        const struct mota_component *c = &vr->manifest.comp[i];
+        if (c->has_uri)
+            declared += mota_payload_head_size(c->role, c->size) + c->size;
+    }
+    /* the walk ends exactly at the file's end or says why; declared is for the message */
+    ret = mota_container_check_payloads(m->data, m->len, vr);
+    if (ret == MOTA_ERR_CBOR_TRUNCATED || ret == MOTA_ERR_PAYLOAD_MISSING)
+        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: truncated", m->len,
+                 (unsigned long long)declared);
+    else if (ret == MOTA_ERR_CBOR_TRAILING)
+        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: %llu extra byte(s) after it",
+                 m->len, (unsigned long long)declared, (unsigned long long)(m->len - declared));
+    else if (ret != MOTA_OK)
+        snprintf(why, cap, "its payloads do not match its manifest");
+    return ret;
+}
+
+static const char push_usage[] =
+    "usage: mota push [options] PORT CONTAINER\n\n"
+    "Sends a container to a device (or mota sim) and reports the result. PORT is a\n"
+    "serial device (--baud), a pty path, or tcp:HOST:PORT. Survives link drops and device\n"
+    "resets by reconnecting and resuming from the offset the device kept.\n"
+    "  --baud N       serial speed (default 115200)\n"
+    "  --confirm      confirm the new model after it passed its self-test\n"
+    "  --timeout S    the longest wait for the device: to connect, to answer HELLO, to acknowledge\n"
+    "                 data (each window), to give its verdict after the last byte (default 60)\n"
+    "  --json         one JSON event per line on stdout (for CI)\n"
+    "  -q, --quiet    no progress output\n"
+    "Exit codes: 0 installed (on trial, or confirmed with --confirm); 1 refused by the\n"
+    "device (its reason is printed); 2 usage; 3 container unreadable or port unusable\n"
+    "(no such device, connection refused); 5 device busy (another client holds it);\n"
+    "6 timed out (the device stopped answering for --timeout seconds).\n";
+
+/* The model a push is about: from the container, for the result line and the JSON. */
+static void json_container(struct json *j, const struct mota_verify_result *vr, uint64_t bytes)
+{
+    const struct mota_manifest *man = &vr->manifest;
+    json_obj(j, "container");
+    json_strn(j, "model", man->compat.c_name ? man->compat.c_name : "", man->compat.c_name_len);
+    json_uint(j, "seq", man->seq);
+    if (man->text.version)
+        json_strn(j, "version", man->text.version, man->text.version_len);
+    else
+        json_null(j, "version");
+    json_hex(j, "digest", vr->env.digest, sizeof(vr->env.digest));
+    json_uint(j, "bytes", bytes);
+    json_obj_end(j);
+}
+
+/* Facts the host holds when the device's refusal carries none: what the device has and expects. */
+static void host_detail(int result, const struct mota_verify_result *vr, const uint8_t *info, size_t info_len,
+                        const struct dev_model *models, unsigned n, char *detail, size_t cap)
+{
+    const struct mota_manifest *man = &vr->manifest;
+    int idx = man->compat.c_name ? model_index(models, n, man->compat.c_name, man->compat.c_name_len) : -1;
+    size_t at = 0;
+    if (result == MOTA_ERR_NO_SLOT) {
+        at += (size_t)snprintf(detail, cap, "the container's model is %.*s; the device has", (int)man->compat.c_name_len,
+                               man->compat.c_name ? man->compat.c_name : "");
+        for (unsigned i = 0; i < n && at < cap; i++)
+            at += (size_t)snprintf(detail + at, cap - at, "%s %s", i ? "," : ":", models[i].name);
+        if (n == 0 && at < cap)
+            snprintf(detail + at, cap - at, " no model slot");
+    } else if ((result == MOTA_ERR_ROLLBACK || result == MOTA_ERR_ROLLBACK_SAME_SEQ) && idx >= 0) {
+        snprintf(detail, cap, "seq: committed %llu on the device, offered %llu; pack with --seq above %llu",
+                 (unsigned long long)models[idx].committed, (unsigned long long)man->seq,
+                 (unsigned long long)models[idx].committed);
+    } else if (result == MOTA_ERR_VENDOR_MISMATCH || result == MOTA_ERR_CLASS_MISMATCH) {
+        uint8_t want[16];
+        bool vendor = result == MOTA_ERR_VENDOR_MISMATCH;
+        if (!dev_identity(info, info_len, vendor ? 0 : 1, want))
+            return;
+        for (size_t i = 0; i < man->n_components; i++) {
+            const struct mota_component *c = &man->comp[i];
+            if (vendor ? !c->has_vendor : !c->has_class)
+                continue;
+            char w[40], g[40];
+            tool_uuid_str(want, w);
+            tool_uuid_str(vendor ? c->vendor_id : c->class_id, g);
+            snprintf(detail, cap, "%s id: device %s, container %s (pack --%s NAME with the device's name)",
+                     vendor ? "vendor" : "class", w, g, vendor ? "vendor" : "class");
+            return;
+        }
+    }
+}
+
+static void on_event(void *ctx, unsigned phase, uint32_t offset)
+{
+    (void)offset;
+    show_phase(ctx, phase_name(phase));
+}
+
+static void on_progress(void *ctx, uint64_t acked)
+{
+    progress(ctx, acked, false);
+}
+
+static void on_resume(void *ctx, uint32_t offset)
+{
+    struct push *p = ctx;
+    struct json j;
+    if (event_begin(p, &j, "resume")) {
+        json_uint(&j, "offset", offset);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "the device kept %u bytes of this container: resuming after the head\n", offset);
+}
+
+static void on_quiet(void *ctx, bool all_sent, double quiet_for, double on_wire)
+{
+    struct push *p = ctx;
+    if (all_sent && quiet_for > 1.0 + on_wire && p->phase == NULL)
+        show_phase(p, "verdict pending"); /* a device that does not tell its phases */
+    else if (p->phase != NULL && p->tty && !p->o->quiet)
+        draw_bar(p, p->total); /* the phase's clock */
+}
+
+/* Connect and say HELLO before the deadline; the first time, say to whom. */
+static int push_connect(struct push *p, double deadline, bool first)
+{
+    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD];
+    const uint8_t *info;
+    struct json j;
+    int ret = connect_device(p->c, p->o, deadline, first, &info, &p->info_len);
+    if (ret != MOTA_OK)
+        return ret;
+    memcpy(info_copy, info, p->info_len);
+    p->info = info_copy;
+    if (!first)
+        return MOTA_OK;
+    char dev_name[65] = "";
+    parse_models(p->info, p->info_len, MOTA_INFO_MODELS, p->models, &p->n_models);
+    dev_text(p->info, p->info_len, MOTA_INFO_NAME, dev_name, sizeof(dev_name));
+    if (event_begin(p, &j, "hello")) {
+        json_str(&j, "port", p->o->port);
+        json_str(&j, "device", dev_name);
+        json_uint(&j, "max_payload", p->c->max_payload);
+        json_uint(&j, "window", p->c->window);
+        json_container(&j, p->vr, p->total);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n", dev_name[0] ? dev_name : "device",
+                p->o->port, p->n_models, p->c->max_payload, p->c->window);
+    return MOTA_OK;
+}
+
+/* The link broke (or BEGIN went unanswered): reconnect, while the device still makes progress. */
+static int push_reconnect(struct push *p, int link_err)
+{
+    struct json j;
+    if (link_err == MOTA_ERR_TIMEOUT || tool_now() - p->u.last_progress > p->o->timeout_s)
+        return MOTA_ERR_TIMEOUT;
+    client_close(p->c);
+    p->reconnects++;
+    if (event_begin(p, &j, "reconnect")) {
+        json_uint(&j, "count", p->reconnects);
+        json_uint(&j, "acked", p->u.acked);
+        json_end(&j);
+    }
+    if (!p->o->quiet && !p->o->json)
+        fprintf(stderr, "%slink lost (%s); reconnecting\n", p->tty ? "\n" : "", mota_err_name(link_err));
+    p->phase = NULL;
+    return push_connect(p, p->u.last_progress + p->o->timeout_s, false);
+}
+
+/* The container, over as many connections as it takes: the device's verdict, or why there is none. */
+static int push_send(struct push *p, const struct mapped *m)
+{
+    const struct mota_envelope *env = &p->vr->env;
+    uint64_t head_cap = 0;
+    /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
+    if (info_uint(p->info, p->info_len, MOTA_INFO_HEAD_MAX, &head_cap) && env->head_len > head_cap) {
+        snprintf(p->detail, sizeof(p->detail), "container head of %zu bytes; the device takes at most %llu",
+                 env->head_len, (unsigned long long)head_cap);
+        return MOTA_ERR_ENV_TOO_LARGE;
+    }
+    struct client_upload *u = &p->u;
+    u->data = m->data;
+    u->total = m->len;
+    memcpy(u->digest, env->digest, sizeof(u->digest));
+    u->timeout_s = p->o->timeout_s;
+    u->last_progress = p->t0;
+    u->on_progress = on_progress;
+    u->on_resume = on_resume;
+    u->on_quiet = on_quiet;
+    u->ctx = p;
+    for (;;) {
+        int ret = client_upload(p->c, u);
+        if (ret == MOTA_OK) {
+            snprintf(p->detail, sizeof(p->detail), "%s", u->detail);
+            return u->status;
+        }
+        if ((ret = push_reconnect(p, ret)) != MOTA_OK)
+            return ret;
+    }
+}
+
+/* A refusal with no facts from the device: what the host knows. */
+static void explain(struct push *p)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
+        int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name,
+                                                   man->compat.c_name_len) : -1;
+        const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
+        if (dm != NULL && dm->testing)
+            snprintf(p->detail, sizeof(p->detail),
+                     "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
+                     "first", dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
+    } else if (p->result != MOTA_OK && p->detail[0] == 0) {
+        host_detail(p->result, p->vr, p->info, p->info_len, p->models, p->n_models, p->detail, sizeof(p->detail));
+    }
+}
+
+/* --confirm: the model's index from a fresh STATUS, else from HELLO's list; never a guess. */
+static int push_confirm(struct push *p, int tries)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    struct dev_model fresh[DEV_MAX_MODELS];
+    unsigned n_fresh = 0;
+    const uint8_t *body;
+    size_t blen;
+    int status;
+    if (client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+        status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
+        memcpy(p->models, fresh, sizeof(fresh[0]) * n_fresh);
+        p->n_models = n_fresh;
+    }
+    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : 0;
+    uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
+    if (idx < 0)
+        return MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
+    int ret = client_call(p->c, MOTA_CMD_CONFIRM, &mi, 1, &status, &body, &blen, 2000, tries);
+    return ret != MOTA_OK ? ret : status;
+}
+
+/* What the device's status says after "installed": it must show this very container as the active model. */
+struct installed {
+    bool checked, active, confirmed, has_uptime;
+    uint64_t uptime, max_boots;
+};
+
+static void check_installed(struct push *p, int tries, struct installed *in)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    const uint8_t *body;
+    size_t blen;
+    int status;
+    memset(in, 0, sizeof(*in));
+    p->n_models = 0;
+    in->checked = client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
+                  status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
+    in->has_uptime = in->checked && status_uptime_ms(body, blen, &in->uptime);
+    info_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
+    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
+    in->active = in->checked && idx >= 0 && p->models[idx].has &&
+                 memcmp(p->models[idx].digest, p->vr->env.digest, MOTA_SHA256_LEN) == 0;
+    in->confirmed = in->active && !p->models[idx].testing;
+    if (in->checked && !in->active) {
+        p->result = MOTA_ERR_INTERNAL;
+        snprintf(p->detail, sizeof(p->detail), "the device answered installed, but its status does not show %.*s seq %llu "
+                 "active", (int)man->compat.c_name_len, man->compat.c_name ? man->compat.c_name : "",
+                 (unsigned long long)man->seq);
+    }
+}
+
+static bool is_link_error(int result)
+{
+    return result == MOTA_ERR_DEVICE_LOST || result == MOTA_ERR_TRANSPORT || result == MOTA_ERR_TIMEOUT ||
+           result == MOTA_ERR_BUSY;
+}
+
+/* Installed: confirm if asked, check the device's status, report. */
+static int push_installed(struct push *p)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    struct installed in;
+    struct json j;
+    int rc = EXIT_OK, confirm_err = MOTA_OK;
+    double el = tool_now() - p->t0;
+    /* the model is in: a lossy line must not turn that into a failure, so the calls that follow retry
+     * (same seq, answered once) for up to the timeout */
+    int tries = p->o->timeout_s / 2 < 3 ? 3 : p->o->timeout_s / 2 > 15 ? 15 : (int)(p->o->timeout_s / 2);
+    p->c->deadline = tool_now() + p->o->timeout_s;
+    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) != MOTA_OK) {
+        tool_fail(confirm_err, "confirm");
+        rc = is_link_error(confirm_err) ? link_exit(confirm_err) : EXIT_INVALID;
+    }
+    check_installed(p, tries, &in);
+    if (p->result != MOTA_OK)
+        rc = EXIT_INVALID;
+    if (event_begin(p, &j, "result")) {
+        /* installed either way; the status is the confirm's when that failed, so CI sees why */
+        json_reason(&j, p->result != MOTA_OK ? p->result : confirm_err);
+        json_bool(&j, "installed", p->result == MOTA_OK);
+        json_bool(&j, "confirmed", in.confirmed);
+        json_bool(&j, "sent", true);
+        json_bool(&j, "status_checked", in.checked);
+        json_str(&j, "detail", p->detail);
+        json_container(&j, p->vr, p->total);
+        json_real(&j, "seconds", el, 3);
+        json_uint(&j, "reconnects", p->reconnects);
+        json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+        json_end(&j);
+    }
+    if (p->result != MOTA_OK) {
+        tool_fail(p->result, "%s", p->detail);
+    } else if (!p->o->json && !p->o->quiet) {
+        printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len, man->compat.c_name,
+               (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
+               p->reconnects ? ", resumed after a link loss" : "",
+               in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+        print_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
+    }
+    return rc;
+}
+
+/* Not installed: why, in the JSON result and on stderr. */
+static int push_failed(struct push *p)
+{
+    struct json j;
+    bool link = is_link_error(p->result);
+    if (event_begin(p, &j, "result")) {
+        json_reason(&j, p->result);
+        json_bool(&j, "installed", false);
+        json_bool(&j, "sent", p->u.sent);
+        json_str(&j, "detail", p->detail);
+        json_container(&j, p->vr, p->total);
+        json_uint(&j, "acked", p->u.acked);
+        json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_uint(&j, "reconnects", p->reconnects);
+        json_end(&j);
+    }
+    if (p->result == MOTA_ERR_ENV_TOO_LARGE && !p->u.sent)
+        tool_fail(p->result, "not sent: the device would refuse it (%s); its model is unchanged", p->detail);
+    else if (p->result == MOTA_ERR_TIMEOUT)
+        tool_fail(p->result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",
+                  p->o->port, p->o->timeout_s, (unsigned long long)p->u.acked, (unsigned long long)p->total);
+    else if (link)
+        link_fail(p->result, p->c, p->o);
+    else if (p->detail[0])
+        tool_fail(p->result, "the device refused the update (%s); its model is unchanged", p->detail);
+    else
+        tool_fail(p->result, "the device refused the update; its model is unchanged");
+    return link ? link_exit(p->result) : EXIT_INVALID;
+}
+
+/* Nothing sent: the file is not what it claims, or the device could not be reached. */
+static int push_not_sent(struct push *p, int ret, const char *detail, const char *path)
+{
+    struct json j;
+    if (event_begin(p, &j, "result")) {
+        json_reason(&j, ret);
+        json_bool(&j, "installed", false);
+        json_bool(&j, "sent", false);
+        json_str(&j, "detail", detail);
+        if (path == NULL)
+            json_real(&j, "seconds", tool_now() - p->t0, 3);
+        json_end(&j);
+    }
+    if (path != NULL) {
+        tool_fail(ret, "%s: %s; nothing was sent", path, detail);
+        return EXIT_INVALID;
+    }
+    link_fail(ret, p->c, p->o);
+    return link_exit(ret);
+}
+
+int cmd_push(int argc, char **argv)
+{
+    struct link_opts o;
+    const char *path = NULL;
+    int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM, push_usage, true, &path, 60);
+    if (rc != EXIT_OK)
+        return rc;
+    struct mapped m;
+    if (tool_map(path, &m) != MOTA_OK)
+        return EXIT_IO;
+    static struct mota_verify_result vr;
+    static struct client c;
+    static struct push p;
+    memset(&p, 0, sizeof(p));
+    p.o = &o;
+    p.tty = isatty(STDERR_FILENO) && !o.json;
+    p.t0 = tool_now();
+    p.total = m.len;
+    p.last_decile = -1;
+    p.vr = &vr;
+    p.c = &c;
+    int ret = precheck(&m, &vr, p.detail, sizeof(p.detail));
+    if (ret != MOTA_OK) {
+        rc = push_not_sent(&p, ret, p.detail, path);
+        tool_unmap(&m);
+        return rc;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    c.on_event = on_event;
+    c.event_ctx = &p;
+    if (p.tty && !o.quiet)
+        fprintf(stderr, "connecting to %s ...", o.port);
+    ret = push_connect(&p, p.t0 + o.timeout_s, true);
+    if (p.tty && !o.quiet)
+        fprintf(stderr, "\r\033[K");
+    if (ret != MOTA_OK) {
+        rc = push_not_sent(&p, ret, c.why, NULL);
+    } else {
+        p.result = push_send(&p, &m);
+        explain(&p);
+        if (p.result == MOTA_OK && (p.tty || p.shown < p.total))
+            progress(&p, p.total, true);
+        else if (p.tty && !o.quiet && p.shown > 0)
+            fputc('\n', stderr);
+        rc = p.result == MOTA_OK ? push_installed(&p) : push_failed(&p);
+    }
+    client_close(&c);
+    tool_unmap(&m);
+    return rc;
+}

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* inspect and verify: what a container holds, and whether it is valid (text or JSON). */
+#include "cmds.h"
+#include "epochs_report.h"
+#include "payloads.h"
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/util.h"
+
+#include "mota/container.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/decompress.h"
+#include "mota/nbin.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEYS 8
+
+static void uuid_print(FILE *f, const uint8_t u[16])
+{
+    char s[37];
+    fputs(tool_uuid_str(u, s), f);
+}
+
+static void uuid_json(struct json *j, const char *key, const uint8_t u[16])
+{
+    char s[37];
+    json_str(j, key, tool_uuid_str(u, s));
+}
+
+/* The envelope, its signatures, the manifest and its texts. */
+static void manifest_text(const char *path, const struct mota_verify_result *r)
+{
+    const struct mota_manifest *m = &r->manifest;
+    printf("container:   %s\n", path);
+    printf("envelope:    SUIT (tag 107), %zu authentication block(s), %zu integrated payload(s)\n",
+           r->env.n_blocks, r->env.n_payloads);
+    for (size_t b = 0; b < r->env.n_blocks; b++) {
+        const struct mota_auth_block *blk = &r->env.blocks[b];
+        printf("signature:   COSE_Sign1 %s, key id ", blk->alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
+        if (blk->kid)
+            tool_hex(stdout, blk->kid, blk->kid_len);
+        else
+            printf("(none)");
+        printf("%s\n", blk->no_sig ? "; UNSIGNED: `mota sign` signs it, nothing accepts it before" : "");
+    }
+    printf("manifest:    version %llu, sequence number %llu, digest ", (unsigned long long)m->version,
+           (unsigned long long)m->seq);
+    tool_hex(stdout, r->env.digest, sizeof(r->env.digest));
+    printf("\n");
+    if (m->text.model_name)
+        printf("model:       %.*s\n", (int)m->text.model_name_len, m->text.model_name);
+    if (m->text.version)
+        printf("version:     %.*s\n", (int)m->text.version_len, m->text.version);
+    if (m->text.vendor_name)
+        printf("vendor:      %.*s\n", (int)m->text.vendor_name_len, m->text.vendor_name);
+    if (m->text.description)
+        printf("description: %.*s\n", (int)m->text.description_len, m->text.description);
+    if (m->text.created)
+        printf("created:     %.*s\n", (int)m->text.created_len, m->text.created);
+}
+
+static void components_text(const struct mota_manifest *m)
+{
+    for (size_t i = 0; i < m->n_components; i++) {
+        const struct mota_component *comp = &m->comp[i];
+        printf("component %zu: %s", i, mota_component_name(comp->role));
+        if (comp->has_size)
+            printf(", %llu bytes", (unsigned long long)comp->size);
+        if (comp->has_uri)
+            printf(", payload %.*s", (int)comp->uri_len, comp->uri);
+        printf("\n");
+        if (comp->has_digest) {
+            printf("  sha256:    ");
+            tool_hex(stdout, comp->digest, sizeof(comp->digest));
+            printf("\n");
+        }
+        if (comp->compressed) {
+            printf("  sent as:   %s, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
+                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->z_size, comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0,
+                   (unsigned)comp->z_block);
+            tool_hex(stdout, comp->z_digest, sizeof(comp->z_digest));
+            printf("\n");
+        }
+        if (comp->has_vendor) {
+            printf("  vendor id: ");
+            uuid_print(stdout, comp->vendor_id);
+            printf("\n");
+        }
+        if (comp->has_class) {
+            printf("  class id:  ");
+            uuid_print(stdout, comp->class_id);
+            printf("\n");
+        }
+    }
+}
+
+static void compat_text(const struct mota_manifest *m)
+{
+    const struct mota_compat *c = &m->compat;
+    if (!m->has_compat) {
+        printf("compatibility: none (generic SUIT manifest, not a mota model container)\n");
+        return;
+    }
+    printf("compatibility:\n");
+    printf("  c_name:          %.*s\n", (int)c->c_name_len, c->c_name);
+    printf("  reloc runtime:   %u.%u (%s)\n", c->reloc_major, c->reloc_minor,
+           c->reloc_major == 8 ? "Neural-ART NPU" : c->reloc_major == 2 ? "X-CUBE-AI legacy" : "unknown");
+    printf("  cpu:             0x%03X %s\n", c->cpu_part, mota_nbin_cpu_name((uint16_t)c->cpu_part));
+    printf("  fpu:             %s, float ABI %s\n", c->fpu ? "yes" : "no", mota_nbin_float_abi_name(c->float_abi));
+    printf("  secure:          %s\n", c->secure ? "yes" : "no");
+    printf("  dbg-info, async: %s, %s\n", c->dbg_info ? "yes" : "no", c->async ? "yes" : "no");
+    printf("  toolchain:       %u %s\n", c->toolchain, mota_nbin_toolchain_name(c->toolchain));
+    if (c->has_runtime_version)
+        printf("  LL_ATON:         %u.%u.%u\n", c->rt_major, c->rt_minor, c->rt_micro);
+    if (c->rt_desc)
+        printf("  runtime:         %.*s\n", (int)c->rt_desc_len, c->rt_desc);
+    if (c->has_struct_sizes)
+        printf("  struct sizes:    0x%04X\n", c->struct_sizes);
+    printf("  activations:     %llu bytes\n", (unsigned long long)c->acts_size);
+    printf("  params:          %llu bytes\n", (unsigned long long)c->params_size);
+    printf("  external RAM:    %llu bytes\n", (unsigned long long)c->ext_ram_size);
+    printf("  exec RAM:        XIP %llu, COPY %llu bytes\n", (unsigned long long)c->exec_ram_xip,
+           (unsigned long long)c->exec_ram_copy);
+    printf("  install mode:    %s\n", tool_install_mode(c->install_mode));
+    if (c->has_epochs) {
+        printf("  npu epochs:      ");
+        epochs_summary_line(stdout, &c->epochs);
+        printf(" (informational)\n");
+    }
+    if (c->selftest.present) {
+        printf("  self-test:       output %llu bytes, max latency %llu us, output sha256 ",
+               (unsigned long long)c->selftest.output_size, (unsigned long long)c->selftest.max_latency_us);
+        tool_hex(stdout, c->selftest.output_digest, MOTA_SHA256_LEN);
+        printf("\n");
+    }
+}
+
+struct epoch_views {
+    const struct epochs_view *cur, *old; /* NULL: not asked */
+};
+
+static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status,
+                        const struct epoch_views *ev)
+{
+    manifest_text(path, r);
+    components_text(&r->manifest);
+    compat_text(&r->manifest);
+    if (verified)
+        printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
+    else
+        printf("verification: not done (mota verify --key checks signature and digests)\n");
+    if (ev->cur != NULL)
+        epochs_text(stdout, ev->cur);
+    if (ev->old != NULL)
+        epochs_compare_text(stdout, ev->old, ev->cur);
+}
+
+static void signatures_json(struct json *j, const struct mota_envelope *env)
+{
+    json_arr(j, "signatures");
+    for (size_t b = 0; b < env->n_blocks; b++) {
+        json_obj(j, NULL);
+        json_str(j, "alg", env->blocks[b].alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
+        if (env->blocks[b].kid)
+            json_hex(j, "kid", env->blocks[b].kid, env->blocks[b].kid_len);
+        else
+            json_null(j, "kid");
+        json_bool(j, "signed", !env->blocks[b].no_sig); /* false: pack --unsigned, waiting for mota sign */
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void texts_json(struct json *j, const struct mota_manifest *m)
+{
+    json_obj(j, "text");
+#define TXT(k, f) if (m->text.f) json_strn(j, k, m->text.f, m->text.f##_len); else json_null(j, k)
+    TXT("model_name", model_name);
+    TXT("version", version);
+    TXT("vendor_name", vendor_name);
+    TXT("description", description);
+    TXT("created", created);
+#undef TXT
+    json_obj_end(j);
+}
+
+static void components_json(struct json *j, const struct mota_manifest *m)
+{
+    json_arr(j, "components");
+    for (size_t i = 0; i < m->n_components; i++) {
+        const struct mota_component *comp = &m->comp[i];
+        json_obj(j, NULL);
+        json_str(j, "role", mota_component_name(comp->role));
+        json_hex(j, "id_cbor", comp->id, comp->id_len);
+        if (comp->has_size) json_uint(j, "size", comp->size); else json_null(j, "size");
+        if (comp->has_digest) json_hex(j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(j, "sha256");
+        if (comp->has_uri) json_strn(j, "payload", comp->uri, comp->uri_len); else json_null(j, "payload");
+        if (comp->compressed) {
+            json_obj(j, "compression");
+            json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : "deflate");
+            json_uint(j, "block", comp->z_block);
+            json_uint(j, "size", comp->z_size);
+            json_hex(j, "sha256", comp->z_digest, MOTA_SHA256_LEN);
+            json_obj_end(j);
+        } else {
+            json_null(j, "compression");
+        }
+        if (comp->has_vendor) uuid_json(j, "vendor_id", comp->vendor_id); else json_null(j, "vendor_id");
+        if (comp->has_class) uuid_json(j, "class_id", comp->class_id); else json_null(j, "class_id");
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void compat_json(struct json *j, const struct mota_manifest *m)
+{
+    const struct mota_compat *c = &m->compat;
+    if (!m->has_compat) {
+        json_null(j, "compat");
+        return;
+    }
+    json_obj(j, "compat");
+    json_uint(j, "reloc_major", c->reloc_major);
+    json_uint(j, "reloc_minor", c->reloc_minor);
+    json_uint(j, "cpu_part", c->cpu_part);
+    json_str(j, "cpu", mota_nbin_cpu_name((uint16_t)c->cpu_part));
+    json_bool(j, "fpu", c->fpu);
+    json_str(j, "float_abi", mota_nbin_float_abi_name(c->float_abi));
+    json_bool(j, "secure", c->secure);
+    json_bool(j, "dbg_info", c->dbg_info);
+    json_bool(j, "async", c->async);
+    json_str(j, "toolchain", mota_nbin_toolchain_name(c->toolchain));
+    if (c->has_runtime_version) {
+        char v[32];
+        snprintf(v, sizeof(v), "%u.%u.%u", c->rt_major, c->rt_minor, c->rt_micro);
+        json_str(j, "ll_aton_version", v);
+    } else {
+        json_null(j, "ll_aton_version");
+    }
+    if (c->rt_desc) json_strn(j, "runtime_desc", c->rt_desc, c->rt_desc_len); else json_null(j, "runtime_desc");
+    if (c->has_struct_sizes) json_uint(j, "struct_sizes", c->struct_sizes); else json_null(j, "struct_sizes");
+    json_strn(j, "c_name", c->c_name, c->c_name_len);
+    json_uint(j, "activations_size", c->acts_size);
+    json_uint(j, "params_size", c->params_size);
+    json_uint(j, "ext_ram_size", c->ext_ram_size);
+    json_uint(j, "exec_ram_xip", c->exec_ram_xip);
+    json_uint(j, "exec_ram_copy", c->exec_ram_copy);
+    json_str(j, "install_mode", tool_install_mode(c->install_mode));
+    if (c->selftest.present) {
+        json_obj(j, "selftest");
+        json_hex(j, "output_sha256", c->selftest.output_digest, MOTA_SHA256_LEN);
+        json_uint(j, "output_size", c->selftest.output_size);
+        json_uint(j, "max_latency_us", c->selftest.max_latency_us);
+        json_obj_end(j);
+    } else {
+        json_null(j, "selftest");
+    }
+    epochs_summary_json(j, "npu_epochs", c->has_epochs ? &c->epochs : NULL);
+    json_obj_end(j);
+}
+
+static void report_json(const char *cmd, const char *path, const struct mota_verify_result *r, bool verified,
+                        int status, const struct epoch_views *ev)
+{
+    const struct mota_manifest *m = &r->manifest;
+    struct json j;
+    json_doc(&j, stdout, cmd, false);
+    json_reason(&j, status);
+    json_str(&j, "container", path);
+    json_bool(&j, "verified", verified); /* signature and every payload digest checked (a key was given) */
+    json_bool(&j, "valid", status == 0);
+    json_uint(&j, "manifest_version", m->version);
+    json_uint(&j, "seq", m->seq);
+    json_hex(&j, "digest", r->env.digest, MOTA_SHA256_LEN);
+    signatures_json(&j, &r->env);
+    texts_json(&j, m);
+    components_json(&j, m);
+    compat_json(&j, m);
+    if (ev->cur != NULL)
+        epochs_json(&j, ev->cur);
+    if (ev->old != NULL)
+        epochs_compare_json(&j, ev->old, ev->cur);
+    json_end(&j);
+}
+
+static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct mota_p256_key k;
+        if (tool_load_key(paths[i], &k) != MOTA_OK)
+            return MOTA_ERR_IO;
+        mota_trusted_key_set(&keys[i], k.pub);
+        memset(&k, 0, sizeof(k));
+    }
+    return MOTA_OK;
+}
+
+static void show_help(bool verify)
+{
+    if (verify)
+        printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
+               "Full check: envelope structure, manifest digest, signature by one of the\n"
+               "given keys (public or private PEM/DER), manifest semantics, and the size\n"
+               "and SHA-256 of every integrated payload.\n"
+               "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
+               "2 usage error; 3 unreadable container or key file.\n");
+    else
+        printf("usage: mota inspect [--json] [--key PUBLIC.pem] [--epochs [--baseline OLD]] CONTAINER\n\n"
+               "Prints the manifest, components, compatibility data and self-test of a\n"
+               "container. Without --key it checks the structure (envelope, manifest, the\n"
+               "mota profile, the framing and size of every payload) but not the signature\n"
+               "or the payload digests; with --key it runs the full verification too.\n"
+               "--epochs adds the epoch report of the model it carries (mota info --epochs);\n"
+               "--baseline OLD (a container or a model) what moved between NPU and CPU since.\n"
+               "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
+}
+
+struct show_opts {
+    bool answered; /* --help: printed, nothing to show */
+    char *key_paths[MAX_KEYS];
+    size_t n_keys;
+    bool json, quiet, epochs;
+    const char *path, *baseline;
+};
+
+static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
+                                         {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'},
+                                         {"epochs", no_argument, 0, 'e'}, {"baseline", required_argument, 0, 'b'},
+                                         {0, 0, 0, 0}};
+    int c;
+    memset(o, 0, sizeof(*o));
+    optind = 1;
+    while ((c = tool_getopt(argc, argv, "hk:jqeb:", opts, verify ? "verify" : "inspect")) != -1) {
+        if (c == 'h') {
+            show_help(verify);
+            o->answered = true;
+            return EXIT_OK;
+        } else if (c == 'k') {
+            if (o->n_keys == MAX_KEYS) {
+                tool_err("at most %d keys", MAX_KEYS);
+                return EXIT_USAGE;
+            }
+            o->key_paths[o->n_keys++] = optarg;
+        } else if (c == 'j') {
+            o->json = true;
+        } else if (c == 'q') {
+            o->quiet = true;
+        } else if (c == 'e') {
+            o->epochs = true;
+        } else if (c == 'b') {
+            o->baseline = optarg;
+        } else {
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1)
+        return tool_usage_err(verify ? "verify" : "inspect", "takes exactly one container file");
+    if (verify && o->n_keys == 0)
+        return tool_usage_err("verify", "needs at least one --key");
+    if (o->baseline != NULL && !o->epochs)
+        return tool_usage_err(verify ? "verify" : "inspect", "--baseline compares epoch reports: it needs --epochs");
+    o->path = argv[optind];
+    return EXIT_OK;
+}
+
+/* With keys, the full verification; without, the structure: envelope, manifest, the payloads' framing. */
+static int check_container(const struct mapped *f, const struct mota_trusted_key *keys, size_t n_keys,
+                           struct mota_verify_result *r)
+{
+    const struct mota_component *failed = NULL;
+    if (n_keys > 0) {
+        int ret = mota_container_verify(f->data, f->len, keys, n_keys, r);
+        return ret == MOTA_OK ? tool_verify_images(f->data, f->len, r, &failed) : ret;
+    }
+    memset(r, 0, sizeof(*r));
+    int ret = mota_envelope_decode(f->data, f->len, &r->env);
+    if (ret == MOTA_OK)
+        ret = mota_manifest_decode(&r->env, &r->manifest);
+    if (ret == MOTA_OK)
+        ret = mota_container_check_payloads(f->data, f->len, r);
+    return ret;
+}
+
+static void show_fail_json(const char *cmd, const char *path, int ret, bool checked)
+{
+    struct json j;
+    json_doc(&j, stdout, cmd, false);
+    json_reason(&j, ret);
+    json_str(&j, "container", path);
+    json_bool(&j, "verified", checked);
+    json_bool(&j, "valid", false);
+    json_end(&j);
+}
+
+/* --epochs: the container's model, and the baseline's; MOTA_OK or the reason, *bad the file it concerns */
+static int load_epochs(const struct show_opts *o, const struct mapped *f, struct epochs_view *cur,
+                       struct epochs_view *old, struct mapped *fb, const char **bad)
+{
+    const uint8_t *code = NULL;
+    size_t code_len = 0;
+    int ret = epochs_container_code(f->data, f->len, &code, &code_len, &cur->image);
+    *bad = o->path;
+    cur->path = o->path;
+    cur->container = true;
+    if (ret == MOTA_OK)
+        ret = epochs_view_decode(cur, code, code_len);
+    if (ret == MOTA_OK && o->baseline != NULL) {
+        *bad = o->baseline;
+        ret = epochs_view_load(old, o->baseline, fb);
+    }
+    return ret;
+}
+
+static int show(int argc, char **argv, bool verify)
+{
+    const char *cmd = verify ? "verify" : "inspect", *bad = NULL;
+    struct show_opts o;
+    struct mota_trusted_key keys[MAX_KEYS];
+    struct mapped f, fb = {0};
+    struct epochs_view cur = {0}, old = {0};
+    static struct mota_verify_result r;
+    int rc = parse_args(argc, argv, verify, &o);
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if (load_keys(o.key_paths, o.n_keys, keys) != MOTA_OK)
+        return EXIT_IO;
+    if (tool_map(o.path, &f) != MOTA_OK)
+        return EXIT_IO;
+    bool checked = o.n_keys > 0;
+    int ret = check_container(&f, keys, o.n_keys, &r);
+    bad = o.path;
+    if (ret == MOTA_OK && o.epochs)
+        ret = load_epochs(&o, &f, &cur, &old, &fb, &bad);
+    if (ret != MOTA_OK) {
+        if (ret != MOTA_ERR_IO) /* a file that cannot be read has said so */
+            tool_fail(ret, "%s", bad);
+        if (o.json)
+            show_fail_json(cmd, bad, ret, checked);
+        rc = ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+    } else {
+        struct epoch_views ev = {o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
+        if (o.json)
+            report_json(cmd, o.path, &r, checked, ret, &ev);
+        else if (!(verify && o.quiet))
+            report_text(o.path, &r, checked, ret, &ev);
+    }
+    epochs_view_free(&cur);
+    epochs_view_free(&old);
+    if (fb.map != NULL)
+        tool_unmap(&fb);
+    tool_unmap(&f); /* the report's strings point into the mapping */
+    return rc;
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+    return show(argc, argv, false);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    return show(argc, argv, true);
+}

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Device profiles: values and sources in docs/device-profiles.md. */
+#include "profiles.h"
+
+#include "mota/err.h"
+#include "mota/nbin.h"
+#include "mota/board.h"
+
+#include <string.h>
+
+#define KIB 1024u
+#define MIB (1024u * 1024u)
+#define XIP_COPY ((1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY))
+#define NPU (1u << MOTA_NBIN_FAMILY_NPU)
+#define LEGACY (1u << MOTA_NBIN_FAMILY_LEGACY)
+
+static const struct tool_profile profiles[] = {
+    {.name = "stm32n6570-dk",
+     .board = "STM32N6570-DK: STM32N657X0H3Q, Cortex-M55 and Neural-ART NPU",
+     .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true, .dbg_info = true,
+             .async = true, .reloc_families = NPU, .has_ll_aton = true, .ll_aton_major = 1, .ll_aton_minor = 1,
+             .ll_aton_micro = 1, .struct_sizes = 0x3038, .install_modes = XIP_COPY},
+     .internal_ram = 4224 * KIB, /* AXISRAM1..6, CACHEAXI, VENCRAM */
+     .exec_ram = 1 * MIB,        /* AXISRAM2 */
+     .ext_ram = 32 * MIB, .ext_base = 0x90000000u, /* hexadeca-SPI PSRAM on XSPI1 */
+     .flash = 128 * MIB,                          /* octo-SPI NOR on XSPI2 */
+     .update_area = 16 * MIB,
+     .n_regions = 4, /* AXISRAM3..6: the NPU's activation RAMs */
+     .regions = {{0x34200000u, 448 * KIB}, {0x34270000u, 448 * KIB}, {0x342E0000u, 448 * KIB},
+                 {0x34350000u, 448 * KIB}}},
+    {.name = "stm32h747i-disco",
+     .board = "STM32H747I-DISCO: STM32H747XIH6, Cortex-M7 (the M4 core not used)",
+     .dev = {.cpu_part = 0xC27, .fpu_enabled = true, .float_abi = 2, .secure = false,
+             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .internal_ram = 1060 * KIB, /* TCM, AXI SRAM, SRAM1..4, backup SRAM */
+     .exec_ram = 512 * KIB,      /* AXI SRAM */
+     .ext_ram = 32 * MIB, .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
+     .flash = 2 * MIB,
+     .update_area = 1 * MIB}, /* flash bank 2 */
+    {.name = "b-u585i-iot02a",
+     .board = "B-U585I-IOT02A: STM32U585AII6Q, Cortex-M33",
+     .dev = {.cpu_part = 0xD21, .fpu_enabled = true, .float_abi = 2, .secure = false,
+             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .internal_ram = 784 * KIB, /* SRAM1..4 */
+     .exec_ram = 512 * KIB,     /* SRAM3 */
+     .ext_ram = 8 * MIB, .ext_base = 0x90000000u, /* octo-SPI PSRAM on OCTOSPI1 */
+     .flash = 2 * MIB,
+     .update_area = 1 * MIB}, /* flash bank 2 */
+    {.name = "nucleo-f401re",
+     .board = "NUCLEO-F401RE: STM32F401RET6, Cortex-M4",
+     .dev = {.cpu_part = 0xC24, .fpu_enabled = true, .float_abi = 2, .secure = false,
+             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .internal_ram = 96 * KIB,
+     .exec_ram = 64 * KIB, /* the rest is the firmware's */
+     .flash = 512 * KIB,
+     .update_area = 384 * KIB}, /* sectors 5..7 */
+    {.name = "an547",
+     .board = "QEMU mps3-an547: Arm MPS3 AN547 (SSE-300), Cortex-M55, no NPU",
+     .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
+             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .internal_ram = 3 * MIB, /* ITCM, DTCM, SRAM */
+     .exec_ram = 2 * MIB,     /* SRAM: hal/ports/mps/an547/board_config.h */
+     .flash = MOTA_BOARD_FLASH_SIZE,
+     .update_area = MOTA_BOARD_PROVISION}, /* the board's journal and slots, without its provisioning sector */
+    {.name = "an505",
+     .board = "QEMU mps2-an505: Arm MPS2 AN505 (IoT Kit), Cortex-M33",
+     .dev = {.cpu_part = 0xD21, .fpu_enabled = true, .float_abi = 2, .secure = true,
+             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .internal_ram = 8 * MIB, /* SSRAM1..3 */
+     .exec_ram = 2 * MIB,     /* SSRAM3: hal/ports/mps/an505/board_config.h */
+     .flash = MOTA_BOARD_FLASH_SIZE,
+     .update_area = MOTA_BOARD_PROVISION},
+};
+
+const struct tool_profile *tool_profile_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+        if (strcmp(profiles[i].name, name) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+void tool_profile_list(FILE *f)
+{
+    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+        char d[256];
+        tool_profile_describe(&profiles[i].dev, d, sizeof(d));
+        fprintf(f, "%-17s %s\n%17s %s; exec RAM %u KiB, external RAM %u KiB\n", profiles[i].name,
+                profiles[i].board, "", d, profiles[i].exec_ram / KIB, profiles[i].ext_ram / KIB);
+    }
+}
+
+void tool_profile_describe(const struct mota_device_profile *p, char *out, size_t cap)
+{
+    static const char *const abi[] = {"soft float", "softfp", "hard float"};
+    const char *cpu = mota_nbin_cpu_name((uint16_t)p->cpu_part);
+    char npu[128] = "", sizes[32] = "";
+    if (p->struct_sizes)
+        snprintf(sizes, sizeof(sizes), ", struct sizes 0x%X", p->struct_sizes);
+    if ((p->reloc_families & NPU) && p->has_ll_aton)
+        snprintf(npu, sizeof(npu), "NBIN v8 (Neural-ART NPU, LL_ATON %u.%u.%u, dbg-info %s, async %s%s)",
+                 p->ll_aton_major, p->ll_aton_minor, p->ll_aton_micro, p->dbg_info ? "on" : "off",
+                 p->async ? "on" : "off", sizes);
+    else if (p->reloc_families & NPU)
+        snprintf(npu, sizeof(npu), "NBIN v8 (CPU models, no NPU)");
+    snprintf(out, cap, "%s (0x%X), %s, %s, %s; runs %s%s%s", cpu ? cpu : "unknown CPU", p->cpu_part,
+             p->fpu_enabled ? "FPU" : "no FPU", p->float_abi < 3 ? abi[p->float_abi] : "unknown ABI",
+             p->secure ? "secure" : "non-secure", npu, npu[0] && (p->reloc_families & LEGACY) ? ", " : "",
+             (p->reloc_families & LEGACY) ? "X-CUBE-AI legacy v2" : npu[0] ? "" : "no model family");
+}
+
+static uint32_t round8(uint32_t v)
+{
+    return (v + 7u) & ~7u;
+}
+
+/* What the model's compatibility data asks of a device: its CPU, FPU, float ABI, secure state, family,
+ * and for an NPU model its runtime. */
+static void like_compat(const struct mota_compat *c, struct tool_profile *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->name = "like";
+    out->board = "the profile of one model (--like)";
+    struct mota_device_profile *p = &out->dev;
+    p->cpu_part = c->cpu_part;
+    p->fpu_enabled = c->fpu;
+    p->float_abi = c->float_abi;
+    p->secure = c->secure;
+    p->reloc_families = c->reloc_major <= 15 ? 1u << c->reloc_major : 0;
+    p->reloc_minor_max = c->reloc_minor;
+    bool cpu_model = c->rt_desc_len >= sizeof(MOTA_CPU_ABI_PREFIX) - 1 &&
+                     memcmp(c->rt_desc, MOTA_CPU_ABI_PREFIX, sizeof(MOTA_CPU_ABI_PREFIX) - 1) == 0;
+    if (c->reloc_major == MOTA_NBIN_FAMILY_NPU && !cpu_model) {
+        p->has_ll_aton = true;
+        p->ll_aton_major = c->rt_major;
+        p->ll_aton_minor = c->rt_minor;
+        p->ll_aton_micro = c->rt_micro;
+        p->dbg_info = c->dbg_info;
+        p->async = c->async;
+        p->struct_sizes = c->has_struct_sizes ? c->struct_sizes : 0;
+    }
+    p->install_modes = XIP_COPY;
+}
+
+/* The memories the model needs: exec and external RAM, and an update area for two copies of it
+ * (payload_len: the model and its params). */
+static void like_memories(const struct mota_compat *c, uint64_t payload_len, struct tool_profile *out)
+{
+    out->exec_ram = round8(c->exec_ram_xip > c->exec_ram_copy ? c->exec_ram_xip : c->exec_ram_copy);
+    if (out->exec_ram < 4 * KIB) /* the simulator's smallest exec RAM */
+        out->exec_ram = 4 * KIB;
+    out->ext_ram = round8((uint32_t)c->ext_ram_size);
+    out->internal_ram = out->exec_ram;
+    /* room for two copies of the container (model, params, a head) in A/B slots, and the journal */
+    uint64_t need = 2ull * (payload_len + 64 * KIB) + 64 * KIB;
+    out->update_area = need < 8 * MIB ? 8 * MIB : (uint32_t)((need + MIB - 1) / MIB * MIB);
+    out->flash = out->update_area;
+}
+
+/* The pools that land at fixed addresses (COPY and RESET pools), as [lo, hi) ranges; their number. */
+static unsigned fixed_pools(const struct mota_nbin_info *in, uint64_t *lo, uint64_t *hi)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < in->n_pools; i++) {
+        uint32_t type = in->pools[i].flags >> 24;
+        if ((type == 2 || type == 3) && in->pools[i].size > 0 && n < MOTA_NBIN_MAX_POOLS) {
+            lo[n] = in->pools[i].dst;
+            hi[n++] = (uint64_t)in->pools[i].dst + round8(in->pools[i].size);
+        }
+    }
+    return n;
+}
+
+/* pools sharing a RAM share its region: merge until no two touch */
+static void merge_touching(uint64_t *lo, uint64_t *hi, unsigned *n)
+{
+    for (bool merged = true; merged;) {
+        merged = false;
+        for (unsigned a = 0; a < *n && !merged; a++)
+            for (unsigned b = a + 1; b < *n && !merged; b++)
+                if (lo[a] <= hi[b] && lo[b] <= hi[a]) {
+                    lo[a] = lo[a] < lo[b] ? lo[a] : lo[b];
+                    hi[a] = hi[a] > hi[b] ? hi[a] : hi[b];
+                    lo[b] = lo[--*n];
+                    hi[b] = hi[*n];
+                    merged = true;
+                }
+    }
+}
+
+/* The regions as the profile's RAM, clear of the simulator's exec RAM. */
+static int claim_regions(const uint64_t *lo, const uint64_t *hi, unsigned n, struct tool_profile *out)
+{
+    if (n > MOTA_POSIX_MAX_REGIONS)
+        return MOTA_ERR_NBIN_DESC_TOO_MANY;
+    for (unsigned r = 0; r < n; r++) {
+        if (hi[r] > 0x100000000ull)
+            return MOTA_ERR_NBIN_DESC_RANGE;
+        /* the simulator's exec RAM sits at MOTA_POSIX_EXEC_BASE */
+        if (lo[r] < (uint64_t)MOTA_POSIX_EXEC_BASE + out->exec_ram && MOTA_POSIX_EXEC_BASE < hi[r])
+            return MOTA_ERR_UNSUPPORTED;
+        out->regions[r] = (struct mota_posix_region){(uint32_t)lo[r], (uint32_t)(hi[r] - lo[r])};
+        out->internal_ram += hi[r] - lo[r];
+    }
+    out->n_regions = n;
+    return MOTA_OK;
+}
+
+/* the external RAM where no pool is (an N6's XSPI1 window first) */
+static int place_ext_ram(const uint64_t *lo, const uint64_t *hi, unsigned n, struct tool_profile *out)
+{
+    static const uint32_t bases[] = {0x90000000u, 0x70000000u, 0xC0000000u, 0x60000000u, 0xA0000000u};
+    out->ext_base = 0;
+    for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]) && out->ext_base == 0; b++) {
+        bool clear = true;
+        for (unsigned r = 0; r < n; r++)
+            clear &= !(lo[r] < (uint64_t)bases[b] + out->ext_ram && bases[b] < hi[r]);
+        if (clear)
+            out->ext_base = bases[b];
+    }
+    if (out->ext_base == 0)
+        return MOTA_ERR_UNSUPPORTED;
+    return MOTA_OK;
+}
+
+int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, size_t params_len,
+                      struct tool_profile *out)
+{
+    static struct mota_nbin_info in;
+    struct mota_compat c;
+    uint64_t lo[MOTA_NBIN_MAX_POOLS], hi[MOTA_NBIN_MAX_POOLS];
+    int ret = mota_nbin_validate(img, len, &in);
+    if (ret != MOTA_OK)
+        return ret;
+    if (in.split && params == NULL)
+        return MOTA_ERR_NBIN_SPLIT;
+    if ((ret = mota_nbin_check_params(&in, in.split ? params : img, in.split ? params_len : len)) != MOTA_OK)
+        return ret;
+    mota_nbin_compat(&in, MOTA_INSTALL_XIP, &c);
+    like_compat(&c, out);
+    like_memories(&c, (uint64_t)len + (in.split ? params_len : 0), out);
+    unsigned n = fixed_pools(&in, lo, hi);
+    merge_touching(lo, hi, &n);
+    if ((ret = claim_regions(lo, hi, n, out)) != MOTA_OK)
+        return ret;
+    return place_ext_ram(lo, hi, n, out);
+}

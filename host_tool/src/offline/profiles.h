@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Device profiles for `mota sim --profile NAME`: the boards ST models ship
+ * on and the QEMU boards, each as the agent's compatibility profile plus the
+ * memories a simulated device needs to install that board's models. Every
+ * value and its source: docs/device-profiles.md.
+ */
+#ifndef MOTA_TOOL_PROFILES_H
+#define MOTA_TOOL_PROFILES_H
+
+#include "mota/compat.h"
+#include "mota/posix_device.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct tool_profile {
+    const char *name;  /* the board name in lower case */
+    const char *board; /* board, MCU, core */
+    struct mota_device_profile dev; /* the compatibility fields; exec/ext RAM below */
+    uint64_t internal_ram;          /* all internal SRAM of the MCU (reported) */
+    uint32_t exec_ram;              /* what a model gets for code and data (--exec-ram), shared by the models */
+    uint32_t ext_ram, ext_base;     /* external RAM a model may use (--ext-ram), at ext_base */
+    uint64_t flash;                 /* the board's flash for code and models (reported) */
+    uint32_t update_area;           /* the simulated flash: journal and A/B slots (--flash-size) */
+    unsigned n_regions;             /* internal RAM a model's pools claim by address (NPU RAMs) */
+    struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
+};
+
+/* The named profile, or NULL. */
+const struct tool_profile *tool_profile_find(const char *name);
+/* One line per profile. */
+void tool_profile_list(FILE *f);
+/*
+ * A profile that accepts exactly this model (mota sim --like): its CPU, FPU,
+ * float ABI, secure state, family and runtime, and the memory it needs,
+ * including the fixed-address RAM its pools claim. MOTA_OK, the model's
+ * reason code (it must validate), or MOTA_ERR_UNSUPPORTED when its pools
+ * claim the simulator's exec RAM window (MOTA_POSIX_EXEC_BASE) or leave no
+ * room for its external RAM.
+ */
+int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, size_t params_len,
+                      struct tool_profile *out);
+/* "Cortex-M55 (0xD22), FPU, hard float, secure; runtimes ...": the profile in one line. */
+void tool_profile_describe(const struct mota_device_profile *p, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,876 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mota sim: a simulated device. The real agent and link server on the posix
+ * port: a persistent flash file, reachable over TCP, a pty or stdio, with
+ * fault injection for testing updates and rollbacks without hardware.
+ * The self-test inference is simulated (the posix port cannot run
+ * Cortex-M code): see `mota sim-output`.
+ */
+#include "cmds.h"
+#include "gate.h"
+
+#include "common/files.h"
+#include "common/util.h"
+#include "offline/profiles.h"
+
+#include "mota/agent.h"
+#include "mota/crypto_sign.h"
+#include "mota/err.h"
+#include "mota/link.h"
+#include "mota/nbin.h"
+#include "mota/posix_device.h"
+#include "mota/posix_transport.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: mota sim [--target posix] [options]\n"
+            "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
+            "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
+            "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
+            "Its self-test inference is simulated, not executed (this host cannot run the\n"
+            "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
+            "an547 and an505 targets run the model for real.\n"
+            "Transport (exactly one of):\n"
+            "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
+            "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
+            "  --idle-timeout S       drop a TCP client silent for S seconds (default 30; 0: never)\n"
+            "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
+            "  --stdio                stdin/stdout\n"
+            "  --port-file F          once the device serves: F holds the port to give push\n"
+            "                         (tcp:HOST:PORT or the pty's path), written atomically;\n"
+            "                         removed when the simulator ends (not with --stdio)\n"
+            "  --baud N               the link's line rate, 8N1 (N/10 bytes/s each way), so a\n"
+            "                         push takes as long as on a UART (default: unlimited)\n"
+            "Device profile (docs/device-profiles.md; later options override it):\n"
+            "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
+            "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
+            "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
+            "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
+            "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
+            "  --ll-aton X.Y.Z|none --dbg-info|--no-dbg-info --async|--no-async --struct-sizes N\n"
+            "  --exec-ram BYTES --ext-ram BYTES   per model (shared out when several)\n"
+            "  default (no profile): Cortex-M55 0xD22, FPU, hard float, secure, NBIN v8 with\n"
+            "  LL_ATON 1.1.1, 1 MiB exec RAM, no external RAM\n"
+            "Device:\n"
+            "  --flash FILE           flash image, kept: the device's state across runs (created\n"
+            "                         erased). Without it: a throw-away flash in a temporary\n"
+            "                         directory, removed at exit\n"
+            "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
+            "                         (4 KiB sectors, 16-byte program units)\n"
+            "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
+            "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
+            "  --model C_NAME         a model pair (repeat; default network)\n"
+            "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
+            "                         (default: any head the format allows)\n"
+            "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
+            "Simulation and faults:\n"
+            "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
+            "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
+            "  --drop-after N              drop the link after N received bytes (once)\n"
+            "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
+            "  --seed N                    for the corruption (default 1)\n"
+            "  --once                      exit when the first client disconnects\n");
+}
+
+/* The line to the host. */
+enum sim_line { LINE_NONE = -1, LINE_TCP, LINE_PTY, LINE_STDIO };
+
+/* The line's pace and faults, as the options set them. */
+struct line_opts {
+    double bytes_per_s;  /* --baud / 10; 0: unlimited */
+    uint64_t drop_after; /* 0: never */
+    double corrupt_rate;
+    unsigned seed;       /* for the corruption: rand_r's state */
+};
+
+/* The simulated device and its line to the host. */
+struct sim {
+    struct mota_posix_device d;
+    struct mota_posix_transport pt;
+    struct mota_transport tr, faulty;
+    enum sim_line line;
+    struct line_opts lo;
+    uint64_t received;              /* bytes in, for --drop-after */
+    bool dropped;
+    double rx_free_at, tx_free_at;  /* when each direction of the line is idle again */
+    struct gate gate;
+    uint64_t client_erases, client_progs; /* flash counters when the client connected */
+};
+
+/* The simulated device's power goes (--cut-at-op): the process ends where the agent stood, as the firmware
+ * would; the flash file keeps what was written. */
+static void power_cut(void *ctx)
+{
+    struct sim *s = ctx;
+    fprintf(stderr, "mota-sim: power lost at flash operation %llu\n", (unsigned long long)s->d.pf.ops);
+    mota_posix_device_close(&s->d);
+    exit(EXIT_POWER_LOST);
+}
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* --baud: n bytes on one direction of the line take n / bytes_per_s seconds after the line is free. */
+static void line_pace(const struct sim *s, double *free_at, size_t n)
+{
+    if (s->lo.bytes_per_s <= 0)
+        return;
+    double now = tool_now();
+    if (*free_at < now)
+        *free_at = now;
+    *free_at += (double)n / s->lo.bytes_per_s;
+    if (*free_at > now)
+        usleep((useconds_t)((*free_at - now) * 1e6));
+}
+
+/* The transport as the faults see it. */
+static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
+{
+    struct sim *s = ctx;
+    int n = s->tr.read(s->tr.ctx, buf, len, timeout_ms);
+    if (n <= 0)
+        return n;
+    line_pace(s, &s->rx_free_at, (size_t)n);
+    gate_activity(&s->gate);
+    if (s->lo.drop_after && !s->dropped && s->received + (uint64_t)n > s->lo.drop_after) {
+        s->dropped = true;
+        fprintf(stderr, "mota-sim: dropping the link after %llu bytes\n", (unsigned long long)s->lo.drop_after);
+        return MOTA_ERR_TRANSPORT;
+    }
+    s->received += (uint64_t)n;
+    if (s->lo.corrupt_rate > 0) {
+        for (int i = 0; i < n; i++) {
+            if ((double)rand_r(&s->lo.seed) / RAND_MAX < s->lo.corrupt_rate)
+                buf[i] ^= (uint8_t)(1u << (rand_r(&s->lo.seed) % 8));
+        }
+    }
+    return n;
+}
+
+static int faulty_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    struct sim *s = ctx;
+    gate_activity(&s->gate);
+    line_pace(s, &s->tx_free_at, len);
+    return s->tr.write(s->tr.ctx, buf, len);
+}
+
+static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
+{
+    return sscanf(v, "%u.%u.%u", a, b, c) == 3 ? MOTA_OK : MOTA_ERR_ARG;
+}
+
+enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
+       O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_RT_ASYNC,
+       O_NO_ASYNC, O_LLATON, O_STRUCT, O_FAMILY, O_PROFILE, O_LIKE, O_PARAMS, O_LIST, O_IDLE, O_TRIAL,
+       O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD, O_PORT_FILE, O_BAUD };
+
+/* What is removed when the simulator ends however it returns: the throw-away flash, the port file. */
+static char tmp_flash_dir[4096], tmp_flash[4200], port_file[4096];
+
+static void remove_at_exit(void)
+{
+    if (port_file[0])
+        unlink(port_file);
+    if (tmp_flash[0]) {
+        unlink(tmp_flash);
+        rmdir(tmp_flash_dir);
+    }
+}
+
+/* A flash for this run only: a CI job starts from an erased device and leaves nothing behind. */
+static const char *throwaway_flash(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmp_flash_dir, sizeof(tmp_flash_dir), "%s/mota-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(tmp_flash_dir) == NULL) {
+        tool_fail(MOTA_ERR_IO, "%s: %s", tmp_flash_dir, strerror(errno));
+        return NULL;
+    }
+    snprintf(tmp_flash, sizeof(tmp_flash), "%s/flash", tmp_flash_dir);
+    fprintf(stderr, "mota-sim: throw-away flash %s, removed at exit (--flash FILE keeps the device's state)\n",
+            tmp_flash);
+    return tmp_flash;
+}
+
+/* The client left (or was dropped): what it cost the flash, for tests that prove "nothing erased". */
+static void client_gone(struct sim *s)
+{
+    fprintf(stderr, "mota-sim: client gone; flash while it was connected: %llu erases, %llu programs\n",
+            (unsigned long long)(s->d.pf.erases - s->client_erases),
+            (unsigned long long)(s->d.pf.progs - s->client_progs));
+    close(s->pt.rfd);
+    s->pt.rfd = s->pt.wfd = -1;
+}
+
+static void report_models(const struct sim *s)
+{
+    const struct mota_agent_config *cfg = &s->d.cfg;
+    for (unsigned m = 0; m < cfg->n_models; m++) {
+        struct mota_agent_model_info info;
+        if (mota_agent_model_info(&s->d.device.agent, m, &info) == MOTA_OK)
+            fprintf(stderr, "mota-sim: model %s: seq %llu %.*s%s\n", cfg->models[m].c_name,
+                    (unsigned long long)info.seq, (int)info.version_len, info.version ? info.version : "",
+                    info.testing ? " (on trial)" : "");
+        else
+            fprintf(stderr, "mota-sim: model %s: none installed\n", cfg->models[m].c_name);
+    }
+}
+
+/* --family npu|legacy|npu,legacy */
+static bool parse_families(const char *v, uint32_t *mask)
+{
+    *mask = 0;
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%s", v);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "npu") == 0)
+            *mask |= 1u << MOTA_NBIN_FAMILY_NPU;
+        else if (strcmp(t, "legacy") == 0)
+            *mask |= 1u << MOTA_NBIN_FAMILY_LEGACY;
+        else
+            return false;
+    }
+    return *mask != 0;
+}
+
+/* The command line, checked; the device, its line and its faults are set up from it. */
+struct sim_opts {
+    bool answered; /* --help or --list-profiles: printed, nothing to run */
+    struct tool_profile prof; /* the base profile with the options' changes */
+    enum sim_line line;
+    const char *transport; /* the option that chose the line, for a second one's error */
+    const char *tcp, *pty_link, *port_path, *flash, *vendor, *klass;
+    const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
+    unsigned n_keys, n_models;
+    uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
+    bool exec_set, ext_set, torn, once;
+    uint32_t trial_boots;
+    enum mota_sim_mode selftest;
+    double idle_s;
+    struct line_opts lo;
+};
+
+/* --like MODEL [--params P]: the profile that accepts exactly this model. */
+static int like_profile(const char *like, const char *params, struct tool_profile *out)
+{
+    struct mapped m, pm = {0};
+    if (tool_map(like, &m) != MOTA_OK)
+        return EXIT_IO;
+    if (params && tool_map(params, &pm) != MOTA_OK) {
+        tool_unmap(&m);
+        return EXIT_IO;
+    }
+    int ret = tool_profile_like(m.data, m.len, pm.data, pm.len, out);
+    tool_unmap(&m);
+    if (params)
+        tool_unmap(&pm);
+    if (ret == MOTA_ERR_UNSUPPORTED) {
+        tool_fail(ret, "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
+                       "its external RAM", like, MOTA_POSIX_EXEC_BASE);
+        return EXIT_INVALID;
+    }
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "--like %s: no profile from this model", like);
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
+}
+
+/* The profile the options start from: --profile NAME, --like MODEL [--params P], or the default. */
+static int base_profile(int argc, char **argv, const struct option *opts, struct tool_profile *out)
+{
+    const char *name = NULL, *like = NULL, *params = NULL;
+    int c;
+    optind = 1;
+    opterr = 0; /* the second pass reports */
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h' || c == O_LIST)
+            return EXIT_OK; /* the second pass answers */
+        if (c == O_PROFILE) name = optarg;
+        else if (c == O_LIKE) like = optarg;
+        else if (c == O_PARAMS) params = optarg;
+    }
+    opterr = 1;
+    if (name && like) {
+        tool_usage_err("sim", "--profile and --like: one or the other");
+        return EXIT_USAGE;
+    }
+    if (params && !like) {
+        tool_usage_err("sim", "--params goes with --like");
+        return EXIT_USAGE;
+    }
+    if (name) {
+        const struct tool_profile *t = tool_profile_find(name);
+        if (t == NULL) {
+            tool_usage_err("sim", "--profile %s: no such profile; --list-profiles names them", name);
+            return EXIT_USAGE;
+        }
+        *out = *t;
+        return EXIT_OK;
+    }
+    if (like)
+        return like_profile(like, params, out);
+    /* the posix device's defaults: an N6-class part */
+    *out = (struct tool_profile){.name = NULL, .board = "default", .dev = mota_posix_default_profile,
+                                 .exec_ram = 1u << 20, .update_area = 8u << 20};
+    return EXIT_OK;
+}
+
+/* The TCP endpoint's side of the loop: a client in, an idle one out, a second one answered busy. */
+static int serve_tcp(struct sim *s)
+{
+    gate_poll(&s->gate);
+    if (s->pt.rfd < 0) {
+        int ret = mota_posix_transport_tcp_accept(&s->pt, 100);
+        if (ret != MOTA_OK)
+            return ret;
+        gate_connected(&s->gate);
+        s->client_erases = s->d.pf.erases;
+        s->client_progs = s->d.pf.progs;
+        mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
+        return MOTA_OK;
+    }
+    struct pollfd lp = {.fd = s->pt.listen_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) > 0) {
+        /* a client that has hung up (the reconnect of a push) does not make the next one busy: it is
+         * let go, and the next round takes the newcomer */
+        /* hung up even with bytes left unread (a refused push, a slow --baud line): those bytes are
+         * nobody's now */
+        struct pollfd cp = {.fd = s->pt.rfd, .events = POLLRDHUP};
+        if (poll(&cp, 1, 0) > 0 && (cp.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            client_gone(s);
+            return MOTA_OK;
+        }
+        int fd;
+        while ((fd = accept4(s->pt.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+            fprintf(stderr, "mota-sim: another client while one is connected: answered MOTA_ERR_BUSY\n");
+            gate_refuse(&s->gate, fd);
+        }
+    }
+    if (gate_idle(&s->gate)) {
+        fprintf(stderr, "mota-sim: dropping a client silent for %.0f s (--idle-timeout)\n", s->gate.idle_s);
+        client_gone(s);
+    }
+    return MOTA_OK;
+}
+
+/* The options of the line to the host: 1 when taken, 0 if not one, -1 on a usage error (reported). */
+static int line_opt(struct sim_opts *o, int c, const char *arg)
+{
+    uint64_t v;
+    switch (c) {
+    case O_TCP: case O_PTY: case O_STDIO: {
+        const char *name = c == O_TCP ? "--tcp" : c == O_PTY ? "--pty" : "--stdio";
+        /* one device, one line: a second transport would be silently ignored */
+        if (o->transport != NULL)
+            return tool_usage_err("sim", "%s and %s: one transport only", o->transport, name), -1;
+        o->transport = name;
+        o->line = c == O_TCP ? LINE_TCP : c == O_PTY ? LINE_PTY : LINE_STDIO;
+        if (c == O_TCP)
+            o->tcp = arg;
+        break;
+    }
+    case O_PTY_LINK: o->pty_link = arg; break;
+    case O_PORT_FILE: o->port_path = arg; break;
+    case O_BAUD:
+        if (!tool_parse_u64(arg, &v) || v < 300 || v > 100000000)
+            return tool_usage_err("sim", "--baud '%s' is not a line rate from 300 to 100000000", arg), -1;
+        o->lo.bytes_per_s = (double)v / 10; /* 8N1: a start bit, 8 data bits, a stop bit */
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* --ll-aton X.Y.Z|none */
+static int ll_aton_opt(struct mota_device_profile *p, const char *arg)
+{
+    if (strcmp(arg, "none") == 0) {
+        p->has_ll_aton = false;
+    } else if (parse_version(arg, &p->ll_aton_major, &p->ll_aton_minor, &p->ll_aton_micro) != MOTA_OK ||
+               p->ll_aton_major > 255 || p->ll_aton_minor > 255 || p->ll_aton_micro > 255) {
+        tool_usage_err("sim", "--ll-aton: expected X.Y.Z (each at most 255) or none");
+        return -1;
+    } else {
+        p->has_ll_aton = true;
+    }
+    return 1;
+}
+
+/* The options that change the device profile but for its numbers: as line_opt. */
+static int profile_opt(struct mota_device_profile *p, int c, const char *arg)
+{
+    switch (c) {
+    case O_FPU: p->fpu_enabled = true; break;
+    case O_NO_FPU: p->fpu_enabled = false; break;
+    case O_SOFT: p->float_abi = 0; break;
+    case O_FLOAT_ABI:
+        if (strcmp(arg, "soft") == 0) p->float_abi = 0;
+        else if (strcmp(arg, "softfp") == 0) p->float_abi = 1;
+        else if (strcmp(arg, "hard") == 0) p->float_abi = 2;
+        else return tool_usage_err("sim", "--float-abi: soft, softfp or hard"), -1;
+        break;
+    case O_SEC: p->secure = true; break;
+    case O_NONSEC: p->secure = false; break;
+    case O_DBG: p->dbg_info = true; break;
+    case O_NO_DBG: p->dbg_info = false; break;
+    case O_RT_ASYNC: p->async = true; break;
+    case O_NO_ASYNC: p->async = false; break;
+    case O_FAMILY:
+        if (!parse_families(arg, &p->reloc_families))
+            return tool_usage_err("sim", "--family: npu, legacy or npu,legacy"), -1;
+        break;
+    case O_LLATON: return ll_aton_opt(p, arg);
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The device's own options and the simulation's: as line_opt. */
+static int device_opt(struct sim_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case O_FLASH: o->flash = arg; break;
+    case O_VENDOR: o->vendor = arg; break;
+    case O_CLASS: o->klass = arg; break;
+    case O_KEY:
+        if (o->n_keys == MOTA_AGENT_MAX_KEYS)
+            return tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS), -1;
+        o->keys[o->n_keys++] = arg;
+        break;
+    case O_MODEL:
+        if (o->n_models == MOTA_AGENT_MAX_MODELS)
+            return tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS), -1;
+        o->models[o->n_models++] = arg;
+        break;
+    case O_TORN: o->torn = true; break;
+    case O_ONCE: o->once = true; break;
+    case O_SELFTEST:
+        if (strcmp(arg, "pass") == 0)
+            o->selftest = MOTA_SIM_PASS;
+        else if (strcmp(arg, "fail") == 0)
+            o->selftest = MOTA_SIM_FAIL;
+        else if (strcmp(arg, "slow") == 0)
+            o->selftest = MOTA_SIM_SLOW;
+        else
+            return tool_usage_err("sim", "--selftest: pass, fail or slow"), -1;
+        break;
+    case O_CORRUPT:
+        o->lo.corrupt_rate = atof(arg);
+        if (o->lo.corrupt_rate < 0 || o->lo.corrupt_rate > 1)
+            return tool_usage_err("sim", "--corrupt-rate: a probability from 0 to 1"), -1;
+        break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The options that take a number: as line_opt. */
+static int number_opt(struct sim_opts *o, int c, const char *arg)
+{
+    uint64_t v;
+    switch (c) {
+    case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
+    case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE: break;
+    default: return 0;
+    }
+    if (!tool_parse_u64(arg, &v))
+        return tool_usage_err("sim", "'%s' is not a number", arg), -1;
+    switch (c) {
+    case O_FLASH_SIZE: o->flash_size = v; break;
+    case O_EXEC: o->exec = v; o->exec_set = true; break;
+    case O_EXT: o->ext = v; o->ext_set = true; break;
+    case O_HEAD: o->head = v; break;
+    case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
+    case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
+    case O_TRIAL: o->trial_boots = (uint32_t)v; break;
+    case O_CUT: o->cut = v; break;
+    case O_DROP: o->lo.drop_after = v; break;
+    case O_IDLE: o->idle_s = (double)v; break;
+    default: o->lo.seed = (unsigned)v; break;
+    }
+    if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu))
+        return tool_usage_err("sim", "'%s' is out of range", arg), -1;
+    return 1;
+}
+
+/* What goes together, and what the device needs: a line and a key. */
+static int check_options(const struct sim_opts *o)
+{
+    if (o->line == LINE_NONE || o->n_keys == 0)
+        return tool_usage_err("sim", "needs a transport (--tcp, --pty or --stdio) and at least one --key");
+    if (o->pty_link != NULL && o->line != LINE_PTY)
+        return tool_usage_err("sim", "--pty-link goes with --pty");
+    if (o->port_path != NULL && o->line == LINE_STDIO)
+        return tool_usage_err("sim", "--port-file: --stdio has no port");
+    if (o->port_path != NULL && tool_out_check(o->port_path) != MOTA_OK)
+        return EXIT_IO;
+    return EXIT_OK;
+}
+
+/* The command line into o: the base profile first, then every option over it. */
+static int parse_options(int argc, char **argv, struct sim_opts *o)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
+        {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
+        {"pty-link", required_argument, 0, O_PTY_LINK}, {"stdio", no_argument, 0, O_STDIO},
+        {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
+        {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
+        {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
+        {"exec-ram", required_argument, 0, O_EXEC}, {"ext-ram", required_argument, 0, O_EXT},
+        {"cpu", required_argument, 0, O_CPU}, {"head-buffer", required_argument, 0, O_HEAD},
+        {"fpu", no_argument, 0, O_FPU}, {"no-fpu", no_argument, 0, O_NO_FPU},
+        {"soft-float", no_argument, 0, O_SOFT}, {"float-abi", required_argument, 0, O_FLOAT_ABI},
+        {"secure", no_argument, 0, O_SEC}, {"non-secure", no_argument, 0, O_NONSEC},
+        {"dbg-info", no_argument, 0, O_DBG}, {"no-dbg-info", no_argument, 0, O_NO_DBG},
+        {"async", no_argument, 0, O_RT_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
+        {"ll-aton", required_argument, 0, O_LLATON}, {"struct-sizes", required_argument, 0, O_STRUCT},
+        {"family", required_argument, 0, O_FAMILY}, {"profile", required_argument, 0, O_PROFILE},
+        {"like", required_argument, 0, O_LIKE}, {"params", required_argument, 0, O_PARAMS},
+        {"list-profiles", no_argument, 0, O_LIST}, {"idle-timeout", required_argument, 0, O_IDLE},
+        {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
+        {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
+        {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
+        {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
+        {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD}, {0, 0, 0, 0}};
+    int c;
+    *o = (struct sim_opts){.line = LINE_NONE, .vendor = "example.com", .klass = "mota-sim", .trial_boots = 3,
+                           .selftest = MOTA_SIM_PASS, .idle_s = 30, .lo = {.seed = 1}};
+    int rc = base_profile(argc, argv, opts, &o->prof);
+    if (rc != EXIT_OK)
+        return rc;
+    optind = 1;
+    while ((c = tool_getopt(argc, argv, "h", opts, "sim")) != -1) {
+        if (c == 'h' || c == O_LIST) {
+            if (c == 'h')
+                help(stdout);
+            else
+                tool_profile_list(stdout);
+            o->answered = true;
+            return EXIT_OK;
+        }
+        if (c == O_TARGET || c == O_PROFILE || c == O_LIKE || c == O_PARAMS)
+            continue; /* taken above */
+        int r = line_opt(o, c, optarg);
+        if (r == 0 && (r = profile_opt(&o->prof.dev, c, optarg)) == 0 && (r = device_opt(o, c, optarg)) == 0)
+            r = number_opt(o, c, optarg);
+        if (r <= 0)
+            return EXIT_USAGE;
+    }
+    if (optind < argc)
+        return tool_usage_err("sim", "unexpected argument '%s'", argv[optind]);
+    return check_options(o);
+}
+
+/* The memories: the profile's are the board's, shared out among the models as a firmware would; each in
+ * the range the simulator takes. */
+static int size_memories(struct sim_opts *o)
+{
+    if (o->n_models == 0)
+        o->models[o->n_models++] = "network";
+    if (!o->exec_set)
+        o->exec = o->prof.exec_ram / o->n_models / 8 * 8;
+    if (!o->ext_set)
+        o->ext = o->prof.ext_ram / o->n_models / 8 * 8;
+    if (o->flash_size == 0)
+        o->flash_size = o->prof.update_area;
+    if (o->flash_size < 64 * 1024 || o->flash_size > (256u << 20)) {
+        tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)o->flash_size);
+        return EXIT_USAGE;
+    }
+    if (o->exec < 4096 || o->exec > (64u << 20)) {
+        tool_usage_err("sim", "--exec-ram %llu per model: from 4 KiB to 64 MiB", (unsigned long long)o->exec);
+        return EXIT_USAGE;
+    }
+    if (o->ext > (256u << 20)) {
+        tool_usage_err("sim", "--ext-ram %llu per model: at most 256 MiB", (unsigned long long)o->ext);
+        return EXIT_USAGE;
+    }
+    if (o->head != 0 && (o->head < MOTA_AGENT_SCRATCH_MIN || o->head > MOTA_AGENT_SCRATCH_ANY)) {
+        tool_usage_err("sim", "--head-buffer: from %u to %u bytes", MOTA_AGENT_SCRATCH_MIN, MOTA_AGENT_SCRATCH_ANY);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The agent's configuration: the profile, its limits and the trusted keys (key slots 1, 2, ...). */
+static int configure_agent(struct sim *s, const struct sim_opts *o)
+{
+    struct mota_agent_config *cfg = &s->d.cfg;
+    if (o->head)
+        cfg->scratch_size = (size_t)o->head;
+    cfg->profile = o->prof.dev;
+    cfg->profile.name = o->prof.name;
+    cfg->max_trial_boots = o->trial_boots;
+    s->d.sim.mode = o->selftest;
+    cfg->n_keys = o->n_keys;
+    for (unsigned k = 0; k < o->n_keys; k++) {
+        struct mota_p256_key key;
+        if (tool_load_key(o->keys[k], &key) != MOTA_OK)
+            return EXIT_IO;
+        memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
+        cfg->keys[k].index = k + 1;
+    }
+    return EXIT_OK;
+}
+
+/* The device on its flash file, configured; the line's pace and faults as the options set them. */
+static int open_device(struct sim *s, const struct sim_opts *o)
+{
+    memset(s, 0, sizeof(*s));
+    s->line = o->line;
+    s->lo = o->lo;
+    /* layout: journal (2 sectors), then two equal slots per model */
+    struct mota_posix_device_options dev = {.flash_path = o->flash, .flash_size = (uint32_t)o->flash_size,
+                                            .n_models = o->n_models, .exec_ram_size = (uint32_t)o->exec,
+                                            .ext_ram_size = (uint32_t)o->ext, .ext_ram_base = o->prof.ext_base,
+                                            .n_regions = o->prof.n_regions};
+    memcpy(dev.regions, o->prof.regions, sizeof(dev.regions));
+    memcpy(dev.models, o->models, sizeof(o->models[0]) * o->n_models);
+    int ret = mota_posix_device_open(&s->d, &dev);
+    if (ret == MOTA_ERR_CONFIG) {
+        tool_fail(ret, "the profile's memories overlap or do not fit the address space (--ext-ram, --exec-ram)");
+        return EXIT_USAGE;
+    }
+    if (ret != MOTA_OK) {
+        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", o->flash,
+                  (unsigned long long)o->flash_size);
+        return EXIT_IO;
+    }
+    if (o->cut) {
+        mota_posix_flash_on_cut(&s->d.pf, power_cut, s);
+        mota_posix_flash_cut(&s->d.pf, o->cut, o->torn);
+    }
+    if (configure_agent(s, o) != EXIT_OK)
+        return EXIT_IO;
+    mota_posix_device_identity(&s->d, o->vendor, o->klass);
+    gate_init(&s->gate, o->idle_s);
+    char d[256];
+    tool_profile_describe(&s->d.cfg.profile, d, sizeof(d));
+    fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
+            o->prof.name ? o->prof.name : "(default)", d, (unsigned long long)o->exec, (unsigned long long)o->ext);
+    return EXIT_OK;
+}
+
+/* --tcp HOST:PORT: listening; the port a client gives push, into port_name. */
+static int listen_tcp(struct sim *s, const char *tcp, char *port_name, size_t cap)
+{
+    char host[256];
+    const char *colon = strrchr(tcp, ':');
+    uint64_t port = 0;
+    if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
+        port > 65535) {
+        return tool_usage_err("sim", "--tcp %s: expected HOST:PORT", tcp);
+    }
+    memcpy(host, tcp, (size_t)(colon - tcp));
+    host[colon - tcp] = 0;
+    uint16_t p16 = (uint16_t)port;
+    char why[200];
+    if (!tool_host_resolves(host, why, sizeof(why))) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, why);
+        return EXIT_IO;
+    }
+    errno = 0;
+    if (mota_posix_transport_tcp_listen(&s->pt, host, &p16) != MOTA_OK) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot listen on %s: %s", tcp, errno ? strerror(errno) : "no such address");
+        return EXIT_IO;
+    }
+    printf("mota-sim: listening on tcp:%s:%u\n", host, p16);
+    snprintf(port_name, cap, "tcp:%s:%u", host, p16);
+    return EXIT_OK;
+}
+
+/* --pty [--pty-link P]: a new pty, linked at P; its path into port_name. */
+static int open_pty(struct sim *s, const char *pty_link, char *port_name, size_t cap)
+{
+    if (mota_posix_transport_pty(&s->pt) != MOTA_OK) {
+        tool_fail(MOTA_ERR_TRANSPORT, "cannot open a pty");
+        return EXIT_IO;
+    }
+    if (pty_link != NULL) {
+        unlink(pty_link);
+        if (symlink(s->pt.pty_path, pty_link) != 0) {
+            tool_fail(MOTA_ERR_IO, "cannot link %s", pty_link);
+            return EXIT_IO;
+        }
+    }
+    printf("mota-sim: pty %s\n", s->pt.pty_path);
+    if ((size_t)snprintf(port_name, cap, "%s", s->pt.pty_path) >= cap) {
+        tool_fail(MOTA_ERR_IO, "pty path %s is too long for --port-file", s->pt.pty_path);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* The line to the host, seen by the agent through the faults; what --port-file names, into port_name. */
+static int open_line(struct sim *s, const struct sim_opts *o, char *port_name, size_t cap)
+{
+    int rc = EXIT_OK;
+    if (s->line == LINE_TCP)
+        rc = listen_tcp(s, o->tcp, port_name, cap);
+    else if (s->line == LINE_PTY)
+        rc = open_pty(s, o->pty_link, port_name, cap);
+    else
+        mota_posix_transport_stdio(&s->pt);
+    if (rc != EXIT_OK)
+        return rc;
+    fflush(stdout);
+    mota_posix_transport_hal(&s->pt, &s->tr);
+    s->faulty.read = faulty_read;
+    s->faulty.write = faulty_write;
+    s->faulty.ctx = s;
+    return EXIT_OK;
+}
+
+/* The agent started; then, and only then, the port file says where it serves. */
+static int boot(struct sim *s, const char *port_path, const char *port_name)
+{
+    signal(SIGPIPE, SIG_IGN);
+    /* SIGTERM and SIGINT end the simulator between steps: the flash file is closed, the client's
+     * summary printed */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    int ret = mota_posix_device_boot(&s->d, &s->faulty, "mota-sim");
+    if (ret != MOTA_OK) {
+        tool_fail(ret, "agent start");
+        return EXIT_IO;
+    }
+    report_models(s);
+    if (port_path != NULL) {
+        if (tool_out_line(port_path, port_name) != MOTA_OK)
+            return EXIT_IO;
+        snprintf(port_file, sizeof(port_file), "%s", port_path);
+    }
+    return EXIT_OK;
+}
+
+/*
+ * The device serves until a signal, the end of its line (--once, --stdio) or a link error; then it is
+ * closed in order (EXIT_OK). A power cut or a failed start ends it where it stands.
+ */
+static int run(struct sim *s, bool once)
+{
+    int ret;
+    while (!stop_requested) {
+        if (s->line == LINE_TCP) {
+            ret = serve_tcp(s);
+            if (ret == MOTA_ERR_TIMEOUT)
+                continue;
+            if (ret != MOTA_OK)
+                return EXIT_IO;
+            if (s->pt.rfd < 0) {
+                if (once)
+                    break;
+                continue; /* the client was dropped (idle) or has hung up */
+            }
+        }
+        unsigned resets = s->d.resets;
+        ret = mota_device_step(&s->d.device, 100);
+        if (s->d.resets != resets) {
+            fprintf(stderr, "mota-sim: reboot\n");
+            if (ret != MOTA_OK) {
+                tool_fail(ret, "agent start");
+                return EXIT_IO;
+            }
+            report_models(s);
+        }
+        if (ret == MOTA_ERR_TRANSPORT) {
+            if (once || s->line == LINE_STDIO)
+                break;
+            if (s->line == LINE_TCP)
+                client_gone(s);
+            else
+                usleep(50 * 1000); /* a pty without a reader: wait for the next one */
+            continue;
+        }
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "link");
+            break;
+        }
+    }
+    if (s->line == LINE_TCP && s->pt.rfd >= 0)
+        client_gone(s);
+    gate_close(&s->gate);
+    mota_posix_transport_close(&s->pt);
+    mota_posix_device_close(&s->d);
+    return EXIT_OK;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--target") == 0 &&
+            (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
+            return cmd_sim_board(argc, argv);
+        if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
+            tool_usage_err("sim", "--target: posix (the default), an547 or an505");
+            return EXIT_USAGE;
+        }
+    }
+    static struct sim sim; /* static: the device's RAM and buffers are far too large for the stack */
+    struct sim_opts o;
+    char port_name[300] = "";
+    int rc = parse_options(argc, argv, &o);
+    if (rc != EXIT_OK || o.answered)
+        return rc;
+    if ((rc = size_memories(&o)) != EXIT_OK)
+        return rc;
+    atexit(remove_at_exit);
+    if (o.port_path != NULL)
+        unlink(o.port_path); /* a stale one would send a client to a port nobody serves */
+    if (o.flash == NULL && (o.flash = throwaway_flash()) == NULL)
+        return EXIT_IO;
+    if ((rc = open_device(&sim, &o)) != EXIT_OK || (rc = open_line(&sim, &o, port_name, sizeof(port_name))) != EXIT_OK)
+        return rc;
+    if ((rc = boot(&sim, o.port_path, port_name)) != EXIT_OK)
+        return rc;
+    return run(&sim, o.once);
+}
+
+int cmd_sim_output(int argc, char **argv)
+{
+    uint64_t size = 0;
+    bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (!help && (argc != 5 || strcmp(argv[1], "--input") != 0 || !tool_parse_u64(argv[3], &size) || size == 0 ||
+                  size > (1u << 20)))
+        return tool_usage_err("sim-output", "takes --input FILE SIZE OUTPUT, SIZE from 1 to 1048576");
+    if (help) {
+        printf("usage: mota sim-output --input FILE SIZE OUTPUT\n\n"
+               "Writes the SIZE-byte output the simulated device's inference gives for FILE, to\n"
+               "pack containers whose self-test passes on `mota sim` (--selftest-output).\n");
+        return EXIT_OK;
+    }
+    struct mapped in;
+    if (tool_map(argv[2], &in) != MOTA_OK)
+        return EXIT_IO;
+    uint8_t *out = malloc((size_t)size);
+    mota_sim_inference(in.data, in.len, out, (size_t)size);
+    tool_unmap(&in);
+    struct outfile o;
+    int rc = EXIT_IO;
+    if (tool_out_open(&o, argv[4], 0644) == MOTA_OK) {
+        if (tool_out_write(&o, out, (size_t)size) == MOTA_OK && tool_out_commit(&o) == MOTA_OK)
+            rc = EXIT_OK;
+        else
+            tool_out_abort(&o);
+    }
+    free(out);
+    return rc;
+}

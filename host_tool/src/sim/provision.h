@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The QEMU boards (an547, an505) and their factory step: a board's identity written into its flash file. */
+#ifndef MOTA_TOOL_PROVISION_H
+#define MOTA_TOOL_PROVISION_H
+
+#include "mota/provision.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The QEMU boards of the MPS layer (hal/ports/mps/common, hal/ports/mps/<name>): one flash layout, one firmware each. */
+struct board_target {
+    const char *name;         /* hal/ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
+    const char *machine;      /* qemu-system-arm -M */
+    const char *firmware_dir; /* where this build put its firmware */
+};
+
+/* The board called name, or NULL. */
+const struct board_target *board_target_find(const char *name);
+/* The board when none is named: an547. */
+const struct board_target *board_target_default(void);
+
+/* What a board is told at the factory (mota provision, and mota sim --target with --key). */
+struct board_identity {
+    const char *keys[MOTA_PROVISION_KEYS];
+    unsigned n_keys;
+    const char *models[MOTA_PROVISION_MODELS];
+    unsigned n_models;
+    const char *vendor, *klass, *name;
+    uint32_t trial_boots;
+};
+
+/* The identity's options both commands take (getopt values 'k' --key, 'm' --model, 'V' --vendor,
+ * 'C' --class, 'N' --name, 'T' --trial-boots): 1 when c is one of them, 0 if not, <0 on an error (said). */
+int board_identity_opt(struct board_identity *id, int c, const char *arg);
+/* Defaults for what the options left out: vendor example.com, class and name "mota-<board>", 3 trial boots. */
+void board_identity_defaults(struct board_identity *id, const struct board_target *t);
+
+/* A new board's flash: erased (all 0xFF), MOTA_BOARD_FLASH_SIZE bytes; MOTA_OK if path exists already. */
+int board_flash_create(const char *path);
+/* The identity's record into the provisioning sector of the flash (created if absent), once: *done when
+ * written now; MOTA_OK without writing for the same record; MOTA_ERR_PROVISION for another (said). */
+int board_provision(const char *flash, const struct board_identity *id, bool *done);
+
+#endif
