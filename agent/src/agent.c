@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define SLOT_ALIGN 32u          /* components start on this boundary in a slot (XIP alignment) */
+#define SLOT_ALIGN 32u /* components start on this boundary in a slot (XIP alignment) */
 
 const struct mota_agent_model_config *mota_agent_model_cfg(const struct mota_agent *a, unsigned m)
 {
@@ -124,8 +124,9 @@ static int check_compat(const struct mota_agent *a, const struct mota_manifest *
         return ret;
     }
     hc->lay.install_mode = cr.install_mode;
-    if (man->compat.selftest.present && (a->cfg->port->infer == NULL || component(man, MOTA_COMPONENT_SELFTEST, NULL) == NULL ||
-                                         man->compat.selftest.output_size > a->cfg->selftest_buf_size))
+    if (man->compat.selftest.present &&
+        (a->cfg->port->infer == NULL || component(man, MOTA_COMPONENT_SELFTEST, NULL) == NULL ||
+         man->compat.selftest.output_size > a->cfg->selftest_buf_size))
         return MOTA_ERR_SELFTEST_RUN;
     return MOTA_OK;
 }
@@ -359,7 +360,7 @@ int mota_agent_run_selftest(struct mota_agent *a, unsigned m, unsigned slot, con
         return MOTA_ERR_SELFTEST_RUN;
     memset(a->cfg->selftest_buf, 0, (size_t)t->output_size);
     latency = t->max_latency_us; /* its budget: a guarding port stops it there */
-    mota_agent_kick(a); /* the model gets a whole watchdog period */
+    mota_agent_kick(a);          /* the model gets a whole watchdog period */
     int ret = a->cfg->port->infer(a->cfg->port->infer_ctx, inst, input, (size_t)in->size, a->cfg->selftest_buf,
                                   (size_t)t->output_size, &latency);
     mota_agent_kick(a);
@@ -417,10 +418,9 @@ static int port_ok(const struct mota_agent_config *c)
 static int config_ok(const struct mota_agent_config *c)
 {
     const struct mota_flash *f = c->port->flash;
-    if (f->sector_size < 2048 ||
-        f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 || c->n_models == 0 ||
-        c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS || c->scratch == NULL ||
-        c->scratch_size < MOTA_AGENT_SCRATCH_MIN || c->journal_offset % f->sector_size != 0 ||
+    if (f->sector_size < 2048 || f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 ||
+        c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
+        c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN || c->journal_offset % f->sector_size != 0 ||
         (uint64_t)c->journal_offset + 2ull * f->sector_size > f->size)
         return MOTA_ERR_CONFIG;
     for (unsigned m = 0; m < c->n_models; m++) {
@@ -607,8 +607,8 @@ int mota_agent_model_info(const struct mota_agent *a, unsigned m, struct mota_ag
     info->exec_ram_addr = mota_agent_model_cfg(a, m)->exec_ram_addr;
     info->exec_ram_size = mota_agent_model_cfg(a, m)->exec_ram_size;
     info->activations_size = man->compat.acts_size;
-    info->exec_ram_used = (uint32_t)(a->inst[m].mode == MOTA_INSTALL_XIP ? man->compat.exec_ram_xip
-                                                                          : man->compat.exec_ram_copy);
+    info->exec_ram_used =
+        (uint32_t)(a->inst[m].mode == MOTA_INSTALL_XIP ? man->compat.exec_ram_xip : man->compat.exec_ram_copy);
     info->epochs = man->compat.has_epochs ? &man->compat.epochs : NULL;
     return MOTA_OK;
 }

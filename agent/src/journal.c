@@ -127,9 +127,7 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
             ref_clear(&s->previous);
         set_upload(s, r, MOTA_UPLOAD_RECEIVING);
         break;
-    case J_UPLOAD_ERASED:
-        s->upload_state = MOTA_UPLOAD_ERASED;
-        break;
+    case J_UPLOAD_ERASED: s->upload_state = MOTA_UPLOAD_ERASED; break;
     case J_UPLOAD_PROGRESS:
         s->upload_offset = r->value;
         s->upload_plain = r->value2; /* compressed payloads: see struct mota_agent_model_state */
@@ -149,8 +147,7 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
 }
 
 /* The active model's life: on trial, its boots, confirmed, rolled back. */
-static void apply_model(const struct mota_journal *j, struct mota_agent_model_state *s, const struct jrec *r,
-                        bool live)
+static void apply_model(const struct mota_journal *j, struct mota_agent_model_state *s, const struct jrec *r, bool live)
 {
     switch (r->type) {
     case J_TRIAL:
@@ -163,9 +160,7 @@ static void apply_model(const struct mota_journal *j, struct mota_agent_model_st
         ref_clear(&s->upload);
         set_error(j, s, 0, live); /* installed: an earlier failure is history (the link's ERRORS ring) */
         break;
-    case J_BOOT:
-        s->trial_boots = r->value;
-        break;
+    case J_BOOT: s->trial_boots = r->value; break;
     case J_CONFIRM:
         s->testing = false;
         s->trial_boots = 0;
@@ -197,17 +192,13 @@ static void apply_snapshot(struct mota_agent_model_state *s, const struct jrec *
         s->testing = (r->flags & 1) != 0;
         s->trial_boots = r->value;
         break;
-    case J_SET_PREVIOUS:
-        ref_set(&s->previous, r);
-        break;
+    case J_SET_PREVIOUS: ref_set(&s->previous, r); break;
     case J_SET_COMMITTED:
         s->committed_seq = r->seq;
         memcpy(s->committed_digest, r->digest, MOTA_SHA256_LEN);
         s->has_committed = true;
         break;
-    default: /* J_SET_UPLOAD */
-        set_upload(s, r, r->flags);
-        break;
+    default: /* J_SET_UPLOAD */ set_upload(s, r, r->flags); break;
     }
 }
 
@@ -222,30 +213,21 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
     case J_UPLOAD_ERASED:
     case J_UPLOAD_PROGRESS:
     case J_UPLOAD_VERIFIED:
-    case J_UPLOAD_ABORT:
-        apply_upload(j, s, r, live);
-        break;
+    case J_UPLOAD_ABORT: apply_upload(j, s, r, live); break;
     case J_TRIAL:
     case J_BOOT:
     case J_CONFIRM:
-    case J_ROLLBACK:
-        apply_model(j, s, r, live);
-        break;
+    case J_ROLLBACK: apply_model(j, s, r, live); break;
     case J_SET_ACTIVE:
     case J_SET_PREVIOUS:
     case J_SET_COMMITTED:
-    case J_SET_UPLOAD:
-        apply_snapshot(s, r);
-        break;
+    case J_SET_UPLOAD: apply_snapshot(s, r); break;
     case J_REVOKE:
         if (r->value > *j->key_floor)
             *j->key_floor = r->value;
         break;
-    case J_ERROR:
-        set_error(j, s, r->reason, live);
-        break;
-    default:
-        break; /* header, end: no state */
+    case J_ERROR: set_error(j, s, r->reason, live); break;
+    default: break; /* header, end: no state */
     }
 }
 
@@ -283,10 +265,10 @@ static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
 {
     struct jrec r;
     int ret;
-#define EMIT()                                                  \
-    do {                                                        \
-        if ((ret = write_rec(j, sector, (*index)++, &r)) != 0)  \
-            return ret;                                         \
+#define EMIT()                                                                                                         \
+    do {                                                                                                               \
+        if ((ret = write_rec(j, sector, (*index)++, &r)) != 0)                                                         \
+            return ret;                                                                                                \
     } while (0)
     if (*j->key_floor != 0) {
         mota_journal_rec(&r, J_REVOKE, 0);

@@ -83,8 +83,8 @@ static int respond(struct mota_link *l, const struct mota_frame *req, int status
         l->replay_len = n <= MOTA_LINK_REPLAY_MAX ? (uint8_t)n : 0; /* a long one is the message: made again */
         memcpy(l->replay_body, BODY(l), l->replay_len);
     }
-    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq, .len = (uint16_t)(n + 2),
-                           .payload = l->out};
+    struct mota_frame f = {
+        .kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq, .len = (uint16_t)(n + 2), .payload = l->out};
     size_t len = mota_frame_encode(&f, l->rx, sizeof(l->rx));
     if (len == 0)
         return MOTA_ERR_INTERNAL;
@@ -139,16 +139,16 @@ static void send_event(void *ctx, enum mota_agent_phase phase, uint32_t offset)
     uint8_t p[MOTA_PROTO_EVENT_LEN];
     p[0] = (uint8_t)phase;
     mota_put32(p + 1, offset);
-    struct mota_frame f = {.kind = MOTA_KIND_EVENT, .cmd = MOTA_CMD_DATA, .seq = l->last_seq, .len = sizeof(p),
-                           .payload = p};
+    struct mota_frame f = {
+        .kind = MOTA_KIND_EVENT, .cmd = MOTA_CMD_DATA, .seq = l->last_seq, .len = sizeof(p), .payload = p};
     size_t len = mota_frame_encode(&f, l->ev, sizeof(l->ev));
     if (len > 0)
         (void)l->tr->write(l->tr->ctx, l->ev, len);
 }
 
 /* Run model m once. A guarding port's fault or time verdict is counted as the model's fault. */
-static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t in_len, uint8_t *out,
-                     size_t out_len, uint64_t *us)
+static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
+                     uint64_t *us)
 {
     struct mota_agent_model_info info;
     const struct mota_agent_config *c = l->agent->cfg;
@@ -379,7 +379,8 @@ static int cmd_output(struct mota_link *l, const struct mota_frame *f)
     if (f->len < 6)
         return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
     uint32_t off = mota_get32(f->payload);
-    size_t len = mota_get16(f->payload + 4), cap = l->max_payload - 2u < BODY_CAP(l) ? l->max_payload - 2u : BODY_CAP(l);
+    size_t len = mota_get16(f->payload + 4),
+           cap = l->max_payload - 2u < BODY_CAP(l) ? l->max_payload - 2u : BODY_CAP(l);
     if (l->io_out == 0)
         return respond(l, f, MOTA_ERR_PROTO_NO_OUTPUT, NULL, 0);
     if (off > l->io_out)
@@ -389,13 +390,20 @@ static int cmd_output(struct mota_link *l, const struct mota_frame *f)
 }
 
 static const command_fn commands[] = {
-    [MOTA_CMD_HELLO] = cmd_hello,   [MOTA_CMD_BEGIN] = cmd_begin,
-    [MOTA_CMD_DATA] = cmd_data,     [MOTA_CMD_STATUS] = cmd_status,
-    [MOTA_CMD_ABORT] = cmd_abort,   [MOTA_CMD_RESULT] = cmd_result,
-    [MOTA_CMD_CONFIRM] = cmd_confirm_or_rollback, [MOTA_CMD_ROLLBACK] = cmd_confirm_or_rollback,
-    [MOTA_CMD_REBOOT] = cmd_reboot, [MOTA_CMD_ERRORS] = cmd_errors,
-    [MOTA_CMD_INVOKE] = cmd_invoke, [MOTA_CMD_INPUT] = cmd_input,
-    [MOTA_CMD_RUN] = cmd_run,       [MOTA_CMD_OUTPUT] = cmd_output,
+    [MOTA_CMD_HELLO] = cmd_hello,
+    [MOTA_CMD_BEGIN] = cmd_begin,
+    [MOTA_CMD_DATA] = cmd_data,
+    [MOTA_CMD_STATUS] = cmd_status,
+    [MOTA_CMD_ABORT] = cmd_abort,
+    [MOTA_CMD_RESULT] = cmd_result,
+    [MOTA_CMD_CONFIRM] = cmd_confirm_or_rollback,
+    [MOTA_CMD_ROLLBACK] = cmd_confirm_or_rollback,
+    [MOTA_CMD_REBOOT] = cmd_reboot,
+    [MOTA_CMD_ERRORS] = cmd_errors,
+    [MOTA_CMD_INVOKE] = cmd_invoke,
+    [MOTA_CMD_INPUT] = cmd_input,
+    [MOTA_CMD_RUN] = cmd_run,
+    [MOTA_CMD_OUTPUT] = cmd_output,
 };
 
 static int handle(struct mota_link *l, const struct mota_frame *f)

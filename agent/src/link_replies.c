@@ -298,7 +298,8 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
         mota_cbor_put_uint(&e, MOTA_INFO_PROFILE_NAME); /* the profile's name */
         mota_cbor_put_tstr(&e, p->name);
     }
-    mota_cbor_put_uint(&e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
+    mota_cbor_put_uint(
+        &e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
     mota_cbor_put_uint(&e, c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
     mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
     mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);

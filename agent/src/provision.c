@@ -52,8 +52,7 @@ int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t c
 {
     struct mota_provision_rec r;
     if (p == NULL || out == NULL || cap < sizeof(r) || p->n_keys > MOTA_PROVISION_KEYS || p->n_models == 0 ||
-        p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 ||
-        !terminated(p->name, sizeof(p->name)))
+        p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 || !terminated(p->name, sizeof(p->name)))
         return MOTA_ERR_ARG;
     memset(&r, 0, sizeof(r));
     r.magic = MOTA_PROVISION_MAGIC;

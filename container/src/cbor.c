@@ -22,18 +22,64 @@ struct seen {
     enum { SEEN_NONE, SEEN_OK, SEEN_INDEF, SEEN_SIMPLE } kind;
 };
 
-static void cb_ok_u8(void *c, uint8_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_u16(void *c, uint16_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_u32(void *c, uint32_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_u64(void *c, uint64_t v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_str(void *c, cbor_data p, cb_len_t n) { (void)p; (void)n; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_coll(void *c, cb_len_t n) { (void)n; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_bool(void *c, bool v) { (void)v; ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_ok_null(void *c) { ((struct seen *)c)->kind = SEEN_OK; }
-static void cb_indef(void *c) { ((struct seen *)c)->kind = SEEN_INDEF; }
-static void cb_simple(void *c) { ((struct seen *)c)->kind = SEEN_SIMPLE; }
-static void cb_float(void *c, float v) { (void)v; ((struct seen *)c)->kind = SEEN_SIMPLE; }
-static void cb_double(void *c, double v) { (void)v; ((struct seen *)c)->kind = SEEN_SIMPLE; }
+static void cb_ok_u8(void *c, uint8_t v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_u16(void *c, uint16_t v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_u32(void *c, uint32_t v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_u64(void *c, uint64_t v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_str(void *c, cbor_data p, cb_len_t n)
+{
+    (void)p;
+    (void)n;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_coll(void *c, cb_len_t n)
+{
+    (void)n;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_bool(void *c, bool v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_ok_null(void *c)
+{
+    ((struct seen *)c)->kind = SEEN_OK;
+}
+static void cb_indef(void *c)
+{
+    ((struct seen *)c)->kind = SEEN_INDEF;
+}
+static void cb_simple(void *c)
+{
+    ((struct seen *)c)->kind = SEEN_SIMPLE;
+}
+static void cb_float(void *c, float v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_SIMPLE;
+}
+static void cb_double(void *c, double v)
+{
+    (void)v;
+    ((struct seen *)c)->kind = SEEN_SIMPLE;
+}
 
 static const struct cbor_callbacks callbacks = {
     .uint8 = cb_ok_u8,
@@ -120,8 +166,8 @@ static int read_item(const uint8_t *p, size_t avail, struct mota_cbor_item *it)
     it->head_len = hl;
     it->size = hl;
     it->val = arg;
-    static const enum mota_cbor_type types[7] = {MOTA_CBOR_UINT, MOTA_CBOR_NINT, MOTA_CBOR_BSTR, MOTA_CBOR_TSTR,
-                                                 MOTA_CBOR_ARRAY, MOTA_CBOR_MAP, MOTA_CBOR_TAG};
+    static const enum mota_cbor_type types[7] = {MOTA_CBOR_UINT,  MOTA_CBOR_NINT, MOTA_CBOR_BSTR, MOTA_CBOR_TSTR,
+                                                 MOTA_CBOR_ARRAY, MOTA_CBOR_MAP,  MOTA_CBOR_TAG};
     it->type = major < 7 ? types[major] : ai == 20 ? MOTA_CBOR_FALSE : ai == 21 ? MOTA_CBOR_TRUE : MOTA_CBOR_NULL;
     if (major == 2 || major == 3) {
         if (arg > (uint64_t)(avail - hl))
@@ -402,8 +448,7 @@ bool mota_utf8_valid(const uint8_t *p, size_t len)
                 return false;
             cp = (cp << 6) | (p[i + k] & 0x3f);
         }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
             return false;
         i += n + 1;
     }
@@ -433,10 +478,10 @@ static void advance(struct mota_cbor_enc *e, size_t n)
         e->len += n;
 }
 
-#define ENC_HEAD(e, call)                                  \
-    do {                                                   \
-        if ((e)->err == 0)                                 \
-            advance((e), (call));                          \
+#define ENC_HEAD(e, call)                                                                                              \
+    do {                                                                                                               \
+        if ((e)->err == 0)                                                                                             \
+            advance((e), (call));                                                                                      \
     } while (0)
 
 void mota_cbor_put_uint(struct mota_cbor_enc *e, uint64_t v)

@@ -251,8 +251,7 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
 static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
     size_t o;
-    bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) ||
-                has(s->version);
+    bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) || has(s->version);
     mota_cbor_put_map(e, 6 + (size_t)text);
     mota_cbor_put_uint(e, MOTA_MAN_VERSION);
     mota_cbor_put_uint(e, 1); /* the only SUIT manifest version */
@@ -335,8 +334,8 @@ static void put_envelope_head(struct mota_cbor_enc *h, size_t members, const uin
 }
 
 /* The SUIT_Digest of the bstr-wrapped manifest (m bytes at out), encoded; *mhead: the wrapper's head. */
-static void digest_manifest(const uint8_t *man, size_t len, uint8_t mhead[9], size_t *mhead_len,
-                            uint8_t digest_enc[64], size_t *digest_enc_len)
+static void digest_manifest(const uint8_t *man, size_t len, uint8_t mhead[9], size_t *mhead_len, uint8_t digest_enc[64],
+                            size_t *digest_enc_len)
 {
     struct mota_cbor_enc h;
     struct mota_sha256 ctx;
@@ -381,8 +380,8 @@ static int sign_digest(const uint8_t kid[MOTA_KEY_ID_LEN], const uint8_t *digest
     return sign(sign_ctx, hash, sig);
 }
 
-int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
-                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
+int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN], mota_sign_cb sign,
+                               void *sign_ctx, uint8_t *out, size_t cap, size_t *len)
 {
     int ret = MOTA_ERR_ARG;
     struct mota_cbor_enc m, a, h;
@@ -416,8 +415,7 @@ int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t 
     return MOTA_OK;
 }
 
-int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
-                             size_t *len)
+int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap, size_t *len)
 {
     struct mota_cbor_enc e;
     const char *name = mota_component_payload_name(role);

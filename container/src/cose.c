@@ -54,9 +54,7 @@ static void decode_cose_label(struct mota_cbor_dec *d, int64_t label, bool is_pr
             b->kid_len = kid_len;
         }
         break;
-    default:
-        mota_cbor_skip(d);
-        break;
+    default: mota_cbor_skip(d); break;
     }
 }
 
@@ -197,8 +195,8 @@ static int check_declared(struct mota_cbor_dec *d, size_t limit)
     unsigned major;
     uint64_t arg;
     size_t hl;
-    if (d->err == 0 && d->pos < d->len &&
-        mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 && major == 2 && arg > limit)
+    if (d->err == 0 && d->pos < d->len && mota_cbor_head(d->buf + d->pos, d->len - d->pos, &major, &arg, &hl) == 0 &&
+        major == 2 && arg > limit)
         mota_cbor_fail(d, MOTA_ERR_ENV_TOO_LARGE);
     return d->err;
 }
@@ -293,8 +291,8 @@ static int sig_structure_hash(const struct mota_envelope *env, const struct mota
     return MOTA_OK;
 }
 
-int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys,
-                               size_t n_keys, size_t *key_index)
+int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys, size_t n_keys,
+                               size_t *key_index)
 {
     int ret = MOTA_ERR_SIGNATURE;
     uint8_t md[MOTA_SHA256_LEN], hash[MOTA_SHA256_LEN];

@@ -10,11 +10,11 @@
 
 /* One read of a field: a type error it makes becomes the field's own reason err (was: d->err before it). */
 int mota_dec_field(struct mota_cbor_dec *d, int was, int err);
-#define MOTA_DEC_FIELD(d, read, reason)                                                                     \
-    do {                                                                                                    \
-        int was_ = (d)->err;                                                                                \
-        (void)(read);                                                                                       \
-        mota_dec_field((d), was_, (reason));                                                                \
+#define MOTA_DEC_FIELD(d, read, reason)                                                                                \
+    do {                                                                                                               \
+        int was_ = (d)->err;                                                                                           \
+        (void)(read);                                                                                                  \
+        mota_dec_field((d), was_, (reason));                                                                           \
     } while (0)
 
 /* SUIT_Digest = [ -16, bstr .size 32 ]: the SHA-256 into out; returns d->err. */

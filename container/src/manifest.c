@@ -117,20 +117,14 @@ static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
             mota_cbor_fail(d, mota_cbor_finish(&dd));
         }
         break;
-    case MOTA_PAR_SIZE:
-        mota_cbor_get_uint(d, &v->size);
-        break;
+    case MOTA_PAR_SIZE: mota_cbor_get_uint(d, &v->size); break;
     case MOTA_PAR_URI:
         mota_cbor_get_tstr(d, (const char **)&v->p, &v->len);
         if (d->err == 0 && (v->len < 2 || v->len > MOTA_CONTAINER_MAX_PAYLOAD_NAME || v->p[0] != '#'))
             mota_cbor_fail(d, MOTA_ERR_URI);
         break;
-    case MOTA_PAR_COMPRESSION:
-        decode_compression(d, v);
-        break;
-    default:
-        mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED);
-        break;
+    case MOTA_PAR_COMPRESSION: decode_compression(d, v); break;
+    default: mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED); break;
     }
 }
 
@@ -254,8 +248,7 @@ static int apply_command(struct mota_manifest *m, struct mota_component *comp, i
             return MOTA_ERR_URI;
         comp->fetched = true;
         return 0;
-    default: /* MOTA_SUIT_CMD_INVOKE */
-        return which == MOTA_MAN_INVOKE ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
+    default: /* MOTA_SUIT_CMD_INVOKE */ return which == MOTA_MAN_INVOKE ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
     }
 }
 
@@ -276,22 +269,15 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         if (d.err != 0)
             break;
         switch (cmd) {
-        case MOTA_SUIT_CMD_SET_INDEX:
-            decode_set_index(&d, &st);
-            continue;
+        case MOTA_SUIT_CMD_SET_INDEX: decode_set_index(&d, &st); continue;
         case MOTA_SUIT_CMD_OVERRIDE_PARAMS:
-        case MOTA_SUIT_CMD_SET_PARAMS:
-            decode_params(&d, &st, cmd == MOTA_SUIT_CMD_OVERRIDE_PARAMS);
-            continue;
+        case MOTA_SUIT_CMD_SET_PARAMS: decode_params(&d, &st, cmd == MOTA_SUIT_CMD_OVERRIDE_PARAMS); continue;
         case MOTA_SUIT_CMD_VENDOR:
         case MOTA_SUIT_CMD_CLASS:
         case MOTA_SUIT_CMD_IMAGE_MATCH:
         case MOTA_SUIT_CMD_FETCH:
-        case MOTA_SUIT_CMD_INVOKE:
-            break;
-        default:
-            mota_cbor_fail(&d, MOTA_ERR_COMMAND_UNSUPPORTED);
-            continue;
+        case MOTA_SUIT_CMD_INVOKE: break;
+        default: mota_cbor_fail(&d, MOTA_ERR_COMMAND_UNSUPPORTED); continue;
         }
         mota_cbor_get_uint(&d, &policy); /* conditions and directives take a reporting policy */
         for (size_t c = 0; c < m->n_components && d.err == 0; c++) {
@@ -334,8 +320,7 @@ static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m)
     }
 }
 
-static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const uint8_t **shared,
-                         size_t *shared_len)
+static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const uint8_t **shared, size_t *shared_len)
 {
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
@@ -695,9 +680,7 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
         break;
     case MOTA_MAN_VALIDATE:
     case MOTA_MAN_INSTALL:
-    case MOTA_MAN_INVOKE:
-        mota_cbor_get_bstr(d, &pt->seqs[slot], &pt->seq_len[slot]);
-        break;
+    case MOTA_MAN_INVOKE: mota_cbor_get_bstr(d, &pt->seqs[slot], &pt->seq_len[slot]); break;
     case MOTA_MAN_TEXT:
         open_wrapped(d, &w);
         if (!pt->have_common)
@@ -710,9 +693,7 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
             mota_cbor_fail(d, decode_compat(&w, &m->compat));
         m->has_compat = d->err == 0;
         break;
-    default:
-        mota_cbor_fail(d, MOTA_ERR_MANIFEST_UNKNOWN_KEY);
-        break;
+    default: mota_cbor_fail(d, MOTA_ERR_MANIFEST_UNKNOWN_KEY); break;
     }
 }
 

@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len,
-                      uint64_t *size, size_t *head_len)
+int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len, uint64_t *size,
+                      size_t *head_len)
 {
     unsigned major;
     uint64_t arg;
@@ -69,9 +69,8 @@ static int walk_payloads(const uint8_t *buf, size_t len, struct mota_verify_resu
         if ((ret = mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl)) != 0)
             return ret;
         /* canonical order of the tstr keys, which also forbids repeats */
-        if (prev_name != NULL &&
-            mota_cbor_key_order((const uint8_t *)prev_name - 1, prev_name_len + 1,
-                                (const uint8_t *)name - 1, name_len + 1) != 0)
+        if (prev_name != NULL && mota_cbor_key_order((const uint8_t *)prev_name - 1, prev_name_len + 1,
+                                                     (const uint8_t *)name - 1, name_len + 1) != 0)
             return MOTA_ERR_PAYLOAD_ORDER;
         prev_name = name;
         prev_name_len = name_len;
@@ -108,8 +107,8 @@ int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_ve
     return walk_payloads(buf, len, res, false);
 }
 
-int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
-                          size_t n_keys, struct mota_verify_result *res)
+int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys, size_t n_keys,
+                          struct mota_verify_result *res)
 {
     int ret;
     if (buf == NULL || res == NULL)
@@ -124,8 +123,7 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
     return walk_payloads(buf, len, res, true);
 }
 
-int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out,
-                        size_t cap)
+int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out, size_t cap)
 {
     uint8_t md[MOTA_SHA256_LEN];
     if (c == NULL || !c->compressed || c->size > cap || c->size > 0xFFFFFFFFu || wire_len != c->z_size)

@@ -200,8 +200,8 @@ int mota_ecdsa_p256_sign(const struct mota_p256_key *key, const uint8_t hash[MOT
         mbedtls_mpi_read_binary(&d, key->d, sizeof(key->d)) != 0)
         goto out;
     /* The RNG only blinds the computation; r,s depend on d and hash alone. */
-    if (mbedtls_ecdsa_sign_det_ext(&grp, &r, &s, &d, hash, MOTA_SHA256_LEN, MBEDTLS_MD_SHA256,
-                                   mbedtls_ctr_drbg_random, &rng.drbg) != 0)
+    if (mbedtls_ecdsa_sign_det_ext(&grp, &r, &s, &d, hash, MOTA_SHA256_LEN, MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random,
+                                   &rng.drbg) != 0)
         goto out;
     if (mbedtls_mpi_write_binary(&r, sig, 32) != 0 || mbedtls_mpi_write_binary(&s, sig + 32, 32) != 0)
         goto out;

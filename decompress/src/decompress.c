@@ -32,8 +32,8 @@ int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size
     return MOTA_OK;
 }
 
-int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len,
-                         const struct mota_decomp_sink *sink, size_t *used)
+int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink,
+                         size_t *used)
 {
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return mota_inflate_feed(&d->u.inflate, in, len, sink, used);

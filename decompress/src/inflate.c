@@ -12,18 +12,18 @@
 #include <string.h>
 
 enum {
-    S_HEADER,    /* BFINAL and BTYPE */
-    S_STORED,    /* LEN and NLEN of a stored block */
-    S_COPY,      /* a stored block's bytes */
-    S_COUNTS,    /* HLIT, HDIST, HCLEN */
-    S_CLEN,      /* the code-length code's lengths, 3 bits each */
-    S_LENS,      /* the literal/length and distance code lengths */
-    S_REPEAT,    /* a repeat's count */
-    S_SYMBOL,    /* a literal/length symbol */
-    S_LENGTH,    /* a length's extra bits */
-    S_DISTANCE,  /* a distance symbol */
+    S_HEADER,     /* BFINAL and BTYPE */
+    S_STORED,     /* LEN and NLEN of a stored block */
+    S_COPY,       /* a stored block's bytes */
+    S_COUNTS,     /* HLIT, HDIST, HCLEN */
+    S_CLEN,       /* the code-length code's lengths, 3 bits each */
+    S_LENS,       /* the literal/length and distance code lengths */
+    S_REPEAT,     /* a repeat's count */
+    S_SYMBOL,     /* a literal/length symbol */
+    S_LENGTH,     /* a length's extra bits */
+    S_DISTANCE,   /* a distance symbol */
     S_DIST_EXTRA, /* a distance's extra bits */
-    S_END,       /* after the final block */
+    S_END,        /* after the final block */
 };
 
 enum { NEED_INPUT = 0, GO_ON = 1, FLUSHED = 2 };
@@ -366,18 +366,12 @@ static int step(struct mota_inflate *z, const uint8_t *in, size_t len, size_t *p
     unsigned sym = 0;
     int r;
     switch (z->state) {
-    case S_COPY:
-        return copy(z, in, len, p, sink);
-    case S_LENS:
-        return (r = decode(z, &z->dist, in, len, p, &sym)) == GO_ON ? lens_symbol(z, sym) : r;
-    case S_SYMBOL:
-        return (r = decode(z, &z->lit, in, len, p, &sym)) == GO_ON ? symbol(z, sym, sink) : r;
-    case S_DISTANCE:
-        return (r = decode(z, &z->dist, in, len, p, &sym)) == GO_ON ? distance(z, sym) : r;
-    case S_END:
-        return *p < len ? MOTA_ERR_DECOMP_TRAILING : NEED_INPUT;
-    default:
-        break;
+    case S_COPY: return copy(z, in, len, p, sink);
+    case S_LENS: return (r = decode(z, &z->dist, in, len, p, &sym)) == GO_ON ? lens_symbol(z, sym) : r;
+    case S_SYMBOL: return (r = decode(z, &z->lit, in, len, p, &sym)) == GO_ON ? symbol(z, sym, sink) : r;
+    case S_DISTANCE: return (r = decode(z, &z->dist, in, len, p, &sym)) == GO_ON ? distance(z, sym) : r;
+    case S_END: return *p < len ? MOTA_ERR_DECOMP_TRAILING : NEED_INPUT;
+    default: break;
     }
     if ((r = field(z, in, len, p)) != GO_ON)
         return r;
@@ -391,8 +385,7 @@ static int step(struct mota_inflate *z, const uint8_t *in, size_t len, size_t *p
         z->n = (uint16_t)(z->n + z->acc);
         z->state = S_DISTANCE;
         return GO_ON;
-    default: /* S_DIST_EXTRA */
-        return match(z, sink);
+    default: /* S_DIST_EXTRA */ return match(z, sink);
     }
 }
 

@@ -66,8 +66,8 @@ uint32_t mota_lz4_bound(uint32_t size, uint32_t block)
 /* A block-size field is complete: the end mark, or the next block's size and kind. */
 static int block_start(struct mota_lz4 *z)
 {
-    uint32_t v = (uint32_t)z->word[0] | (uint32_t)z->word[1] << 8 | (uint32_t)z->word[2] << 16 |
-                 (uint32_t)z->word[3] << 24;
+    uint32_t v =
+        (uint32_t)z->word[0] | (uint32_t)z->word[1] << 8 | (uint32_t)z->word[2] << 16 | (uint32_t)z->word[3] << 24;
     uint32_t rest = z->size - z->out, plain = rest < z->block ? rest : z->block;
     z->i = 0;
     if (v == 0) { /* the end mark */
@@ -140,7 +140,7 @@ static int run(struct mota_lz4 *z, const uint8_t *in, size_t len, const struct m
     if (k > z->left)
         k = z->left;
     if (k == 0)
-        return MOTA_ERR_DECOMP_BLOCK; /* literals past the block's data */
+        return MOTA_ERR_DECOMP_BLOCK;        /* literals past the block's data */
     int ret = sink->write(sink->ctx, in, k); /* inside the block: checked by length_fits or block_start */
     if (ret != MOTA_OK)
         return ret;
@@ -168,13 +168,9 @@ static int step(struct mota_lz4 *z, uint8_t c, const struct mota_decomp_sink *si
             z->i = 0;
         }
         return MOTA_OK;
-    case S_SIZE:
-        z->word[z->i++] = c;
-        return z->i == 4 ? block_start(z) : MOTA_OK;
-    case S_END:
-        return MOTA_ERR_DECOMP_TRAILING;
-    default:
-        break;
+    case S_SIZE: z->word[z->i++] = c; return z->i == 4 ? block_start(z) : MOTA_OK;
+    case S_END: return MOTA_ERR_DECOMP_TRAILING;
+    default: break;
     }
     if (z->left == 0)
         return MOTA_ERR_DECOMP_BLOCK; /* a sequence cut by the end of its block's data */
@@ -205,9 +201,7 @@ static int step(struct mota_lz4 *z, uint8_t c, const struct mota_decomp_sink *si
             return MOTA_OK;
         }
         return match(z, sink);
-    default: /* S_MAT_EXT */
-        z->n += c;
-        return c == 255u ? MOTA_OK : match(z, sink);
+    default: /* S_MAT_EXT */ z->n += c; return c == 255u ? MOTA_OK : match(z, sink);
     }
 }
 

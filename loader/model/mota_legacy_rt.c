@@ -22,15 +22,28 @@
  * fills it; the initial count (all ones) makes an unpatched model refuse init. */
 /* volatile: read at run time, never folded from this initialiser */
 const volatile uint32_t _mota_weight_binds[1 + 2 * MAX_BINDS]
-    __attribute__((used, section(".mota_weight_binds"))) /* placed in flash by mota_legacy.ld */ = {0xFFFFFFFFu};
+    __attribute__((used, section(".mota_weight_binds"))) /* placed in flash by mota_legacy.ld */
+    = {0xFFFFFFFFu};
 
-enum { ERR_INVALID_HANDLE = 0x10, ERR_INVALID_STATE = 0x11, ERR_INVALID_INPUT = 0x12, ERR_INVALID_OUTPUT = 0x13,
-       ERR_INVALID_PARAM = 0x14, ERR_INIT_FAILED = 0x30 };
-enum { CODE_NETWORK = 0x10, CODE_WEIGHTS = 0x12, CODE_ACTIVATIONS = 0x13, CODE_INVALID_PTR = 0x17,
-       CODE_INVALID_SIZE = 0x18, CODE_INVALID_FORMAT = 0x19 };
+enum {
+    ERR_INVALID_HANDLE = 0x10,
+    ERR_INVALID_STATE = 0x11,
+    ERR_INVALID_INPUT = 0x12,
+    ERR_INVALID_OUTPUT = 0x13,
+    ERR_INVALID_PARAM = 0x14,
+    ERR_INIT_FAILED = 0x30
+};
+enum {
+    CODE_NETWORK = 0x10,
+    CODE_WEIGHTS = 0x12,
+    CODE_ACTIVATIONS = 0x13,
+    CODE_INVALID_PTR = 0x17,
+    CODE_INVALID_SIZE = 0x18,
+    CODE_INVALID_FORMAT = 0x19
+};
 
-#define FMT_S8 0x00840440u  /* AI_BUFFER_FORMAT_S8 */
-#define FMT_U8 0x00040440u  /* AI_BUFFER_FORMAT_U8 */
+#define FMT_S8 0x00840440u /* AI_BUFFER_FORMAT_S8 */
+#define FMT_U8 0x00040440u /* AI_BUFFER_FORMAT_U8 */
 #define FMT_IS_IO (1u << 27)
 #define SHAPE_BCWH_4 0x401u /* shape type BCWH, 4 dimensions */
 
@@ -242,8 +255,8 @@ uint32_t mota_legacy_report_(void *network, void *report)
         .runtime_version = 0x00000001u, /* 1.0.0 */
         .tool_revision = "mota build-model",
         .tool_version = __builtin_bswap32(MOTA_LEGACY_TOOL_VERSION), /* bytes: major, minor, micro */
-        .tool_api_version = 0x00000501u,                              /* 1.5.0 */
-        .api_version = 0x00000201u,                                   /* 1.2.0 */
+        .tool_api_version = 0x00000501u,                             /* 1.5.0 */
+        .api_version = 0x00000201u,                                  /* 1.2.0 */
         .interface_api_version = 0x00000501u,
         .n_inputs = 1,
         .n_outputs = 1,
@@ -253,8 +266,8 @@ uint32_t mota_legacy_report_(void *network, void *report)
         .map_weights = {0, 1, &net.w},
         .map_activations = {0, 1, &net.a},
         .n_nodes = 1,
-        .signature = mota_legacy_model_.input_size << 16 ^ mota_legacy_model_.output_size << 8 ^
-                     _network_rt_ctx.weights_size,
+        .signature =
+            mota_legacy_model_.input_size << 16 ^ mota_legacy_model_.output_size << 8 ^ _network_rt_ctx.weights_size,
     };
     return 1;
 }

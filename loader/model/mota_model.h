@@ -46,7 +46,8 @@
 #else
 #define MOTA_MODEL_SECURE_ 0u
 #endif
-#define MOTA_MODEL_FLAGS (0x80000000u | MOTA_MODEL_SECURE_ | (8u << 16) | MOTA_MODEL_ABI_ | MOTA_MODEL_FPU_ | MOTA_MODEL_CPU_PART)
+#define MOTA_MODEL_FLAGS                                                                                               \
+    (0x80000000u | MOTA_MODEL_SECURE_ | (8u << 16) | MOTA_MODEL_ABI_ | MOTA_MODEL_FPU_ | MOTA_MODEL_CPU_PART)
 
 /* The runtime version CPU models claim: the 17-word LL_ATON >= 1.1.1 context. */
 #define MOTA_MODEL_RT_VERSION 0x01010100u
@@ -95,18 +96,17 @@ uint32_t mota_legacy_obs_node_info_(void *network, void *node);
 extern const struct mota_legacy_model mota_legacy_model_;
 extern struct mota_legacy_rt_ctx _network_rt_ctx;
 
-#define MOTA_MODEL(NAME, INIT, RUN, IN_SIZE, OUT_SIZE, ACTS_SIZE)                                              \
-    const uint32_t mota_model_flags_ __attribute__((section(".network_rt_flags"), used)) =                     \
-        MOTA_MODEL_LEGACY_FLAGS;                                                                               \
-    const struct mota_legacy_model mota_legacy_model_ = {(NAME), (INIT), (RUN), (IN_SIZE), (OUT_SIZE),        \
-                                                         (ACTS_SIZE)};                                         \
-    struct mota_legacy_rt_ctx _network_rt_ctx __attribute__((section(".network_rt_ctx"), used)) = {            \
-        0, 0, 0, 0, 0, (NAME), (ACTS_SIZE), 0, {0}, 0, 0};                                                     \
-    const uintptr_t _network_entries[12] __attribute__((section(".network_rt_init"), used)) = {                \
-        (uintptr_t)mota_legacy_create_, (uintptr_t)mota_legacy_init_, (uintptr_t)mota_legacy_init_v2_,        \
-        (uintptr_t)mota_legacy_run_, (uintptr_t)mota_legacy_report_, (uintptr_t)mota_legacy_error_,           \
-        (uintptr_t)mota_legacy_destroy_, (uintptr_t)mota_legacy_forward_,                                      \
-        (uintptr_t)mota_legacy_obs_register_, (uintptr_t)mota_legacy_obs_unregister_,                         \
+#define MOTA_MODEL(NAME, INIT, RUN, IN_SIZE, OUT_SIZE, ACTS_SIZE)                                                      \
+    const uint32_t mota_model_flags_ __attribute__((section(".network_rt_flags"), used)) = MOTA_MODEL_LEGACY_FLAGS;    \
+    const struct mota_legacy_model mota_legacy_model_ = {(NAME), (INIT), (RUN), (IN_SIZE), (OUT_SIZE), (ACTS_SIZE)};   \
+    struct mota_legacy_rt_ctx _network_rt_ctx                                                                          \
+        __attribute__((section(".network_rt_ctx"), used)) = {0, 0, 0, 0, 0, (NAME), (ACTS_SIZE), 0, {0}, 0, 0};        \
+    const uintptr_t _network_entries[12] __attribute__((section(".network_rt_init"), used)) = {                        \
+        (uintptr_t)mota_legacy_create_,        (uintptr_t)mota_legacy_init_,                                           \
+        (uintptr_t)mota_legacy_init_v2_,       (uintptr_t)mota_legacy_run_,                                            \
+        (uintptr_t)mota_legacy_report_,        (uintptr_t)mota_legacy_error_,                                          \
+        (uintptr_t)mota_legacy_destroy_,       (uintptr_t)mota_legacy_forward_,                                        \
+        (uintptr_t)mota_legacy_obs_register_,  (uintptr_t)mota_legacy_obs_unregister_,                                 \
         (uintptr_t)mota_legacy_obs_node_info_, (uintptr_t)&_network_rt_ctx}
 
 #else /* the NBIN v8 layout */
@@ -140,21 +140,34 @@ uint32_t mota_model_reserved_(void);
 
 /* The builder patches params_sz, params_bin_sz, params_bin_crc32 and the
  * params pool descriptor once the params blob is known. */
-#define MOTA_MODEL(NAME, INIT, RUN, IN_SIZE, OUT_SIZE, ACTS_SIZE)                                              \
-    static uint32_t mota_in_size_(void) { return (IN_SIZE); }                                                  \
-    static uint32_t mota_out_size_(void) { return (OUT_SIZE); }                                                \
-    const uint32_t mota_model_flags_ __attribute__((section(".network_flags"), used)) = MOTA_MODEL_FLAGS;       \
-    const struct mota_model_info mota_model_info_ = {(NAME), (IN_SIZE), (OUT_SIZE), (ACTS_SIZE)};              \
-    struct mota_model_rt_ctx _network_rt_ctx __attribute__((section(".network_rt_ctx"), used)) = {             \
-        0, 0, 0, 0, 0, (NAME), (ACTS_SIZE), 0, 0, MOTA_MODEL_RT_DESC, MOTA_MODEL_RT_VERSION, 0, 0, 0, 0, 0,     \
-        &mota_model_info_};                                                                                    \
-    struct mota_model_pool_desc _params_desc[2] __attribute__((section(".params_desc"), used)) = {             \
-        {"params", 0, 0, 0, 0}, {0, 0, 0, 0, 0}};                                                              \
-    const uintptr_t _network_entries[11] __attribute__((section(".network_entries"), used)) = {                \
-        (uintptr_t)(INIT), (uintptr_t)(RUN), (uintptr_t)mota_in_size_, (uintptr_t)mota_out_size_,              \
-        (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_,    \
-        (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_, (uintptr_t)mota_model_reserved_,    \
-        (uintptr_t)&_network_rt_ctx}
+#define MOTA_MODEL(NAME, INIT, RUN, IN_SIZE, OUT_SIZE, ACTS_SIZE)                                                      \
+    static uint32_t mota_in_size_(void)                                                                                \
+    {                                                                                                                  \
+        return (IN_SIZE);                                                                                              \
+    }                                                                                                                  \
+    static uint32_t mota_out_size_(void)                                                                               \
+    {                                                                                                                  \
+        return (OUT_SIZE);                                                                                             \
+    }                                                                                                                  \
+    const uint32_t mota_model_flags_ __attribute__((section(".network_flags"), used)) = MOTA_MODEL_FLAGS;              \
+    const struct mota_model_info mota_model_info_ = {(NAME), (IN_SIZE), (OUT_SIZE), (ACTS_SIZE)};                      \
+    struct mota_model_rt_ctx _network_rt_ctx __attribute__((section(".network_rt_ctx"), used)) = {                     \
+        0, 0, 0, 0, 0, (NAME),           (ACTS_SIZE), 0, 0, MOTA_MODEL_RT_DESC, MOTA_MODEL_RT_VERSION,                 \
+        0, 0, 0, 0, 0, &mota_model_info_};                                                                             \
+    struct mota_model_pool_desc _params_desc[2]                                                                        \
+        __attribute__((section(".params_desc"), used)) = {{"params", 0, 0, 0, 0}, {0, 0, 0, 0, 0}};                    \
+    const uintptr_t _network_entries[11]                                                                               \
+        __attribute__((section(".network_entries"), used)) = {(uintptr_t)(INIT),                                       \
+                                                              (uintptr_t)(RUN),                                        \
+                                                              (uintptr_t)mota_in_size_,                                \
+                                                              (uintptr_t)mota_out_size_,                               \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)mota_model_reserved_,                         \
+                                                              (uintptr_t)&_network_rt_ctx}
 
 #endif /* MOTA_MODEL_LEGACY */
 

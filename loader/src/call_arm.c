@@ -20,7 +20,7 @@ uint32_t mota_model_call(const struct mota_installed *m, unsigned index, uint32_
                      "pop {r9, r10}"
                      : "+r"(r0), "+r"(r1), "+r"(r2), "+r"(fn), "+r"(base)
                      :
-                     : "r3", "r12", "lr", "memory", "cc", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
-                       "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15");
+                     : "r3", "r12", "lr", "memory", "cc", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
+                       "s10", "s11", "s12", "s13", "s14", "s15");
     return r0;
 }

@@ -80,7 +80,7 @@ int mota_compat_check(const struct mota_device_profile *d, const struct mota_com
     else if (fits(d, m, other))
         r->install_mode = other;
     else
-        return fail(r, MOTA_ERR_COMPAT_EXEC_RAM, "exec_ram",  d->exec_ram_size,
+        return fail(r, MOTA_ERR_COMPAT_EXEC_RAM, "exec_ram", d->exec_ram_size,
                     (d->install_modes & (1u << MOTA_INSTALL_XIP)) ? m->exec_ram_xip : m->exec_ram_copy);
     if (m->ext_ram_size > d->ext_ram_size)
         return fail(r, MOTA_ERR_COMPAT_EXT_RAM, "ext_ram", d->ext_ram_size, m->ext_ram_size);

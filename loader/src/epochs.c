@@ -20,8 +20,8 @@
 #define ENTRY_INTERNAL 9u /* word 22: internal buffers info */
 
 #define LL_ATON_1_1_1 0x01010100u
-#define RECORD_DBG 48u   /* sizeof(EpochBlock_ItemTypeDef) with LL_ATON_EB_DBG_INFO */
-#define RECORD_PLAIN 20u /* without */
+#define RECORD_DBG 48u    /* sizeof(EpochBlock_ItemTypeDef) with LL_ATON_EB_DBG_INFO */
+#define RECORD_PLAIN 20u  /* without */
 #define BUFFER_RECORD 56u /* sizeof(LL_Buffer_InfoTypeDef), 1-byte enums (rt_c_struct_sizes 0x..38) */
 #define MAX_NAME 256u
 #define FIRST_OP_SLOT 7u /* callback slots 0..6: assert, error, cache maintenance */
@@ -124,8 +124,8 @@ static int check_flags(const struct mota_nbin_info *in, uint16_t f, uint32_t blo
     if (((f & MOTA_EPOCH_F_BLOB) != 0) != (blob != 0) || ((f & MOTA_EPOCH_F_BLOB) && k != MOTA_EPOCH_F_HW) ||
         ((f & MOTA_EPOCH_F_ENCRYPTED) && !(f & MOTA_EPOCH_F_BLOB)))
         return MOTA_ERR_NBIN_EPOCH_FLAGS;
-    *kind = (f & MOTA_EPOCH_F_BLOB) ? MOTA_EPOCH_BLOB
-            : k == MOTA_EPOCH_F_HW  ? MOTA_EPOCH_HW
+    *kind = (f & MOTA_EPOCH_F_BLOB)    ? MOTA_EPOCH_BLOB
+            : k == MOTA_EPOCH_F_HW     ? MOTA_EPOCH_HW
             : k == MOTA_EPOCH_F_HYBRID ? MOTA_EPOCH_HYBRID
                                        : MOTA_EPOCH_SW;
     return MOTA_OK;
@@ -141,8 +141,8 @@ static void name_hybrid(const struct ctx *c, struct mota_epoch_block *b)
         for (unsigned i = 0; i < n && b->n_ops < MOTA_EPOCH_MAX_OPS; i++) {
             uint32_t got = 0;
             unsigned slot = 0;
-            if (!mota_thumb_callback_stub(&c->code, targets[i], &got, &slot) || got % 4 != 0 ||
-                got < in->got_off || got >= in->got_end)
+            if (!mota_thumb_callback_stub(&c->code, targets[i], &got, &slot) || got % 4 != 0 || got < in->got_off ||
+                got >= in->got_end)
                 continue;
             /* the stub reads the callback table of the model's own rt_ctx */
             if (mota_get32(c->img + in->ro_size + got) != (TAG_RAM << 28 | in->ctx_off))
@@ -392,7 +392,8 @@ static int decode_buffers(struct ctx *c, const struct mota_epoch_block *blocks, 
     static const struct {
         unsigned entry;
         uint8_t io;
-    } tables[] = {{ENTRY_INPUTS, MOTA_EPOCH_INPUT}, {ENTRY_OUTPUTS, MOTA_EPOCH_OUTPUT}, {ENTRY_INTERNAL, MOTA_EPOCH_INTERNAL}};
+    } tables[] = {
+        {ENTRY_INPUTS, MOTA_EPOCH_INPUT}, {ENTRY_OUTPUTS, MOTA_EPOCH_OUTPUT}, {ENTRY_INTERNAL, MOTA_EPOCH_INTERNAL}};
     /* the one LL_Buffer_InfoTypeDef layout (the same in LL_ATON 1.1.0, 1.1.1 and 1.1.3; 1.1.0 has no
      * rt_c_struct_sizes to confirm it): another size leaves the buffers unknown */
     if (c->in->rtctx_words == 17 && (c->in->struct_sizes & 0xFF) != BUFFER_RECORD)
@@ -431,7 +432,8 @@ int mota_epochs_decode(const uint8_t *img, size_t len, const struct mota_nbin_in
     memset(rep, 0, sizeof(*rep));
     if (info->family != MOTA_NBIN_FAMILY_NPU)
         return MOTA_ERR_NBIN_EPOCH_FAMILY;
-    struct ctx c = {.img = img, .in = info, .code = {img, info->header_words * 4u, info->ro_size}, .limit = info->got_off};
+    struct ctx c = {
+        .img = img, .in = info, .code = {img, info->header_words * 4u, info->ro_size}, .limit = info->got_off};
     rep->dbg = info->dbg_info;
     rep->rt_version = info->rt_version;
     if ((ret = table_of(&c, ENTRY_EPOCHS, &table, &rep->present)) != MOTA_OK)
@@ -467,6 +469,7 @@ const char *mota_epochs_flag_name(unsigned bit)
 /* struct ll_aton_reloc_callback (ll_aton_reloc_network.h): the operation slots */
 const char *mota_epochs_callback_name(unsigned slot, uint32_t rt_version)
 {
+    /* clang-format off */ /* a table packed by hand */
     static const char *const names[] = {
         "Concat", "Cast", "Softmax", "DMA_ImageToRow", "DMA_SpaceToDepth", "DMA_RowToImage", "DMA_DepthToSpace",
         "DMA_Outputs_Flat_Copy", "DMA_Outputs_Slice_SplitLike", "DMA_Outputs_Channel_Split_Aton",
@@ -489,6 +492,7 @@ const char *mota_epochs_sw_name(int node, uint32_t rt_version)
         "Hardswish", "Swish", "Abs", "Instancenorm", "Reducesum", "Reducemin", "Reducemean", "Reducemax",
         "Reduceprod", "Softsign", "Softplus", "Lpnorm", "Argmin", "Argmax", "Matmul", "Min", "Max", "Neg",
         "Reciprocal", "Mod", "Round", "Reducelogsumexp", "Sign", "Tile", "Gelu"};
+    /* clang-format on */
     int last = (rt_version & 0xFFFFFF00u) >= 0x01010300u ? SW_NODE_GELU : SW_NODE_GELU - 1;
     return node >= 0 && node <= last ? names[node] : NULL;
 }
@@ -496,13 +500,13 @@ const char *mota_epochs_sw_name(int node, uint32_t rt_version)
 /* Buffer_DataType_TypeDef: LL_ATON 1.1.1 renumbered the enum of 1.1.0 */
 const char *mota_epochs_type_name(unsigned type, uint32_t rt_version)
 {
-    static const char *const v111[] = {"UNDEFINED", "FLOAT", "UINT2", "INT2", "UINT4", "INT4", "UINT8",
-                                       "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
-                                       "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128",
-                                       "BFLOAT16"};
-    static const char *const v110[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32",
-                                       "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64",
+    static const char *const v111[] = {"UNDEFINED", "FLOAT",      "UINT2",   "INT2",   "UINT4",  "INT4",
+                                       "UINT8",     "INT8",       "UINT16",  "INT16",  "INT32",  "INT64",
+                                       "STRING",    "BOOL",       "FLOAT16", "DOUBLE", "UINT32", "UINT64",
                                        "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+    static const char *const v110[] = {"UNDEFINED", "FLOAT",  "UINT8",     "INT8",       "UINT16",  "INT16",
+                                       "INT32",     "INT64",  "STRING",    "BOOL",       "FLOAT16", "DOUBLE",
+                                       "UINT32",    "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
     if (type == 100)
         return "FXP";
     if (rt_version >= LL_ATON_1_1_1)

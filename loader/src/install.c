@@ -19,13 +19,13 @@ struct inst {
     const struct mota_install_config *cfg;
     const struct mota_nbin_info *info; /* validated over cfg->image */
     struct mota_installed *out;
-    uint8_t *ram;          /* host view of the RW segment */
-    uint8_t *rom_copy;     /* host view of the RO copy (COPY mode), else NULL */
-    const uint8_t *pblob;  /* host view of the params blob */
+    uint8_t *ram;         /* host view of the RW segment */
+    uint8_t *rom_copy;    /* host view of the RO copy (COPY mode), else NULL */
+    const uint8_t *pblob; /* host view of the params blob */
     uint32_t pblob_addr;
     size_t pblob_len;
-    uint32_t ext_size;     /* usable external RAM */
-    uint32_t base[16];     /* device address of each segment tag (make_bases) */
+    uint32_t ext_size; /* usable external RAM */
+    uint32_t base[16]; /* device address of each segment tag (make_bases) */
 };
 
 /*

@@ -13,8 +13,20 @@
 
 /* report field offsets (7.x, 124 bytes) */
 enum {
-    R_NAME = 0, R_COMPILED = 12, R_TOOL_REV = 24, R_TOOL_VER = 28, R_MACC = 44, R_N_IN = 48, R_N_OUT = 50,
-    R_INPUTS = 52, R_OUTPUTS = 56, R_MAP_SIG = 60, R_MAP_W = 64, R_MAP_A = 72, R_PARAMS = 60, R_ACTS = 88,
+    R_NAME = 0,
+    R_COMPILED = 12,
+    R_TOOL_REV = 24,
+    R_TOOL_VER = 28,
+    R_MACC = 44,
+    R_N_IN = 48,
+    R_N_OUT = 50,
+    R_INPUTS = 52,
+    R_OUTPUTS = 56,
+    R_MAP_SIG = 60,
+    R_MAP_W = 64,
+    R_MAP_A = 72,
+    R_PARAMS = 60,
+    R_ACTS = 88,
 };
 /* ai_buffer field offsets (28 bytes) */
 enum { B_FORMAT = 0, B_DATA = 4, B_SIZE = 16 };
@@ -102,8 +114,7 @@ static int create_network(const struct mota_legacy_env *env, const struct mota_i
 }
 
 /* init_v2(network, {weights}, {activations}) */
-static int init_network(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t handle,
-                        uint32_t *r)
+static int init_network(const struct mota_legacy_env *env, const struct mota_installed *m, uint32_t handle, uint32_t *r)
 {
     mota_put32(env->io, m->param0_addr);
     mota_put32(env->io + 4, m->acts_addr);
@@ -160,8 +171,10 @@ static int read_memory_sizes(const struct mota_legacy_env *env, const uint8_t *r
             (ret = map_bytes(env, rep + R_MAP_A, &about->acts_size)) != MOTA_OK)
             return ret;
     } else {
-        about->weights_size = mota_legacy_tensor_bytes(mota_get32(rep + R_PARAMS + B_FORMAT), mota_get32(rep + R_PARAMS + B_SIZE));
-        about->acts_size = mota_legacy_tensor_bytes(mota_get32(rep + R_ACTS + B_FORMAT), mota_get32(rep + R_ACTS + B_SIZE));
+        about->weights_size =
+            mota_legacy_tensor_bytes(mota_get32(rep + R_PARAMS + B_FORMAT), mota_get32(rep + R_PARAMS + B_SIZE));
+        about->acts_size =
+            mota_legacy_tensor_bytes(mota_get32(rep + R_ACTS + B_FORMAT), mota_get32(rep + R_ACTS + B_SIZE));
     }
     return MOTA_OK;
 }

@@ -16,11 +16,22 @@
 
 /* Header word indices shared by both families. */
 enum {
-    H_MAGIC = 0, H_FLAGS, H_DATA_START, H_DATA_END, H_DATA_DATA, H_BSS_START, H_BSS_END,
-    H_GOT_START, H_GOT_END, H_REL_START, H_REL_END,
-    H_PARAMS_START = 11, H_PARAMS_OFFSET = 12, /* NPU */
-    H_WEIGHTS_START = 11, H_WEIGHTS_END = 12,  /* legacy */
-    H_ENTRIES = 13,                            /* first entry point; the ctx word ends the header */
+    H_MAGIC = 0,
+    H_FLAGS,
+    H_DATA_START,
+    H_DATA_END,
+    H_DATA_DATA,
+    H_BSS_START,
+    H_BSS_END,
+    H_GOT_START,
+    H_GOT_END,
+    H_REL_START,
+    H_REL_END,
+    H_PARAMS_START = 11,
+    H_PARAMS_OFFSET = 12, /* NPU */
+    H_WEIGHTS_START = 11,
+    H_WEIGHTS_END = 12, /* legacy */
+    H_ENTRIES = 13,     /* first entry point; the ctx word ends the header */
 };
 
 static uint32_t round_up(uint32_t v, uint32_t a)
@@ -35,9 +46,8 @@ static const struct {
     uint16_t part;
     const char *name;
 } cpus[] = {
-    {0xC20, "Cortex-M0"},  {0xC60, "Cortex-M0+"}, {0xC23, "Cortex-M3"},   {0xC24, "Cortex-M4"},
-    {0xC27, "Cortex-M7"},  {0xD20, "Cortex-M23"}, {0xD21, "Cortex-M33"},  {0xD31, "Cortex-M35P"},
-    {0xD22, "Cortex-M55"}, {0xD23, "Cortex-M85"},
+    {0xC20, "Cortex-M0"},  {0xC60, "Cortex-M0+"}, {0xC23, "Cortex-M3"},   {0xC24, "Cortex-M4"},  {0xC27, "Cortex-M7"},
+    {0xD20, "Cortex-M23"}, {0xD21, "Cortex-M33"}, {0xD31, "Cortex-M35P"}, {0xD22, "Cortex-M55"}, {0xD23, "Cortex-M85"},
 };
 
 /* Toolchain ids of the flags word (ST's AI_RELOC_TOOLCHAIN_*). */
@@ -72,8 +82,7 @@ static bool all_zero(const uint8_t *p, uint32_t n)
 }
 
 /* A NUL-terminated string at file offset off, entirely below limit. */
-static int get_string(const uint8_t *img, uint32_t limit, uint32_t ptr, size_t max, const char **s,
-                      size_t *n)
+static int get_string(const uint8_t *img, uint32_t limit, uint32_t ptr, size_t max, const char **s, size_t *n)
 {
     uint32_t off = OFF(ptr);
     if (TAG(ptr) != TAG_FLASH || off >= limit)
@@ -105,8 +114,8 @@ static void decode_flags(struct mota_nbin_info *in)
 
 /* Geometry checks common to both families. ram_tag differs; align is the
  * family's packing alignment (NPU 8, legacy 4: RO size and REL start). */
-static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, unsigned hdr_words,
-                          uint32_t ram_tag, uint32_t align, struct mota_nbin_info *in)
+static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, unsigned hdr_words, uint32_t ram_tag,
+                          uint32_t align, struct mota_nbin_info *in)
 {
     static const int ram_words[] = {H_DATA_END, H_BSS_START, H_BSS_END, H_GOT_START, H_GOT_END};
     (void)img;
@@ -118,8 +127,7 @@ static int check_geometry(const uint8_t *img, size_t len, const uint32_t *h, uns
         if (OFF(h[ram_words[i]]) % 4 != 0)
             return MOTA_ERR_NBIN_ALIGN;
     }
-    if (TAG(h[H_DATA_DATA]) != TAG_FLASH || TAG(h[H_REL_START]) != TAG_FLASH ||
-        TAG(h[H_REL_END]) != TAG_FLASH)
+    if (TAG(h[H_DATA_DATA]) != TAG_FLASH || TAG(h[H_REL_START]) != TAG_FLASH || TAG(h[H_REL_END]) != TAG_FLASH)
         return MOTA_ERR_NBIN_TAG;
 
     uint32_t ro = OFF(h[H_DATA_DATA]);
@@ -559,9 +567,7 @@ static int check_value(struct mota_nbin_info *in, uint32_t v, int tag_err, int r
         return MOTA_OK;
     in->value_tags |= (uint16_t)(1u << TAG(v)); /* the installer's base table needs these tags only */
     switch (TAG(v)) {
-    case TAG_FLASH:
-        limit = in->ro_size;
-        break;
+    case TAG_FLASH: limit = in->ro_size; break;
     case TAG_RAM_NPU:
         if (in->family != MOTA_NBIN_FAMILY_NPU)
             return tag_err;
@@ -579,8 +585,7 @@ static int check_value(struct mota_nbin_info *in, uint32_t v, int tag_err, int r
             return tag_err;
         limit = in->ext_ram_size;
         break;
-    default: /* 0 with an offset, 0xA (params_2: no loader supports it), anything else */
-        return tag_err;
+    default: /* 0 with an offset, 0xA (params_2: no loader supports it), anything else */ return tag_err;
     }
     return off <= limit ? MOTA_OK : range_err;
 }

@@ -63,7 +63,8 @@ bool mota_thumb_getter(const struct mota_thumb_code *c, uint32_t fn, uint32_t *l
 static uint32_t skip_frame(const struct mota_thumb_code *c, uint32_t off)
 {
     uint16_t h, h2;
-    for (unsigned i = 0; i < 4 && fetch(c, off, &h, &h2) == 2 && ((h & 0xFE00) == 0xB400 || (h & 0xFF80) == 0xB080); i++)
+    for (unsigned i = 0; i < 4 && fetch(c, off, &h, &h2) == 2 && ((h & 0xFE00) == 0xB400 || (h & 0xFF80) == 0xB080);
+         i++)
         off += 2;
     return off;
 }
@@ -118,7 +119,8 @@ unsigned mota_thumb_calls(const struct mota_thumb_code *c, uint32_t fn, uint32_t
             break; /* bx rm, pop {..., pc}, b.n: the function ends (or leaves straight code) */
         if (n == 4 && ((h1 == 0xE8BD && (h2 & 0x8000)) || (h1 == 0xF85D && (h2 & 0xF000) == 0xF000)))
             break; /* ldmia.w sp!, {..., pc}; ldr.w pc, [sp], #4 */
-        if (n == 4 && (h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0xD000 && branch_target(c, off, h1, h2, &targets[found]))
+        if (n == 4 && (h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0xD000 &&
+            branch_target(c, off, h1, h2, &targets[found]))
             found++; /* bl */
         else if (n == 4 && (h1 & 0xF800) == 0xF000 && (h2 & 0xD000) == 0x9000) {
             if (branch_target(c, off, h1, h2, &targets[found]))
@@ -139,8 +141,8 @@ struct reg {
 
 struct scan {
     struct reg r[16];
-    int32_t sp;       /* SP relative to its value on entry */
-    bool have_base;   /* a call f(sp + k, 0, n) was seen: the struct is at sp + k */
+    int32_t sp;     /* SP relative to its value on entry */
+    bool have_base; /* a call f(sp + k, 0, n) was seen: the struct is at sp + k */
     int32_t base;
     bool done, found; /* stop; the byte was found */
     uint8_t value;
@@ -217,7 +219,7 @@ static void narrow(struct scan *s, uint16_t h)
         set(s, rd, v.kind, v.v);
     } else if ((h & 0xFF00) == 0x4400) { /* add rd, rm (high registers) */
         unknown(s, ((h >> 4) & 8) | lo3);
-    } else if ((h & 0xFF00) == 0x4500) { /* cmp (high registers) */
+    } else if ((h & 0xFF00) == 0x4500) {                           /* cmp (high registers) */
     } else if ((h & 0xF800) == 0x4800 || (h & 0xF800) == 0x9800) { /* ldr literal, ldr [sp] */
         unknown(s, rd8);
     } else if ((h & 0xF000) == 0x5000) { /* register offset: str, strh, strb write nothing */
@@ -240,8 +242,8 @@ static void narrow(struct scan *s, uint16_t h)
 /* bl: the first call f(sp + k, 0, n) zeroes the struct and returns its address */
 static void call(struct scan *s)
 {
-    if (!s->have_base && s->r[0].kind == R_SP && s->r[1].kind == R_CONST && s->r[1].v == 0 &&
-        s->r[2].kind == R_CONST && s->r[2].v > 0) { /* memset(sp + k, 0, size) */
+    if (!s->have_base && s->r[0].kind == R_SP && s->r[1].kind == R_CONST && s->r[1].v == 0 && s->r[2].kind == R_CONST &&
+        s->r[2].v > 0) { /* memset(sp + k, 0, size) */
         s->have_base = true;
         s->base = s->r[0].v;
     } else {
@@ -269,7 +271,7 @@ static void wide_memory(struct scan *s, uint16_t h1, uint16_t h2)
         store_byte(s, rt, rn, h2 & 0xFFF);
     } else if ((h1 & 0xFF10) == 0xF800 && (h1 & 0x0080) == 0) { /* store, imm8 or register form */
         if ((h2 & 0x0900) == 0x0900)
-            unknown(s, rn); /* writeback */
+            unknown(s, rn);               /* writeback */
     } else if ((h1 & 0xFF10) == 0xF800) { /* str.w/strh.w rt,[rn,#imm12] */
     } else if ((h1 & 0xFE10) == 0xF810) { /* loads */
         unknown(s, rt);
@@ -304,7 +306,8 @@ static void wide(struct scan *s, uint16_t h1, uint16_t h2)
     } else if ((h1 & 0xFBEF) == 0xF04F && (h2 & 0x8000) == 0) { /* mov.w rd, #const */
         set(s, rd, R_CONST, (int32_t)expand_imm(h1, h2));
     } else if ((h1 & 0xFBF0) == 0xF240 && (h2 & 0x8000) == 0) { /* movw rd, #imm16 */
-        set(s, rd, R_CONST, (int32_t)((h1 & 0xFu) << 12 | ((h1 >> 10) & 1u) << 11 | ((h2 >> 12) & 7u) << 8 | (h2 & 0xFFu)));
+        set(s, rd, R_CONST,
+            (int32_t)((h1 & 0xFu) << 12 | ((h1 >> 10) & 1u) << 11 | ((h2 >> 12) & 7u) << 8 | (h2 & 0xFFu)));
     } else if ((h1 & 0xF800) == 0xF000 && (h2 & 0x8000) == 0) { /* data processing, (modified) immediate */
         if (rd != 15)
             unknown(s, rd); /* rd 15: tst, teq, cmp, cmn */

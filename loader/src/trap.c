@@ -9,14 +9,14 @@
 
 #define CRC_DEFAULT_POL 0x04C11DB7u
 #define CRC_DEFAULT_INIT 0xFFFFFFFFu
-#define CRC_SPAN 0x18u           /* DR, IDR, CR, (reserved), INIT, POL */
+#define CRC_SPAN 0x18u /* DR, IDR, CR, (reserved), INIT, POL */
 #define CRC_CR_RESET 0x1u
 #define FP_CTRL_IDLE 0x00000260u /* NUM_CODE 6, NUM_LIT 2, ENABLE 0 */
 
 void mota_trap_reset(struct mota_trap_state *t)
 {
-    *t = (struct mota_trap_state){.crc_dr = CRC_DEFAULT_INIT, .crc_init = CRC_DEFAULT_INIT,
-                                  .crc_pol = CRC_DEFAULT_POL, .fp_ctrl = FP_CTRL_IDLE};
+    *t = (struct mota_trap_state){
+        .crc_dr = CRC_DEFAULT_INIT, .crc_init = CRC_DEFAULT_INIT, .crc_pol = CRC_DEFAULT_POL, .fp_ctrl = FP_CTRL_IDLE};
 }
 
 bool mota_trap_covers(uint32_t addr)
@@ -56,8 +56,8 @@ static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool 
     switch (reg) {
     case 0x0: /* DR: a write feeds size*8 bits, MSB first; a read gives the CRC */
         if (store)
-            t->crc_dr = crc_bits(t->crc_dr, size == 4 ? *val : *val & ((1u << (8u * size)) - 1u), 8u * size,
-                                 t->crc_pol);
+            t->crc_dr =
+                crc_bits(t->crc_dr, size == 4 ? *val : *val & ((1u << (8u * size)) - 1u), 8u * size, t->crc_pol);
         else
             *val = size == 4 ? t->crc_dr : t->crc_dr & ((1u << (8u * size)) - 1u);
         return MOTA_OK;
@@ -89,8 +89,7 @@ static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool 
         else
             *val = t->crc_pol;
         return MOTA_OK;
-    default:
-        return MOTA_ERR_SELFTEST_FAULT;
+    default: return MOTA_ERR_SELFTEST_FAULT;
     }
 }
 

@@ -22,8 +22,18 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum op {
-    OP_UPLOAD_A, OP_UPLOAD_B, OP_REBOOT, OP_CONFIRM, OP_ROLLBACK, OP_SELFTEST, OP_FAULT, OP_REVOKE,
-    OP_CUT, OP_ABORT, OP_SIM_MODE, OP_QUERY,
+    OP_UPLOAD_A,
+    OP_UPLOAD_B,
+    OP_REBOOT,
+    OP_CONFIRM,
+    OP_ROLLBACK,
+    OP_SELFTEST,
+    OP_FAULT,
+    OP_REVOKE,
+    OP_CUT,
+    OP_ABORT,
+    OP_SIM_MODE,
+    OP_QUERY,
 };
 
 static struct mota_posix_device d;

@@ -31,9 +31,13 @@ static void fuzz_device_setup(struct mota_posix_device *d)
     if (d->pf.mem != NULL)
         return;
     struct mota_posix_device_options o = {.flash_size = FUZZ_JOURNAL + 2 * FUZZ_MODELS * FUZZ_SLOT,
-                                          .sector_size = FUZZ_SECTOR, .prog_size = 16, .n_models = FUZZ_MODELS,
-                                          .models = {"dense", "conv"}, .slot_size = FUZZ_SLOT,
-                                          .exec_ram_size = 64 * 1024, .clock_at_zero = true};
+                                          .sector_size = FUZZ_SECTOR,
+                                          .prog_size = 16,
+                                          .n_models = FUZZ_MODELS,
+                                          .models = {"dense", "conv"},
+                                          .slot_size = FUZZ_SLOT,
+                                          .exec_ram_size = 64 * 1024,
+                                          .clock_at_zero = true};
     if (mota_posix_device_open(d, &o) != MOTA_OK)
         abort();
     d->cfg.n_keys = 2;

@@ -26,8 +26,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_PAYLOAD 2048u
 
 enum op {
-    OP_UPLOAD_A, OP_UPLOAD_B, OP_HELLO, OP_STATUS, OP_CONFIRM, OP_ROLLBACK, OP_ABORT, OP_RESULT,
-    OP_ERRORS, OP_REBOOT, OP_INVOKE, OP_IO, OP_RECONNECT, OP_REPEAT, OP_STRAY, OP_CUT,
+    OP_UPLOAD_A,
+    OP_UPLOAD_B,
+    OP_HELLO,
+    OP_STATUS,
+    OP_CONFIRM,
+    OP_ROLLBACK,
+    OP_ABORT,
+    OP_RESULT,
+    OP_ERRORS,
+    OP_REBOOT,
+    OP_INVOKE,
+    OP_IO,
+    OP_RECONNECT,
+    OP_REPEAT,
+    OP_STRAY,
+    OP_CUT,
 };
 
 struct feed {
@@ -114,8 +128,8 @@ static int sink_write(void *ctx, const uint8_t *buf, size_t len)
 /* Queue one request frame. */
 static void request(uint8_t cmd, const uint8_t *payload, size_t len)
 {
-    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = ++seq, .len = (uint16_t)len,
-                           .payload = payload};
+    struct mota_frame f = {
+        .kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = ++seq, .len = (uint16_t)len, .payload = payload};
     size_t n = mota_frame_encode(&f, tx + tx_len, sizeof(tx) - tx_len);
     if (n > 0 && n <= sizeof(last_req)) {
         memcpy(last_req, tx + tx_len, n);
@@ -179,7 +193,7 @@ static void upload(unsigned c, unsigned arg)
         }
         flush((arg >> 2) & 3);
         if ((ans_status != MOTA_OK && ans_status != MOTA_ERR_UPLOAD_OFFSET) || ans_len < 4)
-            return; /* the verdict, or the session was lost */
+            return;                          /* the verdict, or the session was lost */
         uint32_t got = mota_get32(ans_body); /* next offset; out of step (a resume in a window): where it is */
         if (got >= b.length || got == next)
             return;

@@ -89,16 +89,25 @@ static void install(const uint8_t *img, size_t img_len, const uint8_t *params, s
         .code_len = (uint32_t)((img_len + 7) & ~(size_t)7),
     };
     struct mota_loader_mem mem = {
-        .map = map, .ctx = &sp,
-        .clean_dcache = d->caches ? cache_op : NULL, .invalidate_icache = d->caches ? cache_op : NULL,
+        .map = map,
+        .ctx = &sp,
+        .clean_dcache = d->caches ? cache_op : NULL,
+        .invalidate_icache = d->caches ? cache_op : NULL,
     };
     struct mota_install_config c = {
-        .image = img, .image_len = img_len, .image_addr = d->image_addr,
-        .params = params, .params_len = params_len, .params_addr = d->params_addr,
+        .image = img,
+        .image_len = img_len,
+        .image_addr = d->image_addr,
+        .params = params,
+        .params_len = params_len,
+        .params_addr = d->params_addr,
         .exec_ram_addr = sp.r[0].addr,
         .exec_ram_size = d->mode == MOTA_INSTALL_XIP ? in->exec_ram_xip : in->exec_ram_copy,
-        .ext_ram_addr = d->ext_addr, .ext_ram_size = ext,
-        .mode = d->mode, .clear = d->clear, .mem = &mem,
+        .ext_ram_addr = d->ext_addr,
+        .ext_ram_size = ext,
+        .mode = d->mode,
+        .clear = d->clear,
+        .mem = &mem,
     };
     struct mota_installed m;
     int ret = validated ? mota_loader_install_validated(&c, in, &m) : mota_loader_install(&c, &m);
@@ -134,7 +143,8 @@ static void epochs(const uint8_t *buf, size_t size, const struct mota_nbin_info 
         s->blob + s->hw + s->hybrid + s->sw != s->blocks || s->hybrid_epochs + s->sw_epochs > s->blocks)
         abort();
     for (size_t i = 0; i < rep.n_blocks; i++)
-        if (blocks[i].start_fn >= in->ro_size || blocks[i].end_fn >= in->ro_size || blocks[i].n_ops > MOTA_EPOCH_MAX_OPS)
+        if (blocks[i].start_fn >= in->ro_size || blocks[i].end_fn >= in->ro_size ||
+            blocks[i].n_ops > MOTA_EPOCH_MAX_OPS)
             abort();
     for (size_t i = 0; i < rep.n_buffers; i++)
         if (bufs[i].name < (const char *)buf || bufs[i].name + bufs[i].name_len > (const char *)buf + size ||
@@ -183,8 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ret == MOTA_OK) {
         epochs(img, img_len, &in);
         /* a split model's own file, or the params the image holds */
-        int pret = in.split ? mota_nbin_check_params(&in, params, params_len)
-                            : mota_nbin_check_params(&in, img, img_len);
+        int pret =
+            in.split ? mota_nbin_check_params(&in, params, params_len) : mota_nbin_check_params(&in, img, img_len);
         if (mota_err_name(pret) == NULL)
             abort();
     }

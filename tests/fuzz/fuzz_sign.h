@@ -57,8 +57,7 @@ static void fuzz_fix_payloads(uint8_t *buf, size_t len, const struct mota_envelo
         const char *name;
         size_t name_len, hl;
         uint64_t size;
-        if (mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl) != MOTA_OK ||
-            size > len - pos - hl)
+        if (mota_payload_head(buf + pos, len - pos, &name, &name_len, &size, &hl) != MOTA_OK || size > len - pos - hl)
             return;
         const uint8_t *content = buf + pos + hl;
         const struct mota_component *c = mota_manifest_find_payload(&m, name, name_len);
@@ -68,9 +67,8 @@ static void fuzz_fix_payloads(uint8_t *buf, size_t len, const struct mota_envelo
                 fuzz_patch_digest(env, c->digest, md);
             } else {
                 fuzz_patch_digest(env, c->z_digest, md);
-                if (c->size <= sizeof(image) &&
-                    mota_decompress_buffer(&z, c->z_alg, content, (size_t)size, image, (uint32_t)c->size,
-                                           c->z_block) == MOTA_OK) {
+                if (c->size <= sizeof(image) && mota_decompress_buffer(&z, c->z_alg, content, (size_t)size, image,
+                                                                       (uint32_t)c->size, c->z_block) == MOTA_OK) {
                     mota_sha256(image, (size_t)c->size, md);
                     fuzz_patch_digest(env, c->digest, md);
                 }

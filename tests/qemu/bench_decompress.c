@@ -20,7 +20,7 @@
 
 struct job {
     char name[20];
-    uint32_t alg;                        /* MOTA_DECOMP_LZ4 or _DEFLATE */
+    uint32_t alg; /* MOTA_DECOMP_LZ4 or _DEFLATE */
     uint32_t frame_addr, frame_len;
     uint32_t out_addr, plain_len, block; /* the decoded image goes to out_addr */
     uint32_t ref_addr;                   /* the image it must equal */
@@ -33,8 +33,8 @@ struct job_table {
 
 /* the agent's sink (agent/src/upload.c z_write, z_copy): whole 256-byte units "programmed" */
 struct unit_sink {
-    uint8_t *flash;  /* where the image goes */
-    uint32_t off;    /* bytes programmed */
+    uint8_t *flash; /* where the image goes */
+    uint32_t off;   /* bytes programmed */
     uint8_t unit[256];
     uint32_t fill;
 };

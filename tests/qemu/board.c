@@ -23,9 +23,22 @@ void systick_handler(void);
 static volatile uint32_t systick_wraps;
 
 __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16] = {
-    (uintptr_t)&__stack_top, (uintptr_t)reset_handler, (uintptr_t)fault_handler, (uintptr_t)fault_handler,
-    (uintptr_t)fault_handler, (uintptr_t)fault_handler, (uintptr_t)fault_handler, 0, 0, 0, 0,
-    (uintptr_t)fault_handler, 0, 0, (uintptr_t)fault_handler, (uintptr_t)systick_handler,
+    (uintptr_t)&__stack_top,
+    (uintptr_t)reset_handler,
+    (uintptr_t)fault_handler,
+    (uintptr_t)fault_handler,
+    (uintptr_t)fault_handler,
+    (uintptr_t)fault_handler,
+    (uintptr_t)fault_handler,
+    0,
+    0,
+    0,
+    0,
+    (uintptr_t)fault_handler,
+    0,
+    0,
+    (uintptr_t)fault_handler,
+    (uintptr_t)systick_handler,
 };
 
 void reset_handler(void)

@@ -69,10 +69,17 @@ static int run_job(const struct job *j)
     struct mota_installed m;
     static int8_t out[256];
     struct mota_install_config c = {
-        .image = (const uint8_t *)(uintptr_t)j->model_addr, .image_len = j->model_len, .image_addr = j->model_addr,
+        .image = (const uint8_t *)(uintptr_t)j->model_addr,
+        .image_len = j->model_len,
+        .image_addr = j->model_addr,
         .params = j->params_len ? (const uint8_t *)(uintptr_t)j->params_addr : NULL,
-        .params_len = j->params_len, .params_addr = j->params_addr,
-        .exec_ram_addr = j->exec_addr, .exec_ram_size = j->exec_size, .mode = j->mode, .clear = true, .mem = &mem,
+        .params_len = j->params_len,
+        .params_addr = j->params_addr,
+        .exec_ram_addr = j->exec_addr,
+        .exec_ram_size = j->exec_size,
+        .mode = j->mode,
+        .clear = true,
+        .mem = &mem,
     };
     uart_puts("job ");
     uart_puts(j->name);

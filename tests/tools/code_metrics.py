@@ -243,7 +243,7 @@ def check_format(root):
         r = subprocess.run(cmd + files[i:i + 64], cwd=root, capture_output=True, text=True)
         bad += sorted({line.split(":")[0] for line in r.stderr.splitlines() if ": error:" in line})
     import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".c", dir=root, delete=True) as t:
+    with tempfile.NamedTemporaryFile("w", suffix=".c", delete=True) as t:
         t.write("int f(void)\n{\n        return 0;\n}\n")
         t.flush()
         planted = subprocess.run(cmd + [t.name], capture_output=True, text=True).returncode != 0

@@ -28,7 +28,6 @@
 #define DEV_EXEC_SIZE (128u * 1024u)
 
 
-
 static struct mota_p256_key dev_key, dev_key2;
 static int dev_keys_ready;
 
@@ -46,10 +45,14 @@ static inline void dev_keys(void)
 static inline struct mota_posix_device *dev_new_sized(int n_models, uint32_t flash_size, uint32_t slot_size)
 {
     struct mota_posix_device *d = calloc(1, sizeof(*d));
-    struct mota_posix_device_options o = {.flash_size = flash_size, .sector_size = DEV_SECTOR,
-                                          .prog_size = DEV_PROG, .n_models = (unsigned)n_models,
-                                          .models = {"network", "kws"}, .slot_size = slot_size,
-                                          .exec_ram_size = DEV_EXEC_SIZE / 2, .clock_at_zero = true};
+    struct mota_posix_device_options o = {.flash_size = flash_size,
+                                          .sector_size = DEV_SECTOR,
+                                          .prog_size = DEV_PROG,
+                                          .n_models = (unsigned)n_models,
+                                          .models = {"network", "kws"},
+                                          .slot_size = slot_size,
+                                          .exec_ram_size = DEV_EXEC_SIZE / 2,
+                                          .clock_at_zero = true};
     dev_keys();
     if (mota_posix_device_open(d, &o) != MOTA_OK)
         abort();
@@ -118,9 +121,12 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
         uint32_t kind = i < 0x100u + 1500u ? 0 : (i / 600u) % 3u;
         b[i] = kind == 0 ? (uint8_t)(x >> 24) : kind == 1 ? (uint8_t)((x >> 29) + o->fill) : b[i - 1500u];
     }
-    uint32_t h[24] = {MOTA_NBIN_MAGIC, o->flags ? o->flags : 0x80085D22u, 0x40000000u, 0x40000000u | data,
-                      0x20000000u | ro, 0x40000000u | bss, 0x40000000u | bss_end, 0x40000000u | got,
-                      0x40000000u | got_end, 0x20000000u | rel, 0x20000000u | rel, 0x40000044u,
+    uint32_t h[24] = {MOTA_NBIN_MAGIC,       o->flags ? o->flags : 0x80085D22u,
+                      0x40000000u,           0x40000000u | data,
+                      0x20000000u | ro,      0x40000000u | bss,
+                      0x40000000u | bss_end, 0x40000000u | got,
+                      0x40000000u | got_end, 0x20000000u | rel,
+                      0x20000000u | rel,     0x40000044u,
                       params ? img : 0};
     for (int i = 13; i < 23; i++)
         h[i] = 0x20000061u;
@@ -131,8 +137,9 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
     memcpy(b + 0x80, name, strlen(name) + 1);
     memcpy(b + 0xC0, "test (RELOC.GCC)", 17);
     memcpy(b + 0xE0, "params", 7);
-    uint32_t rt[17] = {0, 0, 0, 0, 0, 0x20000080u, 4096, params, 0, 0x200000C0u,
-                       o->rt_version ? o->rt_version : 0x01010100u, 0, params, 0, 0, 0, 0x40000000u};
+    uint32_t rt[17] = {
+        0, 0,      0, 0, 0, 0x20000080u, 4096, params, 0, 0x200000C0u, o->rt_version ? o->rt_version : 0x01010100u,
+        0, params, 0, 0, 0, 0x40000000u};
     for (uint32_t i = 0; i < params; i++)
         b[img + i] = (uint8_t)(i * 13 + o->fill);
     rt[13] = mota_crc32(0, b + img, params);
@@ -151,18 +158,18 @@ struct container_opts {
     const char *vendor, *klass, *version;
     const struct mota_p256_key *key;
     struct model_opts model;
-    uint32_t install_mode;      /* default XIP */
-    bool selftest;              /* with a self-test whose expected output is the simulation's */
+    uint32_t install_mode; /* default XIP */
+    bool selftest;         /* with a self-test whose expected output is the simulation's */
     uint32_t selftest_in, selftest_out;
     uint64_t max_latency_us;
-    bool split;                 /* params as a separate component */
+    bool split; /* params as a separate component */
     uint64_t exec_ram_xip_override;
     uint32_t poke_off, poke_val; /* overwrite a model word after its compat data is read (0: no) */
-    uint32_t compress;          /* payloads compressed (MOTA_DECOMP_LZ4 or _DEFLATE, 4 KiB blocks) where smaller */
+    uint32_t compress;           /* payloads compressed (MOTA_DECOMP_LZ4 or _DEFLATE, 4 KiB blocks) where smaller */
     /* a hostile signer: rewrites the code's frame (malloc'd) before it is hashed and signed */
     void (*z_mangle)(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len);
     uint64_t z_params_image_size; /* and signs this image size for compressed params (0: their own) */
-    uint32_t z_block;           /* and this block size (0: 4096) */
+    uint32_t z_block;             /* and this block size (0: 4096) */
 };
 
 static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])

@@ -29,12 +29,12 @@ static inline uint8_t *fixture_load(const char *rel, size_t *len)
 }
 
 /* Skip (and say so) when a fixture is missing: never pass silently. */
-#define FIXTURE_NEEDED(ptr, what)                                                   \
-    do {                                                                            \
-        if ((ptr) == NULL) {                                                        \
-            print_message("SKIPPED: ../shared/fixtures/%s is absent\n", (what));   \
-            skip();                                                                 \
-        }                                                                           \
+#define FIXTURE_NEEDED(ptr, what)                                                                                      \
+    do {                                                                                                               \
+        if ((ptr) == NULL) {                                                                                           \
+            print_message("SKIPPED: ../shared/fixtures/%s is absent\n", (what));                                       \
+            skip();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 #endif

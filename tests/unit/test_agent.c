@@ -245,8 +245,8 @@ static void test_rollback_removes_a_first_model_on_trial_and_a_confirmed_first_m
     dev_free(d);
 }
 
-static void test_a_later_install_confirm_or_rollback_clears_the_last_error_and_a_journaled_one_is_of_an_earlier_boot(
-    void **state)
+static void
+test_a_later_install_confirm_or_rollback_clears_the_last_error_and_a_journaled_one_is_of_an_earlier_boot(void **state)
 {
     (void)state;
     struct mota_posix_device *d = dev_new(1);
@@ -303,7 +303,8 @@ static void test_the_previous_model_is_named_until_an_update_erases_its_slot(voi
     struct mota_agent_previous prev;
     struct mota_agent_model_info info;
     size_t l1, l2, l3;
-    struct container_opts o1 = {.seq = 1, .version = "1.0.0"}, o2 = {.seq = 2, .version = "2.0.0", .model = {.fill = 2}};
+    struct container_opts o1 = {.seq = 1, .version = "1.0.0"},
+                          o2 = {.seq = 2, .version = "2.0.0", .model = {.fill = 2}};
     struct container_opts o3 = {.seq = 3, .model = {.fill = 3}};
     uint8_t *c1 = make_container(&o1, &l1), *c2 = make_container(&o2, &l2), *c3 = make_container(&o3, &l3);
     uint8_t d1[32];

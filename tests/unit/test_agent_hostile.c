@@ -42,7 +42,8 @@ static void still_v1(struct mota_posix_device *d)
 enum { BEFORE_ERASE = 1, AFTER_ERASE = 0 };
 
 /* Send c; expect `want` and, if before_erase, no erase at all. */
-static void attempt(struct mota_posix_device *d, const uint8_t *c, size_t len, int want, int before_erase, const char *what)
+static void attempt(struct mota_posix_device *d, const uint8_t *c, size_t len, int want, int before_erase,
+                    const char *what)
 {
     uint64_t erases = d->pf.erases;
     int ret = send_container(&d->device.agent, c, len, 1500);
@@ -66,8 +67,8 @@ static void hostile(const struct container_opts *o, int want, int before_erase, 
 static int setup(void **state)
 {
     (void)state;
-    struct container_opts o = {.seq = 10, .selftest = true, .split = true,
-                               .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 1}};
+    struct container_opts o = {
+        .seq = 10, .selftest = true, .split = true, .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 1}};
     dev_keys();
     v1 = make_container(&o, &v1_len);
     manifest_digest(v1, v1_len, v1_digest);
@@ -81,7 +82,11 @@ static int teardown(void **state)
     return 0;
 }
 
-#define V2(...) {.seq = 11, .selftest = true, .split = true, .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 2}, __VA_ARGS__}
+#define V2(...)                                                                                                        \
+    {                                                                                                                  \
+        .seq = 11, .selftest = true, .split = true, .model = {.code_bytes = 3000, .params_bytes = 1000, .fill = 2},    \
+        __VA_ARGS__                                                                                                    \
+    }
 
 static void test_wrong_key(void **s)
 {
@@ -255,9 +260,9 @@ static void test_a_compressed_image_size_that_wraps_the_slot_layout_is_refused_b
     assert_int_equal(dev_boot(d), MOTA_OK);
     /* a 400 KB uncompressible code component, then the params compressed in 64 KiB blocks, signed as
      * 2^32 - 256 KiB - 12 bytes: just under the frame bound, about 140 KiB into the slot once wrapped */
-    struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .z_block = 65536,
-                                 .z_params_image_size = 0x100000000ull - 262156u,
-                                 .model = {.code_bytes = 400000, .params_bytes = 8000, .fill = 2, .noise = true});
+    struct container_opts o =
+        V2(.compress = MOTA_DECOMP_LZ4, .z_block = 65536, .z_params_image_size = 0x100000000ull - 262156u,
+           .model = {.code_bytes = 400000, .params_bytes = 8000, .fill = 2, .noise = true});
     size_t len;
     uint8_t *c = make_container(&o, &len);
     uint64_t erases = d->pf.erases, progs = d->pf.progs;
@@ -442,8 +447,9 @@ static void test_hostile_compressed_payloads_are_refused_inside_the_slot(void **
         uint32_t upload = cfg->models[0].slot_offset[active == 0 ? 1 : 0];
         uint8_t *before = malloc(DEV_FLASH_SIZE);
         memcpy(before, d->pf.mem, DEV_FLASH_SIZE);
-        struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
-                                                                 .noise = true}, .z_mangle = cases[i].mangle);
+        struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4,
+                                     .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2, .noise = true},
+                                     .z_mangle = cases[i].mangle);
         size_t len;
         uint8_t *c = make_container(&o, &len);
         attempt(d, c, len, cases[i].want, AFTER_ERASE, cases[i].what);
@@ -464,8 +470,8 @@ static void test_compressed_payload_altered_in_transit_is_refused_by_its_digest(
 {
     (void)s;
     struct mota_posix_device *d = device();
-    struct container_opts o = V2(.compress = MOTA_DECOMP_LZ4, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2,
-                                                             .noise = true});
+    struct container_opts o =
+        V2(.compress = MOTA_DECOMP_LZ4, .model = {.code_bytes = 30000, .params_bytes = 1000, .fill = 2, .noise = true});
     size_t len;
     uint8_t *c = make_container(&o, &len);
     struct mota_envelope env;
@@ -474,8 +480,8 @@ static void test_compressed_payload_altered_in_transit_is_refused_by_its_digest(
     assert_int_equal(mota_manifest_decode(&env, &man), MOTA_OK);
     assert_true(man.comp[0].compressed);
     /* the code frame's last literal, just before its end mark: the frame still decodes */
-    size_t code_end = env.head_len + mota_payload_head_size(MOTA_COMPONENT_CODE, man.comp[0].z_size) +
-                      (size_t)man.comp[0].z_size;
+    size_t code_end =
+        env.head_len + mota_payload_head_size(MOTA_COMPONENT_CODE, man.comp[0].z_size) + (size_t)man.comp[0].z_size;
     c[code_end - 5] ^= 0x01;
     attempt(d, c, len, MOTA_ERR_DECOMP_DIGEST, AFTER_ERASE, "compressed payload altered in transit");
     free(c);

@@ -17,10 +17,25 @@
 
 #include "agent_fixture.h"
 
-enum scenario { FIRST_INSTALL, UPDATE, CONFIRM, ROLLBACK, EXPIRY, COMPACTION, FIRST_ROLLBACK, COMPRESSED, DEFLATED,
-                N_SCENARIOS };
-static const char *names[] = {"first install", "update", "confirm", "rollback", "trial expiry",
-                              "update with journal compaction", "rollback of a first model on trial",
+enum scenario {
+    FIRST_INSTALL,
+    UPDATE,
+    CONFIRM,
+    ROLLBACK,
+    EXPIRY,
+    COMPACTION,
+    FIRST_ROLLBACK,
+    COMPRESSED,
+    DEFLATED,
+    N_SCENARIOS
+};
+static const char *names[] = {"first install",
+                              "update",
+                              "confirm",
+                              "rollback",
+                              "trial expiry",
+                              "update with journal compaction",
+                              "rollback of a first model on trial",
                               "update with compressed payloads and journal compaction",
                               "update with deflated payloads"};
 /* the scenarios that may end, correctly, with no model at all */
@@ -29,8 +44,8 @@ static const char *names[] = {"first install", "update", "confirm", "rollback", 
 static uint8_t *c1, *c2, *c3, *c4; /* c3, c4: a larger model, LZ4 and deflate payloads, resumed at blocks */
 static size_t l1, l2, l3, l4;
 static uint8_t d1[32], d2[32], d3[32], d4[32];
-static uint8_t *cn, *dn; /* the new container of the scenario being swept */
-static unsigned z_resumes;  /* retries that resumed inside a compressed payload */
+static uint8_t *cn, *dn;   /* the new container of the scenario being swept */
+static unsigned z_resumes; /* retries that resumed inside a compressed payload */
 static size_t ln;
 static char cut_kind;
 static uint32_t cut_off, cut_len;
@@ -53,15 +68,11 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case UPDATE:
     case COMPACTION:
     case COMPRESSED:
-    case DEFLATED:
-        return upload(d, cn, ln);
-    case CONFIRM:
-        return mota_agent_confirm(&d->device.agent, 0);
+    case DEFLATED: return upload(d, cn, ln);
+    case CONFIRM: return mota_agent_confirm(&d->device.agent, 0);
     case ROLLBACK:
-    case FIRST_ROLLBACK:
-        return mota_agent_rollback(&d->device.agent, 0);
-    default:
-        return MOTA_OK; /* the boot itself reverts the expired trial */
+    case FIRST_ROLLBACK: return mota_agent_rollback(&d->device.agent, 0);
+    default: return MOTA_OK; /* the boot itself reverts the expired trial */
     }
 }
 
@@ -217,8 +228,7 @@ static uint64_t sweep(enum scenario s, bool torn)
             int ret = run(d, s);
             cut = false;
             if (ret != MOTA_OK)
-                fail_msg("%s: op %llu: failed without a cut: %s", names[s], (unsigned long long)k,
-                         mota_err_name(ret));
+                fail_msg("%s: op %llu: failed without a cut: %s", names[s], (unsigned long long)k, mota_err_name(ret));
         }
         if (cut != d->pf.dead)
             fail_msg("%s: op %llu: the power went but the action went on", names[s], (unsigned long long)k);
@@ -236,15 +246,18 @@ static uint64_t sweep(enum scenario s, bool torn)
 static int setup(void **state)
 {
     (void)state;
-    struct container_opts o1 = {.seq = 1, .selftest = true, .split = true,
-                                .model = {.code_bytes = 24000, .params_bytes = 8000, .fill = 1}};
-    struct container_opts o2 = {.seq = 2, .selftest = true, .split = true,
-                                .model = {.code_bytes = 28000, .params_bytes = 9000, .fill = 2}};
+    struct container_opts o1 = {
+        .seq = 1, .selftest = true, .split = true, .model = {.code_bytes = 24000, .params_bytes = 8000, .fill = 1}};
+    struct container_opts o2 = {
+        .seq = 2, .selftest = true, .split = true, .model = {.code_bytes = 28000, .params_bytes = 9000, .fill = 2}};
     dev_keys();
     c1 = make_container(&o1, &l1);
     c2 = make_container(&o2, &l2);
     /* 56 KB of model-like code and 9 KB of params: a few 16 KiB progress steps of compressed stream */
-    struct container_opts o3 = {.seq = 2, .selftest = true, .split = true, .compress = MOTA_DECOMP_LZ4,
+    struct container_opts o3 = {.seq = 2,
+                                .selftest = true,
+                                .split = true,
+                                .compress = MOTA_DECOMP_LZ4,
                                 .model = {.code_bytes = 56000, .params_bytes = 9000, .fill = 3, .noise = true}};
     c3 = make_container(&o3, &l3);
     manifest_digest(c3, l3, d3);

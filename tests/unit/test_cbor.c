@@ -162,9 +162,9 @@ static void test_text_must_be_utf8(void **state)
     const char *s;
     size_t n;
     struct mota_cbor_dec d;
-    const uint8_t good[] = {0x63, 0xe2, 0x82, 0xac};       /* euro sign */
-    const uint8_t overlong[] = {0x62, 0xc0, 0xaf};         /* overlong '/' */
-    const uint8_t surrogate[] = {0x63, 0xed, 0xa0, 0x80};  /* U+D800 */
+    const uint8_t good[] = {0x63, 0xe2, 0x82, 0xac};      /* euro sign */
+    const uint8_t overlong[] = {0x62, 0xc0, 0xaf};        /* overlong '/' */
+    const uint8_t surrogate[] = {0x63, 0xed, 0xa0, 0x80}; /* U+D800 */
     mota_cbor_dec_init(&d, good, sizeof(good));
     assert_int_equal(mota_cbor_get_tstr(&d, &s, &n), 0);
     mota_cbor_dec_init(&d, overlong, sizeof(overlong));

@@ -160,9 +160,18 @@ struct label {
     int64_t i;
     const char *t;
 };
-#define ALG {1, NULL}
-#define KID {4, NULL}
-#define TXT(s) {0, s}
+#define ALG                                                                                                            \
+    {                                                                                                                  \
+        1, NULL                                                                                                        \
+    }
+#define KID                                                                                                            \
+    {                                                                                                                  \
+        4, NULL                                                                                                        \
+    }
+#define TXT(s)                                                                                                         \
+    {                                                                                                                  \
+        0, s                                                                                                           \
+    }
 
 static size_t hdr(uint8_t *b, size_t cap, const struct label *l, size_t n)
 {
@@ -378,8 +387,7 @@ static void test_cose_label_twice_in_a_map_or_in_both_maps_is_refused(void **sta
     /* RFC 9052 section 3: at most once in a map */
     assert_int_equal(verify_headers(text_twice, N(text_twice), NULL, 0), MOTA_ERR_CBOR_DUP_KEY);
     assert_int_equal(verify_headers(int_twice, N(int_twice), NULL, 0), MOTA_ERR_CBOR_DUP_KEY);
-    assert_int_equal(verify_headers(plain, N(plain), unprot_text_twice, N(unprot_text_twice)),
-                     MOTA_ERR_CBOR_DUP_KEY);
+    assert_int_equal(verify_headers(plain, N(plain), unprot_text_twice, N(unprot_text_twice)), MOTA_ERR_CBOR_DUP_KEY);
     /* and not in both the protected and the unprotected map */
     assert_int_equal(verify_headers(prot_x, N(prot_x), unprot_x, N(unprot_x)), MOTA_ERR_COSE_DUP_LABEL);
     assert_int_equal(verify_headers(prot_3, N(prot_3), unprot_3, N(unprot_3)), MOTA_ERR_COSE_DUP_LABEL);

@@ -57,8 +57,10 @@ static void fill(uint8_t *b, size_t n, uint32_t seed)
     for (size_t i = 0; i < n; i++) {
         x = x * 1103515245u + 12345u;
         uint32_t kind = (uint32_t)(i / 777u) % 4u;
-        b[i] = kind == 0 ? (uint8_t)(x >> 24) : kind == 1 ? (uint8_t)(i / 13u) : kind == 2 && i >= 5000 ? b[i - 4999]
-                                                                                                   : (uint8_t)((x >> 28) & 3u);
+        b[i] = kind == 0                ? (uint8_t)(x >> 24)
+               : kind == 1              ? (uint8_t)(i / 13u)
+               : kind == 2 && i >= 5000 ? b[i - 4999]
+                                        : (uint8_t)((x >> 28) & 3u);
     }
 }
 
@@ -175,9 +177,9 @@ static void test_overlapping_match_repeats_its_own_output(void **state)
     (void)state;
     uint8_t img[1000];
     for (size_t i = 0; i < sizeof(img); i++)
-        img[i] = (uint8_t)"abc"[i % 3];
+        img[i] = (uint8_t) "abc"[i % 3];
     FOR_EACH_ALG
-        round_trip(img, sizeof(img), 4096, 5);
+    round_trip(img, sizeof(img), 4096, 5);
 }
 
 /* The real N6 model: every block boundary is a resume point that gives the same image. */
@@ -216,7 +218,7 @@ static void test_yolo_resumes_at_block_boundaries_to_the_same_image(void **state
     (void)state;
     NEED_YOLO();
     FOR_EACH_ALG
-        yolo_resumes();
+    yolo_resumes();
 }
 
 /* ---- hostile frames ---- */
@@ -255,15 +257,15 @@ static void test_hostile_lz4_frames_get_their_reason_codes(void **state)
     static const uint8_t zero[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x00, 0x00, 0x10, 'b', 0, 0, 0, 0};
     assert_int_equal(decode_body(zero, sizeof(zero), 20, 256), MOTA_ERR_DECOMP_OFFSET);
     /* a match longer than its block (a bomb in one sequence): 19 + 3 * 255 bytes in a 256-byte block */
-    static const uint8_t long_match[] = {0x0A, 0, 0, 0, 0x1F, 'a', 0x01, 0x00, 0xFF, 0xFF,
-                                         0xFF, 0x00, 0x10, 'x', 0, 0, 0, 0};
+    static const uint8_t long_match[] = {0x0A, 0,    0,    0,    0x1F, 'a', 0x01, 0x00, 0xFF,
+                                         0xFF, 0xFF, 0x00, 0x10, 'x',  0,   0,    0,    0};
     assert_int_equal(decode_body(long_match, sizeof(long_match), 256, 256), MOTA_ERR_DECOMP_OVERRUN);
     /* literals longer than the block */
     static const uint8_t long_lit[] = {0x04, 0, 0, 0, 0xF0, 0xFF, 0xFF, 0x00, 0, 0, 0, 0};
     assert_int_equal(decode_body(long_lit, sizeof(long_lit), 256, 256), MOTA_ERR_DECOMP_OVERRUN);
     /* a second block after the image's declared size: a bomb */
-    static const uint8_t extra[] = {0x06, 0, 0, 0, 0x1E, 'a', 0x01, 0x00, 0x10, 'b',
-                                    0x02, 0, 0, 0x80, 'e', 'f', 0, 0, 0, 0};
+    static const uint8_t extra[] = {0x06, 0, 0, 0,    0x1E, 'a', 0x01, 0x00, 0x10, 'b',
+                                    0x02, 0, 0, 0x80, 'e',  'f', 0,    0,    0,    0};
     assert_int_equal(decode_body(extra, sizeof(extra), 20, 256), MOTA_ERR_DECOMP_OVERRUN);
     /* a whole 256-byte block, then the end mark where 300 bytes were declared */
     static const uint8_t full[] = {0x07, 0, 0, 0, 0x1F, 'a', 0x01, 0x00, 0xEB, 0x10, 'b', 0, 0, 0, 0};
@@ -308,7 +310,8 @@ static void test_every_truncation_is_refused(void **state)
     uint8_t img[9000], out[9000];
     fill(img, sizeof(img), 5);
     size_t zl;
-    FOR_EACH_ALG {
+    FOR_EACH_ALG
+    {
         uint8_t *zb = encode(img, sizeof(img), 4096, &zl);
         for (size_t n = 0; n < zl; n++)
             assert_int_equal(decode_chunked(zb, n, out, sizeof(img), 4096, 0, 1), MOTA_ERR_DECOMP_TRUNCATED);
@@ -325,7 +328,8 @@ static void test_corrupt_frames_never_reach_outside_the_image(void **state)
     uint8_t img[12000], out[12000];
     fill(img, sizeof(img), 11);
     size_t zl;
-    FOR_EACH_ALG {
+    FOR_EACH_ALG
+    {
         uint8_t *zb = encode(img, sizeof(img), 4096, &zl);
         uint32_t x = 1, refused = 0;
         for (int t = 0; t < 3000; t++) {
@@ -349,7 +353,8 @@ static void test_a_sink_error_stops_the_decoder(void **state)
     uint8_t img[5000], out[5000];
     fill(img, sizeof(img), 2);
     size_t zl;
-    FOR_EACH_ALG {
+    FOR_EACH_ALG
+    {
         uint8_t *zb = encode(img, sizeof(img), 256, &zl);
         struct sink s = {out, 0, sizeof(out), 3};
         struct mota_decomp_sink k = {s_write, s_copy, &s};

@@ -27,8 +27,17 @@
 
 static uint8_t mem[MEM];
 
-enum misbehave { GOOD, CREATE_FAILS, INPUTS_OUTSIDE, NO_INPUTS, ACTS_TOO_LARGE, NAME_UNTERMINATED, RUN_FAILS,
-                 CALL_FAULTS, CHANGES_DESCRIPTOR };
+enum misbehave {
+    GOOD,
+    CREATE_FAILS,
+    INPUTS_OUTSIDE,
+    NO_INPUTS,
+    ACTS_TOO_LARGE,
+    NAME_UNTERMINATED,
+    RUN_FAILS,
+    CALL_FAULTS,
+    CHANGES_DESCRIPTOR
+};
 static enum misbehave how;
 static unsigned calls[8];
 
@@ -119,9 +128,7 @@ static int call(void *ctx, unsigned entry, uint32_t a0, uint32_t a1, uint32_t a2
         *ret = how == RUN_FAILS ? 0 : 1;
         return MOTA_OK;
     }
-    default:
-        fail_msg("unexpected entry %u", entry);
-        return MOTA_ERR_SELFTEST_RUN;
+    default: fail_msg("unexpected entry %u", entry); return MOTA_ERR_SELFTEST_RUN;
     }
     (void)a2;
 }
@@ -135,8 +142,8 @@ static const void *peek(void *ctx, uint32_t addr, uint32_t len)
     return at(addr);
 }
 
-static const struct mota_legacy_env env = {.call = call, .peek = peek, .io = mem + (IO - BASE), .io_addr = IO,
-                                           .io_size = IO_SIZE};
+static const struct mota_legacy_env env = {
+    .call = call, .peek = peek, .io = mem + (IO - BASE), .io_addr = IO, .io_size = IO_SIZE};
 
 static struct mota_installed model(void)
 {
@@ -194,8 +201,8 @@ static void test_a_refusing_or_lying_model_gets_its_reason(void **state)
         enum misbehave how;
         int want;
     } cases[] = {
-        {CREATE_FAILS, MOTA_ERR_SELFTEST_API},       {INPUTS_OUTSIDE, MOTA_ERR_SELFTEST_REPORT},
-        {NO_INPUTS, MOTA_ERR_SELFTEST_REPORT},       {ACTS_TOO_LARGE, MOTA_ERR_SELFTEST_REPORT},
+        {CREATE_FAILS, MOTA_ERR_SELFTEST_API},         {INPUTS_OUTSIDE, MOTA_ERR_SELFTEST_REPORT},
+        {NO_INPUTS, MOTA_ERR_SELFTEST_REPORT},         {ACTS_TOO_LARGE, MOTA_ERR_SELFTEST_REPORT},
         {NAME_UNTERMINATED, MOTA_ERR_SELFTEST_REPORT},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -229,18 +236,17 @@ static void test_run_failures_fault_and_a_changed_descriptor_are_reported(void *
         how = cases[i].how;
         assert_int_equal(mota_legacy_run(&env, h, &a, in, sizeof(in), out, sizeof(out)), cases[i].want);
         if (how == CHANGES_DESCRIPTOR)
-            assert_int_equal(mota_legacy_run(&env, h, &a, in, sizeof(in), out, sizeof(out)),
-                             MOTA_ERR_SELFTEST_REPORT);
+            assert_int_equal(mota_legacy_run(&env, h, &a, in, sizeof(in), out, sizeof(out)), MOTA_ERR_SELFTEST_REPORT);
     }
 }
 
 static void test_sizes_of_tensor_formats(void **state)
 {
     (void)state;
-    assert_int_equal(mota_legacy_tensor_bytes(0x00840440u, 10), 10);  /* S8 */
-    assert_int_equal(mota_legacy_tensor_bytes(0x01821040u, 10), 40);  /* FLOAT (7.x) */
-    assert_int_equal(mota_legacy_tensor_bytes(0x008400C0u, 10), 2);   /* S1, packed */
-    assert_int_equal(mota_legacy_tensor_bytes(0x00000040u, 10), 0);    /* NONE */
+    assert_int_equal(mota_legacy_tensor_bytes(0x00840440u, 10), 10);         /* S8 */
+    assert_int_equal(mota_legacy_tensor_bytes(0x01821040u, 10), 40);         /* FLOAT (7.x) */
+    assert_int_equal(mota_legacy_tensor_bytes(0x008400C0u, 10), 2);          /* S1, packed */
+    assert_int_equal(mota_legacy_tensor_bytes(0x00000040u, 10), 0);          /* NONE */
     assert_int_equal(mota_legacy_tensor_bytes(0x00841040u, 0x40000000u), 0); /* overflows 32 bits */
 }
 

@@ -56,7 +56,7 @@ struct answer {
     uint32_t word0, word1; /* the first two body words, when present */
     size_t body_len;
     uint8_t body[MOTA_LINK_MAX_PAYLOAD];
-    unsigned n_events;     /* event frames before the answer, about this request */
+    unsigned n_events; /* event frames before the answer, about this request */
     uint8_t phases[8];
     uint32_t event_offset;
 };
@@ -276,9 +276,8 @@ static void test_the_last_data_frame_is_preceded_by_one_event_per_phase_and_the_
     assert_int_equal(data(b, off, &a), MOTA_OK);
     assert_int_equal(a.word0, b->c_len);
     assert_int_equal(a.n_events, 4);
-    assert_memory_equal(a.phases, ((uint8_t[]){MOTA_PHASE_VERIFY, MOTA_PHASE_INSTALL, MOTA_PHASE_SELFTEST,
-                                               MOTA_PHASE_COMMIT}),
-                        4);
+    assert_memory_equal(
+        a.phases, ((uint8_t[]){MOTA_PHASE_VERIFY, MOTA_PHASE_INSTALL, MOTA_PHASE_SELFTEST, MOTA_PHASE_COMMIT}), 4);
     assert_int_equal(a.event_offset, b->c_len);
     /* the verdict again for a late copy: no work, no events */
     assert_int_equal(data(b, off, &a), MOTA_OK);

@@ -105,10 +105,18 @@ static void install_yolo(struct sim *s, const struct placement *p, uint32_t mode
     sim_add(s, p->ext, 3u << 20);
     sim_add(s, 0x34200000u, 0x80000); /* AXISRAM3/4, the RESET pools' fixed addresses */
     struct mota_install_config c = {
-        .image = yolo, .image_len = yolo_len, .image_addr = p->image,
-        .exec_ram_addr = p->exec, .exec_ram_size = 600 * 1024,
-        .ext_ram_addr = p->ext, .ext_ram_size = 3u << 20,
-        .mode = mode, .clear = true, .callbacks_addr = 0x0C000100, .ll_instance_addr = 0x0C000200, .mem = &mem,
+        .image = yolo,
+        .image_len = yolo_len,
+        .image_addr = p->image,
+        .exec_ram_addr = p->exec,
+        .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = p->ext,
+        .ext_ram_size = 3u << 20,
+        .mode = mode,
+        .clear = true,
+        .callbacks_addr = 0x0C000100,
+        .ll_instance_addr = 0x0C000200,
+        .mem = &mem,
     };
     assert_int_equal(mota_loader_install(&c, m), MOTA_OK);
 }
@@ -156,17 +164,23 @@ static void test_every_pool_the_installer_writes_is_cleaned_from_the_data_cache(
     sim_add(&s, 0x90000000u, 3u << 20);
     sim_add(&s, 0x34200000u, 0x80000);
     struct mota_install_config c = {
-        .image = yolo, .image_len = yolo_len, .image_addr = 0x70000000u,
-        .exec_ram_addr = 0x24000000u, .exec_ram_size = 600 * 1024,
-        .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
-        .mode = MOTA_INSTALL_XIP, .clear = true, .mem = &mem,
+        .image = yolo,
+        .image_len = yolo_len,
+        .image_addr = 0x70000000u,
+        .exec_ram_addr = 0x24000000u,
+        .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = 0x90000000u,
+        .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_XIP,
+        .clear = true,
+        .mem = &mem,
     };
     struct mota_installed m;
     int ret = mota_loader_install(&c, &m);
-    bool all = ret == MOTA_OK && was_cleaned(&cl, 0x90000000u, 3011688)     /* xSPI1: RELOC MIXED, copied */
-               && was_cleaned(&cl, 0x34270000u, 16384)   /* AXISRAM4: RESET, cleared */
-               && was_cleaned(&cl, 0x34200000u, 458752)  /* AXISRAM3: RESET, cleared */
-               && was_cleaned(&cl, m.ram_addr, 4);       /* the RW data */
+    bool all = ret == MOTA_OK && was_cleaned(&cl, 0x90000000u, 3011688) /* xSPI1: RELOC MIXED, copied */
+               && was_cleaned(&cl, 0x34270000u, 16384)                  /* AXISRAM4: RESET, cleared */
+               && was_cleaned(&cl, 0x34200000u, 458752)                 /* AXISRAM3: RESET, cleared */
+               && was_cleaned(&cl, m.ram_addr, 4);                      /* the RW data */
     sim_free(&s);
     assert_true(all);
 }
@@ -236,29 +250,48 @@ static void test_installer_refuses_what_does_not_fit(void **state)
     sim_add(&s, 0x90000000u, 3u << 20);
     sim_add(&s, 0x34200000u, 0x80000);
     struct mota_install_config good = {
-        .image = yolo, .image_len = yolo_len, .image_addr = 0x70000000u, .exec_ram_addr = 0x24000000u,
-        .exec_ram_size = 600 * 1024, .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
-        .mode = MOTA_INSTALL_COPY, .clear = true, .mem = &mem,
+        .image = yolo,
+        .image_len = yolo_len,
+        .image_addr = 0x70000000u,
+        .exec_ram_addr = 0x24000000u,
+        .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = 0x90000000u,
+        .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_COPY,
+        .clear = true,
+        .mem = &mem,
     };
     struct mota_install_config c;
     assert_int_equal(mota_loader_install(&good, &m), MOTA_OK);
-    c = good; c.exec_ram_size = 523728 - 8;
+    c = good;
+    c.exec_ram_size = 523728 - 8;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_EXEC_RAM);
-    c = good; c.mode = MOTA_INSTALL_XIP; c.exec_ram_size = 249640;
+    c = good;
+    c.mode = MOTA_INSTALL_XIP;
+    c.exec_ram_size = 249640;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_OK);
-    c = good; c.exec_ram_addr += 4;
+    c = good;
+    c.exec_ram_addr += 4;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_ALIGN);
-    c = good; c.ext_ram_size = 3011680;
+    c = good;
+    c.ext_ram_size = 3011680;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_EXT_RAM);
-    c = good; c.ext_ram_addr = 0;
+    c = good;
+    c.ext_ram_addr = 0;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_EXT_RAM);
-    c = good; c.ext_ram_addr = 0x24000000u; /* cacheable xSPI1 pool in internal RAM */
+    c = good;
+    c.ext_ram_addr = 0x24000000u; /* cacheable xSPI1 pool in internal RAM */
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_CACHEABLE);
-    c = good; c.mode = 3;
+    c = good;
+    c.mode = 3;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_ARG);
-    c = good; c.params = yolo; c.params_len = 8; c.params_addr = 0x71000000u;
+    c = good;
+    c.params = yolo;
+    c.params_len = 8;
+    c.params_addr = 0x71000000u;
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_NBIN_SPLIT);
-    c = good; c.image_len = yolo_len - 1; /* no length, no install */
+    c = good;
+    c.image_len = yolo_len - 1; /* no length, no install */
     assert_int_not_equal(mota_loader_install(&c, &m), MOTA_OK);
     sim_free(&s);
     /* RESET pools at addresses the device does not allow */
@@ -282,9 +315,16 @@ static void test_split_model_takes_its_params_from_their_own_address(void **stat
     sim_add(&s, 0x90000000u, 3u << 20);
     sim_add(&s, 0x34200000u, 0x80000);
     struct mota_install_config c = {
-        .image = img, .image_len = 280408, .image_addr = 0x70000000u, .exec_ram_addr = 0x24000000u,
-        .exec_ram_size = 600 * 1024, .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
-        .mode = MOTA_INSTALL_XIP, .clear = false, .mem = &mem,
+        .image = img,
+        .image_len = 280408,
+        .image_addr = 0x70000000u,
+        .exec_ram_addr = 0x24000000u,
+        .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = 0x90000000u,
+        .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_XIP,
+        .clear = false,
+        .mem = &mem,
     };
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_INSTALL_PARAMS);
     c.params = yolo + 280408;
@@ -326,9 +366,15 @@ static void test_code_relocations_need_copy_mode(void **state)
     sim_add(&s, 0x90000000u, 3u << 20);
     sim_add(&s, 0x34200000u, 0x80000);
     struct mota_install_config c = {
-        .image = img, .image_len = yolo_len, .image_addr = 0x70000000u, .exec_ram_addr = 0x24000000u,
-        .exec_ram_size = 600 * 1024, .ext_ram_addr = 0x90000000u, .ext_ram_size = 3u << 20,
-        .mode = MOTA_INSTALL_XIP, .mem = &mem,
+        .image = img,
+        .image_len = yolo_len,
+        .image_addr = 0x70000000u,
+        .exec_ram_addr = 0x24000000u,
+        .exec_ram_size = 600 * 1024,
+        .ext_ram_addr = 0x90000000u,
+        .ext_ram_size = 3u << 20,
+        .mode = MOTA_INSTALL_XIP,
+        .mem = &mem,
     };
     assert_int_equal(mota_loader_install(&c, &m), MOTA_ERR_NBIN_REL_XIP);
     c.mode = MOTA_INSTALL_COPY;

@@ -16,7 +16,6 @@
 #include <string.h>
 
 
-
 static void wr32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -110,21 +109,20 @@ static void test_header_corruptions_get_their_own_reasons(void **state)
         uint32_t value;
         int want;
     } cases[] = {
-        {0, 0x4E49424Fu, MOTA_ERR_NBIN_MAGIC},
-        {1, 0x90785D22u, MOTA_ERR_NBIN_VERSION},
-        {1, 0x80F85D22u, MOTA_ERR_NBIN_FLAGS},     /* reserved flag bit 23 */
+        {0, 0x4E49424Fu, MOTA_ERR_NBIN_MAGIC},      {1, 0x90785D22u, MOTA_ERR_NBIN_VERSION},
+        {1, 0x80F85D22u, MOTA_ERR_NBIN_FLAGS},      /* reserved flag bit 23 */
         {2, 0x40000004u, MOTA_ERR_NBIN_DATA_START}, /* data_start not the RAM base */
-        {4, 0x20042EACu, MOTA_ERR_NBIN_ALIGN},     /* RO size not 8-aligned */
-        {4, 0x2FFFFFF8u, MOTA_ERR_NBIN_HEADER},    /* RO beyond the file */
-        {6, 0x40001000u, MOTA_ERR_NBIN_OVERLAP},   /* bss_end before bss_start */
-        {7, 0x50001458u, MOTA_ERR_NBIN_TAG},       /* got_start with tag 5 */
+        {4, 0x20042EACu, MOTA_ERR_NBIN_ALIGN},      /* RO size not 8-aligned */
+        {4, 0x2FFFFFF8u, MOTA_ERR_NBIN_HEADER},     /* RO beyond the file */
+        {6, 0x40001000u, MOTA_ERR_NBIN_OVERLAP},    /* bss_end before bss_start */
+        {7, 0x50001458u, MOTA_ERR_NBIN_TAG},        /* got_start with tag 5 */
         {10, 0x2FFFFFF0u, MOTA_ERR_NBIN_TRUNCATED}, /* REL table past the end */
-        {11, 0x40001409u, MOTA_ERR_NBIN_ALIGN},    /* descriptor table misaligned */
-        {13, 0x20000094u, MOTA_ERR_NBIN_ENTRY},    /* entry without the Thumb bit */
-        {23, 0x30000000u, MOTA_ERR_NBIN_VARIANT},  /* neither 24- nor 26-word layout */
-        {23, 0x4FFFFFC4u, MOTA_ERR_NBIN_RTCTX},    /* rt_ctx outside the data image */
-        {12, 0x00044759u, MOTA_ERR_NBIN_ALIGN},    /* params offset misaligned */
-        {12, 0x00044000u, MOTA_ERR_NBIN_OVERLAP},  /* params blob over the REL table */
+        {11, 0x40001409u, MOTA_ERR_NBIN_ALIGN},     /* descriptor table misaligned */
+        {13, 0x20000094u, MOTA_ERR_NBIN_ENTRY},     /* entry without the Thumb bit */
+        {23, 0x30000000u, MOTA_ERR_NBIN_VARIANT},   /* neither 24- nor 26-word layout */
+        {23, 0x4FFFFFC4u, MOTA_ERR_NBIN_RTCTX},     /* rt_ctx outside the data image */
+        {12, 0x00044759u, MOTA_ERR_NBIN_ALIGN},     /* params offset misaligned */
+        {12, 0x00044000u, MOTA_ERR_NBIN_OVERLAP},   /* params blob over the REL table */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         memcpy(img, yolo, yolo_len);
@@ -212,40 +210,140 @@ static void put32(size_t off, uint32_t v)
     wr32(cat + off, v);
 }
 
-static void m_magic(void) { put32(0, 0x4E49424Fu); }
-static void m_short(void) { cat_len = 7; }
-static void m_version(void) { put32(4, 0x90785D22u); }
-static void m_reserved_flag(void) { put32(4, 0x80F85D22u); }
-static void m_float_abi(void) { put32(4, 0x80787D22u); }
-static void m_data_start(void) { put32(8, 0x40000004u); }
-static void m_ro_misaligned(void) { put32(16, 0x20042EACu); }
-static void m_ro_beyond_file(void) { put32(16, 0x2FFFFFF8u); }
-static void m_bss_backwards(void) { put32(24, 0x40001000u); }
-static void m_got_tag(void) { put32(28, 0x50001458u); }
-static void m_rel_past_end(void) { put32(40, 0x2FFFFFF0u); }
-static void m_desc_misaligned(void) { put32(44, 0x40001409u); }
-static void m_entry_not_thumb(void) { put32(52, 0x20000094u); }
-static void m_entry_outside_code(void) { put32(56, 0x20FFFF01u); }
-static void m_variant(void) { put32(92, 0x30000000u); }
-static void m_ctx_outside_data(void) { put32(92, 0x4FFFFFC4u); }
-static void m_params_misaligned(void) { put32(48, 0x00044759u); }
-static void m_params_over_rel(void) { put32(48, 0x00044000u); }
-static void m_trailing(void) { cat_len += 8; }
-static void m_cname_outside(void) { put32(CTX + 20, 0x2FFFFF00u); }
-static void m_cname_unterminated(void) { put32(CTX + 20, 0x20000000u | (RO - 3)); memset(cat + RO - 3, 'x', 3); }
-static void m_rt_major(void) { put32(CTX + 40, 0x02000000u); }
-static void m_got_tag_a(void) { put32(GOT, 0xA0000010u); }
-static void m_got_beyond_code(void) { put32(GOT, 0x20000000u | (RO + 4)); }
-static void m_got_beyond_ext(void) { put32(GOT, 0x90000000u | (3011688 + 8)); }
-static void m_got_plt(void) { put32(GOT + 4 * 62, 0x40000000u); }
-static void m_rel_outside_rw(void) { put32(REL, 0x40000000u | DATA_COPY); }
-static void m_rel_misaligned(void) { put32(REL, get32(REL) + 2); }
-static void m_rel_repeated(void) { put32(REL + 4, get32(REL)); }
-static void m_rel_into_got(void) { put32(REL + 4 * 212, 0x40000000u | 5208); }
-static void m_rel_tag_8(void) { put32(REL, (get32(REL) & 0x0FFFFFFFu) | 0x80000000u); }
-static void m_rel_target_tag_a(void) { put32(RO + (get32(REL) & 0x0FFFFFFFu), 0xA0000000u); }
+static void m_magic(void)
+{
+    put32(0, 0x4E49424Fu);
+}
+static void m_short(void)
+{
+    cat_len = 7;
+}
+static void m_version(void)
+{
+    put32(4, 0x90785D22u);
+}
+static void m_reserved_flag(void)
+{
+    put32(4, 0x80F85D22u);
+}
+static void m_float_abi(void)
+{
+    put32(4, 0x80787D22u);
+}
+static void m_data_start(void)
+{
+    put32(8, 0x40000004u);
+}
+static void m_ro_misaligned(void)
+{
+    put32(16, 0x20042EACu);
+}
+static void m_ro_beyond_file(void)
+{
+    put32(16, 0x2FFFFFF8u);
+}
+static void m_bss_backwards(void)
+{
+    put32(24, 0x40001000u);
+}
+static void m_got_tag(void)
+{
+    put32(28, 0x50001458u);
+}
+static void m_rel_past_end(void)
+{
+    put32(40, 0x2FFFFFF0u);
+}
+static void m_desc_misaligned(void)
+{
+    put32(44, 0x40001409u);
+}
+static void m_entry_not_thumb(void)
+{
+    put32(52, 0x20000094u);
+}
+static void m_entry_outside_code(void)
+{
+    put32(56, 0x20FFFF01u);
+}
+static void m_variant(void)
+{
+    put32(92, 0x30000000u);
+}
+static void m_ctx_outside_data(void)
+{
+    put32(92, 0x4FFFFFC4u);
+}
+static void m_params_misaligned(void)
+{
+    put32(48, 0x00044759u);
+}
+static void m_params_over_rel(void)
+{
+    put32(48, 0x00044000u);
+}
+static void m_trailing(void)
+{
+    cat_len += 8;
+}
+static void m_cname_outside(void)
+{
+    put32(CTX + 20, 0x2FFFFF00u);
+}
+static void m_cname_unterminated(void)
+{
+    put32(CTX + 20, 0x20000000u | (RO - 3));
+    memset(cat + RO - 3, 'x', 3);
+}
+static void m_rt_major(void)
+{
+    put32(CTX + 40, 0x02000000u);
+}
+static void m_got_tag_a(void)
+{
+    put32(GOT, 0xA0000010u);
+}
+static void m_got_beyond_code(void)
+{
+    put32(GOT, 0x20000000u | (RO + 4));
+}
+static void m_got_beyond_ext(void)
+{
+    put32(GOT, 0x90000000u | (3011688 + 8));
+}
+static void m_got_plt(void)
+{
+    put32(GOT + 4 * 62, 0x40000000u);
+}
+static void m_rel_outside_rw(void)
+{
+    put32(REL, 0x40000000u | DATA_COPY);
+}
+static void m_rel_misaligned(void)
+{
+    put32(REL, get32(REL) + 2);
+}
+static void m_rel_repeated(void)
+{
+    put32(REL + 4, get32(REL));
+}
+static void m_rel_into_got(void)
+{
+    put32(REL + 4 * 212, 0x40000000u | 5208);
+}
+static void m_rel_tag_8(void)
+{
+    put32(REL, (get32(REL) & 0x0FFFFFFFu) | 0x80000000u);
+}
+static void m_rel_target_tag_a(void)
+{
+    put32(RO + (get32(REL) & 0x0FFFFFFFu), 0xA0000000u);
+}
 /* the table ends .data proper (data_end = DESC + 80): a fourth pool over the terminator runs out of it */
-static void m_desc_unterminated(void) { memcpy(cat + DESC + 60, cat + DESC + 20, 20); }
+static void m_desc_unterminated(void)
+{
+    memcpy(cat + DESC + 60, cat + DESC + 20, 20);
+}
 static void m_desc_too_many(void)
 {
     /* room for ten records: .data proper up to the GOT's end, the GOT emptied */
@@ -254,9 +352,18 @@ static void m_desc_too_many(void)
     for (int i = 0; i < 10; i++)
         memcpy(cat + DESC + 20 * i, cat + DESC + 20, 20); /* ten copies of AXISRAM4 */
 }
-static void m_desc_type(void) { put32(DESC + 20 + 4, 0x07020200u); }
-static void m_desc_reloc_id(void) { put32(DESC + 4, 0x01030602u); }
-static void m_desc_reloc_twice(void) { memcpy(cat + DESC + 20, cat + DESC, 20); }
+static void m_desc_type(void)
+{
+    put32(DESC + 20 + 4, 0x07020200u);
+}
+static void m_desc_reloc_id(void)
+{
+    put32(DESC + 4, 0x01030602u);
+}
+static void m_desc_reloc_twice(void)
+{
+    memcpy(cat + DESC + 20, cat + DESC, 20);
+}
 /* a RELOC PARAM pool 16 bytes into the blob (tag-8 values start there), and a GOT word 8 bytes before the
  * blob's end: 8 bytes past it from that base */
 static void m_got_past_params(void)
@@ -266,20 +373,63 @@ static void m_got_past_params(void)
     put32(DESC + 36, 8);
     put32(GOT, 0x80000000u | (3011688 - 8));
 }
-static void m_desc_name(void) { put32(DESC + 20, 0x2FFFFFF0u); }
-static void m_desc_beyond_blob(void) { put32(DESC + 16, 3011689u); }
-static void m_blob_short(void) { put32(CTX + 48, 3011688u + 8); }
-static void m_split_trailing(void) { put32(48, 0); cat_len = 280408 + 8; }
-static void m_blob_flipped(void) { cat[280408 + 1000] ^= 0x20; }
-static void m_rel_start_skips(void) { put32(36, get32(36) + 8); }
-static void m_rel_end_early(void) { put32(40, get32(40) - 4); }
-static void m_rel_pad_used(void) { cat[280404] = 1; }
-static void m_desc_moved(void) { put32(44, get32(44) + 4); }
-static void m_params_without_pool(void) { put32(DESC + 4, 0); }
-static void m_bss_221mb(void) { put32(24, 0x40000000u | 221u << 20); }
-static void m_pool_size_wraps(void) { put32(DESC + 16, 0xFFFFFFF9u); }
-static void m_cpu_unknown(void) { put32(4, 0x80785000u); }
-static void m_toolchain_unknown(void) { put32(4, 0x80705D22u); }
+static void m_desc_name(void)
+{
+    put32(DESC + 20, 0x2FFFFFF0u);
+}
+static void m_desc_beyond_blob(void)
+{
+    put32(DESC + 16, 3011689u);
+}
+static void m_blob_short(void)
+{
+    put32(CTX + 48, 3011688u + 8);
+}
+static void m_split_trailing(void)
+{
+    put32(48, 0);
+    cat_len = 280408 + 8;
+}
+static void m_blob_flipped(void)
+{
+    cat[280408 + 1000] ^= 0x20;
+}
+static void m_rel_start_skips(void)
+{
+    put32(36, get32(36) + 8);
+}
+static void m_rel_end_early(void)
+{
+    put32(40, get32(40) - 4);
+}
+static void m_rel_pad_used(void)
+{
+    cat[280404] = 1;
+}
+static void m_desc_moved(void)
+{
+    put32(44, get32(44) + 4);
+}
+static void m_params_without_pool(void)
+{
+    put32(DESC + 4, 0);
+}
+static void m_bss_221mb(void)
+{
+    put32(24, 0x40000000u | 221u << 20);
+}
+static void m_pool_size_wraps(void)
+{
+    put32(DESC + 16, 0xFFFFFFF9u);
+}
+static void m_cpu_unknown(void)
+{
+    put32(4, 0x80785000u);
+}
+static void m_toolchain_unknown(void)
+{
+    put32(4, 0x80705D22u);
+}
 
 static void test_corrupted_models_are_refused_each_with_its_reason(void **state)
 {
@@ -391,17 +541,32 @@ static int check_yolo_variant(void (*mutate)(void))
     return ret;
 }
 
-#define EXPECT_VARIANT(mutate, want)                                                                       \
-    do {                                                                                                   \
-        int got_ = check_yolo_variant(mutate);                                                             \
-        if (got_ != (want))                                                                                \
-            fail_msg("%s: got %s, want %s", #mutate, mota_err_name(got_), mota_err_name(want));           \
+#define EXPECT_VARIANT(mutate, want)                                                                                   \
+    do {                                                                                                               \
+        int got_ = check_yolo_variant(mutate);                                                                         \
+        if (got_ != (want))                                                                                            \
+            fail_msg("%s: got %s, want %s", #mutate, mota_err_name(got_), mota_err_name(want));                        \
     } while (0)
 
-static void m_split(void) { put32(48, 0); cat_len = 280408; }
-static void m_rel_window(void) { put32(36, get32(36) + 40); put32(40, get32(40) - 40); } /* 193 of 213 */
-static void m_rel_start_back_into_data(void) { put32(36, get32(36) - 8); }
-static void m_split_rel_pad_used(void) { m_split(); cat[280406] = 0x40; }
+static void m_split(void)
+{
+    put32(48, 0);
+    cat_len = 280408;
+}
+static void m_rel_window(void)
+{
+    put32(36, get32(36) + 40);
+    put32(40, get32(40) - 40);
+} /* 193 of 213 */
+static void m_rel_start_back_into_data(void)
+{
+    put32(36, get32(36) - 8);
+}
+static void m_split_rel_pad_used(void)
+{
+    m_split();
+    cat[280406] = 0x40;
+}
 
 static void test_a_rel_table_moved_inside_the_rw_data_is_refused(void **state)
 {
@@ -419,8 +584,14 @@ static void test_a_rel_table_moved_inside_the_rw_data_is_refused(void **state)
     EXPECT_VARIANT(m_split_rel_pad_used, MOTA_ERR_NBIN_REL_POSITION);
 }
 
-static void m_desc_plus_20(void) { put32(44, get32(44) + 20); } /* skips xSPI1, reads the two RESET pools */
-static void m_params_pool_is_activations(void) { put32(DESC + 4, 0x01020601u); } /* RELOC ACTIV id 1 */
+static void m_desc_plus_20(void)
+{
+    put32(44, get32(44) + 20);
+} /* skips xSPI1, reads the two RESET pools */
+static void m_params_pool_is_activations(void)
+{
+    put32(DESC + 4, 0x01020601u);
+} /* RELOC ACTIV id 1 */
 
 static void test_a_descriptor_table_moved_inside_the_data_is_refused(void **state)
 {
@@ -441,13 +612,34 @@ static void test_a_model_that_declares_params_needs_a_pool_that_carries_them(voi
     EXPECT_VARIANT(m_params_pool_is_activations, MOTA_ERR_NBIN_DESC_PARAMS);
 }
 
-static void m_bss_at_limit(void) { put32(24, 0x40000000u | MOTA_NBIN_MAX_RW); }
-static void m_bss_past_limit(void) { put32(24, 0x40000000u | (MOTA_NBIN_MAX_RW + 8)); }
-static void m_acts_huge(void) { put32(CTX + 24, 0xFFFFFFFFu); }
-static void m_params_sz_huge(void) { put32(CTX + 28, MOTA_NBIN_MAX_EXTERNAL + 1); }
-static void m_ext_ram_wraps(void) { put32(CTX + 32, 0xFFFFFFF9u); } /* round8 would make it 0 */
-static void m_blob_huge(void) { put32(CTX + 48, 0x7FFFFFF8u); }
-static void m_reset_pool_huge(void) { put32(DESC + 20 + 16, 0xFFFFFFF0u); }
+static void m_bss_at_limit(void)
+{
+    put32(24, 0x40000000u | MOTA_NBIN_MAX_RW);
+}
+static void m_bss_past_limit(void)
+{
+    put32(24, 0x40000000u | (MOTA_NBIN_MAX_RW + 8));
+}
+static void m_acts_huge(void)
+{
+    put32(CTX + 24, 0xFFFFFFFFu);
+}
+static void m_params_sz_huge(void)
+{
+    put32(CTX + 28, MOTA_NBIN_MAX_EXTERNAL + 1);
+}
+static void m_ext_ram_wraps(void)
+{
+    put32(CTX + 32, 0xFFFFFFF9u);
+} /* round8 would make it 0 */
+static void m_blob_huge(void)
+{
+    put32(CTX + 48, 0x7FFFFFF8u);
+}
+static void m_reset_pool_huge(void)
+{
+    put32(DESC + 20 + 16, 0xFFFFFFF0u);
+}
 
 /* The hand-made legacy model with an RO image of ro bytes (>= 160, 4-aligned). */
 static uint8_t *legacy_with_ro(uint32_t ro, size_t *len)
@@ -565,8 +757,7 @@ static void test_cpu_parts_and_toolchains_outside_the_known_tables_are_refused(v
     }
     for (unsigned t = 0; t < 16; t++) {
         wr32(img + 4, 0x80705D22u | t << 16);
-        assert_int_equal(mota_nbin_parse(img, yolo_len, &in),
-                         t >= 8 && t <= 10 ? MOTA_OK : MOTA_ERR_NBIN_TOOLCHAIN);
+        assert_int_equal(mota_nbin_parse(img, yolo_len, &in), t >= 8 && t <= 10 ? MOTA_OK : MOTA_ERR_NBIN_TOOLCHAIN);
     }
     /* the legacy family reads the same fields */
     uint8_t f[212];

@@ -161,7 +161,7 @@ static void roundtrip(struct mota_transport *a, struct mota_transport *b)
 {
     uint8_t out[300], in[300];
     for (size_t i = 0; i < sizeof(out); i++)
-        out[i] = (uint8_t)i; /* every byte value, including ^C, ^D, XON/XOFF */
+        out[i] = (uint8_t)i;                                  /* every byte value, including ^C, ^D, XON/XOFF */
     assert_int_equal(b->read(b->ctx, in, sizeof(in), 20), 0); /* nothing yet: timeout */
     assert_int_equal(a->write(a->ctx, out, sizeof(out)), MOTA_OK);
     size_t got = 0;

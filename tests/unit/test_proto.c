@@ -68,8 +68,8 @@ static void test_frames_survive_garbage_and_every_payload_length(void **state)
         for (int g = 0; g < 37; g++)
             stream[len++] = (uint8_t)(g * 29 + k);
         stream[len++] = 0;
-        struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = MOTA_CMD_DATA, .seq = (uint16_t)k, .len = lens[k],
-                               .payload = payload};
+        struct mota_frame f = {
+            .kind = MOTA_KIND_REQUEST, .cmd = MOTA_CMD_DATA, .seq = (uint16_t)k, .len = lens[k], .payload = payload};
         len += mota_frame_encode(&f, stream + len, sizeof(stream) - len);
     }
     struct mota_deframer d;

@@ -48,8 +48,8 @@
 /* One model pair: two slots of equal size in the flash, named by c_name. */
 struct mota_agent_model_config {
     const char *c_name;
-    uint32_t slot_offset[2]; /* sector-aligned */
-    uint32_t slot_size;      /* multiple of the sector size */
+    uint32_t slot_offset[2];               /* sector-aligned */
+    uint32_t slot_size;                    /* multiple of the sector size */
     uint32_t exec_ram_addr, exec_ram_size; /* where the model runs */
     uint32_t ext_ram_addr, ext_ram_size;   /* external RAM (NPU tag 9 pool), 0 if none */
 };
@@ -68,17 +68,17 @@ struct mota_agent_key {
  */
 struct mota_agent_config {
     const struct mota_port *port;
-    uint32_t journal_offset;        /* two sectors for the state journal */
+    uint32_t journal_offset; /* two sectors for the state journal */
     unsigned n_models;
     struct mota_agent_model_config models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys;
     struct mota_agent_key keys[MOTA_AGENT_MAX_KEYS];
     uint8_t vendor_id[16], class_id[16];
     struct mota_device_profile profile;
-    uint32_t max_trial_boots;       /* boots allowed before an unconfirmed model is reverted (default 3) */
-    uint8_t *selftest_buf;          /* for the self-test input and output */
+    uint32_t max_trial_boots; /* boots allowed before an unconfirmed model is reverted (default 3) */
+    uint8_t *selftest_buf;    /* for the self-test input and output */
     size_t selftest_buf_size;
-    uint8_t *scratch;               /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */
+    uint8_t *scratch; /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */
     size_t scratch_size;
 };
 
@@ -126,7 +126,7 @@ struct mota_agent_model_info {
     uint8_t slot;
     bool testing;
     uint32_t trial_boots;
-    const struct mota_installed *instance; /* entry points, RW base (r9), code address */
+    const struct mota_installed *instance;   /* entry points, RW base (r9), code address */
     uint32_t exec_ram_addr, exec_ram_size;   /* where it runs (its configured region) */
     uint64_t activations_size;               /* from the compatibility data */
     uint32_t exec_ram_used;                  /* bytes of exec RAM its install mode needs */
@@ -140,18 +140,18 @@ struct mota_agent_model_info {
  * exactly 1000 instructions (scripts/bench-board.sh).
  */
 struct mota_agent_timing {
-    uint32_t check_us;    /* the complete head: signature, manifest, compatibility, sequence */
-    uint32_t erase_us;    /* erasing the inactive slot */
-    uint32_t digest_us;   /* every component's digest, read back from flash, and the code's validation */
-    uint32_t install_us;  /* the loader: copy, GOT and REL patching, clearing */
-    uint32_t selftest_us; /* the self-test run, as the port's inference measured it */
-    uint32_t verdict_us;  /* from the last byte received to the verdict */
+    uint32_t check_us;     /* the complete head: signature, manifest, compatibility, sequence */
+    uint32_t erase_us;     /* erasing the inactive slot */
+    uint32_t digest_us;    /* every component's digest, read back from flash, and the code's validation */
+    uint32_t install_us;   /* the loader: copy, GOT and REL patching, clearing */
+    uint32_t selftest_us;  /* the self-test run, as the port's inference measured it */
+    uint32_t verdict_us;   /* from the last byte received to the verdict */
     uint32_t digest_bytes; /* bytes hashed by digest_us */
 };
 
 /* Where an upload's parts go and how it installs: decided from its verified head, before any erase. */
 struct mota_agent_layout {
-    uint32_t install_mode; /* chosen by the compatibility rules */
+    uint32_t install_mode;                               /* chosen by the compatibility rules */
     uint32_t comp_stream[MOTA_CONTAINER_MAX_COMPONENTS]; /* stream offset of each payload head */
     uint32_t comp_phl[MOTA_CONTAINER_MAX_COMPONENTS];    /* payload head length */
     uint32_t comp_slot[MOTA_CONTAINER_MAX_COMPONENTS];   /* slot offset of each component */
@@ -174,17 +174,17 @@ struct mota_agent {
     /* the code about to be installed, validated once its digest is checked (the loader's bounds) */
     struct mota_nbin_info code_info;
     /* the upload being received (RAM part) */
-    int up_model;            /* -1: none */
-    bool up_ready;           /* head verified and decoded into up_env/up_man */
-    uint32_t up_expected;    /* next stream offset */
+    int up_model;         /* -1: none */
+    bool up_ready;        /* head verified and decoded into up_env/up_man */
+    uint32_t up_expected; /* next stream offset */
     struct mota_envelope up_env;
     struct mota_manifest up_man;
     struct mota_agent_layout up_layout; /* decided once, from the verified head */
     struct mota_sha256 up_sha;
-    int up_sha_comp;         /* component being hashed, -1 none */
+    int up_sha_comp;          /* component being hashed, -1 none */
     uint8_t payload_head[32]; /* a payload head being received (tstr key and bstr head: 26 bytes at most) */
     uint32_t payload_head_fill;
-    uint8_t unit[256];       /* partial program unit */
+    uint8_t unit[256]; /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
     /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
      * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
@@ -195,16 +195,16 @@ struct mota_agent {
     int up_z_err;
     bool up_z_resumed;
     uint32_t last_persist;
-    bool up_resumed;         /* units past the resume point may already be on flash */
-    bool up_active;          /* a container has started and has neither ended nor been refused */
+    bool up_resumed; /* units past the resume point may already be on flash */
+    bool up_active;  /* a container has started and has neither ended nor been refused */
     int last_error;
     struct mota_agent_refusal refusal; /* the facts behind the last refusal of an upload */
     /* optional, set after mota_agent_init (the link does): told before each phase after the last byte;
      * offset is the container's length */
     void (*on_phase)(void *ctx, enum mota_agent_phase phase, uint32_t offset);
     void *phase_ctx;
-    enum mota_reset_cause reset_cause; /* why this boot happened, as the port said */
-    struct mota_agent_timing timing;   /* of the last update */
+    enum mota_reset_cause reset_cause;            /* why this boot happened, as the port said */
+    struct mota_agent_timing timing;              /* of the last update */
     uint32_t model_faults[MOTA_AGENT_MAX_MODELS]; /* faults and overruns of each model since boot */
 };
 

@@ -26,7 +26,7 @@
 #ifndef MOTA_LINK_WINDOW
 #define MOTA_LINK_WINDOW 8u /* frames the host may have in flight */
 #endif
-#define MOTA_LINK_ERRORS 8u /* recent errors kept */
+#define MOTA_LINK_ERRORS 8u     /* recent errors kept */
 #define MOTA_LINK_REPLAY_MAX 8u /* bytes of a kept answer (BEGIN, CONFIRM, ROLLBACK, ABORT, REBOOT) */
 
 struct mota_link_error {
@@ -55,7 +55,7 @@ struct mota_link {
     struct mota_link_error errors[MOTA_LINK_ERRORS];
     unsigned n_errors, next_error;
     uint32_t requests, responses, replays;
-    uint8_t last_cmd; /* the last request handled (for a port's per-phase measurements) */
+    uint8_t last_cmd;  /* the last request handled (for a port's per-phase measurements) */
     uint16_t last_seq; /* its seq: an event about it carries it */
     uint8_t ev[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_EVENT_LEN)]; /* an event frame, encoded (the request is in rx) */
     /* invoke through the I/O buffer (the agent's self-test buffer, free between updates): the input held,

@@ -31,7 +31,7 @@ struct __attribute__((packed)) mota_provision_rec {
     uint16_t size; /* sizeof(struct mota_provision_rec) */
     uint8_t vendor_id[16];
     uint8_t class_id[16];
-    char name[MOTA_PROVISION_NAME_MAX + 1];  /* NUL-terminated */
+    char name[MOTA_PROVISION_NAME_MAX + 1]; /* NUL-terminated */
     uint8_t n_keys, n_models, max_trial_boots, reserved;
     struct __attribute__((packed)) {
         uint32_t index;

@@ -26,11 +26,11 @@
 
 enum mota_cbor_type {
     MOTA_CBOR_UINT = 0,
-    MOTA_CBOR_NINT,   /* value v means -1 - v */
+    MOTA_CBOR_NINT, /* value v means -1 - v */
     MOTA_CBOR_BSTR,
     MOTA_CBOR_TSTR,
-    MOTA_CBOR_ARRAY,  /* count = number of items */
-    MOTA_CBOR_MAP,    /* count = number of pairs */
+    MOTA_CBOR_ARRAY, /* count = number of items */
+    MOTA_CBOR_MAP,   /* count = number of pairs */
     MOTA_CBOR_TAG,
     MOTA_CBOR_FALSE,
     MOTA_CBOR_TRUE,
@@ -39,12 +39,12 @@ enum mota_cbor_type {
 
 struct mota_cbor_item {
     enum mota_cbor_type type;
-    uint64_t val;          /* UINT/NINT value, TAG number, ARRAY/MAP count, string length */
-    const uint8_t *ptr;    /* BSTR/TSTR: first content byte (inside the input buffer) */
-    size_t len;            /* BSTR/TSTR: content length */
-    const uint8_t *start;  /* first byte of the head */
-    size_t head_len;       /* bytes of the head (and content, for strings: see size) */
-    size_t size;           /* bytes of this head plus string content */
+    uint64_t val;         /* UINT/NINT value, TAG number, ARRAY/MAP count, string length */
+    const uint8_t *ptr;   /* BSTR/TSTR: first content byte (inside the input buffer) */
+    size_t len;           /* BSTR/TSTR: content length */
+    const uint8_t *start; /* first byte of the head */
+    size_t head_len;      /* bytes of the head (and content, for strings: see size) */
+    size_t size;          /* bytes of this head plus string content */
 };
 
 struct mota_cbor_dec {

@@ -26,11 +26,11 @@
 
 #define MOTA_CONTAINER_MAX_COMPONENTS 3u
 #define MOTA_CONTAINER_MAX_AUTH_BLOCKS 4u
-#define MOTA_CONTAINER_MAX_AUTH 1024u        /* bytes of the authentication wrapper */
-#define MOTA_CONTAINER_MAX_MANIFEST 8192u    /* bytes of the manifest */
-#define MOTA_CONTAINER_MAX_COMPONENT_ID 32u  /* bytes of one component identifier element */
-#define MOTA_CONTAINER_MAX_TEXT 256u         /* bytes of one text field */
-#define MOTA_CONTAINER_MAX_PAYLOAD_NAME 16u  /* bytes of an integrated payload key */
+#define MOTA_CONTAINER_MAX_AUTH 1024u       /* bytes of the authentication wrapper */
+#define MOTA_CONTAINER_MAX_MANIFEST 8192u   /* bytes of the manifest */
+#define MOTA_CONTAINER_MAX_COMPONENT_ID 32u /* bytes of one component identifier element */
+#define MOTA_CONTAINER_MAX_TEXT 256u        /* bytes of one text field */
+#define MOTA_CONTAINER_MAX_PAYLOAD_NAME 16u /* bytes of an integrated payload key */
 
 #define MOTA_SUIT_TAG_ENVELOPE 107u
 #define MOTA_COSE_TAG_SIGN1 18u
@@ -73,11 +73,16 @@ static inline uint64_t mota_component_wire_size(const struct mota_component *c)
 }
 
 struct mota_text {
-    const char *description; size_t description_len;   /* manifest-description (1) */
-    const char *created; size_t created_len;           /* mota-text-creation-time (-256): RFC 3339 UTC */
-    const char *vendor_name; size_t vendor_name_len;   /* component: vendor-name (1) */
-    const char *model_name; size_t model_name_len;     /* component: model-name (2) */
-    const char *version; size_t version_len;           /* component: component-version (6) */
+    const char *description;
+    size_t description_len; /* manifest-description (1) */
+    const char *created;
+    size_t created_len; /* mota-text-creation-time (-256): RFC 3339 UTC */
+    const char *vendor_name;
+    size_t vendor_name_len; /* component: vendor-name (1) */
+    const char *model_name;
+    size_t model_name_len; /* component: model-name (2) */
+    const char *version;
+    size_t version_len; /* component: component-version (6) */
 };
 
 struct mota_manifest {
@@ -135,8 +140,8 @@ int mota_envelope_decode(const uint8_t *buf, size_t len, struct mota_envelope *e
  * Blocks with an empty signature are skipped; when no block has a
  * signature the result is MOTA_ERR_UNSIGNED.
  */
-int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys,
-                               size_t n_keys, size_t *key_index);
+int mota_envelope_authenticate(const struct mota_envelope *env, const struct mota_trusted_key *keys, size_t n_keys,
+                               size_t *key_index);
 
 /* Bytes of the Sig_structure mota_sig_structure writes for a valid envelope (its
  * protected header is at most 128 bytes, its SUIT_Digest 36). */
@@ -172,8 +177,8 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
  * Decode an integrated payload's head (tstr key, then the bstr head) at buf;
  * the content need not be present. *head_len bytes precede the content.
  */
-int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len,
-                      uint64_t *size, size_t *head_len);
+int mota_payload_head(const uint8_t *buf, size_t len, const char **name, size_t *name_len, uint64_t *size,
+                      size_t *head_len);
 
 /* Bytes of the canonical head of an integrated payload (key and bstr head);
  * 0 for a role without a payload name. */
@@ -203,8 +208,8 @@ struct mota_verify_result {
  * signature, manifest, profile (for mota containers), every payload's size
  * and digest, no trailing bytes.
  */
-int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys,
-                          size_t n_keys, struct mota_verify_result *res);
+int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys, size_t n_keys,
+                          struct mota_verify_result *res);
 
 /*
  * What mota_container_verify checks after the manifest, but the payload
@@ -221,8 +226,7 @@ int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_ve
  * MOTA_OK, a MOTA_ERR_DECOMP_* code, or MOTA_ERR_DECOMP_IMAGE_DIGEST. The
  * payload's own digest is mota_container_verify's.
  */
-int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out,
-                        size_t cap);
+int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out, size_t cap);
 
 /* Fill a trusted-key slot from a public key (computes the key id). */
 void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
@@ -236,9 +240,9 @@ struct mota_pack_component {
     enum mota_component_role role;
     uint8_t digest[MOTA_SHA256_LEN]; /* of the image */
     uint64_t size;
-    bool compressed;                 /* the payload is the image compressed (mota/decompress.h) */
-    uint32_t z_alg, z_block;         /* MOTA_DECOMP_LZ4 or _DEFLATE; image bytes per block */
-    uint64_t z_size;                 /* bytes of the payload */
+    bool compressed;         /* the payload is the image compressed (mota/decompress.h) */
+    uint32_t z_alg, z_block; /* MOTA_DECOMP_LZ4 or _DEFLATE; image bytes per block */
+    uint64_t z_size;         /* bytes of the payload */
     uint8_t z_digest[MOTA_SHA256_LEN];
 };
 
@@ -262,8 +266,8 @@ typedef int (*mota_sign_cb)(void *ctx, const uint8_t hash[MOTA_SHA256_LEN], uint
  * writes an unsigned container: the COSE_Sign1 (kid included) with an
  * empty signature, for mota_container_sign_head later.
  */
-int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN],
-                               mota_sign_cb sign, void *sign_ctx, uint8_t *out, size_t cap, size_t *len);
+int mota_container_encode_head(const struct mota_pack_spec *spec, const uint8_t kid[MOTA_KEY_ID_LEN], mota_sign_cb sign,
+                               void *sign_ctx, uint8_t *out, size_t cap, size_t *len);
 
 /*
  * The head of an unsigned container (in: at least its head) with sig put
@@ -278,8 +282,7 @@ int mota_container_sign_head(const uint8_t *in, size_t in_len, const uint8_t sig
                              size_t cap, size_t *len);
 
 /* Head of an integrated payload: tstr key then bstr head of size bytes. */
-int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap,
-                             size_t *len);
+int mota_payload_head_encode(enum mota_component_role role, uint64_t size, uint8_t *out, size_t cap, size_t *len);
 
 /* Bytes of an integrated payload's head at the most: the key "#selftest" and a 9-byte bstr head. */
 #define MOTA_PAYLOAD_HEAD_MAX 24u

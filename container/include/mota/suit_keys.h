@@ -13,90 +13,90 @@
 #ifndef MOTA_SUIT_KEYS_H
 #define MOTA_SUIT_KEYS_H
 
-#define MOTA_SUIT_ENVELOPE_KEYS(X) /* cddl: mota_envelope */ \
-    X(MOTA_ENV_AUTH, 2, "suit-authentication-wrapper")                        \
+#define MOTA_SUIT_ENVELOPE_KEYS(X) /* cddl: mota_envelope */                                                           \
+    X(MOTA_ENV_AUTH, 2, "suit-authentication-wrapper")                                                                 \
     X(MOTA_ENV_MANIFEST, 3, "suit-manifest")
 
-#define MOTA_SUIT_MANIFEST_KEYS(X) /* cddl: mota_manifest */ \
-    X(MOTA_MAN_VERSION, 1, "suit-manifest-version")                           \
-    X(MOTA_MAN_SEQ, 2, "suit-manifest-sequence-number")                       \
-    X(MOTA_MAN_COMMON, 3, "suit-common")                                      \
-    X(MOTA_MAN_VALIDATE, 7, "suit-validate")                                  \
-    X(MOTA_MAN_LOAD, 8, "suit-load")                                          \
-    X(MOTA_MAN_INVOKE, 9, "suit-invoke")                                      \
-    X(MOTA_MAN_INSTALL, 20, "suit-install")                                   \
-    X(MOTA_MAN_TEXT, 23, "suit-text")                                         \
+#define MOTA_SUIT_MANIFEST_KEYS(X) /* cddl: mota_manifest */                                                           \
+    X(MOTA_MAN_VERSION, 1, "suit-manifest-version")                                                                    \
+    X(MOTA_MAN_SEQ, 2, "suit-manifest-sequence-number")                                                                \
+    X(MOTA_MAN_COMMON, 3, "suit-common")                                                                               \
+    X(MOTA_MAN_VALIDATE, 7, "suit-validate")                                                                           \
+    X(MOTA_MAN_LOAD, 8, "suit-load")                                                                                   \
+    X(MOTA_MAN_INVOKE, 9, "suit-invoke")                                                                               \
+    X(MOTA_MAN_INSTALL, 20, "suit-install")                                                                            \
+    X(MOTA_MAN_TEXT, 23, "suit-text")                                                                                  \
     X(MOTA_MAN_COMPAT, -256, "mota-compat")
 
-#define MOTA_SUIT_COMMON_KEYS(X) /* cddl: suit_common */ \
-    X(MOTA_COMMON_COMPONENTS, 2, "suit-components")                           \
+#define MOTA_SUIT_COMMON_KEYS(X) /* cddl: suit_common */                                                               \
+    X(MOTA_COMMON_COMPONENTS, 2, "suit-components")                                                                    \
     X(MOTA_COMMON_SHARED, 4, "suit-shared-sequence")
 
-#define MOTA_SUIT_COMMANDS(X) /* cddl: command */ \
-    X(MOTA_SUIT_CMD_VENDOR, 1, "suit-condition-vendor-identifier")                 \
-    X(MOTA_SUIT_CMD_CLASS, 2, "suit-condition-class-identifier")                   \
-    X(MOTA_SUIT_CMD_IMAGE_MATCH, 3, "suit-condition-image-match")                  \
-    X(MOTA_SUIT_CMD_SET_INDEX, 12, "suit-directive-set-component-index")           \
-    X(MOTA_SUIT_CMD_SET_PARAMS, 19, "suit-directive-set-parameters")               \
-    X(MOTA_SUIT_CMD_OVERRIDE_PARAMS, 20, "suit-directive-override-parameters")     \
-    X(MOTA_SUIT_CMD_FETCH, 21, "suit-directive-fetch")                             \
+#define MOTA_SUIT_COMMANDS(X) /* cddl: command */                                                                      \
+    X(MOTA_SUIT_CMD_VENDOR, 1, "suit-condition-vendor-identifier")                                                     \
+    X(MOTA_SUIT_CMD_CLASS, 2, "suit-condition-class-identifier")                                                       \
+    X(MOTA_SUIT_CMD_IMAGE_MATCH, 3, "suit-condition-image-match")                                                      \
+    X(MOTA_SUIT_CMD_SET_INDEX, 12, "suit-directive-set-component-index")                                               \
+    X(MOTA_SUIT_CMD_SET_PARAMS, 19, "suit-directive-set-parameters")                                                   \
+    X(MOTA_SUIT_CMD_OVERRIDE_PARAMS, 20, "suit-directive-override-parameters")                                         \
+    X(MOTA_SUIT_CMD_FETCH, 21, "suit-directive-fetch")                                                                 \
     X(MOTA_SUIT_CMD_INVOKE, 23, "suit-directive-invoke")
 
-#define MOTA_SUIT_PARAMETERS(X) /* cddl: suit_params */ \
-    X(MOTA_PAR_VENDOR, 1, "suit-parameter-vendor-identifier")                 \
-    X(MOTA_PAR_CLASS, 2, "suit-parameter-class-identifier")                   \
-    X(MOTA_PAR_DIGEST, 3, "suit-parameter-image-digest")                      \
-    X(MOTA_PAR_SIZE, 14, "suit-parameter-image-size")                         \
-    X(MOTA_PAR_URI, 21, "suit-parameter-uri")                                 \
+#define MOTA_SUIT_PARAMETERS(X) /* cddl: suit_params */                                                                \
+    X(MOTA_PAR_VENDOR, 1, "suit-parameter-vendor-identifier")                                                          \
+    X(MOTA_PAR_CLASS, 2, "suit-parameter-class-identifier")                                                            \
+    X(MOTA_PAR_DIGEST, 3, "suit-parameter-image-digest")                                                               \
+    X(MOTA_PAR_SIZE, 14, "suit-parameter-image-size")                                                                  \
+    X(MOTA_PAR_URI, 21, "suit-parameter-uri")                                                                          \
     X(MOTA_PAR_COMPRESSION, -256, "mota-parameter-compression")
 
-#define MOTA_SUIT_TEXT_KEYS(X) /* cddl: text_lmap */ \
-    X(MOTA_TEXT_DESCRIPTION, 1, "suit-text-manifest-description")             \
+#define MOTA_SUIT_TEXT_KEYS(X) /* cddl: text_lmap */                                                                   \
+    X(MOTA_TEXT_DESCRIPTION, 1, "suit-text-manifest-description")                                                      \
     X(MOTA_TEXT_CREATED, -256, "mota-text-creation-time")
 
-#define MOTA_SUIT_COMPONENT_TEXT_KEYS(X) /* cddl: text_lmap */ \
-    X(MOTA_CTEXT_VENDOR_NAME, 1, "suit-text-vendor-name")                     \
-    X(MOTA_CTEXT_MODEL_NAME, 2, "suit-text-model-name")                       \
+#define MOTA_SUIT_COMPONENT_TEXT_KEYS(X) /* cddl: text_lmap */                                                         \
+    X(MOTA_CTEXT_VENDOR_NAME, 1, "suit-text-vendor-name")                                                              \
+    X(MOTA_CTEXT_MODEL_NAME, 2, "suit-text-model-name")                                                                \
     X(MOTA_CTEXT_VERSION, 6, "suit-text-component-version")
 
-#define MOTA_COSE_HEADER_LABELS(X) /* cddl: cose_protected */ \
-    X(MOTA_COSE_LABEL_ALG, 1, "alg")                                                \
-    X(MOTA_COSE_LABEL_CRIT, 2, "crit")                                              \
+#define MOTA_COSE_HEADER_LABELS(X) /* cddl: cose_protected */                                                          \
+    X(MOTA_COSE_LABEL_ALG, 1, "alg")                                                                                   \
+    X(MOTA_COSE_LABEL_CRIT, 2, "crit")                                                                                 \
     X(MOTA_COSE_LABEL_KID, 4, "kid")
 
 /* mota-compat: what a device checks before it erases anything */
-#define MOTA_COMPAT_KEYS(X) /* cddl: mota_compat */ \
-    X(MOTA_COMPAT_RELOC, 1, "reloc-runtime-version")                          \
-    X(MOTA_COMPAT_CPU, 2, "cpu-part")                                         \
-    X(MOTA_COMPAT_FPU, 3, "fpu")                                              \
-    X(MOTA_COMPAT_ABI, 4, "float-abi")                                        \
-    X(MOTA_COMPAT_SECURE, 5, "secure")                                        \
-    X(MOTA_COMPAT_DBG, 6, "dbg-info")                                         \
-    X(MOTA_COMPAT_ASYNC, 7, "async")                                          \
-    X(MOTA_COMPAT_TOOLCHAIN, 8, "toolchain")                                  \
-    X(MOTA_COMPAT_RTVER, 9, "ll-aton-version")                                \
-    X(MOTA_COMPAT_CNAME, 10, "c-name")                                        \
-    X(MOTA_COMPAT_ACTS, 11, "activations-size")                               \
-    X(MOTA_COMPAT_PARAMS, 12, "params-size")                                  \
-    X(MOTA_COMPAT_EXTRAM, 13, "ext-ram-size")                                 \
-    X(MOTA_COMPAT_XIP, 14, "exec-ram-xip")                                    \
-    X(MOTA_COMPAT_COPY, 15, "exec-ram-copy")                                  \
-    X(MOTA_COMPAT_MODE, 16, "install-mode")                                   \
-    X(MOTA_COMPAT_STRUCTS, 17, "struct-sizes")                                \
-    X(MOTA_COMPAT_SELFTEST, 19, "selftest")                                   \
-    X(MOTA_COMPAT_RTDESC, 20, "runtime-description")                          \
+#define MOTA_COMPAT_KEYS(X) /* cddl: mota_compat */                                                                    \
+    X(MOTA_COMPAT_RELOC, 1, "reloc-runtime-version")                                                                   \
+    X(MOTA_COMPAT_CPU, 2, "cpu-part")                                                                                  \
+    X(MOTA_COMPAT_FPU, 3, "fpu")                                                                                       \
+    X(MOTA_COMPAT_ABI, 4, "float-abi")                                                                                 \
+    X(MOTA_COMPAT_SECURE, 5, "secure")                                                                                 \
+    X(MOTA_COMPAT_DBG, 6, "dbg-info")                                                                                  \
+    X(MOTA_COMPAT_ASYNC, 7, "async")                                                                                   \
+    X(MOTA_COMPAT_TOOLCHAIN, 8, "toolchain")                                                                           \
+    X(MOTA_COMPAT_RTVER, 9, "ll-aton-version")                                                                         \
+    X(MOTA_COMPAT_CNAME, 10, "c-name")                                                                                 \
+    X(MOTA_COMPAT_ACTS, 11, "activations-size")                                                                        \
+    X(MOTA_COMPAT_PARAMS, 12, "params-size")                                                                           \
+    X(MOTA_COMPAT_EXTRAM, 13, "ext-ram-size")                                                                          \
+    X(MOTA_COMPAT_XIP, 14, "exec-ram-xip")                                                                             \
+    X(MOTA_COMPAT_COPY, 15, "exec-ram-copy")                                                                           \
+    X(MOTA_COMPAT_MODE, 16, "install-mode")                                                                            \
+    X(MOTA_COMPAT_STRUCTS, 17, "struct-sizes")                                                                         \
+    X(MOTA_COMPAT_SELFTEST, 19, "selftest")                                                                            \
+    X(MOTA_COMPAT_RTDESC, 20, "runtime-description")                                                                   \
     X(MOTA_COMPAT_EPOCHS, -1, "npu-epochs")
 
-#define MOTA_SELFTEST_KEYS(X) /* cddl: selftest */ \
-    X(MOTA_SELFTEST_DIGEST, 1, "output-digest")                               \
-    X(MOTA_SELFTEST_SIZE, 2, "output-size")                                   \
+#define MOTA_SELFTEST_KEYS(X) /* cddl: selftest */                                                                     \
+    X(MOTA_SELFTEST_DIGEST, 1, "output-digest")                                                                        \
+    X(MOTA_SELFTEST_SIZE, 2, "output-size")                                                                            \
     X(MOTA_SELFTEST_LATENCY, 3, "max-latency-us")
 
 /* mota-parameter-compression: how the integrated payload encodes the image */
-#define MOTA_COMPRESSION_KEYS(X) /* cddl: mota_compression */ \
-    X(MOTA_Z_ALG, 1, "algorithm")                                             \
-    X(MOTA_Z_BLOCK, 2, "block")                                               \
-    X(MOTA_Z_SIZE, 3, "transport-size")                                       \
+#define MOTA_COMPRESSION_KEYS(X) /* cddl: mota_compression */                                                          \
+    X(MOTA_Z_ALG, 1, "algorithm")                                                                                      \
+    X(MOTA_Z_BLOCK, 2, "block")                                                                                        \
+    X(MOTA_Z_SIZE, 3, "transport-size")                                                                                \
     X(MOTA_Z_DIGEST, 4, "transport-digest")
 
 #define MOTA_KEY_ENUM_(name, value, cddl) name = (value),

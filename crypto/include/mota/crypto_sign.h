@@ -11,8 +11,8 @@
 #define MOTA_P256_PRIV_LEN 32u
 
 struct mota_p256_key {
-    uint8_t d[MOTA_P256_PRIV_LEN];   /* private scalar, big-endian (zero if public only) */
-    uint8_t pub[MOTA_P256_PUB_LEN];  /* uncompressed public point */
+    uint8_t d[MOTA_P256_PRIV_LEN];  /* private scalar, big-endian (zero if public only) */
+    uint8_t pub[MOTA_P256_PUB_LEN]; /* uncompressed public point */
     int has_private;
 };
 

@@ -46,28 +46,28 @@ struct mota_lz4 {
     uint32_t n;         /* length being read, or literals left */
     uint32_t dist;      /* match offset being read */
     uint8_t state, token, i;
-    uint8_t word[4];    /* a block-size field being read */
+    uint8_t word[4]; /* a block-size field being read */
 };
 
 /* deflate: raw RFC 1951 with a sync flush every block (src/inflate.h) */
 struct mota_huffman {
-    uint16_t count[16];  /* codes of each length */
+    uint16_t count[16];   /* codes of each length */
     uint16_t symbol[288]; /* symbols in canonical order */
 };
 
 struct mota_inflate {
-    uint32_t out, size, block; /* image bytes written; the image's size; image bytes per block */
-    uint32_t seg_end;          /* where the current block must end (a flush, or the final block's end) */
-    uint32_t acc;              /* a field's bits, gathered LSB first */
-    uint16_t n, hlit, hdist;   /* a stored length, a match length, or code lengths read */
-    uint16_t sym, dbase;       /* a code-length repeat being read; a match's distance base */
+    uint32_t out, size, block;   /* image bytes written; the image's size; image bytes per block */
+    uint32_t seg_end;            /* where the current block must end (a flush, or the final block's end) */
+    uint32_t acc;                /* a field's bits, gathered LSB first */
+    uint16_t n, hlit, hdist;     /* a stored length, a match length, or code lengths read */
+    uint16_t sym, dbase;         /* a code-length repeat being read; a match's distance base */
     uint16_t code, first, index; /* a Huffman code being read, bit by bit */
-    uint8_t bits, nbits;       /* the input byte being taken apart */
-    uint8_t got, need;         /* bits of acc read, and wanted */
+    uint8_t bits, nbits;         /* the input byte being taken apart */
+    uint8_t got, need;           /* bits of acc read, and wanted */
     uint8_t state, len, hclen, final, flushed;
-    uint8_t lens[288 + 32];    /* the code lengths of a dynamic block's header */
-    struct mota_huffman lit;   /* literal/length code */
-    struct mota_huffman dist;  /* distance code (and the code-length code while a header is read) */
+    uint8_t lens[288 + 32];   /* the code lengths of a dynamic block's header */
+    struct mota_huffman lit;  /* literal/length code */
+    struct mota_huffman dist; /* distance code (and the code-length code while a header is read) */
 };
 
 struct mota_decompress {
@@ -86,8 +86,8 @@ bool mota_decompress_known(uint32_t alg);
 int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out);
 
 /* As mota_lz4_feed / mota_inflate_feed: stops right after a block boundary. */
-int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len,
-                         const struct mota_decomp_sink *sink, size_t *used);
+int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink,
+                         size_t *used);
 bool mota_decompress_at_boundary(const struct mota_decompress *d);
 int mota_decompress_finish(const struct mota_decompress *d);
 uint32_t mota_decompress_out(const struct mota_decompress *d); /* image bytes written */

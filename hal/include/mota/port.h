@@ -88,9 +88,9 @@ struct mota_system {
 /* What a model says of itself, where its runtime can say it (an X-CUBE-AI legacy model's report). */
 struct mota_model_about {
     char name[32];
-    char compiled[32];      /* compile date and time */
-    char tool[24];          /* tool revision text */
-    uint32_t tool_version;  /* major << 16 | minor << 8 | micro */
+    char compiled[32];     /* compile date and time */
+    char tool[24];         /* tool revision text */
+    uint32_t tool_version; /* major << 16 | minor << 8 | micro */
     uint32_t acts_size, weights_size;
 };
 

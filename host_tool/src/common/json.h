@@ -25,7 +25,7 @@ void json_end(struct json *j);
 /* A result in every command's form: "status": reason name ("MOTA_OK"), "code": its value, "message". */
 void json_reason(struct json *j, int code);
 void json_real(struct json *j, const char *key, double v, int decimals);
-void json_obj(struct json *j, const char *key);     /* key NULL inside arrays */
+void json_obj(struct json *j, const char *key); /* key NULL inside arrays */
 void json_obj_end(struct json *j);
 void json_arr(struct json *j, const char *key);
 void json_arr_end(struct json *j);

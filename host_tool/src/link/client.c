@@ -56,8 +56,8 @@ static int open_tcp(struct client *c, const char *port, int timeout_ms)
     char host[256];
     const char *colon = strrchr(port + 4, ':');
     uint64_t p = 0;
-    if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) ||
-        p == 0 || p > 65535) {
+    if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) || p == 0 ||
+        p > 65535) {
         snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
         return MOTA_ERR_ARG;
     }
@@ -95,8 +95,7 @@ static int open_serial(struct client *c, const char *port, unsigned baud)
     /* a device is a terminal (a UART, a USB CDC port, a pty): a regular file, a FIFO or /dev/null is a
      * mistake (often a container named where the port belongs), and writing HELLO frames would ruin it */
     if (!isatty(c->fd)) {
-        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a TCP device is written tcp:HOST:PORT)",
-                 port);
+        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a TCP device is written tcp:HOST:PORT)", port);
         client_close(c);
         return MOTA_ERR_TRANSPORT;
     }
@@ -151,8 +150,7 @@ void client_close(struct client *c)
 
 static int send_seq(struct client *c, uint8_t cmd, uint16_t seq, const uint8_t *payload, size_t len)
 {
-    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = seq, .len = (uint16_t)len,
-                           .payload = payload};
+    struct mota_frame f = {.kind = MOTA_KIND_REQUEST, .cmd = cmd, .seq = seq, .len = (uint16_t)len, .payload = payload};
     size_t n = mota_frame_encode(&f, c->tx, sizeof(c->tx));
     if (n == 0)
         return MOTA_ERR_ARG;
@@ -207,8 +205,8 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
     }
 }
 
-int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
-                const uint8_t **body, size_t *body_len, int timeout_ms, int tries)
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status, const uint8_t **body,
+                size_t *body_len, int timeout_ms, int tries)
 {
     /* every try has the same seq: the device answers a retry from its kept answer, so a lost
      * answer never makes it confirm or roll back twice */

@@ -47,8 +47,8 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
 /* A request and its response (matched by sequence number); retries on timeout.
  * *status is the device's status; body/len the rest of the response. */
-int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status,
-                const uint8_t **body, size_t *body_len, int timeout_ms, int tries);
+int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status, const uint8_t **body,
+                size_t *body_len, int timeout_ms, int tries);
 /* HELLO: negotiate the frame size; the device-info CBOR is returned in body. */
 int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
 
@@ -61,8 +61,8 @@ struct client_upload {
     const uint8_t *data;
     uint64_t total;
     uint8_t digest[MOTA_SHA256_LEN]; /* the manifest's: a resume is for this container only */
-    double timeout_s;                      /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
-    double last_progress;                  /* when the device last acknowledged more */
+    double timeout_s;                /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
+    double last_progress;            /* when the device last acknowledged more */
     /* optional: told as it goes */
     void (*on_progress)(void *ctx, uint64_t acked);
     void (*on_resume)(void *ctx, uint32_t offset);

@@ -30,9 +30,11 @@ struct report {
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
     bool has_counters, has_timing;
-    uint64_t counters[MOTA_STATUS_COUNTER_ITEMS]; /* frames, bad CRC, malformed, oversized, responses, answers sent again */
+    uint64_t
+        counters[MOTA_STATUS_COUNTER_ITEMS]; /* frames, bad CRC, malformed, oversized, responses, answers sent again */
     int64_t last_result;
-    uint64_t timing[MOTA_STATUS_TIMING_ITEMS]; /* µs: head check, erase, digests, install, self-test, last byte to verdict; bytes hashed */
+    uint64_t timing
+        [MOTA_STATUS_TIMING_ITEMS]; /* µs: head check, erase, digests, install, self-test, last byte to verdict; bytes hashed */
     bool has_ring;
     unsigned n_ring;
     struct {
@@ -42,8 +44,9 @@ struct report {
 };
 
 static const char *const causes[] = {"power-on", "software reset", "watchdog reset", "fault reset"};
-static const char *const timing_names[] = {"head_check_us", "erase_us", "digests_us", "install_us", "selftest_us",
-                                           "verdict_after_last_byte_us", "bytes_hashed"};
+static const char *const timing_names[] = {"head_check_us", "erase_us",    "digests_us",
+                                           "install_us",    "selftest_us", "verdict_after_last_byte_us",
+                                           "bytes_hashed"};
 
 static int clamp_code(int64_t code)
 {
@@ -262,8 +265,8 @@ static void json_counters(struct json *j, const char *name, const char *const *n
 
 static void json_history(struct json *j, const struct report *r)
 {
-    static const char *const link_names[MOTA_STATUS_COUNTER_ITEMS] = {"frames", "bad_crc", "malformed", "oversized",
-                                                                      "responses", "resent"};
+    static const char *const link_names[MOTA_STATUS_COUNTER_ITEMS] = {"frames",    "bad_crc",   "malformed",
+                                                                      "oversized", "responses", "resent"};
     if (r->has_counters)
         json_counters(j, "link", link_names, r->counters, MOTA_STATUS_COUNTER_ITEMS);
     json_obj(j, "last_result");
@@ -403,9 +406,10 @@ int cmd_status(int argc, char **argv)
 
 int cmd_confirm(int argc, char **argv)
 {
-    return device_call(argc, argv, MOTA_CMD_CONFIRM, "confirm", LO_MODEL | LO_JSON | LO_QUIET,
-                       "usage: mota confirm [--model NAME] [--json] [-q] [--baud N] [--timeout S] PORT\n\n"
-                       "Commit the model on trial (of the first model, or NAME); prints the models after.\n" LINK_EXITS);
+    return device_call(
+        argc, argv, MOTA_CMD_CONFIRM, "confirm", LO_MODEL | LO_JSON | LO_QUIET,
+        "usage: mota confirm [--model NAME] [--json] [-q] [--baud N] [--timeout S] PORT\n\n"
+        "Commit the model on trial (of the first model, or NAME); prints the models after.\n" LINK_EXITS);
 }
 
 int cmd_rollback(int argc, char **argv)
@@ -421,6 +425,7 @@ int cmd_rollback(int argc, char **argv)
 
 int cmd_reboot(int argc, char **argv)
 {
-    return device_call(argc, argv, MOTA_CMD_REBOOT, "reboot", LO_JSON | LO_QUIET,
-                       "usage: mota reboot [--json] [-q] [--baud N] [--timeout S] PORT\n\nRestart the device.\n" LINK_EXITS);
+    return device_call(
+        argc, argv, MOTA_CMD_REBOOT, "reboot", LO_JSON | LO_QUIET,
+        "usage: mota reboot [--json] [-q] [--baud N] [--timeout S] PORT\n\nRestart the device.\n" LINK_EXITS);
 }

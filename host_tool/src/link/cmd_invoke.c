@@ -100,9 +100,10 @@ int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t
         }
     } else if (((in_len + 31u) & ~(size_t)31u) + out_size > io_buffer) {
         *status = MOTA_ERR_PROTO_IO_SIZE;
-        snprintf(detail, cap, "an input of %zu and an output of %zu bytes do not fit the device's I/O buffer of "
-                 "%llu bytes (nor one %u-byte frame)", in_len, out_size, (unsigned long long)io_buffer,
-                 c->max_payload);
+        snprintf(detail, cap,
+                 "an input of %zu and an output of %zu bytes do not fit the device's I/O buffer of "
+                 "%llu bytes (nor one %u-byte frame)",
+                 in_len, out_size, (unsigned long long)io_buffer, c->max_payload);
         return MOTA_OK;
     } else {
         body = NULL;

@@ -31,9 +31,9 @@ static const struct {
     uint16_t vid, pid;
     const char *what;
 } known[] = {
-    {0x0483, 0x374b, "ST-LINK/V2-1 virtual COM port"}, {0x0483, 0x374e, "STLINK-V3 virtual COM port"},
-    {0x0483, 0x374f, "STLINK-V3 virtual COM port"},    {0x0483, 0x3752, "ST-LINK/V2-1 virtual COM port"},
-    {0x0483, 0x3753, "STLINK-V3 virtual COM port"},    {0x0483, 0x3754, "STLINK-V3 virtual COM port"},
+    {0x0483, 0x374b, "ST-LINK/V2-1 virtual COM port"},    {0x0483, 0x374e, "STLINK-V3 virtual COM port"},
+    {0x0483, 0x374f, "STLINK-V3 virtual COM port"},       {0x0483, 0x3752, "ST-LINK/V2-1 virtual COM port"},
+    {0x0483, 0x3753, "STLINK-V3 virtual COM port"},       {0x0483, 0x3754, "STLINK-V3 virtual COM port"},
     {0x0483, 0x5740, "STM32 USB CDC (virtual COM port)"},
 };
 
@@ -188,13 +188,14 @@ static size_t scan(struct port *ports, size_t cap)
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota ports [--json]\n\n"
-               "Lists this machine's serial ports: their USB vendor and product ids, manufacturer,\n"
-               "product and serial number, driver, and stable /dev/serial/by-id names. A port that\n"
-               "looks like a device (an ST-LINK virtual COM port, an STM32 USB CDC, any CDC ACM)\n"
-               "is marked; when exactly one does, a hint says how to push to it.\n"
-               "  --json   one JSON document (schema %u)\n"
-               "MOTA_SYSFS_ROOT and MOTA_DEV_ROOT replace /sys and /dev (for tests).\n",
+    fprintf(f,
+            "usage: mota ports [--json]\n\n"
+            "Lists this machine's serial ports: their USB vendor and product ids, manufacturer,\n"
+            "product and serial number, driver, and stable /dev/serial/by-id names. A port that\n"
+            "looks like a device (an ST-LINK virtual COM port, an STM32 USB CDC, any CDC ACM)\n"
+            "is marked; when exactly one does, a hint says how to push to it.\n"
+            "  --json   one JSON document (schema %u)\n"
+            "MOTA_SYSFS_ROOT and MOTA_DEV_ROOT replace /sys and /dev (for tests).\n",
             TOOL_JSON_SCHEMA);
 }
 

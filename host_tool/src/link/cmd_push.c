@@ -23,7 +23,7 @@
 /* One push: what the progress display and the JSON events need. */
 struct push {
     const struct link_opts *o;
-    bool tty;          /* a progress bar on stderr */
+    bool tty; /* a progress bar on stderr */
     double t0;
     uint64_t total;
     uint64_t shown;    /* bytes the display last showed */
@@ -196,8 +196,8 @@ static int precheck(const struct mapped *m, struct mota_verify_result *vr, char 
         snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: truncated", m->len,
                  (unsigned long long)declared);
     else if (ret == MOTA_ERR_CBOR_TRAILING)
-        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: %llu extra byte(s) after it",
-                 m->len, (unsigned long long)declared, (unsigned long long)(m->len - declared));
+        snprintf(why, cap, "the file holds %zu bytes, its envelope declares %llu: %llu extra byte(s) after it", m->len,
+                 (unsigned long long)declared, (unsigned long long)(m->len - declared));
     else if (ret != MOTA_OK)
         snprintf(why, cap, "its payloads do not match its manifest");
     return ret;
@@ -243,8 +243,8 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
     int idx = man->compat.c_name ? model_index(models, n, man->compat.c_name, man->compat.c_name_len) : -1;
     size_t at = 0;
     if (result == MOTA_ERR_NO_SLOT) {
-        at += (size_t)snprintf(detail, cap, "the container's model is %.*s; the device has", (int)man->compat.c_name_len,
-                               man->compat.c_name ? man->compat.c_name : "");
+        at += (size_t)snprintf(detail, cap, "the container's model is %.*s; the device has",
+                               (int)man->compat.c_name_len, man->compat.c_name ? man->compat.c_name : "");
         for (unsigned i = 0; i < n && at < cap; i++)
             at += (size_t)snprintf(detail + at, cap - at, "%s %s", i ? "," : ":", models[i].name);
         if (n == 0 && at < cap)
@@ -329,8 +329,8 @@ static int push_connect(struct push *p, double deadline, bool first)
         json_end(&j);
     }
     if (!p->o->quiet && !p->o->json)
-        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n", dev_name[0] ? dev_name : "device",
-                p->o->port, p->n_models, p->c->max_payload, p->c->window);
+        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n",
+                dev_name[0] ? dev_name : "device", p->o->port, p->n_models, p->c->max_payload, p->c->window);
     return MOTA_OK;
 }
 
@@ -390,13 +390,14 @@ static void explain(struct push *p)
 {
     const struct mota_manifest *man = &p->vr->manifest;
     if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
-        int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name,
-                                                   man->compat.c_name_len) : -1;
+        int idx =
+            man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
         const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
         if (dm != NULL && dm->testing)
             snprintf(p->detail, sizeof(p->detail),
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
-                     "first", dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
+                     "first",
+                     dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
     } else if (p->result != MOTA_OK && p->detail[0] == 0) {
         host_detail(p->result, p->vr, p->info, p->info_len, p->models, p->n_models, p->detail, sizeof(p->detail));
     }
@@ -448,8 +449,10 @@ static void check_installed(struct push *p, int tries, struct installed *in)
     in->confirmed = in->active && !p->models[idx].testing;
     if (in->checked && !in->active) {
         p->result = MOTA_ERR_INTERNAL;
-        snprintf(p->detail, sizeof(p->detail), "the device answered installed, but its status does not show %.*s seq %llu "
-                 "active", (int)man->compat.c_name_len, man->compat.c_name ? man->compat.c_name : "",
+        snprintf(p->detail, sizeof(p->detail),
+                 "the device answered installed, but its status does not show %.*s seq %llu "
+                 "active",
+                 (int)man->compat.c_name_len, man->compat.c_name ? man->compat.c_name : "",
                  (unsigned long long)man->seq);
     }
 }

@@ -153,12 +153,14 @@ static bool dtype_named(const char *name, enum dtype *t)
 static int parse_options(int argc, char **argv, struct validate_opts *o)
 {
     enum { O_INPUTS = 256, O_OUTPUTS, O_DTYPE, O_TOL, O_MODEL, O_JSON, O_BAUD, O_TIMEOUT };
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"inputs", required_argument, 0, O_INPUTS},
         {"outputs", required_argument, 0, O_OUTPUTS}, {"dtype", required_argument, 0, O_DTYPE},
         {"tolerance", required_argument, 0, O_TOL}, {"model", required_argument, 0, O_MODEL},
         {"json", no_argument, 0, O_JSON}, {"baud", required_argument, 0, O_BAUD},
         {"timeout", required_argument, 0, O_TIMEOUT}, {0, 0, 0, 0}};
+    /* clang-format on */
     *o = (struct validate_opts){.link = {.baud = 115200, .timeout_s = 10}, .dtype = DT_INT8};
     int c;
     uint64_t v;
@@ -166,7 +168,10 @@ static int parse_options(int argc, char **argv, struct validate_opts *o)
     while ((c = tool_getopt(argc, argv, "h", opts, "validate")) != -1) {
         char *end;
         switch (c) {
-        case 'h': fputs(validate_usage, stdout); o->answered = true; return EXIT_OK;
+        case 'h':
+            fputs(validate_usage, stdout);
+            o->answered = true;
+            return EXIT_OK;
         case O_INPUTS: o->in_dir = optarg; break;
         case O_OUTPUTS: o->ref_dir = optarg; break;
         case O_MODEL: o->link.model = optarg; break;
@@ -391,8 +396,8 @@ static void report_text(const struct validate_opts *o, const struct device_side 
 
 /* The verdict, reported (JSON, or text once something was measured) and, unless a pass, said on
  * stderr: the exit code. */
-static int conclude(const struct client *cl, const struct validate_opts *o, struct device_side *d,
-                    struct tally *t, char **names)
+static int conclude(const struct client *cl, const struct validate_opts *o, struct device_side *d, struct tally *t,
+                    char **names)
 {
     struct summary s;
     summarise(t, &s);

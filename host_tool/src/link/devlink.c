@@ -101,7 +101,10 @@ static void parse_model_field(struct mota_cbor_dec *d, int64_t key, struct dev_m
     case MOTA_MINFO_C_NAME: get_str(d, m->name, sizeof(m->name)); break;
     case MOTA_MINFO_SLOT_SIZE: mota_cbor_get_uint(d, &m->slot_size); break;
     case MOTA_MINFO_COMMITTED: mota_cbor_get_uint(d, &m->committed); break;
-    case MOTA_MINFO_LAST_ERROR: mota_cbor_get_int(d, &iv); m->last_error = (int)iv; break;
+    case MOTA_MINFO_LAST_ERROR:
+        mota_cbor_get_int(d, &iv);
+        m->last_error = (int)iv;
+        break;
     case MOTA_MINFO_UPLOAD: /* [state, offset, length] */
         if (get_tuple(d, 3)) {
             m->up_state = get_small(d);
@@ -497,27 +500,60 @@ void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned
     json_arr_end(j);
 }
 
-int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
-              bool want_container,
-                     const char **container, double default_timeout)
+enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
+
+/* The LO_ bit a link option needs (every link command shares one table); 0: every command takes it. */
+static unsigned link_option_need(int c)
 {
-    enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
+    switch (c) {
+    case 'q': return LO_QUIET;
+    case O_JSON: return LO_JSON;
+    case O_CONFIRM: return LO_CONFIRM;
+    case O_MODEL: return LO_MODEL;
+    case O_INPUT:
+    case 'o':
+    case O_OUT_SIZE: return LO_INVOKE;
+    default: return 0;
+    }
+}
+
+/* --baud, --timeout or --output-size from optarg. */
+static int link_number(int c, struct link_opts *o, const char *cmd)
+{
+    uint64_t v;
+    if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
+        const char *name = c == O_TIMEOUT ? "--timeout" : c == O_BAUD ? "--baud" : "--output-size";
+        return tool_usage_err(cmd, "%s %s: %s", name, optarg,
+                              c == O_TIMEOUT ? "seconds, from 1 to 86400" : "a positive number");
+    }
+    if (c == O_BAUD)
+        o->baud = (unsigned)v;
+    else if (c == O_TIMEOUT)
+        o->timeout_s = (double)v;
+    else
+        o->out_size = v;
+    return EXIT_OK;
+}
+
+int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
+              bool want_container, const char **container, double default_timeout)
+{
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"baud", required_argument, 0, O_BAUD}, {"json", no_argument, 0, O_JSON},
         {"quiet", no_argument, 0, 'q'}, {"timeout", required_argument, 0, O_TIMEOUT},
         {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
         {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
         {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
-    int c;
-    uint64_t v;
+    /* clang-format on */
+    int c, rc;
     memset(o, 0, sizeof(*o));
     o->baud = 115200;
     o->timeout_s = default_timeout;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hqo:", opts, cmd)) != -1) {
         /* every link command shares one option table; the ones a command does not take are refused */
-        unsigned need = c == 'q' ? LO_QUIET : c == O_JSON ? LO_JSON : c == O_CONFIRM ? LO_CONFIRM
-                      : c == O_MODEL ? LO_MODEL : c == O_INPUT || c == 'o' || c == O_OUT_SIZE ? LO_INVOKE : 0;
+        unsigned need = link_option_need(c);
         if (need != 0 && !(allowed & need))
             return tool_usage_err(cmd, "unknown option %s", argv[optind - 1]);
         switch (c) {
@@ -531,13 +567,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         case O_BAUD:
         case O_TIMEOUT:
         case O_OUT_SIZE:
-            if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
-                return tool_usage_err(cmd, "%s %s: %s", c == O_TIMEOUT ? "--timeout" : c == O_BAUD ? "--baud" : "--output-size",
-                                      optarg, c == O_TIMEOUT ? "seconds, from 1 to 86400" : "a positive number");
-            }
-            if (c == O_BAUD) o->baud = (unsigned)v;
-            else if (c == O_TIMEOUT) o->timeout_s = (double)v;
-            else o->out_size = v;
+            if ((rc = link_number(c, o, cmd)) != EXIT_OK)
+                return rc;
             break;
         default: return EXIT_USAGE;
         }
@@ -557,8 +588,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
  * cannot be opened at all (no such file, connection refused) is reported at once when `first`;
  * on a reconnect it is tried again, as a device that resets drops off the bus for a moment.
  */
-int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first,
-                          const uint8_t **info, size_t *info_len)
+int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first, const uint8_t **info,
+                   size_t *info_len)
 {
     for (;;) {
         double left = deadline - tool_now();

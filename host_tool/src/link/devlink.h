@@ -27,7 +27,7 @@ struct dev_model {
     bool testing;
     uint64_t exec_used, faults;
     uint64_t exec_size, ext_size; /* what a model may use here (key 14) */
-    bool has_about; /* the model's own description (key 13) */
+    bool has_about;               /* the model's own description (key 13) */
     char about_name[33], about_compiled[33], about_tool[25];
     uint64_t about_tool_version, about_acts, about_weights;
     /* the model a rollback would bring back (key 15): [seq, version, manifest digest, slot] */
@@ -64,9 +64,9 @@ struct link_opts {
     uint64_t out_size;
 };
 
-#define LINK_EXITS                                                                                     \
-    "--timeout S bounds every wait for the device (default 10).\n"                                    \
-    "Exit codes: 0 done; 1 refused by the device; 2 usage; 3 port unusable; 5 device busy;\n"           \
+#define LINK_EXITS                                                                                                     \
+    "--timeout S bounds every wait for the device (default 10).\n"                                                     \
+    "Exit codes: 0 done; 1 refused by the device; 2 usage; 3 port unusable; 5 device busy;\n"                          \
     "6 timed out.\n"
 
 void copy_str(char *dst, size_t cap, const char *s, size_t n);

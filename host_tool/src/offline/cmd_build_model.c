@@ -41,10 +41,25 @@ extern char **environ;
 
 /* Relocation types by their ARM ELF ABI names (glibc's elf.h uses older ones). */
 enum {
-    RT_NONE = 0, RT_ABS32 = 2, RT_REL32 = 3, RT_THM_CALL = 10, RT_THM_PC8 = 11, RT_GOTOFF = 24, RT_GOTPC = 25,
-    RT_GOT_BREL = 26, RT_TARGET1 = 38, RT_V4BX = 40, RT_TARGET2 = 41, RT_THM_MOVW_ABS_NC = 47,
-    RT_THM_MOVT_ABS = 48, RT_THM_JUMP19 = 51, RT_THM_PC12 = 54, RT_GOT_PREL = 96, RT_THM_JUMP11 = 102,
-    RT_THM_JUMP8 = 103, RT_THM_JUMP24 = 30,
+    RT_NONE = 0,
+    RT_ABS32 = 2,
+    RT_REL32 = 3,
+    RT_THM_CALL = 10,
+    RT_THM_PC8 = 11,
+    RT_GOTOFF = 24,
+    RT_GOTPC = 25,
+    RT_GOT_BREL = 26,
+    RT_TARGET1 = 38,
+    RT_V4BX = 40,
+    RT_TARGET2 = 41,
+    RT_THM_MOVW_ABS_NC = 47,
+    RT_THM_MOVT_ABS = 48,
+    RT_THM_JUMP19 = 51,
+    RT_THM_PC12 = 54,
+    RT_GOT_PREL = 96,
+    RT_THM_JUMP11 = 102,
+    RT_THM_JUMP8 = 103,
+    RT_THM_JUMP24 = 30,
 };
 #define SEG_FLASH 0x20000000u
 #define SEG_RAM 0x40000000u
@@ -283,8 +298,8 @@ static int find_parts(const struct elf *e, bool legacy, struct parts *p)
 
 /* One relocation in .flash (in_flash) or .data: an ABS32 word in the RW data for the REL table (legacy:
  * a weights address to bind instead), nothing to do, or a refusal (reported). */
-static int take_reloc(const struct elf *e, const struct parts *p, const Elf32_Rel *r, bool in_flash,
-                      struct words *relw, struct words *binds)
+static int take_reloc(const struct elf *e, const struct parts *p, const Elf32_Rel *r, bool in_flash, struct words *relw,
+                      struct words *binds)
 {
     unsigned type = ELF32_R_TYPE(r->r_info), si = ELF32_R_SYM(r->r_info);
     uint32_t at = r->r_offset;
@@ -299,13 +314,13 @@ static int take_reloc(const struct elf *e, const struct parts *p, const Elf32_Re
         if (in_flash)
             return tool_fail(MOTA_ERR_ARG,
                              "absolute address (R_ARM_ABS32) in read-only code or data at 0x%08x: "
-                             "it cannot be patched in XIP mode (make the object non-const)", at);
+                             "it cannot be patched in XIP mode (make the object non-const)",
+                             at);
         if (p->legacy && (ret = bind_weights(e, p->data, binds, at)) != NOT_WEIGHTS)
             return ret;
         return words_add(relw, at);
     case RT_GOT_BREL:
-    case RT_GOT_PREL:
-        return MOTA_OK; /* a GOT slot: relocated by the GOT pass */
+    case RT_GOT_PREL: return MOTA_OK; /* a GOT slot: relocated by the GOT pass */
     case RT_REL32:
     case RT_THM_CALL:
     case RT_THM_JUMP24:
@@ -446,7 +461,8 @@ static void finish_legacy(const struct parts *p, const struct layout *l, const s
     for (size_t i = 0; i < binds->n; i++)
         mota_put32(bt + 4 + 4 * i, binds->v[i]);
     for (size_t i = 0; i < binds->n; i += 2)
-        mota_put32(b->image + l->ro + binds->v[i], 0); /* no weights address in the file: 0 is left alone by the loader */
+        mota_put32(b->image + l->ro + binds->v[i],
+                   0); /* no weights address in the file: 0 is left alone by the loader */
 }
 
 /* NPU: the params blob's offset and CRC-32, then the runtime context and the params pool descriptor,
@@ -523,17 +539,22 @@ struct build_opts {
 static int parse_options(int argc, char **argv, struct build_opts *o)
 {
     enum { O_SPLIT = 256, O_CPU, O_SECURE, O_OPT, O_SDK, O_CC, O_KEEP, O_VERBOSE, O_FAMILY };
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"out", required_argument, 0, 'o'}, {"split", required_argument, 0, O_SPLIT},
         {"cpu", required_argument, 0, O_CPU}, {"secure", no_argument, 0, O_SECURE}, {"opt", required_argument, 0, O_OPT},
         {"sdk", required_argument, 0, O_SDK}, {"cc", required_argument, 0, O_CC}, {"keep", required_argument, 0, O_KEEP},
         {"verbose", no_argument, 0, O_VERBOSE}, {"family", required_argument, 0, O_FAMILY}, {0, 0, 0, 0}};
+    /* clang-format on */
     int c;
     *o = (struct build_opts){.cpu = "cortex-m55", .opt = "-Os", .sdk = MOTA_MODEL_SDK_DIR, .cc = "arm-none-eabi-gcc"};
     optind = 1;
     while ((c = tool_getopt(argc, argv, "ho:I:D:", opts, "build-model")) != -1) {
         switch (c) {
-        case 'h': help(stdout); o->answered = true; return EXIT_OK;
+        case 'h':
+            help(stdout);
+            o->answered = true;
+            return EXIT_OK;
         case 'o': o->out = optarg; break;
         case O_SPLIT: o->split = optarg; break;
         case O_CPU: o->cpu = optarg; break;
@@ -591,9 +612,11 @@ static int check_outputs(const struct build_opts *o)
 /* the CPU part number the flags word carries, from -mcpu (SCB CPUID[15:4]); 0 when unknown */
 static unsigned cpu_part(const char *cpu)
 {
-    static const struct { const char *cpu; unsigned part; } parts[] = {
-        {"cortex-m0plus", 0xC60}, {"cortex-m3", 0xC23}, {"cortex-m4", 0xC24}, {"cortex-m7", 0xC27},
-        {"cortex-m33", 0xD21}, {"cortex-m55", 0xD22}, {"cortex-m85", 0xD23}};
+    static const struct {
+        const char *cpu;
+        unsigned part;
+    } parts[] = {{"cortex-m0plus", 0xC60}, {"cortex-m3", 0xC23},  {"cortex-m4", 0xC24}, {"cortex-m7", 0xC27},
+                 {"cortex-m33", 0xD21},    {"cortex-m55", 0xD22}, {"cortex-m85", 0xD23}};
     unsigned part = 0;
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         size_t n = strlen(parts[i].cpu);
@@ -606,8 +629,7 @@ static unsigned cpu_part(const char *cpu)
 /* The intermediate files and the flags that name them. */
 struct build {
     /* the directory leaves room for the names under it */
-    char dir[3072], cpu_flag[128], part_flag[64], sdk_inc[4096], ld[4096], rt[2][4096], elf_path[4096],
-        map_flag[4200];
+    char dir[3072], cpu_flag[128], part_flag[64], sdk_inc[4096], ld[4096], rt[2][4096], elf_path[4096], map_flag[4200];
 };
 
 /* The directory of the intermediate files: --keep DIR, or a temporary one (removed at the end). */
@@ -648,11 +670,24 @@ static void name_files(const struct build_opts *o, struct build *bd)
 static int compile(const struct build_opts *o, const struct build *bd, const char *src, const char *obj)
 {
     /* ST's relocatable code model: GOT through r9, no text-relative data. */
-    static const char *common[] = {"-mthumb", "-mfloat-abi=hard", "-fpic", "-msingle-pic-base",
-                                   "-mpic-register=r9", "-mno-pic-data-is-text-relative", "-ffreestanding",
-                                   "-fno-builtin", "-nostdlib", "-ffunction-sections", "-fdata-sections",
-                                   "-fno-common", "-fvisibility=hidden", "-fno-unwind-tables",
-                                   "-fno-asynchronous-unwind-tables", "-std=gnu11", "-Wall", "-Werror"};
+    static const char *common[] = {"-mthumb",
+                                   "-mfloat-abi=hard",
+                                   "-fpic",
+                                   "-msingle-pic-base",
+                                   "-mpic-register=r9",
+                                   "-mno-pic-data-is-text-relative",
+                                   "-ffreestanding",
+                                   "-fno-builtin",
+                                   "-nostdlib",
+                                   "-ffunction-sections",
+                                   "-fdata-sections",
+                                   "-fno-common",
+                                   "-fvisibility=hidden",
+                                   "-fno-unwind-tables",
+                                   "-fno-asynchronous-unwind-tables",
+                                   "-std=gnu11",
+                                   "-Wall",
+                                   "-Werror"};
     struct argv_buf a = {.n = 0};
     arg(&a, o->cc);
     arg(&a, bd->cpu_flag);
@@ -752,7 +787,8 @@ int cmd_build_model(int argc, char **argv)
         return rc;
     unsigned part = cpu_part(o.cpu);
     if (part == 0 && !o.user_part) {
-        tool_usage_err("build-model", "no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...", o.cpu);
+        tool_usage_err("build-model", "no CPU part number known for --cpu %s: pass -D MOTA_MODEL_CPU_PART=0x...",
+                       o.cpu);
         return EXIT_USAGE;
     }
     snprintf(bd.part_flag, sizeof(bd.part_flag), "-DMOTA_MODEL_CPU_PART=0x%03Xu", part);

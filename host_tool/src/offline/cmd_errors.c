@@ -18,7 +18,8 @@ int cmd_errors(int argc, char **argv)
         return EXIT_OK;
     }
     if (argc > 1 && !md) {
-        return tool_usage_err("errors", "unexpected argument '%s'", strcmp(argv[1], "--markdown") == 0 ? argv[2] : argv[1]);
+        return tool_usage_err("errors", "unexpected argument '%s'",
+                              strcmp(argv[1], "--markdown") == 0 ? argv[2] : argv[1]);
     }
     if (md)
         printf("| code | name | message |\n|---:|---|---|\n");

@@ -19,20 +19,19 @@
 
 static void help(FILE *f)
 {
-    fprintf(f,
-            "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE] KEY.pem\n\n"
-            "Prints the public key of KEY.pem (a private or a public key file, PEM or DER).\n"
-            "  --lang c      C source for a firmware that compiles its trusted keys in (default):\n"
-            "                `const struct mota_agent_key IDENT` (mota/agent.h) with the key-slot\n"
-            "                index, and `const uint8_t IDENT_id[MOTA_KEY_ID_LEN]`, the key id\n"
-            "                containers name it by; the agent takes it as\n"
-            "                cfg.keys[cfg.n_keys++] = IDENT;\n"
-            "  --lang pem    the public key, SubjectPublicKeyInfo PEM (for verify, sign --pub,\n"
-            "                pack --unsigned --pub)\n"
-            "  --lang id     the key id, 32 hex digits (for pack --unsigned --key-id)\n"
-            "  --name IDENT  the C identifier (default mota_signing_key)\n"
-            "  --index N     the key-slot index, for revocation (default 1; see mota provision)\n"
-            "  -o FILE       write to FILE (atomically) instead of stdout\n");
+    fprintf(f, "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE] KEY.pem\n\n"
+               "Prints the public key of KEY.pem (a private or a public key file, PEM or DER).\n"
+               "  --lang c      C source for a firmware that compiles its trusted keys in (default):\n"
+               "                `const struct mota_agent_key IDENT` (mota/agent.h) with the key-slot\n"
+               "                index, and `const uint8_t IDENT_id[MOTA_KEY_ID_LEN]`, the key id\n"
+               "                containers name it by; the agent takes it as\n"
+               "                cfg.keys[cfg.n_keys++] = IDENT;\n"
+               "  --lang pem    the public key, SubjectPublicKeyInfo PEM (for verify, sign --pub,\n"
+               "                pack --unsigned --pub)\n"
+               "  --lang id     the key id, 32 hex digits (for pack --unsigned --key-id)\n"
+               "  --name IDENT  the C identifier (default mota_signing_key)\n"
+               "  --index N     the key-slot index, for revocation (default 1; see mota provision)\n"
+               "  -o FILE       write to FILE (atomically) instead of stdout\n");
 }
 
 static bool c_identifier(const char *s)
@@ -55,18 +54,21 @@ static void c_bytes(FILE *f, const uint8_t *p, size_t n, const char *indent)
 static void write_c(FILE *f, const struct mota_p256_key *key, const uint8_t kid[MOTA_KEY_ID_LEN], const char *name,
                     uint64_t index, const char *path)
 {
-    fprintf(f, "/*\n * Trusted signing key for mota devices: written by `mota getpub --lang c` from\n * %s.\n"
-               " * Key id ", path);
+    fprintf(f,
+            "/*\n * Trusted signing key for mota devices: written by `mota getpub --lang c` from\n * %s.\n"
+            " * Key id ",
+            path);
     tool_hex(f, kid, MOTA_KEY_ID_LEN);
-    fprintf(f, " (the first 16 bytes of SHA-256 over the\n"
-               " * uncompressed point). The agent trusts it once it is in its configuration:\n"
-               " *     cfg.keys[cfg.n_keys++] = %s;\n */\n"
-               "#include \"mota/agent.h\"\n\n"
-               "const struct mota_agent_key %s = {\n    .pub = {\n",
+    fprintf(f,
+            " (the first 16 bytes of SHA-256 over the\n"
+            " * uncompressed point). The agent trusts it once it is in its configuration:\n"
+            " *     cfg.keys[cfg.n_keys++] = %s;\n */\n"
+            "#include \"mota/agent.h\"\n\n"
+            "const struct mota_agent_key %s = {\n    .pub = {\n",
             name, name);
     c_bytes(f, key->pub, MOTA_P256_PUB_LEN, "        ");
-    fprintf(f, "    },\n    .index = %llu,\n};\n\nconst uint8_t %s_id[MOTA_KEY_ID_LEN] = {\n", (unsigned long long)index,
-            name);
+    fprintf(f, "    },\n    .index = %llu,\n};\n\nconst uint8_t %s_id[MOTA_KEY_ID_LEN] = {\n",
+            (unsigned long long)index, name);
     c_bytes(f, kid, MOTA_KEY_ID_LEN, "    ");
     fprintf(f, "};\n");
 }
@@ -80,17 +82,20 @@ struct getpub_opts {
 static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *help_only)
 {
     enum { O_LANG = 256, O_NAME, O_INDEX };
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"lang", required_argument, 0, O_LANG},
-                                         {"name", required_argument, 0, O_NAME},
-                                         {"index", required_argument, 0, O_INDEX},
-                                         {"out", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},          {"lang", required_argument, 0, O_LANG},
+        {"name", required_argument, 0, O_NAME}, {"index", required_argument, 0, O_INDEX},
+        {"out", required_argument, 0, 'o'},     {0, 0, 0, 0}};
     int c;
     *o = (struct getpub_opts){.lang = "c", .name = "mota_signing_key", .index = 1};
     *help_only = false;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "ho:", opts, "getpub")) != -1) {
         switch (c) {
-        case 'h': help(stdout); *help_only = true; return EXIT_OK;
+        case 'h':
+            help(stdout);
+            *help_only = true;
+            return EXIT_OK;
         case 'o': o->out_path = optarg; break;
         case O_LANG:
             if (strcmp(optarg, "c") != 0 && strcmp(optarg, "pem") != 0 && strcmp(optarg, "id") != 0)

@@ -19,18 +19,18 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
     printf("family:        %s, reloc runtime %u.%u, %u-word header\n",
            in->family == MOTA_NBIN_FAMILY_NPU ? "Neural-ART NPU (ll_aton)" : "legacy X-CUBE-AI (ai_reloc)",
            in->reloc_major, in->reloc_minor, in->header_words);
-    printf("flags:         0x%08X: cpu 0x%03X %s, fpu %s, float ABI %s, toolchain %s",
-           in->flags, in->cpu_part, mota_nbin_cpu_name(in->cpu_part), in->fpu ? "yes" : "no",
-           mota_nbin_float_abi_name(in->float_abi), mota_nbin_toolchain_name(in->toolchain));
+    printf("flags:         0x%08X: cpu 0x%03X %s, fpu %s, float ABI %s, toolchain %s", in->flags, in->cpu_part,
+           mota_nbin_cpu_name(in->cpu_part), in->fpu ? "yes" : "no", mota_nbin_float_abi_name(in->float_abi),
+           mota_nbin_toolchain_name(in->toolchain));
     if (in->family == MOTA_NBIN_FAMILY_NPU)
         printf(", secure %s, dbg-info %s, async %s", in->secure ? "yes" : "no", in->dbg_info ? "yes" : "no",
                in->async ? "yes" : "no");
     printf("\n");
     printf("c_name:        %.*s\n", (int)in->c_name_len, in->c_name);
     if (in->family == MOTA_NBIN_FAMILY_NPU) {
-        printf("runtime:       %.*s, LL_ATON %u.%u.%u (extra %u), rt_ctx %u words\n", (int)in->rt_desc_len,
-               in->rt_desc, in->rt_version >> 24, (in->rt_version >> 16) & 0xff, (in->rt_version >> 8) & 0xff,
-               in->rt_version_extra, in->rtctx_words);
+        printf("runtime:       %.*s, LL_ATON %u.%u.%u (extra %u), rt_ctx %u words\n", (int)in->rt_desc_len, in->rt_desc,
+               in->rt_version >> 24, (in->rt_version >> 16) & 0xff, (in->rt_version >> 8) & 0xff, in->rt_version_extra,
+               in->rtctx_words);
         printf("params blob:   %u bytes, CRC-32 0x%08X\n", in->params_bin_size, in->params_bin_crc32);
     } else {
         /* what ai_rel_network_rt_get_info gives; the rest is in the model's report, made by its code */
@@ -41,14 +41,17 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
         printf("model report:  name, tool version and compile date come from the model's own report\n"
                "               (ai_rel_network_get_report) when it runs: `mota status` shows them\n");
     }
-    printf("sections:      RO %u, data copy %u, RW %u, GOT %u entries, REL %u entries\n", in->ro_size,
-           in->data_copy, in->rw_size, (in->got_end - in->got_off) / 4, in->rel_count);
+    printf("sections:      RO %u, data copy %u, RW %u, GOT %u entries, REL %u entries\n", in->ro_size, in->data_copy,
+           in->rw_size, (in->got_end - in->got_off) / 4, in->rel_count);
     const char *pw = in->family == MOTA_NBIN_FAMILY_NPU ? "params" : "weights";
     printf("sizes:         activations %u, %s %u, external RAM %u\n", in->acts_size, pw, in->params_size,
            in->ext_ram_size);
     printf("exec RAM:      XIP %u, COPY %u bytes%s\n", in->exec_ram_xip, in->exec_ram_copy,
            in->family == MOTA_NBIN_FAMILY_NPU ? "" : " (with the activations, each part rounded to 8)");
-    printf("%s:%*s%s\n", pw, (int)(14 - strlen(pw)), "", !in->has_params ? "none" : in->split ? "split (separate file)" : "appended");
+    printf("%s:%*s%s\n", pw, (int)(14 - strlen(pw)), "",
+           !in->has_params ? "none"
+           : in->split     ? "split (separate file)"
+                           : "appended");
     for (unsigned i = 0; i < in->n_pools; i++) {
         const struct mota_nbin_pool *p = &in->pools[i];
         printf("pool %u:        %-10.*s flags 0x%08X foff %u dst 0x%08X size %u\n", i, (int)p->name_len, p->name,
@@ -92,7 +95,10 @@ static void info_json(struct json *jp, const char *path, size_t len, const struc
     json_bool(&j, "async", in->async);
     json_str(&j, "toolchain", mota_nbin_toolchain_name(in->toolchain));
     json_strn(&j, "c_name", in->c_name, in->c_name_len);
-    if (in->rt_desc) json_strn(&j, "runtime_desc", in->rt_desc, in->rt_desc_len); else json_null(&j, "runtime_desc");
+    if (in->rt_desc)
+        json_strn(&j, "runtime_desc", in->rt_desc, in->rt_desc_len);
+    else
+        json_null(&j, "runtime_desc");
     json_uint(&j, "rt_version", in->rt_version);
     if (in->family == MOTA_NBIN_FAMILY_NPU) {
         char v[16];
@@ -127,8 +133,10 @@ struct info_opts {
 
 static int info_args(int argc, char **argv, struct info_opts *o)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'},
-                                         {"epochs", no_argument, 0, 'e'}, {"baseline", required_argument, 0, 'b'},
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"epochs", no_argument, 0, 'e'},
+                                         {"baseline", required_argument, 0, 'b'},
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;

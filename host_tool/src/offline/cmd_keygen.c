@@ -44,8 +44,7 @@ static int parse_paths(int argc, char **argv, const char **priv_path, char *pub_
 static int check_paths(const char *const paths[2], bool force)
 {
     if (tool_same_file(paths[0], paths[1])) {
-        tool_fail(MOTA_ERR_SAME_FILE, "the private key %s and the public key %s are the same file", paths[0],
-                  paths[1]);
+        tool_fail(MOTA_ERR_SAME_FILE, "the private key %s and the public key %s are the same file", paths[0], paths[1]);
         return EXIT_IO;
     }
     for (int i = 0; i < 2; i++) {
@@ -101,7 +100,8 @@ int cmd_keygen(int argc, char **argv)
     if ((rc = check_paths(paths, force)) != EXIT_OK)
         return rc;
     rc = EXIT_IO;
-    if ((ret = mota_key_generate(&key)) != MOTA_OK || (ret = mota_key_write_private_pem(&key, priv_pem, sizeof(priv_pem))) != MOTA_OK ||
+    if ((ret = mota_key_generate(&key)) != MOTA_OK ||
+        (ret = mota_key_write_private_pem(&key, priv_pem, sizeof(priv_pem))) != MOTA_OK ||
         (ret = mota_key_write_public_pem(&key, pub_pem, sizeof(pub_pem))) != MOTA_OK) {
         tool_fail(ret, "key generation");
         goto done;

@@ -118,8 +118,9 @@ static void *write_payloads(void *arg)
     }
     if (span == MOTA_OK && !w->crc_done) /* the params went compressed: their CRC-32 from the file */
         crc_take(w, 0, w->params->data, w->params->len);
-    w->params_ret = span != MOTA_OK ? span : w->crc_n == 0 || w->crc == w->info->params_bin_crc32
-                                                 ? MOTA_OK : MOTA_ERR_NBIN_PARAMS_CRC;
+    w->params_ret = span != MOTA_OK                                        ? span
+                    : w->crc_n == 0 || w->crc == w->info->params_bin_crc32 ? MOTA_OK
+                                                                           : MOTA_ERR_NBIN_PARAMS_CRC;
     w->failed = "writing";
     if (w->err == 0 && w->sync && fsync(w->fd) != 0) {
         w->err = errno;
@@ -242,8 +243,8 @@ static int epoch_summary(const struct pack_opts *o, const struct inputs *in, str
         return EXIT_INVALID;
     }
     if (ret != MOTA_ERR_NBIN_EPOCH_NONE && ret != MOTA_ERR_NBIN_EPOCH_FAMILY)
-        fprintf(stderr, "mota: warning: %s: no epoch summary in the manifest: %s: %s (mota info --epochs)\n",
-                o->model, mota_err_name(ret), mota_err_str(ret));
+        fprintf(stderr, "mota: warning: %s: no epoch summary in the manifest: %s: %s (mota info --epochs)\n", o->model,
+                mota_err_name(ret), mota_err_str(ret));
     return EXIT_OK;
 }
 
@@ -329,8 +330,8 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
         return EXIT_IO;
     }
     if (pw.params_ret != MOTA_OK) {
-        tool_fail(pw.params_ret, "%s does not match the header of %s", o->params ? o->params : "the appended params blob",
-                  o->model);
+        tool_fail(pw.params_ret, "%s does not match the header of %s",
+                  o->params ? o->params : "the appended params blob", o->model);
         return EXIT_INVALID;
     }
     return EXIT_OK;
@@ -408,14 +409,13 @@ int cmd_pack(int argc, char **argv)
     memset(&spec, 0, sizeof(spec));
     if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = load_model(&o, &in)) != EXIT_OK ||
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
-        (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK ||
-        (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
+        (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK || (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
         (rc = compress_components(&o, &spec, src, wire, zbuf)) != EXIT_OK ||
         (rc = write_container(&o, &in, &spec, src, wire, &key, kid)) != EXIT_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
-           in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len,
-           in.info.c_name, o.version, (unsigned long long)spec.seq, spec.n_components,
+           in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len, in.info.c_name,
+           o.version, (unsigned long long)spec.seq, spec.n_components,
            o.unsigned_ ? "UNSIGNED (mota sign signs it), " : "");
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");

@@ -37,8 +37,8 @@ static void manifest_text(const char *path, const struct mota_verify_result *r)
 {
     const struct mota_manifest *m = &r->manifest;
     printf("container:   %s\n", path);
-    printf("envelope:    SUIT (tag 107), %zu authentication block(s), %zu integrated payload(s)\n",
-           r->env.n_blocks, r->env.n_payloads);
+    printf("envelope:    SUIT (tag 107), %zu authentication block(s), %zu integrated payload(s)\n", r->env.n_blocks,
+           r->env.n_payloads);
     for (size_t b = 0; b < r->env.n_blocks; b++) {
         const struct mota_auth_block *blk = &r->env.blocks[b];
         printf("signature:   COSE_Sign1 %s, key id ", blk->alg == MOTA_COSE_ALG_ES256 ? "ES256" : "ESP256");
@@ -81,8 +81,8 @@ static void components_text(const struct mota_manifest *m)
         }
         if (comp->compressed) {
             printf("  sent as:   %s, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
-                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->z_size, comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0,
-                   (unsigned)comp->z_block);
+                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->z_size,
+                   comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0, (unsigned)comp->z_block);
             tool_hex(stdout, comp->z_digest, sizeof(comp->z_digest));
             printf("\n");
         }
@@ -109,7 +109,9 @@ static void compat_text(const struct mota_manifest *m)
     printf("compatibility:\n");
     printf("  c_name:          %.*s\n", (int)c->c_name_len, c->c_name);
     printf("  reloc runtime:   %u.%u (%s)\n", c->reloc_major, c->reloc_minor,
-           c->reloc_major == 8 ? "Neural-ART NPU" : c->reloc_major == 2 ? "X-CUBE-AI legacy" : "unknown");
+           c->reloc_major == 8   ? "Neural-ART NPU"
+           : c->reloc_major == 2 ? "X-CUBE-AI legacy"
+                                 : "unknown");
     printf("  cpu:             0x%03X %s\n", c->cpu_part, mota_nbin_cpu_name((uint16_t)c->cpu_part));
     printf("  fpu:             %s, float ABI %s\n", c->fpu ? "yes" : "no", mota_nbin_float_abi_name(c->float_abi));
     printf("  secure:          %s\n", c->secure ? "yes" : "no");
@@ -179,7 +181,11 @@ static void signatures_json(struct json *j, const struct mota_envelope *env)
 static void texts_json(struct json *j, const struct mota_manifest *m)
 {
     json_obj(j, "text");
-#define TXT(k, f) if (m->text.f) json_strn(j, k, m->text.f, m->text.f##_len); else json_null(j, k)
+#define TXT(k, f)                                                                                                      \
+    if (m->text.f)                                                                                                     \
+        json_strn(j, k, m->text.f, m->text.f##_len);                                                                   \
+    else                                                                                                               \
+        json_null(j, k)
     TXT("model_name", model_name);
     TXT("version", version);
     TXT("vendor_name", vendor_name);
@@ -197,9 +203,18 @@ static void components_json(struct json *j, const struct mota_manifest *m)
         json_obj(j, NULL);
         json_str(j, "role", mota_component_name(comp->role));
         json_hex(j, "id_cbor", comp->id, comp->id_len);
-        if (comp->has_size) json_uint(j, "size", comp->size); else json_null(j, "size");
-        if (comp->has_digest) json_hex(j, "sha256", comp->digest, MOTA_SHA256_LEN); else json_null(j, "sha256");
-        if (comp->has_uri) json_strn(j, "payload", comp->uri, comp->uri_len); else json_null(j, "payload");
+        if (comp->has_size)
+            json_uint(j, "size", comp->size);
+        else
+            json_null(j, "size");
+        if (comp->has_digest)
+            json_hex(j, "sha256", comp->digest, MOTA_SHA256_LEN);
+        else
+            json_null(j, "sha256");
+        if (comp->has_uri)
+            json_strn(j, "payload", comp->uri, comp->uri_len);
+        else
+            json_null(j, "payload");
         if (comp->compressed) {
             json_obj(j, "compression");
             json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : "deflate");
@@ -210,8 +225,14 @@ static void components_json(struct json *j, const struct mota_manifest *m)
         } else {
             json_null(j, "compression");
         }
-        if (comp->has_vendor) uuid_json(j, "vendor_id", comp->vendor_id); else json_null(j, "vendor_id");
-        if (comp->has_class) uuid_json(j, "class_id", comp->class_id); else json_null(j, "class_id");
+        if (comp->has_vendor)
+            uuid_json(j, "vendor_id", comp->vendor_id);
+        else
+            json_null(j, "vendor_id");
+        if (comp->has_class)
+            uuid_json(j, "class_id", comp->class_id);
+        else
+            json_null(j, "class_id");
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -242,8 +263,14 @@ static void compat_json(struct json *j, const struct mota_manifest *m)
     } else {
         json_null(j, "ll_aton_version");
     }
-    if (c->rt_desc) json_strn(j, "runtime_desc", c->rt_desc, c->rt_desc_len); else json_null(j, "runtime_desc");
-    if (c->has_struct_sizes) json_uint(j, "struct_sizes", c->struct_sizes); else json_null(j, "struct_sizes");
+    if (c->rt_desc)
+        json_strn(j, "runtime_desc", c->rt_desc, c->rt_desc_len);
+    else
+        json_null(j, "runtime_desc");
+    if (c->has_struct_sizes)
+        json_uint(j, "struct_sizes", c->struct_sizes);
+    else
+        json_null(j, "struct_sizes");
     json_strn(j, "c_name", c->c_name, c->c_name_len);
     json_uint(j, "activations_size", c->acts_size);
     json_uint(j, "params_size", c->params_size);
@@ -330,9 +357,12 @@ struct show_opts {
 
 static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'},
-                                         {"json", no_argument, 0, 'j'}, {"quiet", no_argument, 0, 'q'},
-                                         {"epochs", no_argument, 0, 'e'}, {"baseline", required_argument, 0, 'b'},
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"key", required_argument, 0, 'k'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"epochs", no_argument, 0, 'e'},
+                                         {"baseline", required_argument, 0, 'b'},
                                          {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof(*o));

@@ -63,10 +63,12 @@ struct sign_opts {
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
     enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC };
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"signer", required_argument, 0, O_SIGNER}, {"pub", required_argument, 0, O_PUB},
         {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC}, {0, 0, 0, 0}};
+    /* clang-format on */
     bool have_format = false;
     int c;
     memset(o, 0, sizeof(*o));
@@ -89,8 +91,9 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
         }
     }
     if (argc - optind != 1)
-        return tool_usage_err("sign", argc - optind < 1 ? "needs the unsigned container"
-                                                        : "takes exactly one container, not also '%s'", argv[argc - 1]);
+        return tool_usage_err(
+            "sign", argc - optind < 1 ? "needs the unsigned container" : "takes exactly one container, not also '%s'",
+            argv[argc - 1]);
     o->in = argv[optind];
     if (!o->key == !o->signer)
         return tool_usage_err("sign", "signs with --key or through --signer, one of them");
@@ -174,8 +177,10 @@ static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood)
 static int signer_ended(const char *cmd, int status, bool flood)
 {
     if (flood)
-        return tool_fail(MOTA_ERR_SIGNER_OUTPUT, "'%s' wrote more than %u bytes on its stdout and was stopped "
-                         "(a DER ECDSA signature is at most 72)", cmd, SIGNER_FLOOD);
+        return tool_fail(MOTA_ERR_SIGNER_OUTPUT,
+                         "'%s' wrote more than %u bytes on its stdout and was stopped "
+                         "(a DER ECDSA signature is at most 72)",
+                         cmd, SIGNER_FLOOD);
     if (WIFSIGNALED(status))
         return tool_fail(MOTA_ERR_SIGNER, "'%s' was killed by signal %d", cmd, WTERMSIG(status));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

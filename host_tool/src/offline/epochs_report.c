@@ -149,7 +149,8 @@ static void cpu_work_text(FILE *f, const struct epochs_view *v, const struct mot
             fprintf(f, "unknown (no call into the runtime library recognised)");
     } else if (b->kind == MOTA_EPOCH_SW) {
         if (b->sw_node >= 0)
-            fprintf(f, "%s (software kernel, LL_SW node type %d)", mota_epochs_sw_name(b->sw_node, v->rep.rt_version), b->sw_node);
+            fprintf(f, "%s (software kernel, LL_SW node type %d)", mota_epochs_sw_name(b->sw_node, v->rep.rt_version),
+                    b->sw_node);
         else
             fprintf(f, "unknown software kernel (its code has a shape mota does not read)");
     } else {
@@ -200,24 +201,25 @@ void epochs_summary_line(FILE *f, const struct mota_epoch_summary *s)
         fprintf(f, "%u epochs: %u NPU only, %u hybrid, %u CPU only", s->epochs, s->npu_epochs, s->hybrid_epochs,
                 s->sw_epochs);
     else
-        fprintf(f, "epochs: %u hybrid, %u CPU only, NPU count unknown (no debug info)", s->hybrid_epochs,
-                s->sw_epochs);
+        fprintf(f, "epochs: %u hybrid, %u CPU only, NPU count unknown (no debug info)", s->hybrid_epochs, s->sw_epochs);
 }
 
 static void summary_text(FILE *f, const struct epochs_view *v)
 {
     const struct mota_epoch_summary *s = &v->rep.sum;
-    fprintf(f, "summary:       %u blocks: %u epoch-controller blobs, %u hardware, %u hybrid, %u software\n",
-            s->blocks, s->blob, s->hw, s->hybrid, s->sw);
+    fprintf(f, "summary:       %u blocks: %u epoch-controller blobs, %u hardware, %u hybrid, %u software\n", s->blocks,
+            s->blob, s->hw, s->hybrid, s->sw);
     if (s->epochs_known)
         fprintf(f, "               %u epochs: %u on the NPU alone, %u hybrid (NPU and CPU), %u on the CPU alone\n",
                 s->epochs, s->npu_epochs, s->hybrid_epochs, s->sw_epochs);
     else
-        fprintf(f, "               epochs: %u hybrid (NPU and CPU), %u on the CPU alone; the epochs inside the\n"
-                   "               blobs are not counted: the model was built without LL_ATON_EB_DBG_INFO\n",
+        fprintf(f,
+                "               epochs: %u hybrid (NPU and CPU), %u on the CPU alone; the epochs inside the\n"
+                "               blobs are not counted: the model was built without LL_ATON_EB_DBG_INFO\n",
                 s->hybrid_epochs, s->sw_epochs);
-    fprintf(f, "               %u epochs use the CPU. Blocks and epochs are counted apart: one blob block\n"
-               "               runs many epochs, and one epoch may take several blocks.\n",
+    fprintf(f,
+            "               %u epochs use the CPU. Blocks and epochs are counted apart: one blob block\n"
+            "               runs many epochs, and one epoch may take several blocks.\n",
             s->hybrid_epochs + s->sw_epochs);
 }
 
@@ -292,8 +294,10 @@ void epochs_text(FILE *f, const struct epochs_view *v)
         return;
     }
     if (!r->present) {
-        fprintf(f, "epochs:        none: get_epoch_items returns NULL, the model has no epoch table and runs\n"
-                   "               entirely on the CPU (%.*s)\n", (int)v->in.rt_desc_len, v->in.rt_desc);
+        fprintf(f,
+                "epochs:        none: get_epoch_items returns NULL, the model has no epoch table and runs\n"
+                "               entirely on the CPU (%.*s)\n",
+                (int)v->in.rt_desc_len, v->in.rt_desc);
         return;
     }
     fprintf(f, "epochs:        LL_ATON %u.%u.%u, table at file offset %u, %zu blocks in %u-byte records (%s)\n",
@@ -304,7 +308,8 @@ void epochs_text(FILE *f, const struct epochs_view *v)
         const struct mota_epoch_block *b = &v->blocks[i];
         char range[24];
         epochs_range(range, sizeof(range), v, b);
-        fprintf(f, "  %5zu  %-9s  %-6s  %-7s  ", i, range, mota_epochs_kind_name(b->kind), mota_epochs_runs_on(b->kind));
+        fprintf(f, "  %5zu  %-9s  %-6s  %-7s  ", i, range, mota_epochs_kind_name(b->kind),
+                mota_epochs_runs_on(b->kind));
         cpu_work_text(f, v, b);
         fprintf(f, "\n");
     }
@@ -469,7 +474,8 @@ void epochs_json(struct json *j, const struct epochs_view *v)
         json_null(j, "epochs");
         return;
     }
-    snprintf(ver, sizeof(ver), "%u.%u.%u", r->rt_version >> 24, (r->rt_version >> 16) & 0xFF, (r->rt_version >> 8) & 0xFF);
+    snprintf(ver, sizeof(ver), "%u.%u.%u", r->rt_version >> 24, (r->rt_version >> 16) & 0xFF,
+             (r->rt_version >> 8) & 0xFF);
     json_obj(j, "epochs");
     json_str(j, "ll_aton", ver);
     json_uint(j, "record_size", r->record_size);
@@ -554,9 +560,10 @@ void epochs_compare_text(FILE *f, const struct epochs_view *old, const struct ep
     const struct mota_epoch_summary *a = &old->rep.sum, *b = &cur->rep.sum;
     fprintf(f, "baseline:      %s\n", old->path);
     if (!old->rep.present || !cur->rep.present) {
-        fprintf(f, "verdict:       %s\n", old->rep.present ? "WORSE: the update runs entirely on the CPU (no epoch table)"
-                                      : cur->rep.present ? "better: the baseline ran entirely on the CPU (no epoch table)"
-                                                          : "neither model has an epoch table: both run on the CPU");
+        fprintf(f, "verdict:       %s\n",
+                old->rep.present   ? "WORSE: the update runs entirely on the CPU (no epoch table)"
+                : cur->rep.present ? "better: the baseline ran entirely on the CPU (no epoch table)"
+                                   : "neither model has an epoch table: both run on the CPU");
         return;
     }
     delta_line(f, "blocks", a->blocks, b->blocks);
@@ -611,11 +618,14 @@ void epochs_compare_json(struct json *j, const struct epochs_view *old, const st
 int epochs_policy(const struct mota_epoch_summary *s, long max_sw, long max_cpu)
 {
     if (max_sw >= 0 && s->sw_epochs > (unsigned long)max_sw)
-        return tool_fail(MOTA_ERR_NBIN_EPOCH_POLICY, "%u epochs run on the CPU alone (software kernels); "
-                         "--max-sw-epochs allows %ld", s->sw_epochs, max_sw);
+        return tool_fail(MOTA_ERR_NBIN_EPOCH_POLICY,
+                         "%u epochs run on the CPU alone (software kernels); "
+                         "--max-sw-epochs allows %ld",
+                         s->sw_epochs, max_sw);
     if (max_cpu >= 0 && s->hybrid_epochs + s->sw_epochs > (unsigned long)max_cpu)
-        return tool_fail(MOTA_ERR_NBIN_EPOCH_POLICY, "%u epochs use the CPU (%u hybrid, %u software); "
-                         "--max-cpu-epochs allows %ld", s->hybrid_epochs + s->sw_epochs, s->hybrid_epochs,
-                         s->sw_epochs, max_cpu);
+        return tool_fail(MOTA_ERR_NBIN_EPOCH_POLICY,
+                         "%u epochs use the CPU (%u hybrid, %u software); "
+                         "--max-cpu-epochs allows %ld",
+                         s->hybrid_epochs + s->sw_epochs, s->hybrid_epochs, s->sw_epochs, max_cpu);
     return MOTA_OK;
 }

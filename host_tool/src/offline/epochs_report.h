@@ -15,8 +15,8 @@
 struct json;
 
 struct epochs_view {
-    const char *path;   /* the file it came from (model or container) */
-    bool container;     /* the model is the code payload of a container */
+    const char *path; /* the file it came from (model or container) */
+    bool container;   /* the model is the code payload of a container */
     struct mota_nbin_info in;
     struct mota_epoch_report rep;
     struct mota_epoch_block *blocks; /* MOTA_EPOCH_MAX_BLOCKS */

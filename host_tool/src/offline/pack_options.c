@@ -168,15 +168,42 @@ static bool seq_from_version(const char *s, uint64_t *seq)
     return true;
 }
 
-enum { O_PARAMS = 256, O_VENDOR, O_CLASS, O_VERSION, O_SEQ, O_NAME, O_DESC, O_MODE, O_STIN, O_STOUT, O_STLAT,
-       O_UNSIGNED, O_PUB, O_KID, O_MAXSW, O_MAXCPU, O_COMPRESS, O_SYNC };
+enum {
+    O_PARAMS = 256,
+    O_VENDOR,
+    O_CLASS,
+    O_VERSION,
+    O_SEQ,
+    O_NAME,
+    O_DESC,
+    O_MODE,
+    O_STIN,
+    O_STOUT,
+    O_STLAT,
+    O_UNSIGNED,
+    O_PUB,
+    O_KID,
+    O_MAXSW,
+    O_MAXCPU,
+    O_COMPRESS,
+    O_SYNC
+};
 
-/* The options whose value is checked: --key-id, --seq, --selftest-max-latency-us, --install-mode,
- * --max-sw-epochs, --max-cpu-epochs. */
+/* The options whose value is checked or noted: --version, --compress, --key-id, --seq,
+ * --selftest-max-latency-us, --install-mode, --max-sw-epochs, --max-cpu-epochs. */
 static int checked_opt(struct pack_opts *o, int c, const char *arg)
 {
     uint64_t v = 0;
     switch (c) {
+    case O_VERSION:
+        o->version = arg;
+        o->have_version = true;
+        break;
+    case O_COMPRESS: /* an optional argument: NULL is the default algorithm */
+        if (arg != NULL && strcmp(arg, "deflate") != 0 && strcmp(arg, "lz4") != 0)
+            return tool_usage_err("pack", "--compress=%s: the algorithms are deflate and lz4", arg);
+        o->compress = arg != NULL && strcmp(arg, "lz4") == 0 ? MOTA_DECOMP_LZ4 : MOTA_DECOMP_DEFLATE;
+        break;
     case O_MAXSW:
     case O_MAXCPU:
         if (!tool_parse_u64(arg, &v) || v > 65535)
@@ -186,8 +213,8 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
         break;
     case O_KID:
         if (!tool_parse_hex(arg, o->kid, sizeof(o->kid)))
-            return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)",
-                                  arg, sizeof(o->kid));
+            return tool_usage_err("pack", "--key-id '%s' is not %zu bytes in hex (32 digits, as keygen prints)", arg,
+                                  sizeof(o->kid));
         o->have_kid = true;
         break;
     case O_SEQ:
@@ -215,6 +242,7 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
 
 static int parse_args(int argc, char **argv, struct pack_opts *o)
 {
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"params", required_argument, 0, O_PARAMS}, {"vendor", required_argument, 0, O_VENDOR},
@@ -227,6 +255,7 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
         {"compress", optional_argument, 0, O_COMPRESS}, {"sync", no_argument, 0, O_SYNC},
         {0, 0, 0, 0}};
+    /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
     o->max_sw = o->max_cpu = -1;
@@ -241,19 +270,15 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         case O_PARAMS: o->params = optarg; break;
         case O_VENDOR: o->vendor = optarg; break;
         case O_CLASS: o->klass = optarg; break;
-        case O_VERSION: o->version = optarg; o->have_version = true; break;
         case O_UNSIGNED: o->unsigned_ = true; break;
-        case O_COMPRESS:
-            if (optarg != NULL && strcmp(optarg, "deflate") != 0 && strcmp(optarg, "lz4") != 0)
-                return tool_usage_err("pack", "--compress=%s: the algorithms are deflate and lz4", optarg);
-            o->compress = optarg != NULL && strcmp(optarg, "lz4") == 0 ? MOTA_DECOMP_LZ4 : MOTA_DECOMP_DEFLATE;
-            break;
         case O_SYNC: o->sync = true; break;
         case O_PUB: o->pub = optarg; break;
         case O_NAME: o->name = optarg; break;
         case O_DESC: o->description = optarg; break;
         case O_STIN: o->st_in = optarg; break;
         case O_STOUT: o->st_out = optarg; break;
+        case O_VERSION:
+        case O_COMPRESS:
         case O_KID:
         case O_MAXSW:
         case O_MAXCPU:
@@ -267,8 +292,10 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         }
     }
     if (argc - optind != 1)
-        return tool_usage_err("pack", argc - optind < 1 ? "needs the model file (network_rel.bin)"
-                                                        : "takes exactly one model file, not also '%s'", argv[argc - 1]);
+        return tool_usage_err("pack",
+                              argc - optind < 1 ? "needs the model file (network_rel.bin)"
+                                                : "takes exactly one model file, not also '%s'",
+                              argv[argc - 1]);
     o->model = argv[optind];
     return EXIT_OK;
 }
@@ -282,9 +309,13 @@ static int check_combination(const struct pack_opts *o)
     if (!o->unsigned_ && (o->pub || o->have_kid))
         return tool_usage_err("pack", "--pub and --key-id go with --unsigned (--key signs at once)");
     if (o->unsigned_ && !o->pub == !o->have_kid)
-        return tool_usage_err("pack", "--unsigned needs the signing key's --pub PUBLIC.pem or its --key-id, one of them");
-    const char *missing = !o->key && !o->unsigned_ ? "--key" : !o->out ? "--out" : !o->vendor ? "--vendor"
-                          : !o->klass ? "--class" : NULL;
+        return tool_usage_err("pack",
+                              "--unsigned needs the signing key's --pub PUBLIC.pem or its --key-id, one of them");
+    const char *missing = !o->key && !o->unsigned_ ? "--key"
+                          : !o->out                ? "--out"
+                          : !o->vendor             ? "--vendor"
+                          : !o->klass              ? "--class"
+                                                   : NULL;
     if (missing)
         return tool_usage_err("pack", "%s is required", missing);
     /* a clock as the default once locked devices out: the first such container confirmed, every
@@ -302,7 +333,8 @@ static int check_combination(const struct pack_opts *o)
 /* The container's texts: within bounds and UTF-8; the vendor and the class named. */
 static int check_texts(const struct pack_opts *o)
 {
-    if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT || (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
+    if (strlen(o->version) > MOTA_CONTAINER_MAX_TEXT ||
+        (o->description && strlen(o->description) > MOTA_CONTAINER_MAX_TEXT) ||
         (o->name && strlen(o->name) > MOTA_CONTAINER_MAX_TEXT) || strlen(o->vendor) > MOTA_CONTAINER_MAX_TEXT) {
         tool_usage_err("pack", "--vendor, --name, --version and --description are limited to %u bytes",
                        MOTA_CONTAINER_MAX_TEXT);
@@ -311,8 +343,8 @@ static int check_texts(const struct pack_opts *o)
     /* the container's text strings must be UTF-8: refused here, not by verify later */
     const struct {
         const char *opt, *val;
-    } texts[] = {{"--description", o->description}, {"--name", o->name}, {"--version", o->version},
-                 {"--vendor", o->vendor}};
+    } texts[] = {
+        {"--description", o->description}, {"--name", o->name}, {"--version", o->version}, {"--vendor", o->vendor}};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if (texts[i].val == NULL)
             continue;
@@ -348,8 +380,10 @@ static int check_version(struct pack_opts *o)
         return EXIT_USAGE;
     }
     if (o->seq_from_version && !seq_from_version(o->version, &o->seq))
-        return tool_usage_err("pack", "--seq from-version: --version %s is out of range (MAJOR below 4194304, "
-                                      "MINOR and PATCH below 1048576): give --seq N", o->version);
+        return tool_usage_err("pack",
+                              "--seq from-version: --version %s is out of range (MAJOR below 4194304, "
+                              "MINOR and PATCH below 1048576): give --seq N",
+                              o->version);
     return EXIT_OK;
 }
 
@@ -359,8 +393,12 @@ static int check_output(const struct pack_opts *o)
 {
     const struct {
         const char *what, *path;
-    } inputs[] = {{"--key", o->key}, {"the model", o->model}, {"--params", o->params}, {"--selftest-input", o->st_in},
-                  {"--selftest-output", o->st_out}, {"--pub", o->pub}};
+    } inputs[] = {{"--key", o->key},
+                  {"the model", o->model},
+                  {"--params", o->params},
+                  {"--selftest-input", o->st_in},
+                  {"--selftest-output", o->st_out},
+                  {"--pub", o->pub}};
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         if (inputs[i].path != NULL && tool_same_file(o->out, inputs[i].path)) {
             tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o->out, inputs[i].what, inputs[i].path);

@@ -7,9 +7,8 @@
 
 #include <stdlib.h>
 
-int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_result *r,
-                      enum mota_component_role role, const struct mota_component **comp, const uint8_t **wire,
-                      size_t *wire_len)
+int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_result *r, enum mota_component_role role,
+                      const struct mota_component **comp, const uint8_t **wire, size_t *wire_len)
 {
     size_t pos = r->env.head_len;
     for (size_t i = 0; i < r->env.n_payloads && pos <= len; i++) {

@@ -11,9 +11,8 @@
 /* The payload of the component with `role` in a container whose envelope and manifest r holds and
  * whose payloads were checked (mota_container_check_payloads or _verify): MOTA_OK, its component and
  * its bytes as sent, or MOTA_ERR_PAYLOAD_MISSING. */
-int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_result *r,
-                      enum mota_component_role role, const struct mota_component **comp, const uint8_t **wire,
-                      size_t *wire_len);
+int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_result *r, enum mota_component_role role,
+                      const struct mota_component **comp, const uint8_t **wire, size_t *wire_len);
 
 /* A component's image: its payload itself, or the payload decompressed into a malloc'd *owned (the
  * caller frees it; NULL when nothing was allocated) and checked against the image's signed digest. */

@@ -17,55 +17,88 @@
 static const struct tool_profile profiles[] = {
     {.name = "stm32n6570-dk",
      .board = "STM32N6570-DK: STM32N657X0H3Q, Cortex-M55 and Neural-ART NPU",
-     .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true, .dbg_info = true,
-             .async = true, .reloc_families = NPU, .has_ll_aton = true, .ll_aton_major = 1, .ll_aton_minor = 1,
-             .ll_aton_micro = 1, .struct_sizes = 0x3038, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xD22,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = true,
+             .dbg_info = true,
+             .async = true,
+             .reloc_families = NPU,
+             .has_ll_aton = true,
+             .ll_aton_major = 1,
+             .ll_aton_minor = 1,
+             .ll_aton_micro = 1,
+             .struct_sizes = 0x3038,
+             .install_modes = XIP_COPY},
      .internal_ram = 4224 * KIB, /* AXISRAM1..6, CACHEAXI, VENCRAM */
      .exec_ram = 1 * MIB,        /* AXISRAM2 */
-     .ext_ram = 32 * MIB, .ext_base = 0x90000000u, /* hexadeca-SPI PSRAM on XSPI1 */
-     .flash = 128 * MIB,                          /* octo-SPI NOR on XSPI2 */
+     .ext_ram = 32 * MIB,
+     .ext_base = 0x90000000u, /* hexadeca-SPI PSRAM on XSPI1 */
+     .flash = 128 * MIB,      /* octo-SPI NOR on XSPI2 */
      .update_area = 16 * MIB,
      .n_regions = 4, /* AXISRAM3..6: the NPU's activation RAMs */
-     .regions = {{0x34200000u, 448 * KIB}, {0x34270000u, 448 * KIB}, {0x342E0000u, 448 * KIB},
-                 {0x34350000u, 448 * KIB}}},
+     .regions =
+         {{0x34200000u, 448 * KIB}, {0x34270000u, 448 * KIB}, {0x342E0000u, 448 * KIB}, {0x34350000u, 448 * KIB}}},
     {.name = "stm32h747i-disco",
      .board = "STM32H747I-DISCO: STM32H747XIH6, Cortex-M7 (the M4 core not used)",
-     .dev = {.cpu_part = 0xC27, .fpu_enabled = true, .float_abi = 2, .secure = false,
-             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xC27,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = false,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
      .internal_ram = 1060 * KIB, /* TCM, AXI SRAM, SRAM1..4, backup SRAM */
      .exec_ram = 512 * KIB,      /* AXI SRAM */
-     .ext_ram = 32 * MIB, .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
+     .ext_ram = 32 * MIB,
+     .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
      .flash = 2 * MIB,
      .update_area = 1 * MIB}, /* flash bank 2 */
     {.name = "b-u585i-iot02a",
      .board = "B-U585I-IOT02A: STM32U585AII6Q, Cortex-M33",
-     .dev = {.cpu_part = 0xD21, .fpu_enabled = true, .float_abi = 2, .secure = false,
-             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xD21,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = false,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
      .internal_ram = 784 * KIB, /* SRAM1..4 */
      .exec_ram = 512 * KIB,     /* SRAM3 */
-     .ext_ram = 8 * MIB, .ext_base = 0x90000000u, /* octo-SPI PSRAM on OCTOSPI1 */
+     .ext_ram = 8 * MIB,
+     .ext_base = 0x90000000u, /* octo-SPI PSRAM on OCTOSPI1 */
      .flash = 2 * MIB,
      .update_area = 1 * MIB}, /* flash bank 2 */
     {.name = "nucleo-f401re",
      .board = "NUCLEO-F401RE: STM32F401RET6, Cortex-M4",
-     .dev = {.cpu_part = 0xC24, .fpu_enabled = true, .float_abi = 2, .secure = false,
-             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xC24,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = false,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
      .internal_ram = 96 * KIB,
      .exec_ram = 64 * KIB, /* the rest is the firmware's */
      .flash = 512 * KIB,
      .update_area = 384 * KIB}, /* sectors 5..7 */
     {.name = "an547",
      .board = "QEMU mps3-an547: Arm MPS3 AN547 (SSE-300), Cortex-M55, no NPU",
-     .dev = {.cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
-             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xD22,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = true,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
      .internal_ram = 3 * MIB, /* ITCM, DTCM, SRAM */
      .exec_ram = 2 * MIB,     /* SRAM: hal/ports/mps/an547/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
      .update_area = MOTA_BOARD_PROVISION}, /* the board's journal and slots, without its provisioning sector */
     {.name = "an505",
      .board = "QEMU mps2-an505: Arm MPS2 AN505 (IoT Kit), Cortex-M33",
-     .dev = {.cpu_part = 0xD21, .fpu_enabled = true, .float_abi = 2, .secure = true,
-             .reloc_families = LEGACY | NPU, .install_modes = XIP_COPY},
+     .dev = {.cpu_part = 0xD21,
+             .fpu_enabled = true,
+             .float_abi = 2,
+             .secure = true,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
      .internal_ram = 8 * MIB, /* SSRAM1..3 */
      .exec_ram = 2 * MIB,     /* SSRAM3: hal/ports/mps/an505/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
@@ -85,8 +118,8 @@ void tool_profile_list(FILE *f)
     for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
         char d[256];
         tool_profile_describe(&profiles[i].dev, d, sizeof(d));
-        fprintf(f, "%-17s %s\n%17s %s; exec RAM %u KiB, external RAM %u KiB\n", profiles[i].name,
-                profiles[i].board, "", d, profiles[i].exec_ram / KIB, profiles[i].ext_ram / KIB);
+        fprintf(f, "%-17s %s\n%17s %s; exec RAM %u KiB, external RAM %u KiB\n", profiles[i].name, profiles[i].board, "",
+                d, profiles[i].exec_ram / KIB, profiles[i].ext_ram / KIB);
     }
 }
 
@@ -106,7 +139,9 @@ void tool_profile_describe(const struct mota_device_profile *p, char *out, size_
     snprintf(out, cap, "%s (0x%X), %s, %s, %s; runs %s%s%s", cpu ? cpu : "unknown CPU", p->cpu_part,
              p->fpu_enabled ? "FPU" : "no FPU", p->float_abi < 3 ? abi[p->float_abi] : "unknown ABI",
              p->secure ? "secure" : "non-secure", npu, npu[0] && (p->reloc_families & LEGACY) ? ", " : "",
-             (p->reloc_families & LEGACY) ? "X-CUBE-AI legacy v2" : npu[0] ? "" : "no model family");
+             (p->reloc_families & LEGACY) ? "X-CUBE-AI legacy v2"
+             : npu[0]                     ? ""
+                                          : "no model family");
 }
 
 static uint32_t round8(uint32_t v)

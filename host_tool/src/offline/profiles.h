@@ -15,8 +15,8 @@
 #include <stdio.h>
 
 struct tool_profile {
-    const char *name;  /* the board name in lower case */
-    const char *board; /* board, MCU, core */
+    const char *name;               /* the board name in lower case */
+    const char *board;              /* board, MCU, core */
     struct mota_device_profile dev; /* the compatibility fields; exec/ext RAM below */
     uint64_t internal_ram;          /* all internal SRAM of the MCU (reported) */
     uint32_t exec_ram;              /* what a model gets for code and data (--exec-ram), shared by the models */

@@ -60,8 +60,8 @@ struct board {
     char fault[64];
     unsigned starts, quick_fails;
     time_t last_start;
-    struct gate gate; /* one host at a time on the TCP endpoint */
-    char where[300];  /* the TCP endpoint: tcp:HOST:PORT */
+    struct gate gate;      /* one host at a time on the TCP endpoint */
+    char where[300];       /* the TCP endpoint: tcp:HOST:PORT */
     const char *port_path; /* --port-file */
     bool port_written;
 };
@@ -146,8 +146,8 @@ static int listen_tcp(const char *spec, char *printed, size_t cap)
 /* The firmware's semihosting arguments: its name, its flash, why it starts, the faults to play. */
 static void semihosting_args(const struct board *b, char *semi, size_t cap)
 {
-    int n = snprintf(semi, cap, "enable=on,target=native,arg=mota-%s,arg=flash=%s,arg=reset=%s", b->t->name,
-                     b->flash, b->next_cause);
+    int n = snprintf(semi, cap, "enable=on,target=native,arg=mota-%s,arg=flash=%s,arg=reset=%s", b->t->name, b->flash,
+                     b->next_cause);
     if (b->fault[0])
         n += snprintf(semi + n, cap - (size_t)n, ",arg=fault=%s", b->fault);
     if (b->cut_at_op)
@@ -237,8 +237,7 @@ static void note(struct board *b, const char *what)
 static const char *said(const struct board *b, const char *line, const char *what)
 {
     const char *p = strstr(line, b->tag);
-    return p != NULL && strncmp(p + strlen(b->tag), what, strlen(what)) == 0 ? p + strlen(b->tag) + strlen(what)
-                                                                               : NULL;
+    return p != NULL && strncmp(p + strlen(b->tag), what, strlen(what)) == 0 ? p + strlen(b->tag) + strlen(what) : NULL;
 }
 
 /* A line from the board's console: echoed, logged, and read for the reset cause. */
@@ -320,40 +319,54 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
 
 static void help_board(FILE *f)
 {
-    fprintf(f,
-            "usage: mota sim --target an547|an505 [options]\n\n"
-            "A device on QEMU mps3-an547 (Cortex-M55) or mps2-an505 (Cortex-M33): the mota\n"
-            "firmware with the agent on UART0, a persistent emulated NOR flash (a host file), a\n"
-            "real watchdog. Models run for real, under guard: the self-test and `mota invoke`\n"
-            "execute them. The UART is reachable on a TCP endpoint that stays the same across\n"
-            "reboots and power cuts (printed as 'listening on tcp:HOST:PORT', as the simulated\n"
-            "device does).\n"
-            "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port). One client\n"
-            "                         at a time, as on a cable: another one is answered MOTA_ERR_BUSY\n"
-            "  --idle-timeout S       drop a client silent for S seconds (default 30; 0: never)\n"
-            "  --port-file F          once the board is ready: F holds tcp:HOST:PORT for push,\n"
-            "                         written atomically; removed when the launcher ends. The\n"
-            "                         boards have no --pty or --stdio: TCP only\n"
-            "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
-            "                         created erased and provisioned from the options below\n"
-            "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
-            "  --trial-boots N        provisioning (see `mota provision`; class and name default\n"
-            "                         to mota-TARGET); a new flash without --key stays\n"
-            "                         unprovisioned: it refuses every update\n"
-            "  --log FILE             the board's log (default FLASH.log)\n"
-            "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
-            "  --icount               deterministic time: one instruction per nanosecond\n"
-            "  --measure-stack        the firmware logs its stack high-water mark per phase\n"
-            "Faults:\n"
-            "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
-            "                         of the first boot: the launcher kills QEMU, then powers on\n"
-            "  --hang-on-trial        the application hangs while a model is on trial: the\n"
-            "                         watchdog resets the board and the agent reverts the model\n"
-            "  SIGUSR1                power cut now (QEMU killed at any instant, then powered on)\n");
+    fprintf(f, "usage: mota sim --target an547|an505 [options]\n\n"
+               "A device on QEMU mps3-an547 (Cortex-M55) or mps2-an505 (Cortex-M33): the mota\n"
+               "firmware with the agent on UART0, a persistent emulated NOR flash (a host file), a\n"
+               "real watchdog. Models run for real, under guard: the self-test and `mota invoke`\n"
+               "execute them. The UART is reachable on a TCP endpoint that stays the same across\n"
+               "reboots and power cuts (printed as 'listening on tcp:HOST:PORT', as the simulated\n"
+               "device does).\n"
+               "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port). One client\n"
+               "                         at a time, as on a cable: another one is answered MOTA_ERR_BUSY\n"
+               "  --idle-timeout S       drop a client silent for S seconds (default 30; 0: never)\n"
+               "  --port-file F          once the board is ready: F holds tcp:HOST:PORT for push,\n"
+               "                         written atomically; removed when the launcher ends. The\n"
+               "                         boards have no --pty or --stdio: TCP only\n"
+               "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
+               "                         created erased and provisioned from the options below\n"
+               "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
+               "  --trial-boots N        provisioning (see `mota provision`; class and name default\n"
+               "                         to mota-TARGET); a new flash without --key stays\n"
+               "                         unprovisioned: it refuses every update\n"
+               "  --log FILE             the board's log (default FLASH.log)\n"
+               "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
+               "  --icount               deterministic time: one instruction per nanosecond\n"
+               "  --measure-stack        the firmware logs its stack high-water mark per phase\n"
+               "Faults:\n"
+               "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
+               "                         of the first boot: the launcher kills QEMU, then powers on\n"
+               "  --hang-on-trial        the application hangs while a model is on trial: the\n"
+               "                         watchdog resets the board and the agent reverts the model\n"
+               "  SIGUSR1                power cut now (QEMU killed at any instant, then powered on)\n");
 }
 
-enum { O_TARGET = 300, O_TCP, O_FLASH, O_LOG, O_FIRMWARE, O_QEMU, O_ICOUNT, O_CUT, O_TORN, O_HANG, O_STACK,
-       O_IDLE, O_PORT_FILE, O_PTY, O_STDIO };
+enum {
+    O_TARGET = 300,
+    O_TCP,
+    O_FLASH,
+    O_LOG,
+    O_FIRMWARE,
+    O_QEMU,
+    O_ICOUNT,
+    O_CUT,
+    O_TORN,
+    O_HANG,
+    O_STACK,
+    O_IDLE,
+    O_PORT_FILE,
+    O_PTY,
+    O_STDIO
+};
 
 /* What the launcher's command line gives besides the board's own settings (struct board). */
 struct launch_opts {
@@ -380,10 +393,12 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
         o->tcp = arg;
         o->have_tcp = true;
         return 1;
-    case O_PTY: case O_STDIO:
+    case O_PTY:
+    case O_STDIO:
         /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
         return tool_usage_err("sim", "%s: the QEMU boards (--target an547|an505) listen on TCP only (--tcp)",
-                              c == O_PTY ? "--pty" : "--stdio"), -1;
+                              c == O_PTY ? "--pty" : "--stdio"),
+               -1;
     case O_PORT_FILE: b->port_path = arg; return 1;
     case O_FLASH: b->flash = arg; return 1;
     case O_LOG: o->log = arg; return 1;
@@ -410,6 +425,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
 /* The command line into b (the board's settings) and o (the rest). */
 static int parse_options(int argc, char **argv, struct board *b, struct launch_opts *o)
 {
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"flash", required_argument, 0, O_FLASH},
@@ -423,6 +439,7 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+    /* clang-format on */
     int c;
     memset(b, 0, sizeof(*b));
     memset(o, 0, sizeof(*o));
@@ -700,8 +717,10 @@ int cmd_sim_board(int argc, char **argv)
     }
     b->firmware = find_firmware(b->t, o.firmware);
     if (b->firmware == NULL || access(b->firmware, R_OK) != 0) {
-        tool_fail(MOTA_ERR_IO, "the %s firmware was not found: build it (the default build does, with "
-                               "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE", b->t->name);
+        tool_fail(MOTA_ERR_IO,
+                  "the %s firmware was not found: build it (the default build does, with "
+                  "arm-none-eabi-gcc), or give --firmware or MOTA_FIRMWARE",
+                  b->t->name);
         return EXIT_IO;
     }
     if ((rc = provision_flash(b, &o.id)) != EXIT_OK || (rc = lock_flash(b)) != EXIT_OK ||

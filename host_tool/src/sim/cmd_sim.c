@@ -32,54 +32,53 @@
 
 static void help(FILE *f)
 {
-    fprintf(f,
-            "usage: mota sim [--target posix] [options]\n"
-            "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
-            "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
-            "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
-            "Its self-test inference is simulated, not executed (this host cannot run the\n"
-            "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
-            "an547 and an505 targets run the model for real.\n"
-            "Transport (exactly one of):\n"
-            "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
-            "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
-            "  --idle-timeout S       drop a TCP client silent for S seconds (default 30; 0: never)\n"
-            "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
-            "  --stdio                stdin/stdout\n"
-            "  --port-file F          once the device serves: F holds the port to give push\n"
-            "                         (tcp:HOST:PORT or the pty's path), written atomically;\n"
-            "                         removed when the simulator ends (not with --stdio)\n"
-            "  --baud N               the link's line rate, 8N1 (N/10 bytes/s each way), so a\n"
-            "                         push takes as long as on a UART (default: unlimited)\n"
-            "Device profile (docs/device-profiles.md; later options override it):\n"
-            "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
-            "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
-            "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
-            "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
-            "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
-            "  --ll-aton X.Y.Z|none --dbg-info|--no-dbg-info --async|--no-async --struct-sizes N\n"
-            "  --exec-ram BYTES --ext-ram BYTES   per model (shared out when several)\n"
-            "  default (no profile): Cortex-M55 0xD22, FPU, hard float, secure, NBIN v8 with\n"
-            "  LL_ATON 1.1.1, 1 MiB exec RAM, no external RAM\n"
-            "Device:\n"
-            "  --flash FILE           flash image, kept: the device's state across runs (created\n"
-            "                         erased). Without it: a throw-away flash in a temporary\n"
-            "                         directory, removed at exit\n"
-            "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
-            "                         (4 KiB sectors, 16-byte program units)\n"
-            "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
-            "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
-            "  --model C_NAME         a model pair (repeat; default network)\n"
-            "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
-            "                         (default: any head the format allows)\n"
-            "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
-            "Simulation and faults:\n"
-            "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
-            "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
-            "  --drop-after N              drop the link after N received bytes (once)\n"
-            "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
-            "  --seed N                    for the corruption (default 1)\n"
-            "  --once                      exit when the first client disconnects\n");
+    fprintf(f, "usage: mota sim [--target posix] [options]\n"
+               "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
+               "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
+               "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
+               "Its self-test inference is simulated, not executed (this host cannot run the\n"
+               "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
+               "an547 and an505 targets run the model for real.\n"
+               "Transport (exactly one of):\n"
+               "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
+               "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
+               "  --idle-timeout S       drop a TCP client silent for S seconds (default 30; 0: never)\n"
+               "  --pty [--pty-link P]   a new pty (its path is printed, and linked at P)\n"
+               "  --stdio                stdin/stdout\n"
+               "  --port-file F          once the device serves: F holds the port to give push\n"
+               "                         (tcp:HOST:PORT or the pty's path), written atomically;\n"
+               "                         removed when the simulator ends (not with --stdio)\n"
+               "  --baud N               the link's line rate, 8N1 (N/10 bytes/s each way), so a\n"
+               "                         push takes as long as on a UART (default: unlimited)\n"
+               "Device profile (docs/device-profiles.md; later options override it):\n"
+               "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
+               "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
+               "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
+               "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
+               "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
+               "  --ll-aton X.Y.Z|none --dbg-info|--no-dbg-info --async|--no-async --struct-sizes N\n"
+               "  --exec-ram BYTES --ext-ram BYTES   per model (shared out when several)\n"
+               "  default (no profile): Cortex-M55 0xD22, FPU, hard float, secure, NBIN v8 with\n"
+               "  LL_ATON 1.1.1, 1 MiB exec RAM, no external RAM\n"
+               "Device:\n"
+               "  --flash FILE           flash image, kept: the device's state across runs (created\n"
+               "                         erased). Without it: a throw-away flash in a temporary\n"
+               "                         directory, removed at exit\n"
+               "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
+               "                         (4 KiB sectors, 16-byte program units)\n"
+               "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
+               "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
+               "  --model C_NAME         a model pair (repeat; default network)\n"
+               "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
+               "                         (default: any head the format allows)\n"
+               "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
+               "Simulation and faults:\n"
+               "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
+               "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
+               "  --drop-after N              drop the link after N received bytes (once)\n"
+               "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
+               "  --seed N                    for the corruption (default 1)\n"
+               "  --once                      exit when the first client disconnects\n");
 }
 
 /* The line to the host. */
@@ -90,7 +89,7 @@ struct line_opts {
     double bytes_per_s;  /* --baud / 10; 0: unlimited */
     uint64_t drop_after; /* 0: never */
     double corrupt_rate;
-    unsigned seed;       /* for the corruption: rand_r's state */
+    unsigned seed; /* for the corruption: rand_r's state */
 };
 
 /* The simulated device and its line to the host. */
@@ -100,9 +99,9 @@ struct sim {
     struct mota_transport tr, faulty;
     enum sim_line line;
     struct line_opts lo;
-    uint64_t received;              /* bytes in, for --drop-after */
+    uint64_t received; /* bytes in, for --drop-after */
     bool dropped;
-    double rx_free_at, tx_free_at;  /* when each direction of the line is idle again */
+    double rx_free_at, tx_free_at; /* when each direction of the line is idle again */
     struct gate gate;
     uint64_t client_erases, client_progs; /* flash counters when the client connected */
 };
@@ -174,10 +173,51 @@ static int parse_version(const char *v, uint32_t *a, uint32_t *b, uint32_t *c)
     return sscanf(v, "%u.%u.%u", a, b, c) == 3 ? MOTA_OK : MOTA_ERR_ARG;
 }
 
-enum { O_TCP = 256, O_PTY, O_PTY_LINK, O_STDIO, O_FLASH, O_FLASH_SIZE, O_KEY, O_VENDOR, O_CLASS, O_MODEL,
-       O_EXEC, O_EXT, O_CPU, O_FPU, O_NO_FPU, O_SOFT, O_FLOAT_ABI, O_SEC, O_NONSEC, O_DBG, O_NO_DBG, O_RT_ASYNC,
-       O_NO_ASYNC, O_LLATON, O_STRUCT, O_FAMILY, O_PROFILE, O_LIKE, O_PARAMS, O_LIST, O_IDLE, O_TRIAL,
-       O_SELFTEST, O_CUT, O_TORN, O_DROP, O_CORRUPT, O_SEED, O_ONCE, O_TARGET, O_HEAD, O_PORT_FILE, O_BAUD };
+enum {
+    O_TCP = 256,
+    O_PTY,
+    O_PTY_LINK,
+    O_STDIO,
+    O_FLASH,
+    O_FLASH_SIZE,
+    O_KEY,
+    O_VENDOR,
+    O_CLASS,
+    O_MODEL,
+    O_EXEC,
+    O_EXT,
+    O_CPU,
+    O_FPU,
+    O_NO_FPU,
+    O_SOFT,
+    O_FLOAT_ABI,
+    O_SEC,
+    O_NONSEC,
+    O_DBG,
+    O_NO_DBG,
+    O_RT_ASYNC,
+    O_NO_ASYNC,
+    O_LLATON,
+    O_STRUCT,
+    O_FAMILY,
+    O_PROFILE,
+    O_LIKE,
+    O_PARAMS,
+    O_LIST,
+    O_IDLE,
+    O_TRIAL,
+    O_SELFTEST,
+    O_CUT,
+    O_TORN,
+    O_DROP,
+    O_CORRUPT,
+    O_SEED,
+    O_ONCE,
+    O_TARGET,
+    O_HEAD,
+    O_PORT_FILE,
+    O_BAUD
+};
 
 /* What is removed when the simulator ends however it returns: the throw-away flash, the port file. */
 static char tmp_flash_dir[4096], tmp_flash[4200], port_file[4096];
@@ -250,7 +290,7 @@ static bool parse_families(const char *v, uint32_t *mask)
 
 /* The command line, checked; the device, its line and its faults are set up from it. */
 struct sim_opts {
-    bool answered; /* --help or --list-profiles: printed, nothing to run */
+    bool answered;            /* --help or --list-profiles: printed, nothing to run */
     struct tool_profile prof; /* the base profile with the options' changes */
     enum sim_line line;
     const char *transport; /* the option that chose the line, for a second one's error */
@@ -280,8 +320,10 @@ static int like_profile(const char *like, const char *params, struct tool_profil
     if (params)
         tool_unmap(&pm);
     if (ret == MOTA_ERR_UNSUPPORTED) {
-        tool_fail(ret, "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
-                       "its external RAM", like, MOTA_POSIX_EXEC_BASE);
+        tool_fail(ret,
+                  "--like %s: its pools claim the simulator's exec RAM (0x%08X) or leave no window for "
+                  "its external RAM",
+                  like, MOTA_POSIX_EXEC_BASE);
         return EXIT_INVALID;
     }
     if (ret != MOTA_OK) {
@@ -301,9 +343,12 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h' || c == O_LIST)
             return EXIT_OK; /* the second pass answers */
-        if (c == O_PROFILE) name = optarg;
-        else if (c == O_LIKE) like = optarg;
-        else if (c == O_PARAMS) params = optarg;
+        if (c == O_PROFILE)
+            name = optarg;
+        else if (c == O_LIKE)
+            like = optarg;
+        else if (c == O_PARAMS)
+            params = optarg;
     }
     opterr = 1;
     if (name && like) {
@@ -326,8 +371,11 @@ static int base_profile(int argc, char **argv, const struct option *opts, struct
     if (like)
         return like_profile(like, params, out);
     /* the posix device's defaults: an N6-class part */
-    *out = (struct tool_profile){.name = NULL, .board = "default", .dev = mota_posix_default_profile,
-                                 .exec_ram = 1u << 20, .update_area = 8u << 20};
+    *out = (struct tool_profile){.name = NULL,
+                                 .board = "default",
+                                 .dev = mota_posix_default_profile,
+                                 .exec_ram = 1u << 20,
+                                 .update_area = 8u << 20};
     return EXIT_OK;
 }
 
@@ -374,7 +422,9 @@ static int line_opt(struct sim_opts *o, int c, const char *arg)
 {
     uint64_t v;
     switch (c) {
-    case O_TCP: case O_PTY: case O_STDIO: {
+    case O_TCP:
+    case O_PTY:
+    case O_STDIO: {
         const char *name = c == O_TCP ? "--tcp" : c == O_PTY ? "--pty" : "--stdio";
         /* one device, one line: a second transport would be silently ignored */
         if (o->transport != NULL)
@@ -420,10 +470,14 @@ static int profile_opt(struct mota_device_profile *p, int c, const char *arg)
     case O_NO_FPU: p->fpu_enabled = false; break;
     case O_SOFT: p->float_abi = 0; break;
     case O_FLOAT_ABI:
-        if (strcmp(arg, "soft") == 0) p->float_abi = 0;
-        else if (strcmp(arg, "softfp") == 0) p->float_abi = 1;
-        else if (strcmp(arg, "hard") == 0) p->float_abi = 2;
-        else return tool_usage_err("sim", "--float-abi: soft, softfp or hard"), -1;
+        if (strcmp(arg, "soft") == 0)
+            p->float_abi = 0;
+        else if (strcmp(arg, "softfp") == 0)
+            p->float_abi = 1;
+        else if (strcmp(arg, "hard") == 0)
+            p->float_abi = 2;
+        else
+            return tool_usage_err("sim", "--float-abi: soft, softfp or hard"), -1;
         break;
     case O_SEC: p->secure = true; break;
     case O_NONSEC: p->secure = false; break;
@@ -485,16 +539,31 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
 {
     uint64_t v;
     switch (c) {
-    case O_FLASH_SIZE: case O_EXEC: case O_EXT: case O_CPU: case O_TRIAL: case O_CUT: case O_DROP:
-    case O_SEED: case O_HEAD: case O_STRUCT: case O_IDLE: break;
+    case O_FLASH_SIZE:
+    case O_EXEC:
+    case O_EXT:
+    case O_CPU:
+    case O_TRIAL:
+    case O_CUT:
+    case O_DROP:
+    case O_SEED:
+    case O_HEAD:
+    case O_STRUCT:
+    case O_IDLE: break;
     default: return 0;
     }
     if (!tool_parse_u64(arg, &v))
         return tool_usage_err("sim", "'%s' is not a number", arg), -1;
     switch (c) {
     case O_FLASH_SIZE: o->flash_size = v; break;
-    case O_EXEC: o->exec = v; o->exec_set = true; break;
-    case O_EXT: o->ext = v; o->ext_set = true; break;
+    case O_EXEC:
+        o->exec = v;
+        o->exec_set = true;
+        break;
+    case O_EXT:
+        o->ext = v;
+        o->ext_set = true;
+        break;
     case O_HEAD: o->head = v; break;
     case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
     case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
@@ -526,6 +595,7 @@ static int check_options(const struct sim_opts *o)
 /* The command line into o: the base profile first, then every option over it. */
 static int parse_options(int argc, char **argv, struct sim_opts *o)
 {
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
         {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
@@ -549,9 +619,15 @@ static int parse_options(int argc, char **argv, struct sim_opts *o)
         {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
         {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
         {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD}, {0, 0, 0, 0}};
+    /* clang-format on */
     int c;
-    *o = (struct sim_opts){.line = LINE_NONE, .vendor = "example.com", .klass = "mota-sim", .trial_boots = 3,
-                           .selftest = MOTA_SIM_PASS, .idle_s = 30, .lo = {.seed = 1}};
+    *o = (struct sim_opts){.line = LINE_NONE,
+                           .vendor = "example.com",
+                           .klass = "mota-sim",
+                           .trial_boots = 3,
+                           .selftest = MOTA_SIM_PASS,
+                           .idle_s = 30,
+                           .lo = {.seed = 1}};
     int rc = base_profile(argc, argv, opts, &o->prof);
     if (rc != EXIT_OK)
         return rc;
@@ -637,9 +713,12 @@ static int open_device(struct sim *s, const struct sim_opts *o)
     s->line = o->line;
     s->lo = o->lo;
     /* layout: journal (2 sectors), then two equal slots per model */
-    struct mota_posix_device_options dev = {.flash_path = o->flash, .flash_size = (uint32_t)o->flash_size,
-                                            .n_models = o->n_models, .exec_ram_size = (uint32_t)o->exec,
-                                            .ext_ram_size = (uint32_t)o->ext, .ext_ram_base = o->prof.ext_base,
+    struct mota_posix_device_options dev = {.flash_path = o->flash,
+                                            .flash_size = (uint32_t)o->flash_size,
+                                            .n_models = o->n_models,
+                                            .exec_ram_size = (uint32_t)o->exec,
+                                            .ext_ram_size = (uint32_t)o->ext,
+                                            .ext_ram_base = o->prof.ext_base,
                                             .n_regions = o->prof.n_regions};
     memcpy(dev.regions, o->prof.regions, sizeof(dev.regions));
     memcpy(dev.models, o->models, sizeof(o->models[0]) * o->n_models);
@@ -649,8 +728,7 @@ static int open_device(struct sim *s, const struct sim_opts *o)
         return EXIT_USAGE;
     }
     if (ret != MOTA_OK) {
-        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", o->flash,
-                  (unsigned long long)o->flash_size);
+        tool_fail(MOTA_ERR_IO, "%s: cannot open, or its size is not %llu", o->flash, (unsigned long long)o->flash_size);
         return EXIT_IO;
     }
     if (o->cut) {
@@ -674,8 +752,7 @@ static int listen_tcp(struct sim *s, const char *tcp, char *port_name, size_t ca
     char host[256];
     const char *colon = strrchr(tcp, ':');
     uint64_t port = 0;
-    if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) ||
-        port > 65535) {
+    if (colon == NULL || (size_t)(colon - tcp) >= sizeof(host) || !tool_parse_u64(colon + 1, &port) || port > 65535) {
         return tool_usage_err("sim", "--tcp %s: expected HOST:PORT", tcp);
     }
     memcpy(host, tcp, (size_t)(colon - tcp));

@@ -64,11 +64,14 @@ void gate_refuse(struct gate *g, int fd)
 static void answer_busy(struct gate *g, struct gate_refused *r, const struct mota_frame *req)
 {
     uint8_t payload[96], out[MOTA_PROTO_ENCODED_MAX(sizeof(payload))];
-    int n = snprintf((char *)payload + 2, sizeof(payload) - 2,
-                     "device busy: another client has held it for %.0f s", tool_now() - g->connected);
+    int n = snprintf((char *)payload + 2, sizeof(payload) - 2, "device busy: another client has held it for %.0f s",
+                     tool_now() - g->connected);
     mota_put16(payload, (uint16_t)(int16_t)MOTA_ERR_BUSY);
-    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE, .cmd = req->cmd, .seq = req->seq,
-                           .len = (uint16_t)(2 + (n > 0 ? n : 0)), .payload = payload};
+    struct mota_frame f = {.kind = MOTA_KIND_RESPONSE,
+                           .cmd = req->cmd,
+                           .seq = req->seq,
+                           .len = (uint16_t)(2 + (n > 0 ? n : 0)),
+                           .payload = payload};
     size_t len = mota_frame_encode(&f, out, sizeof(out));
     /* best effort, never blocking: a client that does not read loses its answer */
     if (len > 0 && write(r->fd, out, len) > 0)

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GATE_WAITING 4   /* refused connections served at once; a fifth replaces the oldest */
+#define GATE_WAITING 4    /* refused connections served at once; a fifth replaces the oldest */
 #define GATE_ANSWER_S 2.0 /* a refused client that sends no request within this is closed */
 
 struct gate_refused {
@@ -26,9 +26,9 @@ struct gate_refused {
 };
 
 struct gate {
-    double idle_s;     /* 0: never drop an idle client */
-    double active;     /* when the current client last sent or received a byte */
-    double connected;  /* when the current client connected */
+    double idle_s;    /* 0: never drop an idle client */
+    double active;    /* when the current client last sent or received a byte */
+    double connected; /* when the current client connected */
     struct gate_refused refused[GATE_WAITING];
     unsigned busy_answers;
 };

@@ -123,8 +123,8 @@ int board_provision(const char *flash, const struct board_identity *id, bool *do
         close(fd);
         if (ret == MOTA_OK && memcmp(cur, rec, sizeof(rec)) == 0)
             return MOTA_OK; /* the same identity: nothing to do */
-        return tool_fail(MOTA_ERR_PROVISION, "%s: already provisioned (%s); a board is provisioned once",
-                         flash, ret == MOTA_OK ? p.name : "a damaged record");
+        return tool_fail(MOTA_ERR_PROVISION, "%s: already provisioned (%s); a board is provisioned once", flash,
+                         ret == MOTA_OK ? p.name : "a damaged record");
     }
     if (pwrite(fd, rec, sizeof(rec), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(rec) || fsync(fd) != 0) {
         close(fd);
@@ -187,11 +187,13 @@ static int target_opt(const struct board_target **t, int c, const char *arg)
 
 int cmd_provision(int argc, char **argv)
 {
+    /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"flash", required_argument, 0, 'f'}, {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {"target", required_argument, 0, 'B'}, {0, 0, 0, 0}};
+    /* clang-format on */
     struct board_identity id;
     const struct board_target *t = board_target_default();
     const char *flash = NULL;

@@ -36,10 +36,10 @@ struct mota_selftest {
 #define MOTA_EPOCH_MAX_BLOCKS 4096u /* epoch records before the terminator: mota's limit */
 
 struct mota_epoch_summary {
-    uint32_t blocks;                  /* epoch blocks, the terminator excluded */
-    uint32_t blob, hw, hybrid, sw;    /* blocks of each kind */
-    bool epochs_known;                /* false: blob ranges unknown (no debug info) */
-    uint32_t epochs, npu_epochs;      /* all epochs; those with no CPU work (if epochs_known) */
+    uint32_t blocks;                   /* epoch blocks, the terminator excluded */
+    uint32_t blob, hw, hybrid, sw;     /* blocks of each kind */
+    bool epochs_known;                 /* false: blob ranges unknown (no debug info) */
+    uint32_t epochs, npu_epochs;       /* all epochs; those with no CPU work (if epochs_known) */
     uint32_t hybrid_epochs, sw_epochs; /* epochs with a hybrid block; with SW blocks only */
 };
 
@@ -83,20 +83,20 @@ struct mota_device_profile {
     bool dbg_info, async;    /* LL_ATON_EB_DBG_INFO, LL_ATON_RT_ASYNC of the runtime */
     uint32_t reloc_families; /* bit (1 << major) per runtime family the firmware runs: 8, 2 */
     uint32_t reloc_minor_max;
-    bool has_ll_aton;        /* Neural-ART NPU and its LL_ATON runtime present; version below */
+    bool has_ll_aton; /* Neural-ART NPU and its LL_ATON runtime present; version below */
     uint32_t ll_aton_major, ll_aton_minor, ll_aton_micro;
-    uint32_t struct_sizes;   /* rt_c_struct_sizes of the runtime; 0: not checked */
-    uint64_t exec_ram_size;  /* bytes available for the RW (and, in COPY, RO) image */
-    uint64_t ext_ram_size;   /* bytes of the external RAM region for params/activations */
-    uint32_t install_modes;  /* bit mask of (1 << MOTA_INSTALL_XIP) | (1 << MOTA_INSTALL_COPY) */
-    uint32_t split_policy;   /* enum mota_split_policy */
+    uint32_t struct_sizes;  /* rt_c_struct_sizes of the runtime; 0: not checked */
+    uint64_t exec_ram_size; /* bytes available for the RW (and, in COPY, RO) image */
+    uint64_t ext_ram_size;  /* bytes of the external RAM region for params/activations */
+    uint32_t install_modes; /* bit mask of (1 << MOTA_INSTALL_XIP) | (1 << MOTA_INSTALL_COPY) */
+    uint32_t split_policy;  /* enum mota_split_policy */
 };
 
 struct mota_compat_result {
-    int reason;          /* MOTA_OK or the first failing rule's code */
-    const char *field;   /* rule name, e.g. "cpu_part" */
-    uint64_t expected;   /* the device's value */
-    uint64_t found;      /* the model's value */
+    int reason;            /* MOTA_OK or the first failing rule's code */
+    const char *field;     /* rule name, e.g. "cpu_part" */
+    uint64_t expected;     /* the device's value */
+    uint64_t found;        /* the model's value */
     uint32_t install_mode; /* on success: the mode to install with */
 };
 

@@ -57,16 +57,16 @@ enum mota_epoch_kind {
 struct mota_epoch_block {
     uint16_t index;
     uint16_t flags;
-    uint8_t kind;       /* enum mota_epoch_kind */
-    int16_t first, last; /* epoch numbers (debug info) */
+    uint8_t kind;              /* enum mota_epoch_kind */
+    int16_t first, last;       /* epoch numbers (debug info) */
     uint32_t start_fn, end_fn; /* file offsets of the functions (Thumb bit cleared); 0: none */
-    uint32_t blob;       /* the tagged blob address; 0: none */
+    uint32_t blob;             /* the tagged blob address; 0: none */
     uint32_t wait_mask;
-    uint32_t in_mask, out_mask;  /* debug info */
+    uint32_t in_mask, out_mask;                /* debug info */
     uint64_t est_npu_cycles, est_total_cycles; /* debug info */
-    uint8_t n_ops;                  /* hybrid: library operations called, in call order */
-    uint8_t ops[MOTA_EPOCH_MAX_OPS]; /* their callback slots (mota_epochs_callback_name) */
-    int16_t sw_node;                /* SW: the kernel's NodeType, or MOTA_EPOCH_SW_UNKNOWN */
+    uint8_t n_ops;                             /* hybrid: library operations called, in call order */
+    uint8_t ops[MOTA_EPOCH_MAX_OPS];           /* their callback slots (mota_epochs_callback_name) */
+    int16_t sw_node;                           /* SW: the kernel's NodeType, or MOTA_EPOCH_SW_UNKNOWN */
 };
 
 enum mota_epoch_io { MOTA_EPOCH_INPUT = 0, MOTA_EPOCH_OUTPUT = 1, MOTA_EPOCH_INTERNAL = 2 };
@@ -74,9 +74,9 @@ enum mota_epoch_io { MOTA_EPOCH_INPUT = 0, MOTA_EPOCH_OUTPUT = 1, MOTA_EPOCH_INT
 struct mota_epoch_buffer {
     const char *name; /* slice into the image */
     size_t name_len;
-    uint8_t io;       /* enum mota_epoch_io */
+    uint8_t io; /* enum mota_epoch_io */
     uint16_t epoch;
-    uint8_t type;     /* Buffer_DataType_TypeDef of the model's LL_ATON (mota_epochs_type_name) */
+    uint8_t type; /* Buffer_DataType_TypeDef of the model's LL_ATON (mota_epochs_type_name) */
     uint8_t ndims, mem_ndims;
     uint32_t shape[MOTA_EPOCH_MAX_DIMS], mem_shape[MOTA_EPOCH_MAX_DIMS];
     int32_t block; /* the block whose epochs hold .epoch; -1: none (or no debug info) */
@@ -89,8 +89,8 @@ struct mota_epoch_report {
     bool dbg;
     uint32_t rt_version;
     size_t n_blocks, n_buffers;
-    bool buffers_known;   /* the buffer tables were decoded (LL_Buffer_InfoTypeDef of 56 bytes) */
-    bool internal_table;  /* the model carries an internal-buffer table (entry 22 is not NULL) */
+    bool buffers_known;  /* the buffer tables were decoded (LL_Buffer_InfoTypeDef of 56 bytes) */
+    bool internal_table; /* the model carries an internal-buffer table (entry 22 is not NULL) */
     struct mota_epoch_summary sum;
 };
 
@@ -106,9 +106,9 @@ int mota_epochs_decode(const uint8_t *img, size_t len, const struct mota_nbin_in
                        struct mota_epoch_block *blocks, size_t max_blocks, struct mota_epoch_buffer *bufs,
                        size_t max_bufs, struct mota_epoch_report *rep);
 
-const char *mota_epochs_kind_name(unsigned kind);        /* "blob", "hw", "hybrid", "sw" */
-const char *mota_epochs_runs_on(unsigned kind);          /* "npu", "npu+cpu", "cpu" */
-const char *mota_epochs_flag_name(unsigned bit);         /* bit 0..8: "epoch_start"... */
+const char *mota_epochs_kind_name(unsigned kind); /* "blob", "hw", "hybrid", "sw" */
+const char *mota_epochs_runs_on(unsigned kind);   /* "npu", "npu+cpu", "cpu" */
+const char *mota_epochs_flag_name(unsigned bit);  /* bit 0..8: "epoch_start"... */
 /* LL_ATON_LIB_* operation behind a host-callback slot, or NULL */
 const char *mota_epochs_callback_name(unsigned slot, uint32_t rt_version);
 /* LL_SW_* node type of the model's LL_ATON ("Softmax"), or NULL */

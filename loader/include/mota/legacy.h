@@ -25,8 +25,14 @@
 
 /* Entry points, header order (words 13..23). */
 enum mota_legacy_entry {
-    MOTA_LEGACY_CREATE = 0, MOTA_LEGACY_INIT = 1, MOTA_LEGACY_INIT_V2 = 2, MOTA_LEGACY_RUN = 3,
-    MOTA_LEGACY_REPORT = 4, MOTA_LEGACY_ERROR = 5, MOTA_LEGACY_DESTROY = 6, MOTA_LEGACY_FORWARD = 7,
+    MOTA_LEGACY_CREATE = 0,
+    MOTA_LEGACY_INIT = 1,
+    MOTA_LEGACY_INIT_V2 = 2,
+    MOTA_LEGACY_RUN = 3,
+    MOTA_LEGACY_REPORT = 4,
+    MOTA_LEGACY_ERROR = 5,
+    MOTA_LEGACY_DESTROY = 6,
+    MOTA_LEGACY_FORWARD = 7,
 };
 
 #define MOTA_LEGACY_BUFFER_SIZE 28u  /* sizeof(ai_buffer) */
@@ -54,9 +60,9 @@ struct mota_legacy_tensor {
 /* What the model says of itself (its report), with strings copied out. */
 struct mota_legacy_about {
     char name[32];
-    char compiled[32];     /* compile_datetime */
+    char compiled[32]; /* compile_datetime */
     char tool_revision[24];
-    uint32_t tool_version; /* major << 16 | minor << 8 | micro */
+    uint32_t tool_version;            /* major << 16 | minor << 8 | micro */
     uint32_t acts_size, weights_size; /* from the report's buffer maps */
     uint32_t n_macc;
     unsigned n_inputs, n_outputs;

@@ -37,18 +37,18 @@ struct mota_loader_mem {
 };
 
 struct mota_install_config {
-    const uint8_t *image;   /* the verified NBIN file, readable (host view) */
+    const uint8_t *image; /* the verified NBIN file, readable (host view) */
     size_t image_len;
-    uint32_t image_addr;    /* its device address (XIP executes from here); 4-aligned */
-    const uint8_t *params;  /* split params blob, or NULL when appended to the image */
+    uint32_t image_addr;   /* its device address (XIP executes from here); 4-aligned */
+    const uint8_t *params; /* split params blob, or NULL when appended to the image */
     size_t params_len;
     uint32_t params_addr;   /* device address of the split params; 4-aligned */
     uint32_t exec_ram_addr; /* RW segment (XIP) or RO + RW (COPY); 8-aligned */
     uint32_t exec_ram_size;
-    uint32_t ext_ram_addr;  /* external RAM for the RELOC id 1 pool (tag 9); 0 if none */
+    uint32_t ext_ram_addr; /* external RAM for the RELOC id 1 pool (tag 9); 0 if none */
     uint32_t ext_ram_size;
-    uint32_t mode;          /* MOTA_INSTALL_XIP or MOTA_INSTALL_COPY */
-    bool clear;             /* zero activation pools (ST's CLEAR mode bit) */
+    uint32_t mode;             /* MOTA_INSTALL_XIP or MOTA_INSTALL_COPY */
+    bool clear;                /* zero activation pools (ST's CLEAR mode bit) */
     uint32_t callbacks_addr;   /* NPU: host callback table for rt_ctx.cbs; 0 if none */
     uint32_t ll_instance_addr; /* NPU: the caller's NN instance; 0 if none */
     const struct mota_loader_mem *mem;
@@ -62,8 +62,8 @@ struct mota_installed {
     uint32_t param0_addr; /* base of tag-8 (params_0) addresses, NPU; the weights, legacy */
     uint32_t acts_addr;   /* legacy: the activations buffer the installer set aside (after RW) */
     uint32_t acts_size;
-    uint32_t ext_addr;    /* base of tag-9 addresses, NPU */
-    uint32_t ctx_addr;    /* runtime context in RAM */
+    uint32_t ext_addr; /* base of tag-9 addresses, NPU */
+    uint32_t ctx_addr; /* runtime context in RAM */
     unsigned n_entries;
     uint32_t entries[12]; /* device addresses of the entry points (Thumb bit kept) */
     /* work done, for benchmarks and reports */

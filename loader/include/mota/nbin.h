@@ -70,9 +70,9 @@ struct mota_nbin_info {
     unsigned toolchain; /* 8 GCC, 9 LLVM clang, 10 ST clang */
 
     /* section geometry (file offsets / RW-segment offsets) */
-    uint32_t ro_size;     /* header + text + rodata = file offset of the data image */
-    uint32_t data_copy;   /* bytes of the data image copied to RAM: up to .bss or the REL table */
-    uint32_t rw_size;     /* off(bss_end) */
+    uint32_t ro_size;   /* header + text + rodata = file offset of the data image */
+    uint32_t data_copy; /* bytes of the data image copied to RAM: up to .bss or the REL table */
+    uint32_t rw_size;   /* off(bss_end) */
     uint32_t got_off, got_end;
     uint32_t rel_off, rel_count;
     uint32_t rtctx_file_off;
@@ -99,8 +99,8 @@ struct mota_nbin_info {
     uint32_t exec_ram_copy;
 
     /* params placement */
-    bool has_params; /* model expects a params blob (NPU params_bin_sz > 0, legacy weights) */
-    bool split;      /* params live in a separate file */
+    bool has_params;     /* model expects a params blob (NPU params_bin_sz > 0, legacy weights) */
+    bool split;          /* params live in a separate file */
     uint32_t params_len; /* length of the blob expected in that file / in the image */
 
     unsigned n_pools;

@@ -29,21 +29,22 @@
 enum mota_proto_kind { MOTA_KIND_REQUEST = 1, MOTA_KIND_RESPONSE = 2, MOTA_KIND_EVENT = 3 };
 
 enum mota_proto_cmd {
-    MOTA_CMD_HELLO = 1,    /* req: u8 version, u16 max payload | rsp: CBOR device info */
-    MOTA_CMD_BEGIN = 2,    /* req: u32 length, 32-byte manifest digest | rsp: u32 resume offset, u16 max payload, u8 window */
-    MOTA_CMD_DATA = 3,     /* req: u32 offset, bytes | rsp: u32 next offset (or the final result) */
-    MOTA_CMD_STATUS = 4,   /* rsp: CBOR state of every model and of the upload */
+    MOTA_CMD_HELLO = 1, /* req: u8 version, u16 max payload | rsp: CBOR device info */
+    MOTA_CMD_BEGIN =
+        2, /* req: u32 length, 32-byte manifest digest | rsp: u32 resume offset, u16 max payload, u8 window */
+    MOTA_CMD_DATA = 3,   /* req: u32 offset, bytes | rsp: u32 next offset (or the final result) */
+    MOTA_CMD_STATUS = 4, /* rsp: CBOR state of every model and of the upload */
     MOTA_CMD_ABORT = 5,
     MOTA_CMD_RESULT = 6,   /* rsp: the last upload's result (code, text) */
     MOTA_CMD_CONFIRM = 7,  /* req: u8 model */
     MOTA_CMD_ROLLBACK = 8, /* req: u8 model */
     MOTA_CMD_REBOOT = 9,
-    MOTA_CMD_ERRORS = 10,  /* rsp: recent errors, CBOR */
-    MOTA_CMD_INVOKE = 11,  /* req: u8 model, u16 output size, input bytes | rsp: u32 duration us, output bytes */
+    MOTA_CMD_ERRORS = 10, /* rsp: recent errors, CBOR */
+    MOTA_CMD_INVOKE = 11, /* req: u8 model, u16 output size, input bytes | rsp: u32 duration us, output bytes */
     /* invoke with an input or output larger than a frame, through the device's I/O buffer (HELLO key 12) */
-    MOTA_CMD_INPUT = 12,   /* req: u32 offset, input bytes | rsp: u32 bytes of input held */
-    MOTA_CMD_RUN = 13,     /* req: u8 model, u32 output size | rsp: u32 duration us, u32 output size */
-    MOTA_CMD_OUTPUT = 14,  /* req: u32 offset, u16 length | rsp: output bytes from offset */
+    MOTA_CMD_INPUT = 12,  /* req: u32 offset, input bytes | rsp: u32 bytes of input held */
+    MOTA_CMD_RUN = 13,    /* req: u8 model, u32 output size | rsp: u32 duration us, u32 output size */
+    MOTA_CMD_OUTPUT = 14, /* req: u32 offset, u16 length | rsp: output bytes from offset */
 };
 
 /* Event payload (kind 3, cmd DATA): u8 phase (enum mota_agent_phase: 1 verify, 2 install, 3 self-test,
@@ -54,7 +55,7 @@ enum mota_proto_cmd {
 #define MOTA_PROTO_BEGIN_LEN (4u + MOTA_SHA256_LEN)
 #define MOTA_PROTO_BEGUN_LEN 7u
 struct mota_begin {
-    uint32_t length;                       /* of the whole container */
+    uint32_t length;                 /* of the whole container */
     uint8_t digest[MOTA_SHA256_LEN]; /* of its manifest: a resume is for this container only */
 };
 struct mota_begun {
@@ -85,9 +86,9 @@ size_t mota_frame_encode(const struct mota_frame *f, uint8_t *out, size_t cap);
 /* Frame receiver: bytes in, whole checked frames out. Caller owns buf. */
 struct mota_deframer {
     uint8_t *buf;
-    size_t cap;       /* largest encoded frame accepted (bigger ones are dropped whole) */
+    size_t cap; /* largest encoded frame accepted (bigger ones are dropped whole) */
     size_t fill;
-    bool skipping;    /* an oversized frame is being skipped up to its delimiter */
+    bool skipping; /* an oversized frame is being skipped up to its delimiter */
     uint32_t frames, bad_crc, bad_cobs, oversize, runts;
 };
 

@@ -12,47 +12,47 @@
 #define MOTA_PROTO_KEYS_H
 
 /* HELLO's answer: the device */
-#define MOTA_INFO_KEYS(X) /* cddl: device_info */ \
-    X(MOTA_INFO_NAME, 1, "name")                                              \
-    X(MOTA_INFO_PROTOCOL, 2, "protocol-version")                              \
-    X(MOTA_INFO_PAYLOAD, 3, "max-payload")                                    \
-    X(MOTA_INFO_WINDOW, 4, "window")                                          \
-    X(MOTA_INFO_IDENTITY, 5, "identity")                                      \
-    X(MOTA_INFO_PROFILE, 6, "profile")                                        \
-    X(MOTA_INFO_MODELS, 7, "models")                                          \
-    X(MOTA_INFO_PROVISIONED, 8, "provisioned")                                \
-    X(MOTA_INFO_RESET_CAUSE, 9, "reset-cause")                                \
-    X(MOTA_INFO_HEAD_MAX, 10, "max-head")                                     \
-    X(MOTA_INFO_PROFILE_NAME, 11, "profile-name")                             \
-    X(MOTA_INFO_IO_BUFFER, 12, "io-buffer")                                   \
+#define MOTA_INFO_KEYS(X) /* cddl: device_info */                                                                      \
+    X(MOTA_INFO_NAME, 1, "name")                                                                                       \
+    X(MOTA_INFO_PROTOCOL, 2, "protocol-version")                                                                       \
+    X(MOTA_INFO_PAYLOAD, 3, "max-payload")                                                                             \
+    X(MOTA_INFO_WINDOW, 4, "window")                                                                                   \
+    X(MOTA_INFO_IDENTITY, 5, "identity")                                                                               \
+    X(MOTA_INFO_PROFILE, 6, "profile")                                                                                 \
+    X(MOTA_INFO_MODELS, 7, "models")                                                                                   \
+    X(MOTA_INFO_PROVISIONED, 8, "provisioned")                                                                         \
+    X(MOTA_INFO_RESET_CAUSE, 9, "reset-cause")                                                                         \
+    X(MOTA_INFO_HEAD_MAX, 10, "max-head")                                                                              \
+    X(MOTA_INFO_PROFILE_NAME, 11, "profile-name")                                                                      \
+    X(MOTA_INFO_IO_BUFFER, 12, "io-buffer")                                                                            \
     X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
-#define MOTA_MINFO_KEYS(X) /* cddl: model */ \
-    X(MOTA_MINFO_C_NAME, 1, "c-name")                                         \
-    X(MOTA_MINFO_SLOT_SIZE, 2, "slot-size")                                   \
-    X(MOTA_MINFO_COMMITTED, 3, "committed-seq")                               \
-    X(MOTA_MINFO_LAST_ERROR, 4, "last-error")                                 \
-    X(MOTA_MINFO_UPLOAD, 5, "upload")                                         \
-    X(MOTA_MINFO_HAS_MODEL, 6, "has-model")                                   \
-    X(MOTA_MINFO_SEQ, 7, "seq")                                               \
-    X(MOTA_MINFO_DIGEST, 8, "manifest-digest")                                \
-    X(MOTA_MINFO_VERSION, 9, "version")                                       \
-    X(MOTA_MINFO_PLACEMENT, 10, "placement")                                  \
-    X(MOTA_MINFO_EXEC_USED, 11, "exec-ram-used")                              \
-    X(MOTA_MINFO_FAULTS, 12, "faults")                                        \
-    X(MOTA_MINFO_ABOUT, 13, "about")                                          \
-    X(MOTA_MINFO_MEMORY, 14, "memory")                                        \
-    X(MOTA_MINFO_PREVIOUS, 15, "previous")                                    \
-    X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")                           \
+#define MOTA_MINFO_KEYS(X) /* cddl: model */                                                                           \
+    X(MOTA_MINFO_C_NAME, 1, "c-name")                                                                                  \
+    X(MOTA_MINFO_SLOT_SIZE, 2, "slot-size")                                                                            \
+    X(MOTA_MINFO_COMMITTED, 3, "committed-seq")                                                                        \
+    X(MOTA_MINFO_LAST_ERROR, 4, "last-error")                                                                          \
+    X(MOTA_MINFO_UPLOAD, 5, "upload")                                                                                  \
+    X(MOTA_MINFO_HAS_MODEL, 6, "has-model")                                                                            \
+    X(MOTA_MINFO_SEQ, 7, "seq")                                                                                        \
+    X(MOTA_MINFO_DIGEST, 8, "manifest-digest")                                                                         \
+    X(MOTA_MINFO_VERSION, 9, "version")                                                                                \
+    X(MOTA_MINFO_PLACEMENT, 10, "placement")                                                                           \
+    X(MOTA_MINFO_EXEC_USED, 11, "exec-ram-used")                                                                       \
+    X(MOTA_MINFO_FAULTS, 12, "faults")                                                                                 \
+    X(MOTA_MINFO_ABOUT, 13, "about")                                                                                   \
+    X(MOTA_MINFO_MEMORY, 14, "memory")                                                                                 \
+    X(MOTA_MINFO_PREVIOUS, 15, "previous")                                                                             \
+    X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")                                                                    \
     X(MOTA_MINFO_EPOCHS, 17, "npu-epochs")
 
 /* STATUS's answer */
-#define MOTA_STATUS_KEYS(X) /* cddl: status */ \
-    X(MOTA_STATUS_MODELS, 1, "models")                                        \
-    X(MOTA_STATUS_COUNTERS, 2, "link-counters")                               \
-    X(MOTA_STATUS_RESULT, 3, "last-result")                                   \
-    X(MOTA_STATUS_TIMING, 4, "timing")                                        \
+#define MOTA_STATUS_KEYS(X) /* cddl: status */                                                                         \
+    X(MOTA_STATUS_MODELS, 1, "models")                                                                                 \
+    X(MOTA_STATUS_COUNTERS, 2, "link-counters")                                                                        \
+    X(MOTA_STATUS_RESULT, 3, "last-result")                                                                            \
+    X(MOTA_STATUS_TIMING, 4, "timing")                                                                                 \
     X(MOTA_STATUS_UPTIME, 5, "uptime-ms")
 
 #define MOTA_PROTO_KEY_ENUM_(name, value, cddl) name = (value),

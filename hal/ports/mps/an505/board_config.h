@@ -15,8 +15,8 @@
 #define MOTA_MPS_FLASH_BASE 0x80000000u
 #define MOTA_MPS_EXEC_BASE 0x38200000u
 #define MOTA_MPS_EXEC_SIZE (2u * 1024u * 1024u)
-#define MOTA_MPS_SYSCLK_HZ 20000000u /* SysTick on the processor clock */
-#define MOTA_MPS_N_IRQ 124u          /* 92 board + 32 IoT Kit interrupts */
+#define MOTA_MPS_SYSCLK_HZ 20000000u    /* SysTick on the processor clock */
+#define MOTA_MPS_N_IRQ 124u             /* 92 board + 32 IoT Kit interrupts */
 #define MOTA_MPS_UART0_BASE 0x50200000u /* Secure alias */
 /* UART0's RX interrupt: 32 on QEMU 7.2 (checked: with 33 alone the board
  * only sees bytes at its 1 ms SysTick wake-ups, half the speed), 42 the

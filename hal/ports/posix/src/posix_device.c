@@ -10,11 +10,17 @@
 #include <string.h>
 #include <time.h>
 
-const struct mota_device_profile mota_posix_default_profile = {
-    .cpu_part = 0xD22, .fpu_enabled = true, .float_abi = 2, .secure = true,
-    .reloc_families = 1u << MOTA_NBIN_FAMILY_NPU, .has_ll_aton = true,
-    .ll_aton_major = 1, .ll_aton_minor = 1, .ll_aton_micro = 1,
-    .install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY)};
+const struct mota_device_profile mota_posix_default_profile = {.cpu_part = 0xD22,
+                                                               .fpu_enabled = true,
+                                                               .float_abi = 2,
+                                                               .secure = true,
+                                                               .reloc_families = 1u << MOTA_NBIN_FAMILY_NPU,
+                                                               .has_ll_aton = true,
+                                                               .ll_aton_major = 1,
+                                                               .ll_aton_minor = 1,
+                                                               .ll_aton_micro = 1,
+                                                               .install_modes = (1u << MOTA_INSTALL_XIP) |
+                                                                                (1u << MOTA_INSTALL_COPY)};
 
 static uint64_t mono_us(void)
 {
@@ -141,8 +147,8 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
     d->sim.latency_us = 2000;
     d->sim.slow_latency_us = 10u * 1000 * 1000;
 
-    d->port = (struct mota_port){.flash = &d->flash, .sys = &d->sys, .mem = &d->mem, .infer = mota_posix_sim_infer,
-                                 .infer_ctx = &d->sim};
+    d->port = (struct mota_port){
+        .flash = &d->flash, .sys = &d->sys, .mem = &d->mem, .infer = mota_posix_sim_infer, .infer_ctx = &d->sim};
     struct mota_agent_config *c = &d->cfg;
     c->port = &d->port;
     c->journal_offset = 0;

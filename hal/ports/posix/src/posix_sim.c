@@ -25,8 +25,8 @@ void mota_sim_inference(const uint8_t *in, size_t in_len, uint8_t *out, size_t o
     }
 }
 
-int mota_posix_sim_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
-                         uint8_t *out, size_t out_len, uint64_t *latency_us)
+int mota_posix_sim_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
+                         size_t out_len, uint64_t *latency_us)
 {
     struct mota_posix_sim *sim = ctx;
     if (sim == NULL || model == NULL || out == NULL)

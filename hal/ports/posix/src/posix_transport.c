@@ -94,14 +94,13 @@ int mota_posix_transport_tcp_accept(struct mota_posix_transport *t, int timeout_
     int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) /* the client left before we took it, a signal: try again later */
         return errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EPROTO ? MOTA_ERR_TIMEOUT
-                                                                                          : MOTA_ERR_TRANSPORT;
+                                                                                             : MOTA_ERR_TRANSPORT;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     t->rfd = t->wfd = fd;
     return MOTA_OK;
 }
 
-int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port,
-                                     int timeout_ms)
+int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port, int timeout_ms)
 {
     struct sockaddr_in sa;
     int one = 1, err = 0;

@@ -56,10 +56,13 @@ static void log_result(const char *what, int ret)
  * again before each step of the main loop; what the step touched is charged
  * to the phase it ran (interrupts included, as in the field) ---- */
 enum phase { PH_BOOT, PH_LINK, PH_RECEIVE, PH_CHECK, PH_VERDICT, PH_INVOKE, PH_COMMIT, PH_N };
-static const char *const phase_name[PH_N] = {
-    "boot (journal, re-validation, install)", "link (HELLO, STATUS)", "upload: receive, hash, program",
-    "upload: head check (signature)", "upload: digests, install, self-test", "invoke (model run)",
-    "confirm, rollback, reboot"};
+static const char *const phase_name[PH_N] = {"boot (journal, re-validation, install)",
+                                             "link (HELLO, STATUS)",
+                                             "upload: receive, hash, program",
+                                             "upload: head check (signature)",
+                                             "upload: digests, install, self-test",
+                                             "invoke (model run)",
+                                             "confirm, rollback, reboot"};
 static uint32_t phase_max[PH_N];
 
 static void charge(enum phase ph)

@@ -93,14 +93,15 @@ static int guarded(struct mota_board *b, const struct mota_installed *m, unsigne
     uint64_t t0 = mps_ticks();
     int r = mps_guard_call(&c, ret, &f);
     b->guard_ticks = (uint32_t)(mps_ticks() - t0);
-    if (m->family == MOTA_NBIN_FAMILY_NPU && entry == 2 && !b->guard_reported) { /* a size query: the guard's round trip around almost nothing */
+    if (m->family == MOTA_NBIN_FAMILY_NPU && entry == 2 &&
+        !b->guard_reported) { /* a size query: the guard's round trip around almost nothing */
         b->guard_reported = true;
         mota_board_log_hex(MOTA_BOARD_TAG "guarded call round trip (SysTick ticks) ", b->guard_ticks);
     }
     if (r != MOTA_OK) {
         b->model_faults++;
-        b->last_fault = (struct mota_board_model_fault){.reason = r, .kind = f.kind, .pc = f.pc, .addr = f.addr,
-                                                        .cfsr = f.cfsr};
+        b->last_fault =
+            (struct mota_board_model_fault){.reason = r, .kind = f.kind, .pc = f.pc, .addr = f.addr, .cfsr = f.cfsr};
         mota_board_log_hex(r == MOTA_ERR_SELFTEST_TIMEOUT ? MOTA_BOARD_TAG "model stopped at its time budget, entry "
                                                           : MOTA_BOARD_TAG "model fault, exception ",
                            r == MOTA_ERR_SELFTEST_TIMEOUT ? entry : f.kind);
@@ -124,8 +125,8 @@ static uint64_t within(uint64_t own, uint64_t end_us)
 /* "MemManage at pc 0x604012cc, address 0x20000100, cfsr 0x00000082" or "stopped at its time budget". */
 size_t mota_board_infer_detail(void *ctx, char *out, size_t cap)
 {
-    static const char *const names[] = {"?", "SVC", "time", "HardFault", "MemManage", "BusFault", "UsageFault",
-                                        "SecureFault"};
+    static const char *const names[] = {"?",         "SVC",      "time",       "HardFault",
+                                        "MemManage", "BusFault", "UsageFault", "SecureFault"};
     static const char hex[] = "0123456789abcdef";
     const struct mota_board *b = ctx;
     const struct mota_board_model_fault *f = &b->last_fault;
@@ -210,8 +211,12 @@ static bool legacy_env(struct mota_board *b, const struct mota_installed *m, uin
                        struct mota_legacy_env *env)
 {
     *l = (struct legacy_ctx){.b = b, .m = m, .end_us = end_us};
-    *env = (struct mota_legacy_env){.call = legacy_call, .peek = legacy_peek, .ctx = l, .io = guard_io,
-                                    .io_addr = (uint32_t)(uintptr_t)guard_io, .io_size = GUARD_IO};
+    *env = (struct mota_legacy_env){.call = legacy_call,
+                                    .peek = legacy_peek,
+                                    .ctx = l,
+                                    .io = guard_io,
+                                    .io_addr = (uint32_t)(uintptr_t)guard_io,
+                                    .io_size = GUARD_IO};
     return model_regions(b, m, &l->regions);
 }
 
@@ -304,7 +309,8 @@ int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_
     /* the agent kicked the watchdog just before: the model's four calls together stop short of its first
      * expiry, so a slow model gets a verdict (MOTA_ERR_SELFTEST_TIMEOUT), not a board reset */
     uint32_t wd = mps_watchdog_period_ms();
-    uint64_t end = mps_now_us(NULL) + (wd > 200u ? (uint64_t)(wd - 200u) * 1000u : budget + 3u * GUARD_DEFAULT_BUDGET_US);
+    uint64_t end =
+        mps_now_us(NULL) + (wd > 200u ? (uint64_t)(wd - 200u) * 1000u : budget + 3u * GUARD_DEFAULT_BUDGET_US);
     if (model->family == MOTA_NBIN_FAMILY_LEGACY)
         return legacy_infer(b, model, in, in_len, out, out_len, budget, end, latency_us);
     memset(guard_io, 0, sizeof(guard_io)); /* nothing of an earlier call's input or output */
@@ -334,7 +340,8 @@ int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_
 static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
 {
     (void)ctx, (void)write;
-    bool inside = addr >= MOTA_MPS_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)MOTA_MPS_EXEC_BASE + MOTA_MPS_EXEC_SIZE;
+    bool inside =
+        addr >= MOTA_MPS_EXEC_BASE && (uint64_t)addr + len <= (uint64_t)MOTA_MPS_EXEC_BASE + MOTA_MPS_EXEC_SIZE;
     return inside ? (void *)(uintptr_t)addr : NULL;
 }
 
@@ -366,17 +373,22 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
     mps_uart_init(&b->uart);
     b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
 
-    b->port = (struct mota_port){.flash = &b->flash, .sys = &b->sys, .transport = &b->uart, .mem = &b->mem,
-                                 .infer = mota_board_infer, .infer_detail = mota_board_infer_detail,
-                                 .model_about = mota_board_model_about, .infer_ctx = b};
+    b->port = (struct mota_port){.flash = &b->flash,
+                                 .sys = &b->sys,
+                                 .transport = &b->uart,
+                                 .mem = &b->mem,
+                                 .infer = mota_board_infer,
+                                 .infer_detail = mota_board_infer_detail,
+                                 .model_about = mota_board_model_about,
+                                 .infer_ctx = b};
     b->cfg = cfg;
     cfg->port = &b->port;
     mota_board_profile(&cfg->profile);
     cfg->journal_offset = MOTA_BOARD_JOURNAL;
 
     /* identity, keys and model names from the provisioning sector */
-    b->provision_status = mota_provision_decode(b->flash.map(NULL, MOTA_BOARD_PROVISION, MOTA_BOARD_SECTOR),
-                                                MOTA_BOARD_SECTOR, &prov);
+    b->provision_status =
+        mota_provision_decode(b->flash.map(NULL, MOTA_BOARD_PROVISION, MOTA_BOARD_SECTOR), MOTA_BOARD_SECTOR, &prov);
     unsigned n = 1;
     if (b->provision_status == MOTA_OK && (prov.n_models > MOTA_AGENT_MAX_MODELS || prov.n_keys > MOTA_AGENT_MAX_KEYS))
         b->provision_status = MOTA_ERR_PROVISION; /* more than this firmware serves: not half-applied */

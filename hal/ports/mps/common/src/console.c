@@ -17,8 +17,9 @@ static uint32_t parse_num(const char *p, const char *end, int base)
 {
     uint32_t v = 0;
     for (; p < end; p++) {
-        uint32_t d = *p >= '0' && *p <= '9' ? (uint32_t)(*p - '0')
-                   : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (uint32_t)((*p | 0x20) - 'a' + 10) : 99u;
+        uint32_t d = *p >= '0' && *p <= '9'                     ? (uint32_t)(*p - '0')
+                     : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (uint32_t)((*p | 0x20) - 'a' + 10)
+                                                                : 99u;
         if (d >= (uint32_t)base)
             break;
         v = v * (uint32_t)base + d;
@@ -51,7 +52,7 @@ int mps_args_parse(void)
             mps_args.flash = v;
             mps_args.flash_len = (uint32_t)(e - v);
         } else if (word_is(w, n, "reset=", &v)) {
-            mps_args.cause = memcmp(v, "software", 8) == 0 ? MOTA_RESET_SOFTWARE
+            mps_args.cause = memcmp(v, "software", 8) == 0   ? MOTA_RESET_SOFTWARE
                              : memcmp(v, "watchdog", 8) == 0 ? MOTA_RESET_WATCHDOG
                              : memcmp(v, "fault", 5) == 0    ? MOTA_RESET_FAULT
                                                              : MOTA_RESET_POWER_ON;

@@ -107,9 +107,14 @@ int mps_flash_init(struct mota_flash *f)
     if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_BOARD_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
         sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0)
         return MOTA_ERR_FLASH_IO;
-    *f = (struct mota_flash){.read = fl_read, .prog = fl_prog, .erase = fl_erase, .map = fl_map,
-                             .xip_base = MOTA_MPS_FLASH_BASE, .size = MOTA_BOARD_FLASH_SIZE,
-                             .sector_size = MOTA_BOARD_SECTOR, .prog_size = MOTA_BOARD_PROG,
+    *f = (struct mota_flash){.read = fl_read,
+                             .prog = fl_prog,
+                             .erase = fl_erase,
+                             .map = fl_map,
+                             .xip_base = MOTA_MPS_FLASH_BASE,
+                             .size = MOTA_BOARD_FLASH_SIZE,
+                             .sector_size = MOTA_BOARD_SECTOR,
+                             .prog_size = MOTA_BOARD_PROG,
                              .erased_value = 0xFF};
     return MOTA_OK;
 }

@@ -85,7 +85,7 @@ static void regions_set(const struct mps_guard_call *c)
 {
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
-    MPU_MAIR0 = 0x44u; /* attribute 0: normal memory, non-cacheable */
+    MPU_MAIR0 = 0x44u;                          /* attribute 0: normal memory, non-cacheable */
     unsigned regions = (MPU_TYPE >> 8) & 0xFFu; /* every region the MPU has (DREGION), not only those used here */
     for (unsigned n = 0; n < regions; n++) {
         MPU_RNR = n;
@@ -95,7 +95,7 @@ static void regions_set(const struct mps_guard_call *c)
     if (c->code_base != 0)
         region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0));
     region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN)); /* exec RAM */
-    region(2, c->io_base, c->io_end, AP_RW | XN);                     /* input, then output */
+    region(2, c->io_base, c->io_end, AP_RW | XN);                       /* input, then output */
     region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN);
     region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO);
     MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
@@ -133,43 +133,42 @@ uint32_t mps_guard_enter(const uint32_t *caller_frame)
 /* SVC: #0 from the caller enters the model; #1 from the model's exit stub ends the call. */
 __attribute__((naked)) void mps_svc_handler(void)
 {
-    __asm__ volatile(
-        "tst lr, #4\n\t"
-        "bne 1f\n\t"
-        /* SVC #0 on MSP: save the caller, enter the model */
-        "ldr r12, =mps_guard_ctx\n\t"
-        "stmia r12!, {r4-r11}\n\t"
-        "vstmia r12!, {s16-s31}\n\t"
-        "str lr, [r12], #4\n\t"
-        "mrs r0, msp\n\t"
-        "str r0, [r12], #4\n\t"
-        "vmrs r1, fpscr\n\t"
-        "str r1, [r12]\n\t"
-        "bl mps_guard_enter\n\t"
-        /* nothing of the agent's in the model's registers */
-        "ldr r1, =guard_zeros\n\t"
-        "vldmia r1, {s0-s31}\n\t"
-        "movs r1, #0\n\t"
-        "vmsr fpscr, r1\n\t"
-        "mov r2, r1\n\t"
-        "mov r3, r1\n\t"
-        "mov r4, r1\n\t"
-        "mov r5, r1\n\t"
-        "mov r6, r1\n\t"
-        "mov r7, r1\n\t"
-        "mov r8, r1\n\t"
-        "mov r10, r1\n\t"
-        "mov r11, r1\n\t"
-        "mov r12, r1\n\t"
-        "ldr r1, =mps_guard_r9\n\t"
-        "ldr r9, [r1]\n\t"
-        "bx r0\n\t"
-        /* SVC from the model: its return value, then unwind with MOTA_OK */
-        "1:\n\t"
-        "mrs r0, psp\n\t"
-        "bl mps_guard_returned\n\t"
-        "b mps_guard_unwind\n\t" ::
-            : "memory");
+    __asm__ volatile("tst lr, #4\n\t"
+                     "bne 1f\n\t"
+                     /* SVC #0 on MSP: save the caller, enter the model */
+                     "ldr r12, =mps_guard_ctx\n\t"
+                     "stmia r12!, {r4-r11}\n\t"
+                     "vstmia r12!, {s16-s31}\n\t"
+                     "str lr, [r12], #4\n\t"
+                     "mrs r0, msp\n\t"
+                     "str r0, [r12], #4\n\t"
+                     "vmrs r1, fpscr\n\t"
+                     "str r1, [r12]\n\t"
+                     "bl mps_guard_enter\n\t"
+                     /* nothing of the agent's in the model's registers */
+                     "ldr r1, =guard_zeros\n\t"
+                     "vldmia r1, {s0-s31}\n\t"
+                     "movs r1, #0\n\t"
+                     "vmsr fpscr, r1\n\t"
+                     "mov r2, r1\n\t"
+                     "mov r3, r1\n\t"
+                     "mov r4, r1\n\t"
+                     "mov r5, r1\n\t"
+                     "mov r6, r1\n\t"
+                     "mov r7, r1\n\t"
+                     "mov r8, r1\n\t"
+                     "mov r10, r1\n\t"
+                     "mov r11, r1\n\t"
+                     "mov r12, r1\n\t"
+                     "ldr r1, =mps_guard_r9\n\t"
+                     "ldr r9, [r1]\n\t"
+                     "bx r0\n\t"
+                     /* SVC from the model: its return value, then unwind with MOTA_OK */
+                     "1:\n\t"
+                     "mrs r0, psp\n\t"
+                     "bl mps_guard_returned\n\t"
+                     "b mps_guard_unwind\n\t" ::
+                         : "memory");
 }
 
 /* The model returned to the stub (anything else issuing SVC is a fault). */

@@ -9,8 +9,14 @@
 #include <stdint.h>
 
 enum {
-    SH_OPEN = 0x01, SH_WRITE0 = 0x04, SH_WRITE = 0x05, SH_READ = 0x06, SH_SEEK = 0x0A, SH_FLEN = 0x0C,
-    SH_GET_CMDLINE = 0x15, SH_EXIT_EXTENDED = 0x20,
+    SH_OPEN = 0x01,
+    SH_WRITE0 = 0x04,
+    SH_WRITE = 0x05,
+    SH_READ = 0x06,
+    SH_SEEK = 0x0A,
+    SH_FLEN = 0x0C,
+    SH_GET_CMDLINE = 0x15,
+    SH_EXIT_EXTENDED = 0x20,
 };
 enum { SH_MODE_RPLUSB = 3 };
 

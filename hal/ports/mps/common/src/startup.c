@@ -19,20 +19,16 @@ void mps_default_handler(void);
 /* VTOR's reset value is the table's address (the linker script puts it
  * first); it needs the alignment of its size rounded up to a power of two. */
 __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + MOTA_MPS_N_IRQ] = {
-    [0] = (uintptr_t)&__stack_top,
-    [1] = (uintptr_t)mps_reset_handler,
-    [2] = (uintptr_t)mps_nmi_handler,
-    [3] = (uintptr_t)mps_fault_entry,  /* HardFault */
-    [4] = (uintptr_t)mps_fault_entry,  /* MemManage */
-    [5] = (uintptr_t)mps_fault_entry,  /* BusFault */
-    [6] = (uintptr_t)mps_fault_entry,  /* UsageFault */
-    [7] = (uintptr_t)mps_fault_entry,  /* SecureFault */
-    [11] = (uintptr_t)mps_svc_handler, /* guarded model calls (guard.c) */
-    [12] = (uintptr_t)mps_default_handler, /* DebugMonitor */
-    [14] = (uintptr_t)mps_default_handler, /* PendSV */
-    [15] = (uintptr_t)mps_systick_handler,
-    MOTA_MPS_UART_RX_IRQS(UART_RX_VECTOR)
-};
+    [0] = (uintptr_t)&__stack_top,         [1] = (uintptr_t)mps_reset_handler,
+    [2] = (uintptr_t)mps_nmi_handler,      [3] = (uintptr_t)mps_fault_entry, /* HardFault */
+    [4] = (uintptr_t)mps_fault_entry,                                        /* MemManage */
+    [5] = (uintptr_t)mps_fault_entry,                                        /* BusFault */
+    [6] = (uintptr_t)mps_fault_entry,                                        /* UsageFault */
+    [7] = (uintptr_t)mps_fault_entry,                                        /* SecureFault */
+    [11] = (uintptr_t)mps_svc_handler,                                       /* guarded model calls (guard.c) */
+    [12] = (uintptr_t)mps_default_handler,                                   /* DebugMonitor */
+    [14] = (uintptr_t)mps_default_handler,                                   /* PendSV */
+    [15] = (uintptr_t)mps_systick_handler, MOTA_MPS_UART_RX_IRQS(UART_RX_VECTOR)};
 
 /* newlib's __errno reaches errno through its 1 KiB reentrancy structure
  * (_impure_ptr); a single-threaded firmware needs one int. libcbor's ldexp

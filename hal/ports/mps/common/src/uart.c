@@ -87,7 +87,7 @@ static int uart_write(void *ctx, const uint8_t *buf, size_t len)
 
 int mps_uart_init(struct mota_transport *t)
 {
-    UART_BAUDDIV = 16; /* the smallest divider the CMSDK UART accepts */
+    UART_BAUDDIV = 16;        /* the smallest divider the CMSDK UART accepts */
     UART_CTRL = 1u | 2u | 8u; /* TX, RX, RX interrupt */
     (void)UART_DATA;          /* QEMU flushes bytes that arrived before RX was enabled on a DATA read */
     UART_INTCLR = 0xFu;

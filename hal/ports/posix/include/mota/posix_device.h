@@ -30,19 +30,19 @@ struct mota_posix_region {
 };
 
 struct mota_posix_device_options {
-    const char *flash_path;   /* NULL: a flash in memory */
-    uint32_t flash_size;      /* default 8 MiB */
-    uint32_t sector_size;     /* default 4096 */
-    uint32_t prog_size;       /* default 16 */
-    unsigned n_models;        /* default 1, named "network" */
+    const char *flash_path; /* NULL: a flash in memory */
+    uint32_t flash_size;    /* default 8 MiB */
+    uint32_t sector_size;   /* default 4096 */
+    uint32_t prog_size;     /* default 16 */
+    unsigned n_models;      /* default 1, named "network" */
     const char *models[MOTA_AGENT_MAX_MODELS];
-    uint32_t slot_size;       /* 0: the flash shared out evenly */
-    uint32_t exec_ram_size;   /* per model; default 1 MiB */
-    uint32_t ext_ram_size;    /* external RAM per model (params, NPU tag-9 pool); default none */
-    uint32_t ext_ram_base;    /* its CPU address (default MOTA_POSIX_EXT_BASE) */
-    unsigned n_regions;       /* fixed-address RAM the models share */
+    uint32_t slot_size;     /* 0: the flash shared out evenly */
+    uint32_t exec_ram_size; /* per model; default 1 MiB */
+    uint32_t ext_ram_size;  /* external RAM per model (params, NPU tag-9 pool); default none */
+    uint32_t ext_ram_base;  /* its CPU address (default MOTA_POSIX_EXT_BASE) */
+    unsigned n_regions;     /* fixed-address RAM the models share */
     struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
-    bool clock_at_zero;       /* now_us always 0 (deterministic tests) */
+    bool clock_at_zero; /* now_us always 0 (deterministic tests) */
 };
 
 struct mota_posix_device {
@@ -54,7 +54,7 @@ struct mota_posix_device {
     struct mota_port port;        /* the above, and the transport of the current boot */
     struct mota_agent_config cfg; /* keys, identity and profile are the caller's to fill */
     struct mota_device device;
-    enum mota_reset_cause cause;  /* what the next boot reports */
+    enum mota_reset_cause cause; /* what the next boot reports */
     unsigned resets, kicks;
     bool clock_at_zero;
     uint64_t boot_us;

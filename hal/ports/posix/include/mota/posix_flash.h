@@ -30,7 +30,7 @@
 struct mota_posix_flash {
     uint8_t *mem;
     uint32_t size, sector_size, prog_size;
-    int fd;                 /* -1 for a memory-only flash */
+    int fd; /* -1 for a memory-only flash */
     bool owns_mem;
     /* counters since creation or the last mota_posix_flash_reset_counters() */
     uint64_t reads, progs, erases, bytes_programmed, bytes_read;
@@ -38,11 +38,11 @@ struct mota_posix_flash {
     uint64_t ops;           /* program + erase operations so far */
     uint64_t cut_before_op; /* 0: never */
     bool torn;
-    bool dead;              /* the power is off */
+    bool dead;                 /* the power is off */
     void (*on_cut)(void *ctx); /* must not return */
     void *on_cut_ctx;
     /* the operation the power was cut at, for diagnostics */
-    char cut_kind;          /* 'p' program, 'e' erase, 0 none */
+    char cut_kind; /* 'p' program, 'e' erase, 0 none */
     uint32_t cut_off, cut_len;
 };
 

@@ -28,7 +28,7 @@ struct mota_posix_sim {
 void mota_sim_inference(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len);
 
 /* The port's inference (mota_port_infer_fn) for the posix port (ctx: struct mota_posix_sim). */
-int mota_posix_sim_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
-                         uint8_t *out, size_t out_len, uint64_t *latency_us);
+int mota_posix_sim_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
+                         size_t out_len, uint64_t *latency_us);
 
 #endif

@@ -23,8 +23,7 @@ int mota_posix_transport_stdio(struct mota_posix_transport *t);
 int mota_posix_transport_tcp_listen(struct mota_posix_transport *t, const char *host, uint16_t *port);
 int mota_posix_transport_tcp_accept(struct mota_posix_transport *t, int timeout_ms);
 /* TCP client: connected within timeout_ms, or MOTA_ERR_TIMEOUT / MOTA_ERR_TRANSPORT with errno saying why. */
-int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port,
-                                     int timeout_ms);
+int mota_posix_transport_tcp_connect(struct mota_posix_transport *t, const char *host, uint16_t port, int timeout_ms);
 /* A new pseudo-terminal in raw mode; pty_path names its slave side. */
 int mota_posix_transport_pty(struct mota_posix_transport *t);
 /* An already open descriptor pair (serial port, socketpair...). */

@@ -42,8 +42,9 @@ struct mota_board_boot {
 
 /* The last model call stopped by the guard (a fault or its time budget). */
 struct mota_board_model_fault {
-    int reason;        /* MOTA_ERR_SELFTEST_FAULT or MOTA_ERR_SELFTEST_TIMEOUT */
-    uint32_t kind;     /* exception number (3 HardFault, 4 MemManage, 5 BusFault, 6 UsageFault, 7 SecureFault), 1 SVC, 2 time */
+    int reason; /* MOTA_ERR_SELFTEST_FAULT or MOTA_ERR_SELFTEST_TIMEOUT */
+    uint32_t
+        kind; /* exception number (3 HardFault, 4 MemManage, 5 BusFault, 6 UsageFault, 7 SecureFault), 1 SVC, 2 time */
     uint32_t pc, addr; /* where, and the faulting address when the CPU knows it */
     uint32_t cfsr;
 };
