@@ -32,11 +32,6 @@ void mota_link_reconnect(struct mota_link *l)
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
-uint32_t mota_link_now_ms(const struct mota_link *l)
-{
-    return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;
-}
-
 static void note_error(struct mota_link *l, int code, unsigned model)
 {
     struct mota_link_error *e = &l->errors[l->next_error];

@@ -13,6 +13,11 @@
 
 #include <string.h>
 
+uint32_t mota_link_now_ms(const struct mota_link *l)
+{
+    return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;
+}
+
 /* A text built in a caller's buffer; what does not fit is cut. */
 struct text {
     uint8_t *p;

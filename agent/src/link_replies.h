@@ -28,7 +28,7 @@ size_t mota_link_refusal_detail(const struct mota_agent *a, int reason, uint8_t 
 /* ERRORS' body into out[cap], its length in *len: MOTA_OK, or MOTA_ERR_INTERNAL when it does not fit. */
 int mota_link_errors_body(const struct mota_link *l, uint8_t *out, size_t cap, size_t *len);
 
-/* Milliseconds since boot by the link's clock (0 without one): defined in link.c, for STATUS's uptime. */
+/* Milliseconds since boot by the link's clock (0 without one): STATUS's uptime, and when link.c notes an error. */
 uint32_t mota_link_now_ms(const struct mota_link *l);
 
 #endif /* MOTA_LINK_REPLIES_H */

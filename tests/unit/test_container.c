@@ -231,6 +231,41 @@ static void test_packed_container_verifies_and_reads_back(void **state)
     assert_memory_equal(r.manifest.text.created, "2026-01-01T00:00:00Z", 20);
 }
 
+/* The layout the encoder decides is where a written container has each part: the head, then each payload's head
+ * and bytes in component order; a compressed payload takes its compressed size. */
+static void test_layout_places_every_part_where_the_container_has_it(void **state)
+{
+    (void)state;
+    static uint8_t buf[16384], head[8192];
+    struct mota_container_layout lay;
+    struct mota_pack_spec s;
+    size_t head_len = 0;
+    make_spec(&s, true);
+    for (int sig = 0; sig < 2; sig++) {
+        size_t len = build_signed_by(&s, sig ? sign_cb : NULL, buf, sizeof(buf));
+        assert_int_equal(
+            mota_container_encode_head(&s, trusted.kid, sig ? sign_cb : NULL, &key, head, sizeof(head), &head_len),
+            MOTA_OK);
+        assert_int_equal(mota_container_layout(&s, trusted.kid, sig != 0, &lay), MOTA_OK);
+        assert_int_equal(lay.head_len, head_len);
+        assert_int_equal(lay.n_payloads, 2);
+        assert_int_equal(lay.len, len);
+        for (size_t i = 0; i < lay.n_payloads; i++) {
+            const struct mota_container_part *p = &lay.payload[i];
+            assert_int_equal(p->head_off, i == 0 ? head_len : lay.payload[i - 1].off + lay.payload[i - 1].len);
+            assert_int_equal(p->off, p->head_off + p->head_len);
+            assert_memory_equal(buf + p->head_off, p->head, p->head_len);
+            assert_memory_equal(buf + p->off, s.comp[i].role == MOTA_COMPONENT_CODE ? code : params, p->len);
+        }
+    }
+    s.comp[1].compressed = true;
+    s.comp[1].z_size = 100;
+    assert_int_equal(mota_container_layout(&s, trusted.kid, true, &lay), MOTA_OK);
+    assert_int_equal(lay.payload[1].len, 100);
+    assert_int_equal(lay.len, lay.payload[1].off + 100);
+    assert_int_equal(mota_container_layout(NULL, trusted.kid, true, &lay), MOTA_ERR_ARG);
+}
+
 /* A manifest decoded from one buffer, moved to a copy of it, is the manifest decoded from the copy. */
 static void test_a_rebased_manifest_equals_one_decoded_from_the_copy(void **state)
 {
@@ -497,6 +532,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_packed_container_verifies_and_reads_back),
+        cmocka_unit_test(test_layout_places_every_part_where_the_container_has_it),
         cmocka_unit_test(test_a_rebased_manifest_equals_one_decoded_from_the_copy),
         cmocka_unit_test(test_same_inputs_give_the_same_bytes),
         cmocka_unit_test(test_every_truncation_is_rejected),
