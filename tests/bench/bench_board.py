@@ -96,9 +96,12 @@ class Board:
         return res
 
     def timing(self):
-        t = self.status()["status"]["4"]
-        keys = ["check", "erase", "digest", "install", "selftest", "verdict", "digest_bytes"]
-        return dict(zip(keys, t))
+        """The last update's timings (STATUS key 4), as `mota status --json` names them (docs/json.md)."""
+        t = self.status()["last_update"]
+        assert t is not None, "the board reports no update since boot"
+        names = {"check": "head_check_us", "erase": "erase_us", "digest": "digests_us", "install": "install_us",
+                 "selftest": "selftest_us", "verdict": "verdict_after_last_byte_us", "digest_bytes": "bytes_hashed"}
+        return {k: t[v] for k, v in names.items()}
 
     def log(self):
         return open(self.flash + ".log").read()
