@@ -55,14 +55,19 @@ OUTSIDE = ("cmake/", "tests/", "scripts/", ".ci/", ".deps/", "docs/")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
-def sources(root):
+def tracked(root):
+    """The tree's files (git's tracked and untracked-but-not-ignored ones; outside a checkout every file but
+    the builds), as paths relative to root."""
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
-                             capture_output=True, text=True, check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file but the builds
-        out = [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-               for f in fs if not os.path.relpath(d, root).startswith(("build", ".git"))]
-    return sorted(p for p in out if p.endswith((".c", ".h")) and not p.startswith(("tests/", ".deps/"))
+        return subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+                              capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
+                for f in fs if not os.path.relpath(d, root).startswith(("build", ".git", ".deps"))]
+
+
+def sources(root):
+    return sorted(p for p in tracked(root) if p.endswith((".c", ".h")) and not p.startswith(("tests/", ".deps/"))
                   and os.path.exists(os.path.join(root, p)))
 
 
@@ -127,13 +132,7 @@ LINK = re.compile(r"target_link_libraries\(\s*([\w.${}-]+)([^)]*)\)", re.S)
 
 
 def cmake_files(root):
-    try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
-                             capture_output=True, text=True, check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        out = [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-               for f in fs if not os.path.relpath(d, root).startswith(("build", ".git"))]
-    return sorted(p for p in out if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")
+    return sorted(p for p in tracked(root) if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")
                   if not p.startswith(OUTSIDE) and os.path.exists(os.path.join(root, p)))
 
 
@@ -180,15 +179,6 @@ def check_folders(root, files):
 SPDX = "SPDX-License-Identifier: Apache-2.0"
 SCRIPT_FILES = re.compile(r"(\.(c|h|py|sh|cmake|ld|in)|(^|/)CMakeLists\.txt|^\.ci/run)$")
 OPENING = re.compile(r'^\s*(/\*|//|#(?!\s*(include|if|define|pragma)\b)|[rR]?"""|\'\'\')')
-
-
-def tracked(root):
-    try:
-        return subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
-                              capture_output=True, text=True, check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        return [os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-                for f in fs if not os.path.relpath(d, root).startswith(("build", ".git", ".deps"))]
 
 
 def check_hygiene(root):
