@@ -205,9 +205,10 @@ int mota_agent_hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len
     const struct mota_flash *fl = a->cfg->port->flash;
     uint8_t buf[256];
     while (len > 0) {
-        /* straight from the mapped flash, a sector at a time (no copy); read() where it is not mapped */
+        /* straight from the mapped flash, a sector at a time (no copy); read() where it is not mapped, and
+         * on ECC flash, where only read() reports a torn unit as such (a mapped one faults) */
         uint32_t n = len < 4096u ? len : 4096u;
-        const uint8_t *p = fl->map(fl->ctx, off, n);
+        const uint8_t *p = (fl->flags & MOTA_FLASH_PROGRAM_ONCE) ? NULL : fl->map(fl->ctx, off, n);
         if (p == NULL) {
             n = n < sizeof(buf) ? n : (uint32_t)sizeof(buf);
             int ret = fl->read(fl->ctx, off, buf, n);
@@ -415,23 +416,69 @@ static int port_ok(const struct mota_agent_config *c)
     return MOTA_OK;
 }
 
+/* The end of the sectors [off, off+len) takes (a slot's erases reach it), or 0 if off is not a sector's start
+ * or they leave the device. */
+static uint64_t sectors_end(const struct mota_flash *f, uint32_t off, uint64_t len)
+{
+    uint32_t start = 0, size = 0;
+    uint64_t end = (uint64_t)off + len;
+    if (len == 0 || mota_flash_sector(f, off, &start, &size) != MOTA_OK || start != off || end > f->size)
+        return 0;
+    if (mota_flash_sector(f, (uint32_t)(end - 1), &start, &size) != MOTA_OK)
+        return 0;
+    return (uint64_t)start + size;
+}
+
+/* The regions cover the device, every sector whole program units. */
+static bool geometry_ok(const struct mota_flash *f)
+{
+    uint64_t total = 0;
+    if (f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 || f->n_regions == 0 ||
+        f->n_regions > MOTA_FLASH_MAX_REGIONS)
+        return false;
+    for (unsigned i = 0; i < f->n_regions; i++) {
+        const struct mota_flash_region *r = &f->regions[i];
+        if (r->count == 0 || r->sector_size == 0 || r->sector_size % f->prog_size != 0)
+            return false;
+        total += (uint64_t)r->count * r->sector_size;
+    }
+    return total == f->size;
+}
+
+/* The journal's two sectors: equal, from journal_offset on. Its end, or 0 if they are not. */
+static uint64_t journal_end(const struct mota_agent_config *c)
+{
+    const struct mota_flash *f = c->port->flash;
+    uint32_t start = 0, size = 0, s2 = 0;
+    if (mota_flash_sector(f, c->journal_offset, &start, &size) != MOTA_OK || start != c->journal_offset ||
+        size < 2048 || (uint64_t)start + 2ull * size > f->size ||
+        mota_flash_sector(f, start + size, &start, &s2) != MOTA_OK || s2 != size)
+        return 0;
+    return (uint64_t)c->journal_offset + 2ull * size;
+}
+
 static int config_ok(const struct mota_agent_config *c)
 {
     const struct mota_flash *f = c->port->flash;
-    if (f->sector_size < 2048 || f->prog_size == 0 || f->prog_size > 64 || JREC_SIZE % f->prog_size != 0 ||
-        c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
-        c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN || c->journal_offset % f->sector_size != 0 ||
-        (uint64_t)c->journal_offset + 2ull * f->sector_size > f->size)
+    uint64_t lo[2 * MOTA_AGENT_MAX_MODELS + 1], hi[2 * MOTA_AGENT_MAX_MODELS + 1];
+    unsigned n = 0;
+    lo[n] = c->journal_offset;
+    hi[n++] = geometry_ok(f) ? journal_end(c) : 0;
+    if (hi[0] == 0 || c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
+        c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
         return MOTA_ERR_CONFIG;
     for (unsigned m = 0; m < c->n_models; m++) {
         const struct mota_agent_model_config *mc = &c->models[m];
-        if (mc->c_name == NULL || mc->slot_size == 0 || mc->slot_size % f->sector_size != 0)
+        if (mc->c_name == NULL)
             return MOTA_ERR_CONFIG;
-        for (unsigned s = 0; s < 2; s++) {
-            uint64_t lo = mc->slot_offset[s], hi = lo + mc->slot_size;
-            if (mc->slot_offset[s] % f->sector_size != 0 || hi > f->size || /* 32-bit: no 64-bit division linked */
-                (lo < c->journal_offset + 2ull * f->sector_size && hi > c->journal_offset))
+        for (unsigned s = 0; s < 2; s++, n++) {
+            /* a slot starts on a sector; the sectors it takes (they may differ in size) are its own */
+            lo[n] = mc->slot_offset[s];
+            if ((hi[n] = sectors_end(f, mc->slot_offset[s], mc->slot_size)) == 0)
                 return MOTA_ERR_CONFIG;
+            for (unsigned k = 0; k < n; k++)
+                if (lo[n] < hi[k] && lo[k] < hi[n])
+                    return MOTA_ERR_CONFIG;
         }
     }
     return MOTA_OK;
@@ -627,6 +674,18 @@ int mota_agent_last_error(const struct mota_agent *a, unsigned m)
     if (a == NULL || m >= a->cfg->n_models)
         return MOTA_ERR_ARG;
     return a->st[m].last_error;
+}
+
+int mota_agent_idle(struct mota_agent *a)
+{
+    if (a == NULL || a->cfg == NULL)
+        return MOTA_ERR_ARG;
+    if (a->up_model != MOTA_AGENT_NOT_RECEIVING || a->journal.spare_erased)
+        return MOTA_OK;
+    mota_agent_kick(a);
+    int ret = mota_journal_tidy(&a->journal);
+    mota_agent_kick(a);
+    return ret;
 }
 
 int mota_agent_previous(const struct mota_agent *a, unsigned m, struct mota_agent_previous *out)

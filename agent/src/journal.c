@@ -70,16 +70,19 @@ void mota_journal_setup(struct mota_journal *j, const struct mota_flash *flash, 
     j->n_models = n_models;
     j->st = st;
     j->key_floor = key_floor;
+    uint32_t start = 0;
+    if (mota_flash_sector(flash, offset, &start, &j->sector_size) != MOTA_OK)
+        j->sector_size = 0; /* mota_agent_init checked the layout: not reached */
 }
 
 static uint32_t per_sector(const struct mota_journal *j)
 {
-    return j->flash->sector_size / JREC_SIZE;
+    return j->sector_size / JREC_SIZE;
 }
 
 static uint32_t sector_off(const struct mota_journal *j, unsigned s)
 {
-    return j->offset + s * j->flash->sector_size;
+    return j->offset + s * j->sector_size;
 }
 
 static void ref_set(struct mota_agent_slot_ref *ref, const struct jrec *r)
@@ -114,6 +117,21 @@ static void set_upload(struct mota_agent_model_state *s, const struct jrec *r, u
     s->upload_offset = 0;
     s->upload_plain = 0;
     s->upload_skip = 0;
+    s->upload_erased = s->upload_erased_prev = 0;
+}
+
+/* The slot erased up to r's value (flags 1; flags 0, as journals before progressive erase wrote it: all
+ * of it), from the resume point the state has now. */
+static void set_erased(struct mota_agent_model_state *s, const struct jrec *r)
+{
+    if (s->upload_state < MOTA_UPLOAD_ERASED) /* a snapshot of a verified upload replays its erases too */
+        s->upload_state = MOTA_UPLOAD_ERASED;
+    s->upload_erased_prev = s->upload_erased;
+    s->upload_erased = r->flags == 1 ? r->value : 0xFFFFFFFFu;
+    s->upload_base_offset = s->upload_offset;
+    s->upload_base_plain = s->upload_plain;
+    s->upload_base_skip = s->upload_skip;
+    memcpy(s->upload_base_mid, s->upload_mid, sizeof(s->upload_mid));
 }
 
 /* An upload's records: begun, erased, progress, verified, aborted. */
@@ -127,7 +145,7 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
             ref_clear(&s->previous);
         set_upload(s, r, MOTA_UPLOAD_RECEIVING);
         break;
-    case J_UPLOAD_ERASED: s->upload_state = MOTA_UPLOAD_ERASED; break;
+    case J_UPLOAD_ERASED: set_erased(s, r); break;
     case J_UPLOAD_PROGRESS:
         s->upload_offset = r->value;
         s->upload_plain = r->value2; /* compressed payloads: see struct mota_agent_model_state */
@@ -261,6 +279,45 @@ static void progress_rec(const struct mota_agent_model_state *s, unsigned m, str
     memcpy(r->digest, s->upload_mid, sizeof(s->upload_mid));
 }
 
+/* The resume point the last erase left (a PROGRESS record of upload_base_*). */
+static void base_rec(const struct mota_agent_model_state *s, unsigned m, struct jrec *r)
+{
+    mota_journal_rec(r, J_UPLOAD_PROGRESS, m);
+    r->value = s->upload_base_offset;
+    r->value2 = s->upload_base_plain;
+    r->flags = s->upload_base_skip;
+    memcpy(r->digest, s->upload_base_mid, sizeof(s->upload_base_mid));
+}
+
+static void erased_rec(unsigned m, uint32_t upto, struct jrec *r)
+{
+    mota_journal_rec(r, J_UPLOAD_ERASED, m);
+    r->value = upto;
+    r->flags = upto == 0xFFFFFFFFu ? 0 : 1;
+}
+
+/* An upload: SET_UPLOAD; once erasing, the resume point below the last erase and the two erases that
+ * leave it there; then where it stands. */
+static int snapshot_upload(struct mota_journal *j, unsigned sector, uint32_t *index,
+                           const struct mota_agent_model_state *s, unsigned m)
+{
+    struct jrec r[5];
+    unsigned n = 0;
+    set_upload_rec(s, m, &r[n++]);
+    if (s->upload_state >= MOTA_UPLOAD_ERASED) {
+        base_rec(s, m, &r[n++]);
+        erased_rec(m, s->upload_erased_prev, &r[n++]);
+        erased_rec(m, s->upload_erased, &r[n++]);
+    }
+    progress_rec(s, m, &r[n++]);
+    for (unsigned i = 0; i < n; i++) {
+        int ret = write_rec(j, sector, (*index)++, &r[i]);
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
 static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
 {
     struct jrec r;
@@ -299,12 +356,8 @@ static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
             r.value = s->trial_boots;
             EMIT();
         }
-        if (s->upload_state != MOTA_UPLOAD_NONE) {
-            set_upload_rec(s, m, &r);
-            EMIT();
-            progress_rec(s, m, &r);
-            EMIT();
-        }
+        if (s->upload_state != MOTA_UPLOAD_NONE && (ret = snapshot_upload(j, sector, index, s, m)) != MOTA_OK)
+            return ret;
         if (s->last_error != 0) {
             mota_journal_rec(&r, J_ERROR, m);
             r.reason = (int16_t)s->last_error;
@@ -321,7 +374,8 @@ static int compact(struct mota_journal *j)
     unsigned other = j->sector ^ 1u;
     uint32_t index = 0;
     struct jrec r;
-    int ret = j->flash->erase(j->flash->ctx, sector_off(j, other));
+    int ret = j->spare_erased ? MOTA_OK : j->flash->erase(j->flash->ctx, sector_off(j, other));
+    j->spare_erased = false; /* programmed from here on, or torn */
     if (ret != MOTA_OK)
         return ret;
     mota_journal_rec(&r, J_HEADER, 0);
@@ -360,10 +414,13 @@ static bool sector_valid(const struct mota_journal *j, unsigned s, uint32_t *epo
     struct jrec r;
     bool header = false;
     for (uint32_t i = 0; i < per_sector(j); i++) {
-        if (j->flash->read(j->flash->ctx, sector_off(j, s) + i * JREC_SIZE, b, JREC_SIZE) != MOTA_OK)
-            return false;
-        if (!decode(b, &r))
+        /* an unreadable record (ECC: torn by a power cut) is skipped like one whose CRC fails */
+        bool readable = j->flash->read(j->flash->ctx, sector_off(j, s) + i * JREC_SIZE, b, JREC_SIZE) == MOTA_OK;
+        if (!readable || !decode(b, &r)) {
+            if (i == 0)
+                return false;
             continue;
+        }
         if (i == 0 && r.type == J_HEADER) {
             header = true;
             *epoch = r.value;
@@ -384,6 +441,16 @@ static bool erased(const struct mota_journal *j, const uint8_t *b)
     return true;
 }
 
+/* Whether sector s reads erased throughout (unreadable: not). */
+static bool sector_blank(const struct mota_journal *j, unsigned s)
+{
+    uint8_t b[JREC_SIZE];
+    for (uint32_t i = 0; i < per_sector(j); i++)
+        if (j->flash->read(j->flash->ctx, sector_off(j, s) + i * JREC_SIZE, b, JREC_SIZE) != MOTA_OK || !erased(j, b))
+            return false;
+    return true;
+}
+
 int mota_journal_load(struct mota_journal *j)
 {
     uint32_t e0 = 0, e1 = 0;
@@ -397,7 +464,9 @@ int mota_journal_load(struct mota_journal *j)
         /* blank (or unreadable) journal: a fresh device, state empty */
         j->sector = 1;
         j->epoch = 0;
-        return compact(j);
+        ret = compact(j);
+        j->spare_erased = ret == MOTA_OK && sector_blank(j, j->sector ^ 1u); /* a new device's: never written */
+        return ret;
     }
     j->sector = (uint8_t)((v1 && (!v0 || e1 > e0)) ? 1 : 0);
     j->epoch = j->sector ? e1 : e0;
@@ -407,16 +476,24 @@ int mota_journal_load(struct mota_journal *j)
      * records go after the last place that holds anything. */
     for (uint32_t i = 0; i < per_sector(j); i++) {
         ret = j->flash->read(j->flash->ctx, sector_off(j, j->sector) + i * JREC_SIZE, b, JREC_SIZE);
-        if (ret != MOTA_OK)
-            return ret;
-        if (erased(j, b))
+        if (ret == MOTA_OK && erased(j, b))
             continue;
-        j->next = i + 1;
-        if (!decode(b, &r))
+        j->next = i + 1; /* an unreadable (ECC) place is torn: skipped, never programmed again */
+        if (ret != MOTA_OK || !decode(b, &r))
             continue;
         if (r.jseq > j->seq)
             j->seq = r.jseq;
         apply(j, &r, false);
     }
+    j->spare_erased = sector_blank(j, j->sector ^ 1u);
     return MOTA_OK;
+}
+
+int mota_journal_tidy(struct mota_journal *j)
+{
+    if (j->spare_erased)
+        return MOTA_OK;
+    int ret = j->flash->erase(j->flash->ctx, sector_off(j, j->sector ^ 1u));
+    j->spare_erased = ret == MOTA_OK;
+    return ret;
 }

@@ -14,7 +14,7 @@ enum jrec_type {
     J_HEADER = 1,          /* first record of a sector: value = epoch */
     J_SNAPSHOT_END = 2,    /* the sector's snapshot is complete: value = epoch */
     J_UPLOAD_BEGIN = 3,    /* slot, seq, digest, value = container length, value2 = head length */
-    J_UPLOAD_ERASED = 4,   /* the slot is erased */
+    J_UPLOAD_ERASED = 4,   /* flags 1: the slot is erased up to value (flags 0: all of it) */
     J_UPLOAD_PROGRESS = 5, /* value = stream offset durably written */
     J_UPLOAD_VERIFIED = 6, /* every payload re-read from flash and matched */
     J_UPLOAD_ABORT = 7,    /* reason */
@@ -51,6 +51,9 @@ void mota_journal_setup(struct mota_journal *j, const struct mota_flash *flash, 
                         uint32_t offset, unsigned n_models, struct mota_agent_model_state *st, uint32_t *key_floor);
 int mota_journal_load(struct mota_journal *j);
 int mota_journal_append(struct mota_journal *j, struct jrec *r); /* appends and applies */
+/* Erase the sector the next compaction writes, ahead of time (at a calm moment: on a part with 128 KiB
+ * sectors an erase takes seconds, and a compaction then never waits for one in the middle of an update). */
+int mota_journal_tidy(struct mota_journal *j);
 void mota_journal_rec(struct jrec *r, enum jrec_type type, unsigned model);
 
 #endif

@@ -21,6 +21,12 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
+unsigned mota_link_window(const struct mota_link *l)
+{
+    const struct mota_flash *f = l->agent->cfg->port->flash;
+    return (f->flags & MOTA_FLASH_STALLS_CPU) ? 1u : MOTA_LINK_WINDOW;
+}
+
 void mota_link_reconnect(struct mota_link *l)
 {
     l->max_payload = 256;
@@ -128,17 +134,31 @@ static size_t verdict_detail(struct mota_link *l, int status)
 
 /* Before each step after the last byte, the host hears which one starts: an event about the DATA request
  * being answered (kind 3: never taken for the answer). Best effort: the verdict follows either way. */
-static void send_event(void *ctx, enum mota_agent_phase phase, uint32_t offset)
+static void event(struct mota_link *l, enum mota_agent_phase phase, uint32_t offset, uint32_t ms)
 {
-    struct mota_link *l = ctx;
     uint8_t p[MOTA_PROTO_EVENT_LEN];
     p[0] = (uint8_t)phase;
     mota_put32(p + 1, offset);
+    mota_put32(p + 5, ms);
     struct mota_frame f = {
         .kind = MOTA_KIND_EVENT, .cmd = MOTA_CMD_DATA, .seq = l->last_seq, .len = sizeof(p), .payload = p};
     size_t len = mota_frame_encode(&f, l->ev, sizeof(l->ev));
     if (len > 0)
         (void)l->tr->write(l->tr->ctx, l->ev, len);
+}
+
+static void send_event(void *ctx, enum mota_agent_phase phase, uint32_t offset)
+{
+    event(ctx, phase, offset, 0);
+}
+
+/* A flash operation the host would take for silence (its timer is 3 s) or that the device cannot receive
+ * through: the host is told to hold, for the operation's longest time. */
+static void send_busy(void *ctx, uint32_t max_us)
+{
+    struct mota_link *l = ctx;
+    if (max_us >= MOTA_LINK_BUSY_EVENT_US || (max_us > 0 && mota_link_window(l) == 1))
+        event(l, MOTA_PHASE_FLASH_BUSY, l->expected, (max_us + 999u) / 1000u);
 }
 
 /* Run model m once. A guarding port's fault or time verdict is counted as the model's fault. */
@@ -216,7 +236,7 @@ static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
     l->ended = false;
     l->last_result = MOTA_OK;
     /* an interrupted upload of the same container: where it stands (the head is sent again) */
-    struct mota_begun rsp = {0, l->max_payload, MOTA_LINK_WINDOW};
+    struct mota_begun rsp = {0, l->max_payload, (uint8_t)mota_link_window(l)};
     const struct mota_agent_model_state *s = &l->agent->st[upload_model(l)];
     if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0)
         rsp.resume = s->upload_offset;
@@ -254,6 +274,7 @@ static int cmd_data(struct mota_link *l, const struct mota_frame *f)
         return answer_offset(l, f, l->expected, off);
     l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */
     l->agent->on_phase = send_event;
+    l->agent->on_busy = send_busy;
     l->agent->phase_ctx = l;
     int ret = mota_agent_write(l->agent, off, f->payload + 4, f->len - 4u);
     if (ret < 0)

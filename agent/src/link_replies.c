@@ -270,7 +270,7 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
     mota_cbor_put_uint(&e, MOTA_INFO_PAYLOAD);
     mota_cbor_put_uint(&e, l->max_payload);
     mota_cbor_put_uint(&e, MOTA_INFO_WINDOW);
-    mota_cbor_put_uint(&e, MOTA_LINK_WINDOW);
+    mota_cbor_put_uint(&e, mota_link_window(l));
     mota_cbor_put_uint(&e, MOTA_INFO_IDENTITY);
     mota_cbor_put_array(&e, 2);
     mota_cbor_put_bstr(&e, c->vendor_id, 16);

@@ -24,34 +24,80 @@ static int fail_upload(struct mota_agent *a, unsigned m, int reason)
     return reason;
 }
 
-/* Program the buffered bytes (padded to whole units with the erased value). */
+/*
+ * Progressive erase: the slot's sectors up to slot offset end are erased from where this upload's
+ * erasing stopped, each just before its first program, and journaled (docs/agent.md "Progressive
+ * erase"): reception goes on between sectors, and a resume knows what is erased.
+ */
+static int erase_to(struct mota_agent *a, unsigned m, uint32_t end)
+{
+    struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t base = mota_agent_slot_base(a, m, s->upload.slot), at = s->upload_erased, t0 = mota_agent_now_us(a);
+    struct jrec r;
+    int ret = MOTA_ERR_FLASH_BOUNDS;
+    if (end <= at)
+        return MOTA_OK;
+    while (at < end) {
+        uint32_t start = 0, size = 0;
+        if ((ret = mota_flash_sector(fl, base + at, &start, &size)) != MOTA_OK)
+            return ret;
+        if (a->on_busy != NULL) /* the link holds its host through an erase it cannot absorb */
+            a->on_busy(a->phase_ctx, mota_flash_erase_max_us(fl, start));
+        mota_agent_kick(a);
+        ret = fl->erase(fl->ctx, start);
+        mota_agent_kick(a); /* the port's watchdog outlasts the longest erase: docs/porting.md */
+        if (ret != MOTA_OK)
+            return ret;
+        at = start + size - base;
+    }
+    a->timing.erase_us += mota_agent_now_us(a) - t0;
+    mota_journal_rec(&r, J_UPLOAD_ERASED, m);
+    r.value = at;
+    r.flags = 1;
+    return mota_journal_append(&a->journal, &r);
+}
+
+/*
+ * After a reset, units past the resume point may already be on flash: each identical one is kept, an
+ * erased one programmed (a unit whose bytes are all erased is never programmed: on ECC flash it may
+ * have been, once), anything else is a unit torn by the reset (MOTA_ERR_FLASH_NOT_ERASED, or the
+ * read's MOTA_ERR_FLASH_ECC).
+ */
+static int prog_again(struct mota_agent *a, uint32_t at, uint32_t len)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t p = fl->prog_size;
+    uint8_t cur[64]; /* prog_size <= 64: mota_agent_init */
+    for (uint32_t i = 0; i < len; i += p) {
+        int ret = fl->read(fl->ctx, at + i, cur, p);
+        if (ret != MOTA_OK)
+            return ret;
+        if (memcmp(cur, a->unit + i, p) == 0)
+            continue;
+        for (uint32_t k = 0; k < p; k++)
+            if (cur[k] != fl->erased_value)
+                return MOTA_ERR_FLASH_NOT_ERASED;
+        if ((ret = fl->prog(fl->ctx, at + i, a->unit + i, p)) != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
+/* Program the buffered bytes (padded to whole units with the erased value), their sectors erased first. */
 static int prog_unit(struct mota_agent *a)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
-    uint32_t at = mota_agent_slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) + a->unit_slot_off;
-    uint32_t len = mota_agent_align_up(a->unit_fill, fl->prog_size);
-    int ret;
+    unsigned m = (unsigned)a->up_model;
+    uint32_t at = a->unit_slot_off, len = mota_agent_align_up(a->unit_fill, fl->prog_size);
+    uint32_t abs = mota_agent_slot_base(a, m, a->st[m].upload.slot) + at;
     memset(a->unit + a->unit_fill, fl->erased_value, len - a->unit_fill);
-    if (a->up_resumed) {
-        /* After a reset, bytes past the last recorded offset may already be
-         * on flash: identical ones are kept, erased ones programmed; anything
-         * else (a torn program) cannot be fixed without an erase. */
-        uint8_t cur[sizeof(a->unit)];
-        bool blank = true;
-        if ((ret = fl->read(fl->ctx, at, cur, len)) != MOTA_OK)
-            return ret;
-        for (uint32_t i = 0; i < len; i++)
-            blank &= cur[i] == fl->erased_value;
-        if (!blank) {
-            if (memcmp(cur, a->unit, len) != 0)
-                return MOTA_ERR_FLASH_NOT_ERASED;
-            a->unit_slot_off += len;
-            a->unit_fill = 0;
-            return MOTA_OK;
-        }
-        a->up_resumed = false; /* programs are sequential: the rest is erased */
-    }
-    ret = fl->prog(fl->ctx, at, a->unit, len);
+    if (a->up_resumed && at >= a->st[m].upload_erased)
+        a->up_resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
+    a->up_unit_at = at;
+    int ret = erase_to(a, m, at + len);
+    if (ret == MOTA_OK)
+        ret = a->up_resumed ? prog_again(a, abs, len) : fl->prog(fl->ctx, abs, a->unit, len);
     a->unit_slot_off += len;
     a->unit_fill = 0;
     return ret;
@@ -326,18 +372,11 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
     const struct mota_flash *fl = a->cfg->port->flash;
-    uint32_t base = mota_agent_slot_base(a, m, slot), t0 = mota_agent_now_us(a);
-    for (uint32_t off = 0; off < a->up_layout.slot_used; off += fl->sector_size) {
-        mota_agent_kick(a);
-        if ((ret = fl->erase(fl->ctx, base + off)) != MOTA_OK)
-            return fail_upload(a, m, ret);
-    }
-    a->timing.erase_us = mota_agent_now_us(a) - t0;
-    if ((ret = mota_agent_journal(a, J_UPLOAD_ERASED, m, 0)) != MOTA_OK)
-        return ret;
+    uint32_t base = mota_agent_slot_base(a, m, slot);
     /* the head goes to the slot too: the stored model carries its manifest */
     uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
-    if (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK)
+    if ((ret = erase_to(a, m, whole)) != MOTA_OK ||
+        (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK))
         return fail_upload(a, m, ret);
     a->unit_slot_off = whole;
     a->unit_fill = hl - whole;
@@ -404,11 +443,47 @@ static int head_complete(struct mota_agent *a)
  * a refusal, or the new stream position after a restart or the verdict.
  */
 
-/* A program that fails on bytes not erased, after a resume: a unit torn before the reset. Start over. */
+/*
+ * A unit torn before the reset, found after a resume: it lies in the sectors the last erase journaled,
+ * above the resume point the journal kept then. Those sectors are erased again and the stream resumes
+ * there: a torn unit costs one erase, not the upload. Returns where the stream goes on.
+ */
+static int redo_sectors(struct mota_agent *a, unsigned m)
+{
+    struct mota_agent_model_state *s = &a->st[m];
+    uint32_t from = s->upload_erased_prev, to = s->upload_erased;
+    struct jrec r;
+    int ret;
+    if (to == 0xFFFFFFFFu || a->up_unit_at < from || a->up_unit_at >= to || s->upload_base_offset < s->upload_head_len)
+        return begin_upload(a, s->upload_len); /* not where a torn unit can be: start over */
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
+    r.value = s->upload_base_offset;
+    r.value2 = s->upload_base_plain;
+    r.flags = s->upload_base_skip;
+    memcpy(r.digest, s->upload_base_mid, sizeof(r.digest));
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+        return ret;
+    mota_journal_rec(&r, J_UPLOAD_ERASED, m); /* back to what was erased before them */
+    r.value = from;
+    r.flags = 1;
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+        return ret;
+    if ((ret = erase_to(a, m, to)) != MOTA_OK)
+        return fail_upload(a, m, ret);
+    a->last_persist = s->upload_offset;
+    ret = resume_at(a, s->upload_offset);
+    if (ret == MOTA_ERR_JOURNAL)
+        return begin_upload(a, s->upload_len);
+    return ret != MOTA_OK ? fail_upload(a, m, ret) : (int)a->up_expected;
+}
+
+/* A program that fails after a resume on a unit torn before the reset (not erased; on ECC flash,
+ * unreadable or programmed already): its sectors again. Any other failure ends the upload. */
 static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resumed)
 {
-    if (ret == MOTA_ERR_FLASH_NOT_ERASED && was_resumed)
-        return begin_upload(a, a->st[m].upload_len);
+    bool torn = ret == MOTA_ERR_FLASH_NOT_ERASED || ret == MOTA_ERR_FLASH_ECC || ret == MOTA_ERR_FLASH_PROGRAMMED;
+    if (torn && was_resumed)
+        return redo_sectors(a, m);
     return fail_upload(a, m, ret);
 }
 

@@ -680,7 +680,7 @@ def case_the_device_announces_each_step_after_the_last_byte():
     events = [f for f in frames if f[2] == 3]
     # about the last DATA request, before its answer: verify, install, self-test, commit
     assert [(f[0], f[1]) for f in events] == [(last, 3)] * 4, events
-    assert [struct.unpack("<BI", f[3]) for f in events] == [(ph, len(data)) for ph in (1, 2, 3, 4)], events
+    assert [struct.unpack("<BII", f[3]) for f in events] == [(ph, len(data), 0) for ph in (1, 2, 3, 4)], events
     answer = [f for f in frames if f[2] == 2 and f[0] == last][0]
     assert frames.index(answer) > frames.index(events[-1]) and answer[3][2:6] == struct.pack("<I", len(data))
     # and mota push, which matches answers by seq, takes them in its stride

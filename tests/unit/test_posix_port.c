@@ -18,13 +18,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A NOR part of one sector size, in memory or in a file. */
+static int flash_uniform(struct mota_posix_flash *f, uint32_t size, uint32_t sector, uint32_t prog)
+{
+    struct mota_posix_flash_part p = mota_posix_flash_uniform(size, sector, prog);
+    return mota_posix_flash_init(f, &p);
+}
+
+static int flash_open_uniform(struct mota_posix_flash *f, const char *path, uint32_t size, uint32_t sector,
+                              uint32_t prog)
+{
+    struct mota_posix_flash_part p = mota_posix_flash_uniform(size, sector, prog);
+    return mota_posix_flash_open(f, path, &p);
+}
+
 static void test_flash_enforces_nor_rules(void **state)
 {
     (void)state;
     struct mota_posix_flash f;
     struct mota_flash h;
     uint8_t b[32], r[32];
-    assert_int_equal(mota_posix_flash_init(&f, 64 * 1024, 4096, 16), MOTA_OK);
+    assert_int_equal(flash_uniform(&f, 64 * 1024, 4096, 16), MOTA_OK);
     mota_posix_flash_hal(&f, &h, 0x08000000u);
     memset(b, 0x5A, sizeof(b));
     assert_int_equal(h.prog(h.ctx, 8, b, 16), MOTA_ERR_FLASH_ALIGN);
@@ -73,7 +87,7 @@ static void test_flash_power_cut_unwinds_and_tears_operations(void **state)
     struct mota_flash h;
     uint8_t b[64], r[64];
     memset(b, 0x00, sizeof(b));
-    assert_int_equal(mota_posix_flash_init(&f, 16 * 1024, 4096, 16), MOTA_OK);
+    assert_int_equal(flash_uniform(&f, 16 * 1024, 4096, 16), MOTA_OK);
     mota_posix_flash_hal(&f, &h, 0);
     mota_posix_flash_on_cut(&f, power_cut, NULL);
     cuts = 0;
@@ -120,7 +134,7 @@ static void test_flash_power_cut_without_a_harness_ends_the_process(void **state
         struct mota_posix_flash f;
         struct mota_flash h;
         uint8_t b[16] = {0};
-        if (mota_posix_flash_init(&f, 16 * 1024, 4096, 16) != MOTA_OK)
+        if (flash_uniform(&f, 16 * 1024, 4096, 16) != MOTA_OK)
             _exit(99);
         mota_posix_flash_hal(&f, &h, 0);
         mota_posix_flash_cut(&f, 1, false);
@@ -144,16 +158,16 @@ static void test_file_backed_flash_persists(void **state)
     struct mota_flash h;
     uint8_t b[16], r[16];
     memset(b, 0x42, sizeof(b));
-    assert_int_equal(mota_posix_flash_open(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
+    assert_int_equal(flash_open_uniform(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
     mota_posix_flash_hal(&f, &h, 0);
     assert_int_equal(h.prog(h.ctx, 4096, b, 16), MOTA_OK);
     mota_posix_flash_close(&f);
-    assert_int_equal(mota_posix_flash_open(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
+    assert_int_equal(flash_open_uniform(&f, path, 32 * 1024, 4096, 16), MOTA_OK);
     mota_posix_flash_hal(&f, &h, 0);
     assert_int_equal(h.read(h.ctx, 4096, r, 16), MOTA_OK);
     assert_memory_equal(r, b, 16);
     mota_posix_flash_close(&f);
-    assert_int_equal(mota_posix_flash_open(&f, path, 64 * 1024, 4096, 16), MOTA_ERR_ARG); /* other geometry */
+    assert_int_equal(flash_open_uniform(&f, path, 64 * 1024, 4096, 16), MOTA_ERR_ARG); /* other geometry */
     unlink(path);
 }
 

@@ -48,8 +48,8 @@
 /* One model pair: two slots of equal size in the flash, named by c_name. */
 struct mota_agent_model_config {
     const char *c_name;
-    uint32_t slot_offset[2];               /* sector-aligned */
-    uint32_t slot_size;                    /* multiple of the sector size */
+    uint32_t slot_offset[2]; /* sector-aligned */
+    uint32_t slot_size;      /* each slot from a sector start; the sectors it reaches into (of any sizes) are its own */
     uint32_t exec_ram_addr, exec_ram_size; /* where the model runs */
     uint32_t ext_ram_addr, ext_ram_size;   /* external RAM (NPU tag 9 pool), 0 if none */
 };
@@ -103,6 +103,9 @@ enum mota_agent_phase {
     MOTA_PHASE_INSTALL = 2,  /* the loader: copy, relocation */
     MOTA_PHASE_SELFTEST = 3, /* the manifest's self-test inference */
     MOTA_PHASE_COMMIT = 4,   /* the trial journaled */
+    /* not a step but a wait, during the upload: the flash is busy for up to the event's milliseconds (a
+     * sector erase), and the device reads nothing meanwhile; the host holds its data and its timers */
+    MOTA_PHASE_FLASH_BUSY = 5,
 };
 
 /* The model a rollback would bring back (mota_agent_previous). */
@@ -141,7 +144,7 @@ struct mota_agent_model_info {
  */
 struct mota_agent_timing {
     uint32_t check_us;     /* the complete head: signature, manifest, compatibility, sequence */
-    uint32_t erase_us;     /* erasing the inactive slot */
+    uint32_t erase_us;     /* erasing the inactive slot (sector by sector, between programs) */
     uint32_t digest_us;    /* every component's digest, read back from flash, and the code's validation */
     uint32_t install_us;   /* the loader: copy, GOT and REL patching, clearing */
     uint32_t selftest_us;  /* the self-test run, as the port's inference measured it */
@@ -186,6 +189,7 @@ struct mota_agent {
     uint32_t payload_head_fill;
     uint8_t unit[256]; /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
+    uint32_t up_unit_at; /* slot offset of the last unit programmed (or torn) */
     /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
      * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
      * error */
@@ -202,6 +206,8 @@ struct mota_agent {
     /* optional, set after mota_agent_init (the link does): told before each phase after the last byte;
      * offset is the container's length */
     void (*on_phase)(void *ctx, enum mota_agent_phase phase, uint32_t offset);
+    /* optional, same context: told before a flash operation that may take max_us (a sector erase) */
+    void (*on_busy)(void *ctx, uint32_t max_us);
     void *phase_ctx;
     enum mota_reset_cause reset_cause;            /* why this boot happened, as the port said */
     struct mota_agent_timing timing;              /* of the last update */
@@ -279,6 +285,13 @@ int mota_agent_last_error(const struct mota_agent *a, unsigned model);
  * still holds it (its head decodes and matches the journaled digest), else
  * MOTA_ERR_NO_PREVIOUS. Reads the mapped flash; no signature check.
  */
+/*
+ * A quiet moment (no request being handled; mota_device_step calls it): with no upload under way, the
+ * journal's spare sector is erased ahead of its compaction, so that no append in the middle of an
+ * update waits for an erase of a large sector (seconds on an STM32H7). MOTA_OK or the flash's error.
+ */
+int mota_agent_idle(struct mota_agent *a);
+
 int mota_agent_previous(const struct mota_agent *a, unsigned model, struct mota_agent_previous *out);
 
 /* Model index for a c_name, or -1. */

@@ -41,6 +41,13 @@ struct mota_agent_model_state {
     uint32_t upload_plain;
     uint8_t upload_skip;
     uint8_t upload_mid[MOTA_SHA256_STATE_LEN];
+    /* progressive erase: the slot is erased (by this upload) up to upload_erased, and was up to
+     * upload_erased_prev before the last sectors; the resume point at that moment (upload_base_*, as
+     * above) lies below them, so a unit torn in them costs their erase and a resume from there */
+    uint32_t upload_erased, upload_erased_prev;
+    uint32_t upload_base_offset, upload_base_plain;
+    uint8_t upload_base_skip;
+    uint8_t upload_base_mid[MOTA_SHA256_STATE_LEN];
     int last_error; /* cleared by a later install, confirm or rollback */
     /* when: false for an error read from the journal at boot (an earlier boot: time is not journaled) */
     bool last_error_this_boot;
@@ -56,7 +63,9 @@ struct mota_agent_model_state {
 struct mota_journal {
     const struct mota_flash *flash;
     const struct mota_system *sys; /* the clock: when a live error happened */
-    uint32_t offset;               /* its two sectors */
+    uint32_t offset;               /* its two sectors, of sector_size each */
+    uint32_t sector_size;
+    bool spare_erased; /* the other sector is erased: a compaction starts without waiting for an erase */
     unsigned n_models;
     struct mota_agent_model_state *st; /* [n_models] */
     uint32_t *key_floor;

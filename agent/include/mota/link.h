@@ -26,6 +26,10 @@
 #ifndef MOTA_LINK_WINDOW
 #define MOTA_LINK_WINDOW 8u /* frames the host may have in flight */
 #endif
+/* A flash operation that may take this long is announced to the host (a FLASH_BUSY event) */
+#ifndef MOTA_LINK_BUSY_EVENT_US
+#define MOTA_LINK_BUSY_EVENT_US 200000u
+#endif
 #define MOTA_LINK_ERRORS 8u     /* recent errors kept */
 #define MOTA_LINK_REPLAY_MAX 8u /* bytes of a kept answer (BEGIN, CONFIRM, ROLLBACK, ABORT, REBOOT) */
 
@@ -73,6 +77,13 @@ struct mota_link {
     uint8_t replay_len;
     uint8_t replay_body[MOTA_LINK_REPLAY_MAX];
 };
+
+/*
+ * The DATA frames the host may have in flight: MOTA_LINK_WINDOW, or 1 where the flash stalls the CPU
+ * (MOTA_FLASH_STALLS_CPU: a single-bank part receives nothing while it programs or erases, so the host
+ * sends a frame only when the device has answered the last and the line is quiet during flash work).
+ */
+unsigned mota_link_window(const struct mota_link *l);
 
 void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct mota_transport *tr,
                     const struct mota_system *sys, const char *name);

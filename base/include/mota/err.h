@@ -191,6 +191,8 @@
     X(MOTA_ERR_TIMEOUT, -706, "timed out")                                                                             \
     X(MOTA_ERR_DEVICE_FAULT, -707, "CPU fault: the device reset")                                                      \
     X(MOTA_ERR_PORT, -708, "platform port incomplete: a required callback is missing")                                 \
+    X(MOTA_ERR_FLASH_ECC, -709, "flash unit unreadable (ECC error: a program or erase torn by a power cut)")           \
+    X(MOTA_ERR_FLASH_PROGRAMMED, -710, "flash unit already programmed since its erase (program-once ECC flash)")       \
     /* agent: -800 .. -899 */                                                                                          \
     X(MOTA_ERR_ROLLBACK, -800, "sequence number lower than the committed one")                                         \
     X(MOTA_ERR_ROLLBACK_SAME_SEQ, -801, "same sequence number as committed, other content")                            \

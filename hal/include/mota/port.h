@@ -15,6 +15,7 @@
 #ifndef MOTA_PORT_H
 #define MOTA_PORT_H
 
+#include "mota/err.h"
 #include "mota/loader.h"
 
 #include <stdbool.h>
@@ -22,16 +23,44 @@
 #include <stdint.h>
 
 /*
- * NOR flash (one device or partition, offsets from its start).
- * - read: any offset and length inside the device.
- * - prog: off and len multiples of prog_size (len may cover several units:
- *   the port splits it at page boundaries); every byte programmed must be
- *   erased (erased_value) before: NOR bits only go from 1 to 0.
- * - erase: one sector; off a multiple of sector_size.
- * - map: a pointer to the memory-mapped contents of [off, off+len), and
- *   xip_base its CPU address. Required: stored manifests are decoded in
- *   place and models execute in place (XIP) or are copied from there.
+ * Flash as the part has it (one device or partition, offsets from its start): sectors of different
+ * sizes (an STM32F401's 16/64/128 KiB), the program unit and whether it may be programmed once or
+ * again, and how long the part takes. docs/porting.md "The flash" gives each field's source.
+ * - read: any offset and length inside the device. On a part with ECC a unit torn by a power cut (a
+ *   program or erase cut short) reads as MOTA_ERR_FLASH_ECC, never as a fault: the port catches
+ *   the part's ECC error for reads made through read.
+ * - prog: off and len multiples of prog_size (len may cover several units: the port splits it at
+ *   page boundaries); every byte programmed must be erased (erased_value) before: bits only go from
+ *   1 to 0. With MOTA_FLASH_PROGRAM_ONCE a unit is programmed once per erase, even with erased bytes.
+ * - erase: the one sector that starts at off (mota_flash_sector).
+ * - map: a pointer to the memory-mapped contents of [off, off+len), and xip_base its CPU address.
+ *   Required: stored manifests are decoded in place and models execute in place (XIP) or are
+ *   copied from there. On ECC flash the agent maps only units whose program completed: read back
+ *   through read since (digests are checked through read there), or programmed in this boot. A mapped
+ *   read of a torn unit is the part's ECC fault (NMI, bus fault): a fault of the firmware, which the
+ *   port handles as any other (a reset, MOTA_RESET_FAULT); a port may refuse (NULL) a range it knows
+ *   holds a torn unit.
+ * - regions: the sectors from offset 0 on, n_regions entries; their sizes add up to size.
+ * - erase and program times (microseconds; 0: not stated): the agent holds the update link's host
+ *   for an operation longer than the link absorbs, and keeps the watchdog fed around one.
  */
+#define MOTA_FLASH_MAX_REGIONS 4
+
+struct mota_flash_region {
+    uint32_t count;                      /* sectors */
+    uint32_t sector_size;                /* bytes, a multiple of prog_size */
+    uint32_t erase_typ_us, erase_max_us; /* one sector */
+};
+
+enum mota_flash_flags {
+    /* ECC flash (STM32U5, H7): a program unit takes one program per erase, and a torn unit reads as an ECC
+     * error (MOTA_ERR_FLASH_ECC through read). Without it: NOR, a unit re-programmable from 1 to 0. */
+    MOTA_FLASH_PROGRAM_ONCE = 1u << 0,
+    /* Single bank (STM32F4): while the flash erases or programs, no code runs from it, so an interrupt
+     * handler in flash waits and a UART without DMA loses what arrives. */
+    MOTA_FLASH_STALLS_CPU = 1u << 1,
+};
+
 struct mota_flash {
     int (*read)(void *ctx, uint32_t off, void *buf, size_t len);
     int (*prog)(void *ctx, uint32_t off, const void *buf, size_t len);
@@ -39,11 +68,43 @@ struct mota_flash {
     const uint8_t *(*map)(void *ctx, uint32_t off, size_t len);
     uint32_t xip_base;
     uint32_t size;
-    uint32_t sector_size;
-    uint32_t prog_size;
+    uint32_t prog_size; /* the program unit: ECC word, or the smallest program the port takes */
     uint8_t erased_value;
+    uint8_t flags; /* enum mota_flash_flags */
+    uint8_t n_regions;
+    struct mota_flash_region regions[MOTA_FLASH_MAX_REGIONS];
+    uint32_t prog_block;               /* bytes one program operation takes at most (a NOR page, an ECC word) */
+    uint32_t prog_typ_us, prog_max_us; /* one prog_block */
     void *ctx;
 };
+
+/* The sector holding off: its start and size; MOTA_ERR_FLASH_BOUNDS outside the regions. */
+static inline int mota_flash_sector(const struct mota_flash *f, uint32_t off, uint32_t *start, uint32_t *size)
+{
+    uint32_t at = 0;
+    for (unsigned i = 0; i < f->n_regions && i < MOTA_FLASH_MAX_REGIONS; i++) {
+        const struct mota_flash_region *r = &f->regions[i];
+        if (r->sector_size != 0 && off - at < (uint64_t)r->count * r->sector_size) {
+            *start = at + (off - at) / r->sector_size * r->sector_size;
+            *size = r->sector_size;
+            return 0;
+        }
+        at += r->count * r->sector_size;
+    }
+    return MOTA_ERR_FLASH_BOUNDS;
+}
+
+/* The sector's longest erase, in microseconds (0: not stated). */
+static inline uint32_t mota_flash_erase_max_us(const struct mota_flash *f, uint32_t off)
+{
+    uint32_t at = 0;
+    for (unsigned i = 0; i < f->n_regions && i < MOTA_FLASH_MAX_REGIONS; i++) {
+        at += f->regions[i].count * f->regions[i].sector_size;
+        if (off < at)
+            return f->regions[i].erase_max_us;
+    }
+    return 0;
+}
 
 /*
  * Byte stream (UART, USB CDC, pty, TCP, stdio).

@@ -168,6 +168,21 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
     return send_seq(c, cmd, s, payload, len);
 }
 
+/* The device is busy for up to ms (a sector erase) and reads nothing meanwhile: silence until then is not
+ * a loss (no resend), and --timeout counts from its end. */
+static void hold(struct client *c, uint32_t ms)
+{
+    double now = tool_now(), until = now + ms / 1000.0;
+    c->holds++;
+    c->hold_ms += ms;
+    if (until <= c->busy_until)
+        return;
+    if (c->deadline > 0)
+        c->deadline += until - (c->busy_until > now ? c->busy_until : now);
+    c->busy_until = until;
+    c->heard = until;
+}
+
 int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
 {
     for (;;) {
@@ -180,9 +195,12 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             if (got && f->kind == MOTA_KIND_RESPONSE)
                 return 1;
             /* an event is never an answer: the device is at work on a request (a phase after the last byte) */
-            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= MOTA_PROTO_EVENT_LEN &&
-                c->on_event != NULL)
-                c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));
+            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= MOTA_PROTO_EVENT_LEN) {
+                if (f->payload[0] == MOTA_PROTO_PHASE_FLASH_BUSY)
+                    hold(c, mota_get32(f->payload + 5));
+                if (c->on_event != NULL)
+                    c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));
+            }
         }
         int wait = timeout_ms;
         if (c->deadline > 0) { /* --timeout bounds every wait */

@@ -29,10 +29,15 @@ struct client {
     char why[320];   /* what client_open found: "PATH: No such file or directory" */
     /* Optional: the device's event frames (kind 3), never returned as an answer. After the last DATA byte
      * the device announces each step before it runs it: phase 1 verify (digests from flash), 2 install,
-     * 3 self-test, 4 commit; offset is the upload's (the container length). Kept by client_open. */
+     * 3 self-test, 4 commit; offset is the upload's (the container length). During the upload, phase 5
+     * (flash busy) holds the host: client_recv moves heard, busy_until and the deadline past it first.
+     * Kept by client_open. */
     void (*on_event)(void *ctx, unsigned phase, uint32_t offset);
     void *event_ctx;
-    double heard; /* when the device last said anything (an answer or an event) */
+    double heard;      /* when the device last said anything (an answer or an event); during a busy period, its end */
+    double busy_until; /* the end of the last FLASH_BUSY period the device announced (phase 5) */
+    unsigned holds;    /* FLASH_BUSY periods announced, and their announced milliseconds */
+    uint64_t hold_ms;
 };
 
 /* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
@@ -75,6 +80,7 @@ struct client_upload {
     unsigned inflight;
     uint16_t stale_below; /* offset complaints about frames sent before a rewind are ignored */
     bool sent;            /* any DATA went out */
+    uint64_t data_sent;   /* container bytes sent in DATA frames, over every connection (resends count again) */
     bool done;
     int status;
     char detail[320];

@@ -275,6 +275,8 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
 static void on_event(void *ctx, unsigned phase, uint32_t offset)
 {
     (void)offset;
+    if (phase == MOTA_PROTO_PHASE_FLASH_BUSY)
+        return; /* the device erases while it receives: a hold, counted, not a step */
     show_phase(ctx, phase_name(phase));
 }
 
@@ -494,6 +496,9 @@ static int push_installed(struct push *p)
         json_real(&j, "seconds", el, 3);
         json_uint(&j, "reconnects", p->reconnects);
         json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+        json_uint(&j, "data_bytes_sent", p->u.data_sent);
+        json_uint(&j, "flash_holds", p->c->holds);
+        json_uint(&j, "flash_hold_ms", p->c->hold_ms);
         json_end(&j);
     }
     if (p->result != MOTA_OK) {

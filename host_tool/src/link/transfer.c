@@ -52,6 +52,7 @@ static int send_window(struct client *c, struct client_upload *u)
         if (ret != MOTA_OK)
             return ret;
         u->send_ptr += n;
+        u->data_sent += n;
         u->sent = true;
         u->inflight++;
     }
@@ -76,7 +77,8 @@ static int quiet(struct client *c, struct client_upload *u, double t_conn, uint6
         rewind_to(u, c, u->acked);
         c->heard = tool_now();
     }
-    return tool_now() - u->last_progress > u->timeout_s ? MOTA_ERR_TIMEOUT : MOTA_OK;
+    double since = u->last_progress > c->busy_until ? u->last_progress : c->busy_until; /* a hold is no silence */
+    return tool_now() - since > u->timeout_s ? MOTA_ERR_TIMEOUT : MOTA_OK;
 }
 
 /* A DATA answer: progress, a gap to go back for, the session gone, or the verdict. */

@@ -49,7 +49,9 @@ enum mota_proto_cmd {
 
 /* Event payload (kind 3, cmd DATA): u8 phase (enum mota_agent_phase: 1 verify, 2 install, 3 self-test,
  * 4 commit), u32 the upload's offset (the container's length). */
-#define MOTA_PROTO_EVENT_LEN 5u
+#define MOTA_PROTO_EVENT_LEN 9u /* u8 phase, u32 offset, u32 milliseconds (a busy period; 0 otherwise) */
+#define MOTA_PROTO_PHASE_FLASH_BUSY                                                                                    \
+    5u /* the flash busy for the event's milliseconds: the host holds (agent.h MOTA_PHASE_FLASH_BUSY) */
 
 /* BEGIN's request and answer, laid out once for both sides (docs/protocol.md). */
 #define MOTA_PROTO_BEGIN_LEN (4u + MOTA_SHA256_LEN)

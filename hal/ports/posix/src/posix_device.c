@@ -116,25 +116,83 @@ static int alloc_ram(struct mota_posix_device *d, const struct mota_posix_device
     return MOTA_OK;
 }
 
+/* The end of the sectors from off (a sector start) that len bytes take: where the next slot may start. */
+static uint64_t span_end(const struct mota_flash *f, uint64_t off, uint64_t len)
+{
+    uint32_t start = 0, size = 0;
+    if (off + len > f->size || mota_flash_sector(f, (uint32_t)(off + len - 1), &start, &size) != MOTA_OK)
+        return 0;
+    return (uint64_t)start + size;
+}
+
+/* Slots of `slot` bytes, `count` of them, one after the other from `from` (a sector start): the end, or 0. */
+static uint64_t place(const struct mota_flash *f, uint32_t from, uint32_t slot, unsigned count)
+{
+    uint64_t at = from;
+    for (unsigned k = 0; k < count; k++)
+        if ((at = span_end(f, at, slot)) == 0)
+            return 0;
+    return at;
+}
+
+/* The largest slot size (ending on a sector end when it starts the area) that fits count slots, or 0. */
+static uint32_t largest_slot(const struct mota_flash *f, uint32_t from, unsigned count)
+{
+    uint32_t best = 0, start = 0, size = 0;
+    for (uint64_t end = from; end < f->size && mota_flash_sector(f, (uint32_t)end, &start, &size) == MOTA_OK;) {
+        end = (uint64_t)start + size;
+        uint32_t cand = (uint32_t)(end - from);
+        if (cand > best && place(f, from, cand, count) != 0)
+            best = cand;
+    }
+    return best;
+}
+
+/* Journal, then two slots per model from slots_offset: each slot from the end of the sectors the last took. */
+static int lay_out(struct mota_posix_device *d, const struct mota_posix_device_options *o, unsigned n)
+{
+    const struct mota_flash *f = &d->flash;
+    uint32_t start = 0, jsec = 0;
+    if (mota_flash_sector(f, o->journal_offset, &start, &jsec) != MOTA_OK)
+        return MOTA_ERR_CONFIG;
+    uint32_t from = o->slots_offset ? o->slots_offset : o->journal_offset + 2 * jsec;
+    uint32_t slot = o->slot_size ? o->slot_size : largest_slot(f, from, 2 * n);
+    if (slot == 0 || place(f, from, slot, 2 * n) == 0)
+        return MOTA_ERR_CONFIG;
+    struct mota_agent_config *c = &d->cfg;
+    c->journal_offset = o->journal_offset;
+    uint64_t at = from;
+    for (unsigned m = 0; m < n; m++)
+        for (unsigned s = 0; s < 2; s++) {
+            c->models[m].slot_offset[s] = (uint32_t)at;
+            at = span_end(f, at, slot);
+        }
+    for (unsigned m = 0; m < n; m++)
+        c->models[m].slot_size = slot;
+    return MOTA_OK;
+}
+
 int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_device_options *o)
 {
     int ret = MOTA_ERR_ARG;
     if (d == NULL || o == NULL || o->n_models > MOTA_AGENT_MAX_MODELS)
         return ret;
     memset(d, 0, sizeof(*d));
-    uint32_t size = o->flash_size ? o->flash_size : 8u << 20, sector = o->sector_size ? o->sector_size : 4096,
-             prog = o->prog_size ? o->prog_size : 16, exec = o->exec_ram_size ? o->exec_ram_size : 1u << 20;
+    uint32_t exec = o->exec_ram_size ? o->exec_ram_size : 1u << 20;
     unsigned n = o->n_models ? o->n_models : 1;
-    uint32_t slot = o->slot_size ? o->slot_size : (size - 2 * sector) / (2 * n) / sector * sector;
-    if (slot == 0 || 2ull * sector + 2ull * n * slot > size || (uint64_t)exec * n > 0x10000000u)
+    struct mota_posix_flash_part uni =
+        mota_posix_flash_uniform(o->flash_size ? o->flash_size : 8u << 20, o->sector_size ? o->sector_size : 4096,
+                                 o->prog_size ? o->prog_size : 16);
+    const struct mota_posix_flash_part *part = o->part != NULL ? o->part : &uni;
+    if ((uint64_t)exec * n > 0x10000000u)
         return MOTA_ERR_CONFIG;
-    ret = o->flash_path ? mota_posix_flash_open(&d->pf, o->flash_path, size, sector, prog)
-                        : mota_posix_flash_init(&d->pf, size, sector, prog);
+    ret = o->flash_path ? mota_posix_flash_open(&d->pf, o->flash_path, part) : mota_posix_flash_init(&d->pf, part);
     if (ret != MOTA_OK)
         return ret;
+    d->pf.timing = o->timing;
     mota_posix_flash_hal(&d->pf, &d->flash, MOTA_POSIX_XIP_BASE);
     d->exec_size = exec * n;
-    if ((ret = alloc_ram(d, o, n)) != MOTA_OK) {
+    if ((ret = lay_out(d, o, n)) != MOTA_OK || (ret = alloc_ram(d, o, n)) != MOTA_OK) {
         mota_posix_flash_close(&d->pf);
         return ret;
     }
@@ -151,13 +209,9 @@ int mota_posix_device_open(struct mota_posix_device *d, const struct mota_posix_
         .flash = &d->flash, .sys = &d->sys, .mem = &d->mem, .infer = mota_posix_sim_infer, .infer_ctx = &d->sim};
     struct mota_agent_config *c = &d->cfg;
     c->port = &d->port;
-    c->journal_offset = 0;
     c->n_models = n;
     for (unsigned m = 0; m < n; m++) {
         c->models[m].c_name = o->models[m] ? o->models[m] : "network";
-        c->models[m].slot_offset[0] = 2 * sector + 2 * m * slot;
-        c->models[m].slot_offset[1] = 2 * sector + (2 * m + 1) * slot;
-        c->models[m].slot_size = slot;
         c->models[m].exec_ram_addr = MOTA_POSIX_EXEC_BASE + m * exec;
         c->models[m].exec_ram_size = exec;
         c->models[m].ext_ram_addr = o->ext_ram_size ? d->ext_base + m * o->ext_ram_size : 0;

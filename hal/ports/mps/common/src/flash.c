@@ -113,8 +113,10 @@ int mps_flash_init(struct mota_flash *f)
                              .map = fl_map,
                              .xip_base = MOTA_MPS_FLASH_BASE,
                              .size = MOTA_BOARD_FLASH_SIZE,
-                             .sector_size = MOTA_BOARD_SECTOR,
                              .prog_size = MOTA_BOARD_PROG,
-                             .erased_value = 0xFF};
+                             .erased_value = 0xFF,
+                             .n_regions = 1,
+                             .regions = {{MOTA_BOARD_FLASH_SIZE / MOTA_BOARD_SECTOR, MOTA_BOARD_SECTOR, 0, 0}},
+                             .prog_block = MOTA_BOARD_PROG};
     return MOTA_OK;
 }

@@ -2,8 +2,8 @@
 /*
  * posix port: a whole simulated device, assembled once for `mota sim`, the
  * agent tests, the fuzz targets and the benchmarks. A NOR flash (in memory
- * or backed by a file) laid out as a two-sector journal then two equal
- * slots per model, simulated exec RAM, a clock, a reset that reboots in
+ * or backed by a file, with the part's geometry, rules and timings) laid out as
+ * a two-sector journal then two equal slots per model, each from a sector start, simulated exec RAM, a clock, a reset that reboots in
  * place, a reset cause the caller sets (to test watchdog reverts), a
  * watchdog that counts kicks, and the simulated self-test inference
  * (mota/posix_sim.h: the posix port cannot execute Cortex-M models).
@@ -31,10 +31,17 @@ struct mota_posix_region {
 
 struct mota_posix_device_options {
     const char *flash_path; /* NULL: a flash in memory */
-    uint32_t flash_size;    /* default 8 MiB */
-    uint32_t sector_size;   /* default 4096 */
-    uint32_t prog_size;     /* default 16 */
-    unsigned n_models;      /* default 1, named "network" */
+    /* the part (a profile's flash); NULL: NOR of flash_size (default 8 MiB) in sectors of sector_size
+     * (default 4096), programmed in units of prog_size (default 16), instantly */
+    const struct mota_posix_flash_part *part;
+    uint32_t flash_size;
+    uint32_t sector_size;
+    uint32_t prog_size;
+    enum mota_posix_flash_timing timing; /* how long its operations take */
+    /* where the journal's two sectors start, and where the slots start (0: right after the journal):
+     * a part's firmware keeps the rest */
+    uint32_t journal_offset, slots_offset;
+    unsigned n_models; /* default 1, named "network" */
     const char *models[MOTA_AGENT_MAX_MODELS];
     uint32_t slot_size;     /* 0: the flash shared out evenly */
     uint32_t exec_ram_size; /* per model; default 1 MiB */
