@@ -3,9 +3,11 @@
 # Benchmarks of the mota firmware on the QEMU boards (mps3-an547, Cortex-M55;
 # mps2-an505, Cortex-M33), through mota commands: instruction counts under
 # -icount shift=0 (signature check, SHA-256 per byte, install, self-test run,
-# last byte to verdict), stack high-water mark per phase, UART goodput against
-# the raw rate QEMU delivers, footprint by module from the linker map (and
-# arm-none-eabi-size); then the loader's install cost per GOT and REL entry
+# last byte to verdict; what ST's licence check costs when trapped: per access,
+# and per inference of ST's U585 model on the an505 with and without the CRC
+# callbacks, and with the unit granted), stack high-water mark per phase,
+# UART goodput against the raw rate QEMU delivers, footprint by module from
+# the linker map (and arm-none-eabi-size); then the loader's install cost per GOT and REL entry
 # on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
 # the QEMU boards").
 #   scripts/bench-board.sh [an547|an505 ...]   the boards to run (default both)

@@ -24,7 +24,13 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
 unsigned mota_link_window(const struct mota_link *l)
 {
     const struct mota_flash *f = l->agent->cfg->port->flash;
-    return (f->flags & MOTA_FLASH_STALLS_CPU) ? 1u : MOTA_LINK_WINDOW;
+    if (f->flags & MOTA_FLASH_STALLS_CPU)
+        return 1u;
+    /* whole frames of the negotiated size, and the answer's worth of slack */
+    uint32_t frame = (uint32_t)MOTA_PROTO_ENCODED_MAX(l->max_payload), w = MOTA_LINK_WINDOW;
+    if (l->tr->rx_capacity != 0 && l->tr->rx_capacity / frame < w)
+        w = l->tr->rx_capacity / frame;
+    return w > 0 ? w : 1u;
 }
 
 void mota_link_reconnect(struct mota_link *l)

@@ -64,40 +64,58 @@ static int erase_to(struct mota_agent *a, unsigned m, uint32_t end)
  * have been, once), anything else is a unit torn by the reset (MOTA_ERR_FLASH_NOT_ERASED, or the
  * read's MOTA_ERR_FLASH_ECC).
  */
-static int prog_again(struct mota_agent *a, uint32_t at, uint32_t len)
+static int prog_again(struct mota_agent *a, uint32_t at, uint32_t k, uint32_t len)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t p = fl->prog_size;
     uint8_t cur[64]; /* prog_size <= 64: mota_agent_init */
     for (uint32_t i = 0; i < len; i += p) {
+        const uint8_t *want = a->unit + k + i;
         int ret = fl->read(fl->ctx, at + i, cur, p);
         if (ret != MOTA_OK)
             return ret;
-        if (memcmp(cur, a->unit + i, p) == 0)
+        if (memcmp(cur, want, p) == 0)
             continue;
-        for (uint32_t k = 0; k < p; k++)
-            if (cur[k] != fl->erased_value)
+        for (uint32_t b = 0; b < p; b++)
+            if (cur[b] != fl->erased_value)
                 return MOTA_ERR_FLASH_NOT_ERASED;
-        if ((ret = fl->prog(fl->ctx, at + i, a->unit + i, p)) != MOTA_OK)
+        if ((ret = fl->prog(fl->ctx, at + i, want, p)) != MOTA_OK)
             return ret;
     }
     return MOTA_OK;
 }
 
-/* Program the buffered bytes (padded to whole units with the erased value), their sectors erased first. */
+/* Program n bytes of the unit buffer, from its byte k, at slot offset at (after a resume: unit by unit). */
+static int prog_span(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k, uint32_t n)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t abs = mota_agent_slot_base(a, m, a->st[m].upload.slot) + at;
+    if (n == 0)
+        return MOTA_OK;
+    a->up_unit_at = at;
+    if (a->up_resumed && at >= a->st[m].upload_erased)
+        a->up_resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
+    int ret = erase_to(a, m, at + n);
+    if (ret == MOTA_OK)
+        ret = a->up_resumed ? prog_again(a, abs, k, n) : fl->prog(fl->ctx, abs, a->unit + k, n);
+    return ret;
+}
+
+/*
+ * Program the buffered bytes (padded to whole units with the erased value), their sectors erased first.
+ * A buffer that reaches past the erased sectors is programmed in two: up to them, then the rest once
+ * they are erased, so that a program torn by a reset lies in the sectors the last erase journaled.
+ */
 static int prog_unit(struct mota_agent *a)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
     unsigned m = (unsigned)a->up_model;
     uint32_t at = a->unit_slot_off, len = mota_agent_align_up(a->unit_fill, fl->prog_size);
-    uint32_t abs = mota_agent_slot_base(a, m, a->st[m].upload.slot) + at;
+    uint32_t erased = a->st[m].upload_erased, first = erased > at && erased < at + len ? erased - at : len;
     memset(a->unit + a->unit_fill, fl->erased_value, len - a->unit_fill);
-    if (a->up_resumed && at >= a->st[m].upload_erased)
-        a->up_resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
-    a->up_unit_at = at;
-    int ret = erase_to(a, m, at + len);
+    int ret = prog_span(a, m, at, 0, first);
     if (ret == MOTA_OK)
-        ret = a->up_resumed ? prog_again(a, abs, len) : fl->prog(fl->ctx, abs, a->unit, len);
+        ret = prog_span(a, m, at + first, first, len - first);
     a->unit_slot_off += len;
     a->unit_fill = 0;
     return ret;

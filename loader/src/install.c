@@ -287,6 +287,10 @@ static void write_rtctx(struct inst *s)
         mota_put32(ctx + 0, 1u | (cfg->mode == MOTA_INSTALL_XIP ? 2u : 0u)); /* INITIALIZED | XIP, as ST's loader */
         mota_put32(ctx + 8, out->ram_addr);
         mota_put32(ctx + 12, out->rom_addr);
+        if (in->crc_callbacks) { /* ST's ai_rel_network_load_and_create_ext: the port's CRC arbitration */
+            mota_put32(ctx + 52, cfg->mem->crc_acquire);
+            mota_put32(ctx + 56, cfg->mem->crc_release);
+        }
     }
     out->n_entries = in->n_entries;
     for (unsigned i = 0; i < in->n_entries; i++)

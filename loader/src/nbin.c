@@ -393,14 +393,24 @@ static int parse_npu(const uint8_t *img, size_t len, struct mota_nbin_info *in)
     return place_npu_params(img, len, h[H_PARAMS_OFFSET], in);
 }
 
+/* Whether a legacy rt_ctx has ST's CRC-unit callback words (acquire_crc_cb, release_crc_cb: words 13
+ * and 14, X-CUBE-AI 7.2's 60-byte rt_ctx; an older runtime's 52 bytes end before them). ST's link puts
+ * rt_ctx last in .data and mota's builder first, whole: words that lie before data_end and are NULL in
+ * the file are those slots. Bounded: data_end <= got_start, inside the data image. */
+static bool legacy_crc_slots(const uint8_t *rc, uint32_t ctx_off, uint32_t data_end)
+{
+    return (uint64_t)ctx_off + 60u <= data_end && mota_get32(rc + 52) == 0 && mota_get32(rc + 56) == 0;
+}
+
 /* The legacy runtime context: its C name and the sizes of activations and weights. */
-static int read_legacy_rtctx(const uint8_t *img, uint32_t ctx, struct mota_nbin_info *in)
+static int read_legacy_rtctx(const uint8_t *img, uint32_t ctx, uint32_t data_end, struct mota_nbin_info *in)
 {
     const uint8_t *rc = NULL;
     int ret = locate_rtctx(img, ctx, 8, in, &rc);
     if (ret != MOTA_OK)
         return ret; /* past here rc's first 8 words are in the data image */
     in->rtctx_words = 8;
+    in->crc_callbacks = legacy_crc_slots(rc, in->ctx_off, OFF(data_end));
     if ((ret = read_c_name(img, rc, in)) != MOTA_OK)
         return ret;
     in->acts_size = mota_get32(rc + 24);
@@ -469,7 +479,7 @@ static int parse_legacy(const uint8_t *img, size_t len, struct mota_nbin_info *i
         return ret;
     if ((ret = read_entries(h, in)) != MOTA_OK)
         return ret;
-    if ((ret = read_legacy_rtctx(img, h[24], in)) != MOTA_OK)
+    if ((ret = read_legacy_rtctx(img, h[24], h[H_DATA_END], in)) != MOTA_OK)
         return ret;
     /* ST's figures (rt_ram_xip/copy) round to 4 and leave the activations to
      * the application; mota's installer rounds each part to 8 and gives the

@@ -11,6 +11,7 @@
 #define CRC_DEFAULT_INIT 0xFFFFFFFFu
 #define CRC_SPAN 0x18u /* DR, IDR, CR, (reserved), INIT, POL */
 #define CRC_CR_RESET 0x1u
+#define CRC_CR_CONFIG 0xF8u      /* REV_OUT, REV_IN, POLYSIZE */
 #define FP_CTRL_IDLE 0x00000260u /* NUM_CODE 6, NUM_LIT 2, ENABLE 0 */
 
 void mota_trap_reset(struct mota_trap_state *t)
@@ -38,6 +39,43 @@ uint32_t mota_trap_crc_word(uint32_t crc, uint32_t word, uint32_t pol)
     return crc_bits(crc, word, 32, pol);
 }
 
+/* CR: the configuration bits are stored, RESET loads DR with INIT and reads 0 (mota/trap.h). */
+static int crc_cr(struct mota_trap_state *t, bool store, uint32_t *val)
+{
+    if (!store) {
+        *val = t->crc_cr;
+        return MOTA_OK;
+    }
+    if (*val & ~(CRC_CR_CONFIG | CRC_CR_RESET))
+        return MOTA_ERR_SELFTEST_FAULT; /* reserved bits: a unit this is not */
+    t->crc_cr = *val & CRC_CR_CONFIG;
+    if (*val & CRC_CR_RESET)
+        t->crc_dr = t->crc_init;
+    return MOTA_OK;
+}
+
+/* DR: a write feeds size*8 bits, MSB first; a read gives the CRC. Only in the default mode. */
+static int crc_dr(struct mota_trap_state *t, unsigned size, bool store, uint32_t *val)
+{
+    if (t->crc_cr != 0)
+        return MOTA_ERR_SELFTEST_FAULT; /* another polynomial size or a bit reversal: not computed here */
+    uint32_t mask = size == 4 ? 0xFFFFFFFFu : (1u << (8u * size)) - 1u;
+    if (store)
+        t->crc_dr = crc_bits(t->crc_dr, *val & mask, 8u * size, t->crc_pol);
+    else
+        *val = t->crc_dr & mask;
+    return MOTA_OK;
+}
+
+/* A register that only holds what was written: IDR, INIT (which also loads DR, as on the unit), POL. */
+static void crc_plain(uint32_t *reg, bool store, uint32_t *val)
+{
+    if (store)
+        *reg = *val;
+    else
+        *val = *reg;
+}
+
 /* One access of `size` bytes to an emulated register: MOTA_OK, or the fault stands. */
 static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool store, uint32_t *val)
 {
@@ -54,41 +92,15 @@ static int access(struct mota_trap_state *t, uint32_t addr, unsigned size, bool 
     if (reg != 0 && (size != 4 || reg % 4 != 0) && !(reg == 4 && size == 1))
         return MOTA_ERR_SELFTEST_FAULT; /* only DR takes narrower accesses (and IDR its byte) */
     switch (reg) {
-    case 0x0: /* DR: a write feeds size*8 bits, MSB first; a read gives the CRC */
+    case 0x0: return crc_dr(t, size, store, val);
+    case 0x4: crc_plain(&t->crc_idr, store, val); return MOTA_OK;
+    case 0x8: return crc_cr(t, store, val);
+    case 0x10:
+        crc_plain(&t->crc_init, store, val);
         if (store)
-            t->crc_dr =
-                crc_bits(t->crc_dr, size == 4 ? *val : *val & ((1u << (8u * size)) - 1u), 8u * size, t->crc_pol);
-        else
-            *val = size == 4 ? t->crc_dr : t->crc_dr & ((1u << (8u * size)) - 1u);
+            t->crc_dr = *val;
         return MOTA_OK;
-    case 0x4: /* IDR: a scratch register */
-        if (store)
-            t->crc_idr = *val;
-        else
-            *val = t->crc_idr;
-        return MOTA_OK;
-    case 0x8: /* CR: RESET self-clears; bit reversal and other polynomial sizes are not emulated */
-        if (!store) {
-            *val = 0;
-        } else {
-            if (*val & ~CRC_CR_RESET)
-                return MOTA_ERR_SELFTEST_FAULT;
-            if (*val & CRC_CR_RESET)
-                t->crc_dr = t->crc_init;
-        }
-        return MOTA_OK;
-    case 0x10: /* INIT: also loads DR, as on the unit */
-        if (store)
-            t->crc_init = t->crc_dr = *val;
-        else
-            *val = t->crc_init;
-        return MOTA_OK;
-    case 0x14: /* POL */
-        if (store)
-            t->crc_pol = *val;
-        else
-            *val = t->crc_pol;
-        return MOTA_OK;
+    case 0x14: crc_plain(&t->crc_pol, store, val); return MOTA_OK;
     default: return MOTA_ERR_SELFTEST_FAULT;
     }
 }

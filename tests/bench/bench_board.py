@@ -15,6 +15,13 @@ UART goodput is wall time on a board without -icount: container bytes per
 second of `mota push` against the raw byte rate QEMU delivers to the UART in
 the same run (bytes the board only reads and discards, timed to the answer
 of a request queued behind them).
+What ST's licence check costs a legacy model's inference (docs/porting.md,
+"The STM32 CRC unit"): instructions per trapped access, from two models
+that differ only in 1,000 loads (of the CRC unit's IDR, trapped and
+emulated, or of their own RAM); on the an505, one inference of ST's own
+U585 model (../shared/fixtures/st-legacy) with the board's CRC callbacks and
+without them (the runtime probes), the accesses trapped in each (the board's
+log), and from those what a part that grants the unit its page would spend.
 """
 import json
 import os
@@ -111,6 +118,86 @@ class Board:
         self.proc.wait(timeout=20)
 
 
+TRAP_LOADS = 1000
+TRAP_MODEL = """#include "mota_model.h"
+/* %d loads of the STM32 CRC unit's IDR (trapped and emulated by the guard) or of a word of its own RAM */
+static volatile uint32_t cell[2];
+static int32_t init(void) { return 0; }
+static int32_t run(const int8_t *in, int8_t *out)
+{
+    volatile uint32_t *reg = TRAPPED ? (volatile uint32_t *)0x40023000u : cell;
+    uint32_t acc = 0;
+    for (int i = 0; i < %d; i++)
+        acc += reg[1];
+    out[0] = (int8_t)acc;
+    (void)in;
+    return 0;
+}
+MOTA_MODEL("dense", init, run, 64, 10, 0);
+""" % (TRAP_LOADS, TRAP_LOADS)
+
+
+def invoke_us(board, model, inp, size):
+    r = env.run("invoke", "--json", "--model", model, "--input", inp, "--output-size", str(size), "tcp:" + board.port)
+    return json.loads(r.stdout)["duration_us"]
+
+
+def legacy_run(board):
+    """The last legacy model's first run, as the board logs it at each open: its guarded call in instructions
+    (SysTick ticks: 50 instructions on the an505, finer than invoke's whole microseconds) and the accesses
+    the guard emulated in it."""
+    log = board.log()
+    ticks = int(re.findall(r"legacy run, guarded call \(SysTick ticks\) 0x([0-9a-f]+)", log)[-1], 16)
+    traps = int(re.findall(r"accesses emulated in a run 0x([0-9a-f]+)", log)[-1], 16)
+    return ticks * 1000.0 / B["sysclk_mhz"], traps
+
+
+def licence_check_costs():
+    """Instructions per trapped access; on the an505, ST's U585 model's inference with and without the CRC
+    callbacks, and what granting the unit would leave of it."""
+    src = env.p("traps.c")
+    with open(src, "w") as f:
+        f.write(TRAP_MODEL)
+    b = Board("licence.flash", "--icount", "--model", "network")
+    us = {}
+    for seq, trapped in ((1, 1), (2, 0)):
+        rel = build_model(env.p("traps%d_rel.bin" % trapped), "-D", "TRAPPED=%d" % trapped, src)
+        b.push(pack("traps%d.mota" % trapped, rel, seq, selftest=False))
+        us[trapped] = invoke_us(b, "dense", os.path.join(GEN, "dense_in_1.bin"), 10)
+    per_trap = (us[1] - us[0]) * 1000.0 / TRAP_LOADS  # invoke's microseconds: +-1 instruction per access
+    report("one trapped access (fault, decode, emulate, return), %d-load models" % TRAP_LOADS,
+           "%.0f instructions" % per_trap)
+    st = os.path.join(SRC, "..", "shared", "fixtures", "st-legacy")
+    if TARGET != "an505" or not os.path.exists(os.path.join(st, "u585_network_rel.bin")):
+        print("  (ST's U585 model: %s)" % ("built for the Cortex-M33, measured on the an505" if TARGET != "an505"
+                                          else "SKIPPED: ../shared/fixtures/st-legacy absent"))
+        b.stop()
+        return
+    rel = os.path.join(st, "u585_network_rel.bin")
+    probing = env.p("u585_probing_rel.bin")  # rt_ctx declared 52 bytes long: no callback words, it probes
+    img = bytearray(open(rel, "rb").read())
+    img[12] = 0xA0  # data_end 0x800007A8 -> 0x800007A0
+    open(probing, "wb").write(img)
+    runs = {}
+    for seq, name, model in ((1, "callbacks", rel), (2, "probing", probing)):
+        c = env.p("u585_%s.mota" % name)
+        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-" + TARGET, "--seq",
+                str(seq), "--params", os.path.join(st, "u585_network_data.bin"), "--selftest-input",
+                os.path.join(st, "u585_static_input.bin"), "--selftest-output",
+                os.path.join(st, "u585_static_output.bin"), "--selftest-max-latency-us", "1000000", "-o", c, model)
+        b.push(c)
+        runs[name] = legacy_run(b)
+    b.stop()
+    (cb, n_cb), (pr, n_pr) = runs["callbacks"], runs["probing"]
+    report("ST's U585 model, one inference (its run, guarded), the board's CRC callbacks",
+           "%.0f instructions, %d accesses trapped (%.1f%% of it)" % (cb, n_cb, 100.0 * n_cb * per_trap / cb))
+    report("  the same, the runtime probing the unit", "%.0f instructions, %d accesses trapped" % (pr, n_pr))
+    crc = n_cb - 2  # FP_CTRL's read and write trap on any part: the Flash Patch unit is privileged only
+    granted = cb - crc * per_trap
+    report("  the unit's page granted (a part with it: %d CRC accesses untrapped, FP_CTRL's 2 still)" % crc,
+           "%.0f instructions (%.0f fewer)" % (granted, cb - granted))
+
+
 def raw_rate(board, n=48 * 1024):
     """Bytes per second QEMU delivers to the UART: n bytes the board discards, timed to an answer behind them."""
     host, port = board.port.rsplit(":", 1)
@@ -169,6 +256,8 @@ def main():
                 "tcp:" + b.port)
     report("invoke: one inference of the dense model", "%.1f k instructions" % json.loads(r.stdout)["duration_us"])
     b.stop()
+    print("ST's licence check on the emulated CRC unit, -icount shift=0:", flush=True)
+    licence_check_costs()
     stack = {}
     for used, phase in re.findall(r"stack high-water (\d+) bytes in (.+)", b.log()):
         stack[phase] = max(stack.get(phase, 0), int(used))

@@ -698,6 +698,84 @@ def case_legacy_models_run_through_their_own_api_and_describe_themselves():
           "budget, an unemulated CRC mode faults; v2 keeps running" % B["cpu"])
 
 
+def case_st_u585_model_runs_bit_exact_through_its_own_runtime_in_xip_and_copy():
+    """ST's own X-CUBE-AI 7.2 model for the STM32U585 (its vibration classifier, weights in their own
+    file), packed with ST's test vector as its self-test: installed XIP, then COPY, each self-tested and
+    invoked bit-exact through ST's runtime, whose licence check the board answers (the CRC callbacks in
+    its rt_ctx, the emulated unit); status shows the model's own report. Then the same code without the
+    callbacks (its rt_ctx declared 52 bytes long, as an older runtime's): it probes the unit's aliases
+    with CR = 0x18, and the emulated CR answers as the part does."""
+    st = os.path.join(FIXTURES, "st-legacy")
+    rel, data = os.path.join(st, "u585_network_rel.bin"), os.path.join(st, "u585_network_data.bin")
+    vin, vout = os.path.join(st, "u585_static_input.bin"), os.path.join(st, "u585_static_output.bin")
+    if not all(os.path.exists(f) for f in (rel, data, vin, vout)):
+        print("SKIPPED: ../shared/fixtures/st-legacy absent (ST's U585 model and its test vector)")
+        sys.exit(77)
+    expected = open(vout, "rb").read()
+    # data_end 8 bytes earlier: the installer sees no callback words, so the runtime probes for the unit
+    probing = env.p("u585_probing_rel.bin")
+    with open(rel, "rb") as f:
+        img = bytearray(f.read())
+    assert img[12:16] == bytes.fromhex("a8070080"), img[12:16].hex()
+    img[12] = 0xA0
+    with open(probing, "wb") as f:
+        f.write(img)
+    b = Board()
+    # accesses trapped in a run: FP_CTRL read and write, CR = 1, its poll, DR written and read; probing
+    # adds CR = 0x18 and its read-back
+    for seq, mode, model, run_traps in ((1, "xip", rel, 6), (2, "copy", rel, 6), (3, "xip", probing, 8)):
+        c = env.p("u585_%d.mota" % seq)
+        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", CLASS, "--seq", str(seq),
+                "--version", "%d.0.0" % seq, "--install-mode", mode, "--params", data, "--selftest-input", vin,
+                "--selftest-output", vout, "--selftest-max-latency-us", "500000", "-o", c, model)
+        rc, _, res, err = b.push(c, "--confirm")
+        assert rc == 0 and res["confirmed"], (mode, res, err, b.log()[-1500:])
+        m = [m for m in b.status()["models"] if m["name"] == "network"][0]
+        assert m["active"]["seq"] == seq and m["active"]["install_mode"] == mode, m
+        rep = m["report"]
+        assert rep["name"] == "network" and rep["compiled"] == "Nov  9 2022 10:24:46" and \
+            rep["tool_version"] == "7.2.0" and rep["activations"] == 736 and rep["weights"] == 42120, rep
+        for _ in range(2):  # twice through the handle the self-test opened: its state stays good
+            r = json.loads(env.run("invoke", "--json", "--model", "network", "--input", vin, "--output-size",
+                                   str(len(expected)), "tcp:" + b.port).stdout)
+            assert r["model"] == "network" and bytes.fromhex(r["output"]) == expected, (mode, r)
+        runs = re.findall(r"accesses emulated in a run 0x([0-9a-f]+)", b.log())
+        assert len(runs) >= seq and int(runs[-1], 16) == run_traps, (seq, runs)
+    text = b.cmd("status").stdout
+    assert "model's report: network, compiled Nov  9 2022 10:24:46" in text and \
+        "activations 736, weights 42120 bytes" in text, text + b.log()[-800:]
+    assert "licence check: FP_CTRL and CRC accesses emulated" in b.log() and "model fault" not in b.log(), \
+        b.log()[-1500:]
+    b.stop()
+    print("ST's U585 model (X-CUBE-AI 7.2, split weights) on the %s: XIP and COPY self-tested with ST's vector "
+          "and invoked bit-exact (%s), its licence check answered through the CRC callbacks (6 accesses "
+          "trapped in a run), and by probing the emulated CR without them (8); its report in status"
+          % (B["cpu"], expected.hex()))
+
+
+def case_a_push_at_max_flash_timing_holds_the_host_through_each_erase():
+    """The emulated NOR at its longest times (400 ms a 4 KiB sector, --flash-timing max): the board erases
+    each sector as the stream reaches it while its UART interrupt keeps receiving, announces every erase,
+    and mota push with its default options sends no byte twice and installs."""
+    model()  # the dense model's weights and vectors
+    pad = env.p("pad.c")  # 40 KB of unused weights (kept: MOTA_PARAM): ten sectors of stream
+    with open(pad, "w") as f:
+        f.write('#include "mota_model.h"\nMOTA_PARAM const signed char pad_rows[40000] = {1, 2, 3};\n')
+    rel = build_model(env.p("dense_pad_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
+                      os.path.join(GEN, "dense_weights.c"), pad)
+    v1 = pack("v1.mota", rel, 1)
+    assert os.path.getsize(v1) > 40000, os.path.getsize(v1)
+    b = Board("--flash-timing", "max")
+    rc, _, res, err = b.push(v1)
+    assert rc == 0 and res["installed"], (rc, res, err)
+    assert res["data_bytes_sent"] == os.path.getsize(v1), res
+    assert res["flash_holds"] >= os.path.getsize(v1) // 4096 and res["flash_hold_ms"] == 400 * res["flash_holds"], res
+    assert_runs_v(b, 1, confirmed=False)
+    b.stop()
+    print("%s at --flash-timing max: %d bytes in %.1f s through %d erase holds, none sent twice" % (
+        TARGET, os.path.getsize(v1), res["transfer_seconds"], res["flash_holds"]))
+
+
 def case_blank_flash_and_unprovisioned_board_say_so():
     rel = model()
     b = Board(flash="blank.flash", provision=False)

@@ -518,5 +518,100 @@ def case_board_launcher_writes_its_port_file_once_the_board_is_ready():
         env.close()
 
 
+# the synthetic model's compatibility over a profile: what these cases measure is the profile's flash
+SYNTH_COMPAT = ["--cpu", "0xD22", "--fpu", "--float-abi", "hard", "--secure", "--family", "npu", "--ll-aton", "1.1.1",
+                "--dbg-info", "--async", "--struct-sizes", "0"]
+
+
+def result_of(events):
+    return [e for e in events if e.get("event") == "result"][0]
+
+
+def case_f401_profile_installs_and_rolls_back_across_its_16_64_and_128_kib_sectors():
+    """The F401's one flash of 16, 64 and 128 KiB sectors, single bank, at its typical times and 921,600 baud:
+    the journal on two 16 KiB sectors, the slots on 128 KiB ones; the link sends one frame at a time (the
+    CPU stalls while the flash works: nothing may arrive then), and no byte is lost or sent twice."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 60000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        v2 = env.pack("v2.mota", *env.model("m2", 70000, seed=2), seq=2)
+        proc, port = sim(env, "--profile", "nucleo-f401re", *SYNTH_COMPAT, "--flash-timing", "typ", "--baud", "921600")
+        rc, ev, res, err = env.push(port, v1, "--confirm")
+        assert rc == 0 and res["installed"] and res["confirmed"], (rc, res, err)
+        hello = [e for e in ev if e.get("event") == "hello"][0]
+        assert hello["window"] == 1, hello
+        assert res["data_bytes_sent"] == os.path.getsize(v1) and res["flash_holds"] >= 1, res
+        rc, ev, res, err = env.push(port, v2)
+        assert rc == 0 and res["installed"] and res["data_bytes_sent"] == os.path.getsize(v2), (rc, res, err)
+        r = env.run("rollback", "--json", "tcp:" + port)
+        st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        m = st["models"][0]
+        assert m["active"]["seq"] == 1 and m["active"]["state"] == "confirmed", (m, r.stdout)
+        log = stop_and_log(proc)
+        assert "flash 512 KiB: 4 x 16 KiB, 1 x 64 KiB, 3 x 128 KiB sectors, 4-byte units (NOR), single bank" in log, log
+        assert "journal at 0x4000, slots at 0x20000 0x40000 (128 KiB each)" in log, log
+        assert "bytes lost by the receiver" not in log, log
+        # each update erased one 128 KiB sector, as it reached it
+        assert re.findall(r"upload over: (\d+) erases", log) == ["1", "1"], log
+        print("nucleo-f401re: journal on 16 KiB sectors, A/B on 128 KiB ones; installed, updated, rolled back; "
+              "one frame in flight, no byte lost or sent twice")
+    finally:
+        env.close()
+
+
+def case_push_at_max_flash_timing_on_the_h747_profile_completes_with_default_options():
+    """A 4 s sector erase (the H747's longest) with mota push's defaults: the device announces it, the host
+    holds without resending and without timing out, and the 64 KiB RX ring takes what arrives meanwhile."""
+    env = Env(MOTA, WORK)
+    try:
+        c = env.pack("v1.mota", *env.model("m", 80000), seq=1)
+        proc, port = sim(env, "--profile", "stm32h747i-disco", *SYNTH_COMPAT, "--flash-timing", "max",
+                         "--baud", "921600")
+        rc, ev, res, err = env.push(port, c)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        assert res["data_bytes_sent"] == os.path.getsize(c), res  # not a byte twice
+        assert res["flash_holds"] == 1 and res["flash_hold_ms"] == 4000, res
+        assert res["transfer_seconds"] >= 4.0, res  # the erase took the part's time
+        log = stop_and_log(proc)
+        assert "(ECC)" in log and "timing max" in log and "bytes lost by the receiver" not in log, log
+        print("stm32h747i-disco at max: %.2f s for %d bytes (a 4 s erase), no resend" % (
+            res["transfer_seconds"], os.path.getsize(c)))
+    finally:
+        env.close()
+
+
+def case_a_ring_smaller_than_the_window_loses_bytes_and_the_link_recovers():
+    """A host that ignores the announced window while the device erases overflows the RX ring: the
+    simulator loses the bytes, says so, and a push afterwards resumes and completes."""
+    import hashlib
+    import struct
+    env = Env(MOTA, WORK)
+    try:
+        c = env.pack("v1.mota", *env.model("m", 120000), seq=1)
+        data = open(c, "rb").read()
+        proc, port = sim(env, "--profile", "stm32h747i-disco", *SYNTH_COMPAT, "--flash-timing", "typ",
+                         "--rx-ring", "8192")
+        sys.path.insert(0, os.path.join(SRC, "tests", "oracle"))
+        import cbor2
+        digest = hashlib.sha256(cbor2.dumps(cbor2.loads(data).value[3])).digest()
+        host, p = port.rsplit(":", 1)
+        s = socket.create_connection((host, int(p)))
+        s.sendall(frame(1, 1, b"\x01\x00\x08") + frame(2, 2, struct.pack("<I", len(data)) + digest))
+        # everything at once: the head, then 100 KB more while the device erases its first sector
+        s.sendall(b"".join(frame(3, 3 + i, struct.pack("<I", off) + data[off:off + 2000])
+                           for i, off in enumerate(range(0, 100000, 2000))))
+        time.sleep(2.5)
+        s.close()
+        rc, ev, res, err = env.push(port, c)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        log = stop_and_log(proc)
+        lost = re.findall(r"bytes lost by the receiver: (\d+) \(ring full\)", log)
+        assert lost and int(lost[0]) > 0, log
+        print("a host past the window: %s bytes lost in the 8 KiB ring; the push that followed installed" % lost[0])
+    finally:
+        env.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_case(globals(), CASE))

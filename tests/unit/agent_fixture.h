@@ -40,12 +40,50 @@ static inline void dev_keys(void)
     }
 }
 
+/* The part the next devices are made of (NULL: a NOR of DEV_SECTOR sectors and DEV_PROG units). */
+static const struct mota_posix_flash_part *dev_part;
+
+/* A NOR of mixed sectors, DEV_FLASH_SIZE in all: the journal on 4 KiB, slot A on 4, 16 and 64 KiB sectors,
+ * slot B on 128 KiB ones (an F401-like flash). */
+static const struct mota_posix_flash_part dev_part_mixed = {
+    .prog_size = DEV_PROG,
+    .n_regions = 4,
+    .regions = {{4, 4096, 0, 0}, {3, 16384, 0, 0}, {3, 65536, 0, 0}, {6, 131072, 0, 0}},
+    .prog_block = DEV_PROG};
+
+/* ECC flash: 4 KiB sectors, 16-byte units programmed once per erase, torn units unreadable (a U5-like
+ * flash with the sweeps' sector size). */
+static const struct mota_posix_flash_part dev_part_ecc = {.prog_size = DEV_PROG,
+                                                          .flags = MOTA_FLASH_PROGRAM_ONCE,
+                                                          .n_regions = 1,
+                                                          .regions = {{DEV_FLASH_SIZE / 4096, 4096, 0, 0}},
+                                                          .prog_block = DEV_PROG};
+
+/* The whole flash, units' state included, as a blob (dev_flash_restore puts it back). */
+static inline uint8_t *dev_flash_save(const struct mota_posix_device *d)
+{
+    size_t units = d->pf.units ? d->pf.size / d->pf.prog_size : 0;
+    uint8_t *img = malloc(d->pf.size + units);
+    memcpy(img, d->pf.mem, d->pf.size);
+    if (units)
+        memcpy(img + d->pf.size, d->pf.units, units);
+    return img;
+}
+
+static inline void dev_flash_restore(struct mota_posix_device *d, const uint8_t *img)
+{
+    memcpy(d->pf.mem, img, d->pf.size);
+    if (d->pf.units)
+        memcpy(d->pf.units, img + d->pf.size, d->pf.size / d->pf.prog_size);
+}
+
 /* A blank device of the given flash and slot sizes with one model "network"
  * (and optionally a second, "kws"), two trusted keys, a fixed clock. */
 static inline struct mota_posix_device *dev_new_sized(int n_models, uint32_t flash_size, uint32_t slot_size)
 {
     struct mota_posix_device *d = calloc(1, sizeof(*d));
-    struct mota_posix_device_options o = {.flash_size = flash_size,
+    struct mota_posix_device_options o = {.part = dev_part,
+                                          .flash_size = flash_size,
                                           .sector_size = DEV_SECTOR,
                                           .prog_size = DEV_PROG,
                                           .n_models = (unsigned)n_models,

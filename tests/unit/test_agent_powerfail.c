@@ -3,6 +3,9 @@
  * Power-loss sweeps: for an update, a confirm and a rollback, cut the power
  * before every flash operation in turn (then, in a second sweep, tear every
  * operation: half a program, half an erase), reboot the agent and check:
+ * on each kind of flash (the argument): "nor" (4 KiB sectors), "mixed" (4, 16, 64 and 128 KiB
+ * sectors) and "ecc" (16-byte units programmed once per erase, a torn one unreadable: every journal,
+ * resume and verification read meets it), with the slot erased progressively:
  *   - the device holds a valid, verified model, the old or the new one,
  *     never a mix (the agent re-validates signature and digests at boot);
  *   - nothing committed is lost;
@@ -120,8 +123,7 @@ static uint8_t *prepare(enum scenario s)
             assert_int_equal(mota_agent_abort(&d->device.agent), MOTA_OK);
         }
     }
-    uint8_t *img = malloc(DEV_FLASH_SIZE);
-    memcpy(img, d->pf.mem, DEV_FLASH_SIZE);
+    uint8_t *img = dev_flash_save(d);
     dev_free(d);
     return img;
 }
@@ -215,12 +217,12 @@ static uint64_t sweep(enum scenario s, bool torn)
     struct mota_posix_device *d = dev_new(1);
     mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
     /* dry run: how many program/erase operations the action takes */
-    memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
+    dev_flash_restore(d, img);
     uint64_t before = d->pf.ops;
     assert_int_equal(run(d, s), MOTA_OK);
     uint64_t total = d->pf.ops - before;
     for (uint64_t k = 1; k <= total; k++) {
-        memcpy(d->pf.mem, img, DEV_FLASH_SIZE);
+        dev_flash_restore(d, img);
         mota_posix_flash_power_on(&d->pf);
         mota_posix_flash_cut(&d->pf, k, torn);
         volatile bool cut = true;
@@ -312,8 +314,16 @@ static void test_every_flash_operation_torn(void **state)
     run_sweeps(true);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const char *kind = argc > 1 ? argv[1] : "nor";
+    if (strcmp(kind, "mixed") == 0)
+        dev_part = &dev_part_mixed;
+    else if (strcmp(kind, "ecc") == 0)
+        dev_part = &dev_part_ecc;
+    else if (strcmp(kind, "nor") != 0)
+        return fprintf(stderr, "usage: test_agent_powerfail [nor|mixed|ecc]\n"), 2;
+    print_message("flash: %s\n", kind);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_power_cut_before_every_flash_operation),
         cmocka_unit_test(test_every_flash_operation_torn),

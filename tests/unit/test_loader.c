@@ -384,6 +384,61 @@ static void test_code_relocations_need_copy_mode(void **state)
     sim_free(&s);
 }
 
+/* ST's U585 model: installed with the port's CRC callbacks in its rt_ctx (words 13, 14), as ST's
+ * ai_rel_network_load_and_create_ext does; a 52-byte rt_ctx is left as the file has it. */
+#define U585_FILE "st-legacy/u585_network_rel.bin"
+
+static int install_u585(const uint8_t *img, size_t len, uint32_t mode, uint32_t acquire, uint32_t release,
+                        uint32_t words[2])
+{
+    struct sim s = {0};
+    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s, .crc_acquire = acquire, .crc_release = release};
+    struct mota_installed m;
+    sim_add(&s, 0x38200000u, 64 * 1024);
+    static const uint8_t weights[42120];
+    struct mota_install_config c = {.image = img,
+                                    .image_len = len,
+                                    .image_addr = 0x80002000u,
+                                    .params = weights,
+                                    .params_len = sizeof(weights),
+                                    .params_addr = 0x80010000u,
+                                    .exec_ram_addr = 0x38200000u,
+                                    .exec_ram_size = 64 * 1024,
+                                    .mode = mode,
+                                    .mem = &mem};
+    int ret = mota_loader_install(&c, &m);
+    if (ret == MOTA_OK) {
+        const uint8_t *ctx = sim_map(&s, m.ctx_addr, 60, false);
+        words[0] = rd32(ctx + 52);
+        words[1] = rd32(ctx + 56);
+    }
+    sim_free(&s);
+    return ret;
+}
+
+static void test_legacy_rt_ctx_gets_the_ports_crc_callbacks_where_it_has_their_words(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    uint8_t *f = fixture_load(U585_FILE, &n);
+    FIXTURE_NEEDED(f, U585_FILE);
+    uint32_t w[2] = {0};
+    assert_int_equal(install_u585(f, n, MOTA_INSTALL_XIP, 0x10000401u, 0x1000040Bu, w), MOTA_OK);
+    assert_int_equal(w[0], 0x10000401u);
+    assert_int_equal(w[1], 0x1000040Bu);
+    assert_int_equal(install_u585(f, n, MOTA_INSTALL_COPY, 0x10000401u, 0x1000040Bu, w), MOTA_OK);
+    assert_int_equal(w[0], 0x10000401u);
+    assert_int_equal(w[1], 0x1000040Bu);
+    assert_int_equal(install_u585(f, n, MOTA_INSTALL_XIP, 0, 0, w), MOTA_OK); /* a port without: NULL */
+    assert_int_equal(w[0], 0);
+    assert_int_equal(w[1], 0);
+    f[12] = 0xA0; /* data_end 0x800007A0: rt_ctx is 52 bytes, what follows it is not the port's to write */
+    assert_int_equal(install_u585(f, n, MOTA_INSTALL_XIP, 0x10000401u, 0x1000040Bu, w), MOTA_OK);
+    assert_int_equal(w[0], 0);
+    assert_int_equal(w[1], 0);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_installer_refuses_what_does_not_fit),
         cmocka_unit_test(test_split_model_takes_its_params_from_their_own_address),
         cmocka_unit_test(test_code_relocations_need_copy_mode),
+        cmocka_unit_test(test_legacy_rt_ctx_gets_the_ports_crc_callbacks_where_it_has_their_words),
     };
     return cmocka_run_group_tests_name("loader", tests, yolo_setup, yolo_teardown);
 }

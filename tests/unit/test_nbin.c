@@ -192,6 +192,31 @@ static void test_legacy_family_is_detected_from_the_data(void **state)
     assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_ERR_NBIN_VARIANT);
 }
 
+/* ST's U585 model (X-CUBE-AI 7.2): its 60-byte rt_ctx ends .data with the CRC callback words NULL. */
+#define U585_FILE "st-legacy/u585_network_rel.bin"
+#define U585_CTX (11500u + 0x76Cu)
+
+static void test_legacy_crc_callback_words_are_found_only_in_a_60_byte_rt_ctx_with_null_slots(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    uint8_t *f = fixture_load(U585_FILE, &n), small[212];
+    FIXTURE_NEEDED(f, U585_FILE);
+    struct mota_nbin_info in;
+    assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_OK);
+    assert_true(in.crc_callbacks);
+    wr32(f + 12, 0x800007A0u); /* data_end 8 bytes earlier: a 52-byte rt_ctx, as older runtimes have */
+    assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_OK);
+    assert_false(in.crc_callbacks);
+    wr32(f + 12, 0x800007A8u);
+    wr32(f + U585_CTX + 56, 0x20000065u); /* a word the model set itself: not a slot for the port */
+    assert_int_equal(mota_nbin_parse(f, n, &in), MOTA_OK);
+    assert_false(in.crc_callbacks);
+    free(f);
+    assert_int_equal(mota_nbin_parse(small, make_legacy(small), &in), MOTA_OK); /* an 8-word rt_ctx */
+    assert_false(in.crc_callbacks);
+}
+
 /* ---- the corrupted-model catalogue ---- */
 
 enum { RO = 274088, GOT = RO + 5208, REL = 279552, DESC = RO + 5128, CTX = 279148, DATA_COPY = 5464 };
@@ -783,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_split_params_must_match_size_and_crc),
         cmocka_unit_test(test_header_corruptions_get_their_own_reasons),
         cmocka_unit_test(test_legacy_family_is_detected_from_the_data),
+        cmocka_unit_test(test_legacy_crc_callback_words_are_found_only_in_a_60_byte_rt_ctx_with_null_slots),
         cmocka_unit_test(test_corrupted_models_are_refused_each_with_its_reason),
         cmocka_unit_test(test_a_rel_table_moved_inside_the_rw_data_is_refused),
         cmocka_unit_test(test_a_descriptor_table_moved_inside_the_data_is_refused),

@@ -24,7 +24,8 @@
 #define MOTA_LINK_MAX_PAYLOAD 2048u /* this device's frame payload limit */
 #endif
 #ifndef MOTA_LINK_WINDOW
-#define MOTA_LINK_WINDOW 8u /* frames the host may have in flight */
+#define MOTA_LINK_WINDOW                                                                                               \
+    64u /* frames the host may have in flight, at most (the transport's rx_capacity may say fewer) */
 #endif
 /* A flash operation that may take this long is announced to the host (a FLASH_BUSY event) */
 #ifndef MOTA_LINK_BUSY_EVENT_US
@@ -79,9 +80,10 @@ struct mota_link {
 };
 
 /*
- * The DATA frames the host may have in flight: MOTA_LINK_WINDOW, or 1 where the flash stalls the CPU
- * (MOTA_FLASH_STALLS_CPU: a single-bank part receives nothing while it programs or erases, so the host
- * sends a frame only when the device has answered the last and the line is quiet during flash work).
+ * The DATA frames the host may have in flight: MOTA_LINK_WINDOW, fewer if the transport's rx_capacity
+ * holds fewer frames of the negotiated size, and 1 where the flash stalls the CPU (MOTA_FLASH_STALLS_CPU:
+ * a single-bank part receives nothing while it programs or erases, so the host sends a frame only when
+ * the device has answered the last, and the line is quiet during flash work).
  */
 unsigned mota_link_window(const struct mota_link *l);
 

@@ -118,6 +118,9 @@ struct mota_transport {
     int (*read)(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms);
     int (*write)(void *ctx, const uint8_t *buf, size_t len);
     void *ctx;
+    /* Optional: the bytes the port holds while the agent does not read (its RX ring); the link's window
+     * never asks the host for more in flight. 0: as the build sets it (MOTA_LINK_WINDOW frames). */
+    uint32_t rx_capacity;
 };
 
 enum mota_reset_cause {
@@ -189,7 +192,9 @@ struct mota_port {
      * mota_loader_mem). map gives a host pointer for a device range the model may use (its exec RAM,
      * external RAM), or NULL for any other: the installer writes nothing outside what map grants.
      * clean_dcache / invalidate_icache run after an install on parts with caches (an NPU reads its
-     * pools from memory; the CPU fetches the copied code); NULL where none is needed.
+     * pools from memory; the CPU fetches the copied code); NULL where none is needed. crc_acquire /
+     * crc_release: the code a legacy X-CUBE-AI model calls for the STM32 CRC unit's base (docs/porting.md
+     * "The STM32 CRC unit"); 0 where the port gives none.
      */
     const struct mota_loader_mem *mem;
 

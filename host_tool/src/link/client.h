@@ -78,9 +78,10 @@ struct client_upload {
     /* the transfer's state */
     uint64_t acked, send_ptr; /* of the current connection */
     unsigned inflight;
-    uint16_t stale_below; /* offset complaints about frames sent before a rewind are ignored */
-    bool sent;            /* any DATA went out */
-    uint64_t data_sent;   /* container bytes sent in DATA frames, over every connection (resends count again) */
+    uint16_t stale_below;      /* offset complaints about frames sent before a rewind are ignored */
+    bool sent;                 /* any DATA went out */
+    uint64_t data_sent;        /* container bytes sent in DATA frames, over every connection (resends count again) */
+    double t_first, t_verdict; /* when the first DATA byte went out, and when the verdict came */
     bool done;
     int status;
     char detail[320];

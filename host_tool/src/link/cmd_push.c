@@ -496,6 +496,7 @@ static int push_installed(struct push *p)
         json_real(&j, "seconds", el, 3);
         json_uint(&j, "reconnects", p->reconnects);
         json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+        json_real(&j, "transfer_seconds", p->u.t_verdict - p->u.t_first, 3);
         json_uint(&j, "data_bytes_sent", p->u.data_sent);
         json_uint(&j, "flash_holds", p->c->holds);
         json_uint(&j, "flash_hold_ms", p->c->hold_ms);

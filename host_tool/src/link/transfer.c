@@ -53,6 +53,8 @@ static int send_window(struct client *c, struct client_upload *u)
             return ret;
         u->send_ptr += n;
         u->data_sent += n;
+        if (!u->sent)
+            u->t_first = tool_now();
         u->sent = true;
         u->inflight++;
     }
@@ -119,6 +121,7 @@ static int data_answer(struct client *c, struct client_upload *u, const struct m
 void client_upload_verdict(struct client_upload *u, int status, const uint8_t *detail, size_t len)
 {
     u->done = true;
+    u->t_verdict = tool_now();
     u->status = status;
     size_t dl = len < sizeof(u->detail) - 1 ? len : sizeof(u->detail) - 1;
     if (dl > 0)

@@ -14,6 +14,33 @@
 #define NPU (1u << MOTA_NBIN_FAMILY_NPU)
 #define LEGACY (1u << MOTA_NBIN_FAMILY_LEGACY)
 
+/* The flash of each part: sources and what is approximate (~) in docs/device-profiles.md "Flash". */
+/* MX66UW1G45G octal NOR: 4 KiB sectors, 25 ms (~) / 400 ms; 256-byte pages, 0.15 ms (~) / 0.75 ms (~) */
+#define N6_NOR(bytes)                                                                                                  \
+    {                                                                                                                  \
+        .prog_size = 16, .n_regions = 1, .regions = {{(bytes) / (4 * KIB), 4 * KIB, 25000, 400000}},                   \
+        .prog_block = 256, .prog_typ_us = 150, .prog_max_us = 750                                                      \
+    }
+/* STM32H747 bank 2: 8 sectors of 128 KiB, 1.1 s (~) / 4 s; 32-byte ECC words, programmed once */
+#define H7_BANK2                                                                                                       \
+    {                                                                                                                  \
+        .prog_size = 32, .flags = MOTA_FLASH_PROGRAM_ONCE, .n_regions = 1,                                             \
+        .regions = {{8, 128 * KIB, 1100000, 4000000}}, .prog_block = 32, .prog_typ_us = 130, .prog_max_us = 130        \
+    }
+/* STM32U585 bank 2: 128 pages of 8 KiB, 1.5 ms (~) / 5 ms; 16-byte ECC words, programmed once */
+#define U5_BANK2                                                                                                       \
+    {                                                                                                                  \
+        .prog_size = 16, .flags = MOTA_FLASH_PROGRAM_ONCE, .n_regions = 1, .regions = {{128, 8 * KIB, 1500, 5000}},    \
+        .prog_block = 16                                                                                               \
+    }
+/* STM32F401RE, the whole single bank: 4 x 16, 64, 3 x 128 KiB; words of 4 bytes, 16 us (~) / 100 us (~) */
+#define F401_FLASH                                                                                                     \
+    {                                                                                                                  \
+        .prog_size = 4, .flags = MOTA_FLASH_STALLS_CPU, .n_regions = 3,                                                \
+        .regions = {{4, 16 * KIB, 250000, 500000}, {1, 64 * KIB, 550000, 1100000}, {3, 128 * KIB, 1000000, 4000000}},  \
+        .prog_block = 4, .prog_typ_us = 16, .prog_max_us = 100                                                         \
+    }
+
 static const struct tool_profile profiles[] = {
     {.name = "stm32n6570-dk",
      .board = "STM32N6570-DK: STM32N657X0H3Q, Cortex-M55 and Neural-ART NPU",
@@ -36,6 +63,8 @@ static const struct tool_profile profiles[] = {
      .ext_base = 0x90000000u, /* hexadeca-SPI PSRAM on XSPI1 */
      .flash = 128 * MIB,      /* octo-SPI NOR on XSPI2 */
      .update_area = 16 * MIB,
+     .part = N6_NOR(16 * MIB),
+     .rx_ring = 8 * KIB,
      .n_regions = 4, /* AXISRAM3..6: the NPU's activation RAMs */
      .regions =
          {{0x34200000u, 448 * KIB}, {0x34270000u, 448 * KIB}, {0x342E0000u, 448 * KIB}, {0x34350000u, 448 * KIB}}},
@@ -52,7 +81,9 @@ static const struct tool_profile profiles[] = {
      .ext_ram = 32 * MIB,
      .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
      .flash = 2 * MIB,
-     .update_area = 1 * MIB}, /* flash bank 2 */
+     .update_area = 1 * MIB, /* flash bank 2 */
+     .part = H7_BANK2,
+     .rx_ring = 64 * KIB}, /* in SRAM1: what arrives at 115,200 baud during a 4 s sector erase, and more */
     {.name = "b-u585i-iot02a",
      .board = "B-U585I-IOT02A: STM32U585AII6Q, Cortex-M33",
      .dev = {.cpu_part = 0xD21,
@@ -66,7 +97,9 @@ static const struct tool_profile profiles[] = {
      .ext_ram = 8 * MIB,
      .ext_base = 0x90000000u, /* octo-SPI PSRAM on OCTOSPI1 */
      .flash = 2 * MIB,
-     .update_area = 1 * MIB}, /* flash bank 2 */
+     .update_area = 1 * MIB, /* flash bank 2 */
+     .part = U5_BANK2,
+     .rx_ring = 8 * KIB},
     {.name = "nucleo-f401re",
      .board = "NUCLEO-F401RE: STM32F401RET6, Cortex-M4",
      .dev = {.cpu_part = 0xC24,
@@ -78,7 +111,11 @@ static const struct tool_profile profiles[] = {
      .internal_ram = 96 * KIB,
      .exec_ram = 64 * KIB, /* the rest is the firmware's */
      .flash = 512 * KIB,
-     .update_area = 384 * KIB}, /* sectors 5..7 */
+     .update_area = 512 * KIB, /* the whole flash: sectors 0, 3 and 4 hold the firmware */
+     .part = F401_FLASH,
+     .journal_offset = 16 * KIB, /* sectors 1 and 2 (16 KiB) */
+     .slots_offset = 128 * KIB,  /* sectors 5..7 (128 KiB): one model's A and B */
+     .rx_ring = 4 * KIB},
     {.name = "an547",
      .board = "QEMU mps3-an547: Arm MPS3 AN547 (SSE-300), Cortex-M55, no NPU",
      .dev = {.cpu_part = 0xD22,
@@ -90,7 +127,8 @@ static const struct tool_profile profiles[] = {
      .internal_ram = 3 * MIB, /* ITCM, DTCM, SRAM */
      .exec_ram = 2 * MIB,     /* SRAM: hal/ports/mps/an547/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
-     .update_area = MOTA_BOARD_PROVISION}, /* the board's journal and slots, without its provisioning sector */
+     .update_area = MOTA_BOARD_PROVISION, /* the board's journal and slots, without its provisioning sector */
+     .rx_ring = 8 * KIB},                 /* its emulated flash: an ideal NOR (hal/ports/mps/common/src/flash.c) */
     {.name = "an505",
      .board = "QEMU mps2-an505: Arm MPS2 AN505 (IoT Kit), Cortex-M33",
      .dev = {.cpu_part = 0xD21,
@@ -102,7 +140,8 @@ static const struct tool_profile profiles[] = {
      .internal_ram = 8 * MIB, /* SSRAM1..3 */
      .exec_ram = 2 * MIB,     /* SSRAM3: hal/ports/mps/an505/board_config.h */
      .flash = MOTA_BOARD_FLASH_SIZE,
-     .update_area = MOTA_BOARD_PROVISION},
+     .update_area = MOTA_BOARD_PROVISION,
+     .rx_ring = 8 * KIB},
 };
 
 const struct tool_profile *tool_profile_find(const char *name)

@@ -23,7 +23,13 @@ struct tool_profile {
     uint32_t ext_ram, ext_base;     /* external RAM a model may use (--ext-ram), at ext_base */
     uint64_t flash;                 /* the board's flash for code and models (reported) */
     uint32_t update_area;           /* the simulated flash: journal and A/B slots (--flash-size) */
-    unsigned n_regions;             /* internal RAM a model's pools claim by address (NPU RAMs) */
+    /* the flash that holds the journal and the slots, as the part has it (sectors, ECC, times; n_regions
+     * 0: an ideal 4 KiB-sector NOR of update_area bytes), and where in it the journal and the slots
+     * start (0: the journal at its start, the slots after it); the rest is the firmware's */
+    struct mota_posix_flash_part part;
+    uint32_t journal_offset, slots_offset;
+    uint32_t rx_ring;   /* the UART RX ring the firmware gives the link, bytes (0: 32 KiB) */
+    unsigned n_regions; /* internal RAM a model's pools claim by address (NPU RAMs) */
     struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
 };
 

@@ -50,6 +50,7 @@ struct board {
     char abs_flash[PATH_MAX], log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
     bool icount, hang_on_trial, torn, measure_stack;
     uint64_t cut_at_op;
+    const char *flash_timing; /* typ or max: the emulated flash takes its part's time; NULL: none */
     pid_t pid;
     int qlisten, qconn, hlisten, hconn;
     int console, logfd; /* the board's console (a pipe from QEMU's stderr); the log file */
@@ -155,6 +156,8 @@ static void semihosting_args(const struct board *b, char *semi, size_t cap)
                       b->torn ? ",arg=torn" : "");
     if (b->hang_on_trial)
         n += snprintf(semi + n, cap - (size_t)n, ",arg=hang-on-trial");
+    if (b->flash_timing)
+        n += snprintf(semi + n, cap - (size_t)n, ",arg=flash-timing=%s", b->flash_timing);
     if (b->measure_stack)
         snprintf(semi + n, cap - (size_t)n, ",arg=measure-stack");
 }
@@ -342,6 +345,9 @@ static void help_board(FILE *f)
                "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
                "  --icount               deterministic time: one instruction per nanosecond\n"
                "  --measure-stack        the firmware logs its stack high-water mark per phase\n"
+               "  --flash-timing none|typ|max   each erase and program of the emulated NOR takes the\n"
+               "                         typical or longest time of the NOR it emulates (an MX66UW1G45G:\n"
+               "                         4 KiB sectors 25 ms / 400 ms), the UART still receiving\n"
                "Faults:\n"
                "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
                "                         of the first boot: the launcher kills QEMU, then powers on\n"
@@ -365,7 +371,8 @@ enum {
     O_IDLE,
     O_PORT_FILE,
     O_PTY,
-    O_STDIO
+    O_STDIO,
+    O_TIMING
 };
 
 /* What the launcher's command line gives besides the board's own settings (struct board). */
@@ -408,6 +415,11 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     case O_TORN: b->torn = true; return 1;
     case O_HANG: b->hang_on_trial = true; return 1;
     case O_STACK: b->measure_stack = true; return 1;
+    case O_TIMING:
+        if (strcmp(arg, "none") != 0 && strcmp(arg, "typ") != 0 && strcmp(arg, "max") != 0)
+            return tool_usage_err("sim", "--flash-timing: none, typ or max"), -1;
+        b->flash_timing = strcmp(arg, "none") == 0 ? NULL : arg;
+        return 1;
     case O_IDLE:
         if (!tool_parse_u64(arg, &v))
             return tool_usage_err("sim", "--idle-timeout: seconds (0: never)"), -1;
@@ -435,7 +447,7 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
         {"hang-on-trial", no_argument, 0, O_HANG}, {"measure-stack", no_argument, 0, O_STACK},
         {"idle-timeout", required_argument, 0, O_IDLE}, {"port-file", required_argument, 0, O_PORT_FILE},
         {"pty", no_argument, 0, O_PTY}, {"stdio", no_argument, 0, O_STDIO},
-        {"key", required_argument, 0, 'k'},
+        {"key", required_argument, 0, 'k'}, {"flash-timing", required_argument, 0, O_TIMING},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};

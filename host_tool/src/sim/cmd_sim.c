@@ -8,6 +8,7 @@
  */
 #include "cmds.h"
 #include "gate.h"
+#include "uart.h"
 
 #include "common/files.h"
 #include "common/util.h"
@@ -66,6 +67,11 @@ static void help(FILE *f)
                "                         directory, removed at exit\n"
                "  --flash-size BYTES     default: the profile's update area, else 8388608\n"
                "                         (4 KiB sectors, 16-byte program units)\n"
+               "  --flash-timing none|typ|max   erases and programs take the profile's part's typical\n"
+               "                         or longest time (default none: instant)\n"
+               "  --rx-ring BYTES        the UART RX ring bytes arrive in at the --baud rate while\n"
+               "                         the agent works (default: the profile's, else 32768); a full\n"
+               "                         ring, or a single-bank part's flash at work, loses them\n"
                "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
                "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
                "  --model C_NAME         a model pair (repeat; default network)\n"
@@ -92,6 +98,11 @@ struct line_opts {
     unsigned seed; /* for the corruption: rand_r's state */
 };
 
+/* The flash's counters at one moment. */
+struct flash_mark {
+    uint64_t erases, progs, busy_us;
+};
+
 /* The simulated device and its line to the host. */
 struct sim {
     struct mota_posix_device d;
@@ -101,9 +112,12 @@ struct sim {
     struct line_opts lo;
     uint64_t received; /* bytes in, for --drop-after */
     bool dropped;
-    double rx_free_at, tx_free_at; /* when each direction of the line is idle again */
+    double tx_free_at; /* when the line to the host is idle again */
     struct gate gate;
-    uint64_t client_erases, client_progs; /* flash counters when the client connected */
+    uint64_t client_erases, client_progs, client_busy_us; /* flash counters when the client connected */
+    struct sim_uart uart;                                 /* the receiver: the line into the board's RX ring */
+    bool in_upload;                                       /* the agent was receiving after the last step */
+    struct flash_mark upload_start;                       /* the flash's counters before the step that began it */
 };
 
 /* The simulated device's power goes (--cut-at-op): the process ends where the agent stood, as the firmware
@@ -140,10 +154,9 @@ static void line_pace(const struct sim *s, double *free_at, size_t n)
 static int faulty_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
     struct sim *s = ctx;
-    int n = s->tr.read(s->tr.ctx, buf, len, timeout_ms);
+    int n = sim_uart_read(&s->uart, buf, len, timeout_ms); /* at the line's pace */
     if (n <= 0)
         return n;
-    line_pace(s, &s->rx_free_at, (size_t)n);
     gate_activity(&s->gate);
     if (s->lo.drop_after && !s->dropped && s->received + (uint64_t)n > s->lo.drop_after) {
         s->dropped = true;
@@ -216,7 +229,9 @@ enum {
     O_TARGET,
     O_HEAD,
     O_PORT_FILE,
-    O_BAUD
+    O_BAUD,
+    O_TIMING,
+    O_RX_RING
 };
 
 /* What is removed when the simulator ends however it returns: the throw-away flash, the port file. */
@@ -250,9 +265,13 @@ static const char *throwaway_flash(void)
 /* The client left (or was dropped): what it cost the flash, for tests that prove "nothing erased". */
 static void client_gone(struct sim *s)
 {
-    fprintf(stderr, "mota-sim: client gone; flash while it was connected: %llu erases, %llu programs\n",
+    fprintf(stderr, "mota-sim: client gone; flash while it was connected: %llu erases, %llu programs, busy %.3f s\n",
             (unsigned long long)(s->d.pf.erases - s->client_erases),
-            (unsigned long long)(s->d.pf.progs - s->client_progs));
+            (unsigned long long)(s->d.pf.progs - s->client_progs), (double)(s->d.pf.busy_us - s->client_busy_us) / 1e6);
+    if (s->uart.lost_overrun + s->uart.lost_stalled > 0)
+        fprintf(stderr, "mota-sim: bytes lost by the receiver: %llu (ring full), %llu (CPU stalled by the flash)\n",
+                (unsigned long long)s->uart.lost_overrun, (unsigned long long)s->uart.lost_stalled);
+    sim_uart_reset(&s->uart);
     close(s->pt.rfd);
     s->pt.rfd = s->pt.wfd = -1;
 }
@@ -298,6 +317,8 @@ struct sim_opts {
     const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys, n_models;
     uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
+    uint64_t rx_ring;                          /* 0: the profile's */
+    enum mota_posix_flash_timing timing;
     bool exec_set, ext_set, torn, once;
     uint32_t trial_boots;
     enum mota_sim_mode selftest;
@@ -390,6 +411,7 @@ static int serve_tcp(struct sim *s)
         gate_connected(&s->gate);
         s->client_erases = s->d.pf.erases;
         s->client_progs = s->d.pf.progs;
+        s->client_busy_us = s->d.pf.busy_us;
         mota_link_reconnect(&s->d.device.link); /* the errors ring outlives the client */
         return MOTA_OK;
     }
@@ -514,6 +536,16 @@ static int device_opt(struct sim_opts *o, int c, const char *arg)
         break;
     case O_TORN: o->torn = true; break;
     case O_ONCE: o->once = true; break;
+    case O_TIMING:
+        if (strcmp(arg, "none") == 0)
+            o->timing = MOTA_POSIX_TIMING_NONE;
+        else if (strcmp(arg, "typ") == 0)
+            o->timing = MOTA_POSIX_TIMING_TYP;
+        else if (strcmp(arg, "max") == 0)
+            o->timing = MOTA_POSIX_TIMING_MAX;
+        else
+            return tool_usage_err("sim", "--flash-timing: none, typ or max"), -1;
+        break;
     case O_SELFTEST:
         if (strcmp(arg, "pass") == 0)
             o->selftest = MOTA_SIM_PASS;
@@ -549,6 +581,7 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
     case O_SEED:
     case O_HEAD:
     case O_STRUCT:
+    case O_RX_RING:
     case O_IDLE: break;
     default: return 0;
     }
@@ -565,6 +598,7 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
         o->ext_set = true;
         break;
     case O_HEAD: o->head = v; break;
+    case O_RX_RING: o->rx_ring = v; break;
     case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
     case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
     case O_TRIAL: o->trial_boots = (uint32_t)v; break;
@@ -592,34 +626,38 @@ static int check_options(const struct sim_opts *o)
     return EXIT_OK;
 }
 
+/* The long options of mota sim. */
+/* clang-format off */ /* a table packed by hand */
+static const struct option sim_long_opts[] = {
+    {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
+    {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
+    {"pty-link", required_argument, 0, O_PTY_LINK}, {"stdio", no_argument, 0, O_STDIO},
+    {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
+    {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
+    {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
+    {"exec-ram", required_argument, 0, O_EXEC}, {"ext-ram", required_argument, 0, O_EXT},
+    {"cpu", required_argument, 0, O_CPU}, {"head-buffer", required_argument, 0, O_HEAD},
+    {"fpu", no_argument, 0, O_FPU}, {"no-fpu", no_argument, 0, O_NO_FPU},
+    {"soft-float", no_argument, 0, O_SOFT}, {"float-abi", required_argument, 0, O_FLOAT_ABI},
+    {"secure", no_argument, 0, O_SEC}, {"non-secure", no_argument, 0, O_NONSEC},
+    {"dbg-info", no_argument, 0, O_DBG}, {"no-dbg-info", no_argument, 0, O_NO_DBG},
+    {"async", no_argument, 0, O_RT_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
+    {"ll-aton", required_argument, 0, O_LLATON}, {"struct-sizes", required_argument, 0, O_STRUCT},
+    {"family", required_argument, 0, O_FAMILY}, {"profile", required_argument, 0, O_PROFILE},
+    {"like", required_argument, 0, O_LIKE}, {"params", required_argument, 0, O_PARAMS},
+    {"list-profiles", no_argument, 0, O_LIST}, {"idle-timeout", required_argument, 0, O_IDLE},
+    {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
+    {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
+    {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
+    {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
+    {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD},
+    {"flash-timing", required_argument, 0, O_TIMING}, {"rx-ring", required_argument, 0, O_RX_RING},
+    {0, 0, 0, 0}};
+/* clang-format on */
+
 /* The command line into o: the base profile first, then every option over it. */
 static int parse_options(int argc, char **argv, struct sim_opts *o)
 {
-    /* clang-format off */ /* a table packed by hand */
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, O_TARGET},
-        {"tcp", required_argument, 0, O_TCP}, {"pty", no_argument, 0, O_PTY},
-        {"pty-link", required_argument, 0, O_PTY_LINK}, {"stdio", no_argument, 0, O_STDIO},
-        {"flash", required_argument, 0, O_FLASH}, {"flash-size", required_argument, 0, O_FLASH_SIZE},
-        {"key", required_argument, 0, O_KEY}, {"vendor", required_argument, 0, O_VENDOR},
-        {"class", required_argument, 0, O_CLASS}, {"model", required_argument, 0, O_MODEL},
-        {"exec-ram", required_argument, 0, O_EXEC}, {"ext-ram", required_argument, 0, O_EXT},
-        {"cpu", required_argument, 0, O_CPU}, {"head-buffer", required_argument, 0, O_HEAD},
-        {"fpu", no_argument, 0, O_FPU}, {"no-fpu", no_argument, 0, O_NO_FPU},
-        {"soft-float", no_argument, 0, O_SOFT}, {"float-abi", required_argument, 0, O_FLOAT_ABI},
-        {"secure", no_argument, 0, O_SEC}, {"non-secure", no_argument, 0, O_NONSEC},
-        {"dbg-info", no_argument, 0, O_DBG}, {"no-dbg-info", no_argument, 0, O_NO_DBG},
-        {"async", no_argument, 0, O_RT_ASYNC}, {"no-async", no_argument, 0, O_NO_ASYNC},
-        {"ll-aton", required_argument, 0, O_LLATON}, {"struct-sizes", required_argument, 0, O_STRUCT},
-        {"family", required_argument, 0, O_FAMILY}, {"profile", required_argument, 0, O_PROFILE},
-        {"like", required_argument, 0, O_LIKE}, {"params", required_argument, 0, O_PARAMS},
-        {"list-profiles", no_argument, 0, O_LIST}, {"idle-timeout", required_argument, 0, O_IDLE},
-        {"trial-boots", required_argument, 0, O_TRIAL}, {"selftest", required_argument, 0, O_SELFTEST},
-        {"cut-at-op", required_argument, 0, O_CUT}, {"torn", no_argument, 0, O_TORN},
-        {"drop-after", required_argument, 0, O_DROP}, {"corrupt-rate", required_argument, 0, O_CORRUPT},
-        {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
-        {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD}, {0, 0, 0, 0}};
-    /* clang-format on */
     int c;
     *o = (struct sim_opts){.line = LINE_NONE,
                            .vendor = "example.com",
@@ -628,11 +666,11 @@ static int parse_options(int argc, char **argv, struct sim_opts *o)
                            .selftest = MOTA_SIM_PASS,
                            .idle_s = 30,
                            .lo = {.seed = 1}};
-    int rc = base_profile(argc, argv, opts, &o->prof);
+    int rc = base_profile(argc, argv, sim_long_opts, &o->prof);
     if (rc != EXIT_OK)
         return rc;
     optind = 1;
-    while ((c = tool_getopt(argc, argv, "h", opts, "sim")) != -1) {
+    while ((c = tool_getopt(argc, argv, "h", sim_long_opts, "sim")) != -1) {
         if (c == 'h' || c == O_LIST) {
             if (c == 'h')
                 help(stdout);
@@ -654,6 +692,25 @@ static int parse_options(int argc, char **argv, struct sim_opts *o)
     return check_options(o);
 }
 
+/* The profile's flash part at --flash-size: a part of one sector size grows or shrinks by whole sectors; one
+ * of several (the F401's) is the part's size. A profile without a part: an ideal NOR of 4 KiB sectors. */
+static int size_part(struct sim_opts *o)
+{
+    struct mota_posix_flash_part *p = &o->prof.part;
+    if (p->n_regions == 0)
+        *p = mota_posix_flash_uniform((uint32_t)o->flash_size, 4096, 16);
+    uint64_t size = 0;
+    for (unsigned i = 0; i < p->n_regions; i++)
+        size += (uint64_t)p->regions[i].count * p->regions[i].sector_size;
+    if (size == o->flash_size)
+        return EXIT_OK;
+    if (p->n_regions != 1 || o->flash_size % p->regions[0].sector_size != 0)
+        return tool_usage_err("sim", "--flash-size %llu: the %s's flash is %llu bytes in sectors of several sizes",
+                              (unsigned long long)o->flash_size, o->prof.name, (unsigned long long)size);
+    p->regions[0].count = (uint32_t)(o->flash_size / p->regions[0].sector_size);
+    return EXIT_OK;
+}
+
 /* The memories: the profile's are the board's, shared out among the models as a firmware would; each in
  * the range the simulator takes. */
 static int size_memories(struct sim_opts *o)
@@ -668,6 +725,14 @@ static int size_memories(struct sim_opts *o)
         o->flash_size = o->prof.update_area;
     if (o->flash_size < 64 * 1024 || o->flash_size > (256u << 20)) {
         tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)o->flash_size);
+        return EXIT_USAGE;
+    }
+    if (size_part(o) != EXIT_OK)
+        return EXIT_USAGE;
+    if (o->rx_ring == 0)
+        o->rx_ring = o->prof.rx_ring ? o->prof.rx_ring : 32 * 1024;
+    if (o->rx_ring < 1024 || o->rx_ring > (1u << 20)) {
+        tool_usage_err("sim", "--rx-ring %llu: from 1 KiB to 1 MiB", (unsigned long long)o->rx_ring);
         return EXIT_USAGE;
     }
     if (o->exec < 4096 || o->exec > (64u << 20)) {
@@ -706,15 +771,37 @@ static int configure_agent(struct sim *s, const struct sim_opts *o)
     return EXIT_OK;
 }
 
+/* The flash as the part has it, and the layout on it: "flash 512 KiB: 4 x 16 KiB, 1 x 64 KiB, ... sectors". */
+static void describe_flash(const struct sim *s, enum mota_posix_flash_timing t)
+{
+    static const char *const timing[] = {"none", "typ", "max"};
+    const struct mota_flash *f = &s->d.flash;
+    const struct mota_agent_config *c = &s->d.cfg;
+    char b[512];
+    int n = snprintf(b, sizeof(b), "flash %u KiB:", f->size / 1024);
+    for (unsigned i = 0; i < f->n_regions && n < (int)sizeof(b); i++)
+        n += snprintf(b + n, sizeof(b) - (size_t)n, "%s %u x %u KiB", i ? "," : "", f->regions[i].count,
+                      f->regions[i].sector_size / 1024);
+    fprintf(stderr, "mota-sim: %s sectors, %u-byte units%s%s, timing %s; journal at 0x%X, slots at", b, f->prog_size,
+            (f->flags & MOTA_FLASH_PROGRAM_ONCE) ? " programmed once (ECC)" : " (NOR)",
+            (f->flags & MOTA_FLASH_STALLS_CPU) ? ", single bank" : "", timing[t], c->journal_offset);
+    for (unsigned m = 0; m < c->n_models; m++)
+        fprintf(stderr, " 0x%X 0x%X", c->models[m].slot_offset[0], c->models[m].slot_offset[1]);
+    fprintf(stderr, " (%u KiB each)\n", c->models[0].slot_size / 1024);
+}
+
 /* The device on its flash file, configured; the line's pace and faults as the options set them. */
 static int open_device(struct sim *s, const struct sim_opts *o)
 {
     memset(s, 0, sizeof(*s));
     s->line = o->line;
     s->lo = o->lo;
-    /* layout: journal (2 sectors), then two equal slots per model */
+    /* layout: journal (2 sectors), then two equal slots per model, where the profile puts them */
     struct mota_posix_device_options dev = {.flash_path = o->flash,
-                                            .flash_size = (uint32_t)o->flash_size,
+                                            .part = &o->prof.part,
+                                            .timing = o->timing,
+                                            .journal_offset = o->prof.journal_offset,
+                                            .slots_offset = o->prof.slots_offset,
                                             .n_models = o->n_models,
                                             .exec_ram_size = (uint32_t)o->exec,
                                             .ext_ram_size = (uint32_t)o->ext,
@@ -743,6 +830,7 @@ static int open_device(struct sim *s, const struct sim_opts *o)
     tool_profile_describe(&s->d.cfg.profile, d, sizeof(d));
     fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
             o->prof.name ? o->prof.name : "(default)", d, (unsigned long long)o->exec, (unsigned long long)o->ext);
+    describe_flash(s, o->timing);
     return EXIT_OK;
 }
 
@@ -812,6 +900,10 @@ static int open_line(struct sim *s, const struct sim_opts *o, char *port_name, s
     s->faulty.read = faulty_read;
     s->faulty.write = faulty_write;
     s->faulty.ctx = s;
+    s->faulty.rx_capacity = o->rx_ring;
+    const volatile int *stall = (s->d.flash.flags & MOTA_FLASH_STALLS_CPU) ? &s->d.pf.busy : NULL;
+    if (sim_uart_init(&s->uart, &s->tr, o->rx_ring, s->lo.bytes_per_s, stall) != MOTA_OK)
+        return EXIT_IO;
     return EXIT_OK;
 }
 
@@ -838,6 +930,28 @@ static int boot(struct sim *s, const char *port_path, const char *port_name)
     return EXIT_OK;
 }
 
+static struct flash_mark mark(const struct sim *s)
+{
+    return (struct flash_mark){s->d.pf.erases, s->d.pf.progs, s->d.pf.busy_us};
+}
+
+/* An upload's flash work, from the step that began it to the one that ended it (for scripts/bench-flash.sh:
+ * the idle work after it, the journal's spare sector, is not the update's). */
+static void upload_watch(struct sim *s, const struct flash_mark *before)
+{
+    bool rx = mota_agent_receiving(&s->d.device.agent);
+    if (rx && !s->in_upload)
+        s->upload_start = *before;
+    if (!rx && s->in_upload) {
+        struct flash_mark now = mark(s);
+        fprintf(stderr, "mota-sim: upload over: %llu erases, %llu programs, flash busy %.3f s\n",
+                (unsigned long long)(now.erases - s->upload_start.erases),
+                (unsigned long long)(now.progs - s->upload_start.progs),
+                (double)(now.busy_us - s->upload_start.busy_us) / 1e6);
+    }
+    s->in_upload = rx;
+}
+
 /*
  * The device serves until a signal, the end of its line (--once, --stdio) or a link error; then it is
  * closed in order (EXIT_OK). A power cut or a failed start ends it where it stands.
@@ -859,7 +973,9 @@ static int run(struct sim *s, bool once)
             }
         }
         unsigned resets = s->d.resets;
+        struct flash_mark before = mark(s);
         ret = mota_device_step(&s->d.device, 100);
+        upload_watch(s, &before);
         if (s->d.resets != resets) {
             fprintf(stderr, "mota-sim: reboot\n");
             if (ret != MOTA_OK) {
@@ -885,6 +1001,7 @@ static int run(struct sim *s, bool once)
     if (s->line == LINE_TCP && s->pt.rfd >= 0)
         client_gone(s);
     gate_close(&s->gate);
+    sim_uart_close(&s->uart);
     mota_posix_transport_close(&s->pt);
     mota_posix_device_close(&s->d);
     return EXIT_OK;

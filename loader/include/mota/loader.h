@@ -34,6 +34,13 @@ struct mota_loader_mem {
     void (*clean_dcache)(void *ctx, uint32_t addr, uint32_t len);
     void (*invalidate_icache)(void *ctx, uint32_t addr, uint32_t len);
     void *ctx;
+    /* Legacy models whose rt_ctx has ST's CRC-unit callbacks (mota_nbin_info.crc_callbacks): device
+     * addresses (Thumb bit set) of the port's `uint32_t acquire(void)`, which returns the CRC unit's
+     * base (0x40023000 or its secure alias 0x50023000) so the model's licence check uses it without
+     * probing, and `void release(uint32_t)`, given that value back. The model calls them from its own
+     * context (on a guarded board: unprivileged, under the MPU), so they must be code it may run.
+     * 0: none, the model probes the unit itself. */
+    uint32_t crc_acquire, crc_release;
 };
 
 struct mota_install_config {

@@ -59,6 +59,7 @@ struct mota_nbin_info {
     enum mota_nbin_family family;
     unsigned header_words; /* 24 or 26 (NPU), 25 (legacy) */
     unsigned rtctx_words;  /* 16 or 17 (NPU), 8 meaningful words (legacy) */
+    bool crc_callbacks;    /* legacy: rt_ctx has ST's CRC-unit callback words (13, 14: acquire, release) */
     uint32_t flags;        /* raw flags word */
 
     /* decoded flags */

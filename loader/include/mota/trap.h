@@ -11,8 +11,18 @@
  *
  * Only single loads and stores of a byte, halfword or word (the Thumb forms
  * compilers emit for volatile register accesses) to those registers are
- * emulated. Anything else, and any CRC configuration other than STM32's
- * default (32-bit polynomial, no bit reversal), stays a fault.
+ * emulated. Anything else stays a fault.
+ *
+ * CR is modelled as RM0456 (STM32U5) describes it: POLYSIZE (bits 4:3),
+ * REV_IN (6:5) and REV_OUT (7) are stored and read back; RESET (bit 0)
+ * loads DR with INIT and reads 0 (the unit's reset completes at once) and
+ * leaves the other bits as the write set them: on the part RESET does not
+ * clear them, and ST's runtime never relies on it (it writes CR = 1, a
+ * whole word, which sets them to 0). That runtime (X-CUBE-AI 7.2) writes
+ * CR = 0x18 and reads it back to tell which alias answers, then resets and
+ * computes in the default mode. Only that default mode (32-bit polynomial,
+ * no bit reversal) is computed: DR written or read while CR selects another
+ * one, or a write of CR's reserved bits, stays a fault.
  */
 #ifndef MOTA_TRAP_H
 #define MOTA_TRAP_H
@@ -27,6 +37,7 @@
 /* The emulated registers: fresh (mota_trap_reset) for every guarded call. */
 struct mota_trap_state {
     uint32_t crc_dr, crc_idr, crc_init, crc_pol;
+    uint32_t crc_cr; /* POLYSIZE, REV_IN, REV_OUT as last written (RESET reads 0) */
     uint32_t fp_ctrl;
     uint32_t accesses; /* emulated so far */
 };

@@ -27,4 +27,10 @@
 #define MOTA_MPS_WDOG_BASE 0x5002E000u
 #define MOTA_MPS_WDOG_HZ 32000u
 
+/* The STM32 CRC unit (ST's legacy X-CUBE-AI runtime checks its licence on it): none on QEMU's
+ * board, so 0u and the guard traps and emulates the model's accesses (mota/trap.h). A part with the
+ * unit gives the address its code uses (on an STM32U5 running Secure, 0x50023000u): the guard then
+ * grants the model that 1 KiB page and the CRC callbacks hand it to the model's runtime. */
+#define MOTA_MPS_CRC_BASE 0u
+
 #endif

@@ -114,6 +114,31 @@ fail:
     return -1;
 }
 
+/* The units' state beside the flash file; a missing one (or another part's) is read off the contents:
+ * a unit holding anything but erased bytes was programmed. */
+static int open_units(struct mota_posix_flash *f, const char *path)
+{
+    char upath[4096];
+    struct stat st;
+    if (snprintf(upath, sizeof(upath), "%s.units", path) >= (int)sizeof(upath))
+        goto fail;
+    bool fresh = stat(upath, &st) != 0 || (uint64_t)st.st_size != n_units(f);
+    if (fresh)
+        unlink(upath);
+    if ((f->units_fd = map_file(upath, n_units(f), UNIT_ERASED, &f->units)) < 0)
+        goto fail;
+    for (uint32_t u = 0; fresh && u < n_units(f); u++)
+        for (uint32_t i = 0; i < f->prog_size; i++)
+            if (f->mem[u * f->prog_size + i] != ERASED) {
+                f->units[u] = UNIT_PROGRAMMED;
+                break;
+            }
+    return MOTA_OK;
+fail:
+    mota_posix_flash_close(f);
+    return MOTA_ERR_IO;
+}
+
 int mota_posix_flash_open(struct mota_posix_flash *f, const char *path, const struct mota_posix_flash_part *part)
 {
     int ret = setup(f, part);
@@ -124,14 +149,8 @@ int mota_posix_flash_open(struct mota_posix_flash *f, const char *path, const st
         return MOTA_ERR_ARG; /* another geometry */
     if ((f->fd = map_file(path, f->size, ERASED, &f->mem)) < 0)
         return MOTA_ERR_IO;
-    if (part->flags & MOTA_FLASH_PROGRAM_ONCE) {
-        char upath[4096];
-        if (snprintf(upath, sizeof(upath), "%s.units", path) >= (int)sizeof(upath) ||
-            (f->units_fd = map_file(upath, n_units(f), UNIT_ERASED, &f->units)) < 0) {
-            mota_posix_flash_close(f);
-            return MOTA_ERR_IO;
-        }
-    }
+    if (part->flags & MOTA_FLASH_PROGRAM_ONCE)
+        return open_units(f, path);
     return MOTA_OK;
 }
 
@@ -252,12 +271,10 @@ static int prog_check(const struct mota_posix_flash *f, uint32_t off, const void
         return MOTA_ERR_FLASH_BOUNDS;
     if (off % f->prog_size != 0 || len % f->prog_size != 0)
         return MOTA_ERR_FLASH_ALIGN;
-    if (ecc(f)) {
+    if (ecc(f))
         for (size_t u = off / f->prog_size; u < (off + len) / f->prog_size; u++)
             if (f->units[u] != UNIT_ERASED)
                 return MOTA_ERR_FLASH_PROGRAMMED; /* once per erase, even with erased bytes */
-        return MOTA_OK;
-    }
     (void)buf;
     for (size_t i = 0; i < len; i++)
         if (f->mem[off + i] != ERASED)

@@ -278,14 +278,14 @@ static int legacy_infer(struct mota_board *b, const struct mota_installed *m, co
     if (!legacy_env(b, m, end, &l, &env))
         return MOTA_ERR_SELFTEST_RUN;
     struct opened *o = opened_find(m);
-    if (o == NULL) {
+    uint32_t at_open = 0; /* accesses emulated for create, init and the report, when this inference opened it */
+    bool opening = o == NULL;
+    if (opening) {
         int ret = legacy_open(&env, &l, &o);
         if (ret != MOTA_OK)
             return ret;
-        if (l.emulated > 0 && !b->licence_reported) { /* create ran ST's licence check */
-            b->licence_reported = true;
-            mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated ", l.emulated);
-        }
+        at_open = l.emulated;
+        l.emulated = 0;
     }
     l.run_budget_us = budget;
     uint64_t t0 = mps_now_us(NULL);
@@ -293,6 +293,11 @@ static int legacy_infer(struct mota_board *b, const struct mota_installed *m, co
     *latency_us = mps_now_us(NULL) - t0;
     if (ret != MOTA_OK)
         o->valid = false; /* whatever it left behind, the next inference creates it again */
+    if (ret == MOTA_OK && opening && (at_open | l.emulated) != 0) { /* its runtime runs ST's licence check */
+        mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated at open ", at_open);
+        mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated in a run ", l.emulated);
+        mota_board_log_hex(MOTA_BOARD_TAG "legacy run, guarded call (SysTick ticks) ", b->guard_ticks);
+    }
     return ret;
 }
 
@@ -354,6 +359,23 @@ static void barriers(void *ctx, uint32_t addr, uint32_t len)
 
 static struct mota_provision prov;
 
+/* The port the agent is given: the drivers above, the loader's memory, inference under guard. */
+static void port_fill(struct mota_board *b)
+{
+    b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
+    /* a legacy model's licence check asks these for the CRC unit (guard.c: code the model may run) */
+    b->mem.crc_acquire = (uint32_t)(uintptr_t)&mps_guard_crc_acquire;
+    b->mem.crc_release = (uint32_t)(uintptr_t)&mps_guard_crc_release;
+    b->port = (struct mota_port){.flash = &b->flash,
+                                 .sys = &b->sys,
+                                 .transport = &b->uart,
+                                 .mem = &b->mem,
+                                 .infer = mota_board_infer,
+                                 .infer_detail = mota_board_infer_detail,
+                                 .model_about = mota_board_model_about,
+                                 .infer_ctx = b};
+}
+
 int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
 {
     int ret;
@@ -371,16 +393,7 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
         return ret;
     mps_system_init(&b->sys);
     mps_uart_init(&b->uart);
-    b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
-
-    b->port = (struct mota_port){.flash = &b->flash,
-                                 .sys = &b->sys,
-                                 .transport = &b->uart,
-                                 .mem = &b->mem,
-                                 .infer = mota_board_infer,
-                                 .infer_detail = mota_board_infer_detail,
-                                 .model_about = mota_board_model_about,
-                                 .infer_ctx = b};
+    port_fill(b);
     b->cfg = cfg;
     cfg->port = &b->port;
     mota_board_profile(&cfg->profile);

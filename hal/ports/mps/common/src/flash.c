@@ -10,7 +10,12 @@
  * operation is on the file completely or not at all.
  *
  * NOR rules are enforced: program only erased bytes (MOTA_ERR_FLASH_NOT_ERASED),
- * 16-byte aligned programs, whole 4 KiB sector erases.
+ * 16-byte aligned programs, whole 4 KiB sector erases. The part it stands for
+ * is an external octal NOR like the STM32N6570-DK's MX66UW1G45G (no ECC: a
+ * unit may be programmed again from 1 to 0), whose times it reports; with
+ * flash-timing=typ|max from the launcher each operation also takes that time,
+ * in a WFI loop with interrupts on, so the UART's RX interrupt keeps filling
+ * its ring while the flash "works" (docs/porting.md "The flash").
  *
  * Fault injection from the launcher (cut=N, torn): at program/erase number
  * N (from 1) the board announces a power cut and stops; with torn, half of
@@ -23,6 +28,24 @@
 #include <string.h>
 
 #define WINDOW ((uint8_t *)(uintptr_t)MOTA_MPS_FLASH_BASE)
+
+/* The NOR it emulates (MX66UW1G45G; ../shared/research/stm32-flash-facts.md): a 4 KiB sector erase
+ * 25 ms typical (~) / 400 ms, a 256-byte page program 0.15 ms (~) / 0.75 ms (~) */
+#define NOR_ERASE_TYP_US 25000u
+#define NOR_ERASE_MAX_US 400000u
+#define NOR_PAGE 256u
+#define NOR_PROG_TYP_US 150u
+#define NOR_PROG_MAX_US 750u
+
+/* The operation takes the part's time: the CPU waits with interrupts on, as a driver polling the NOR's
+ * status would, and the UART's interrupt keeps receiving. */
+static void take_time(uint32_t typ_us, uint32_t max_us)
+{
+    uint32_t us = mps_args.flash_timing == 2 ? max_us : mps_args.flash_timing == 1 ? typ_us : 0;
+    uint64_t until = mps_now_us(NULL) + us;
+    while (us > 0 && mps_now_us(NULL) < until)
+        __asm__ volatile("wfi"); /* the 1 ms SysTick wakes it */
+}
 
 static int32_t fd = -1;
 static uint64_t ops;
@@ -76,7 +99,10 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
             return MOTA_ERR_FLASH_NOT_ERASED;
     maybe_cut(off, (uint32_t)len, src);
     memcpy(WINDOW + off, src, len);
-    return write_through(off, (uint32_t)len);
+    int ret = write_through(off, (uint32_t)len);
+    uint32_t pages = (uint32_t)((len + NOR_PAGE - 1u) / NOR_PAGE);
+    take_time(pages * NOR_PROG_TYP_US, pages * NOR_PROG_MAX_US);
+    return ret;
 }
 
 static int fl_erase(void *ctx, uint32_t off)
@@ -88,7 +114,9 @@ static int fl_erase(void *ctx, uint32_t off)
         return MOTA_ERR_FLASH_ALIGN;
     maybe_cut(off, MOTA_BOARD_SECTOR, NULL);
     memset(WINDOW + off, 0xFF, MOTA_BOARD_SECTOR);
-    return write_through(off, MOTA_BOARD_SECTOR);
+    int ret = write_through(off, MOTA_BOARD_SECTOR);
+    take_time(NOR_ERASE_TYP_US, NOR_ERASE_MAX_US);
+    return ret;
 }
 
 static const uint8_t *fl_map(void *ctx, uint32_t off, size_t len)
@@ -107,16 +135,19 @@ int mps_flash_init(struct mota_flash *f)
     if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_BOARD_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
         sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0)
         return MOTA_ERR_FLASH_IO;
-    *f = (struct mota_flash){.read = fl_read,
-                             .prog = fl_prog,
-                             .erase = fl_erase,
-                             .map = fl_map,
-                             .xip_base = MOTA_MPS_FLASH_BASE,
-                             .size = MOTA_BOARD_FLASH_SIZE,
-                             .prog_size = MOTA_BOARD_PROG,
-                             .erased_value = 0xFF,
-                             .n_regions = 1,
-                             .regions = {{MOTA_BOARD_FLASH_SIZE / MOTA_BOARD_SECTOR, MOTA_BOARD_SECTOR, 0, 0}},
-                             .prog_block = MOTA_BOARD_PROG};
+    *f = (struct mota_flash){
+        .read = fl_read,
+        .prog = fl_prog,
+        .erase = fl_erase,
+        .map = fl_map,
+        .xip_base = MOTA_MPS_FLASH_BASE,
+        .size = MOTA_BOARD_FLASH_SIZE,
+        .prog_size = MOTA_BOARD_PROG,
+        .erased_value = 0xFF,
+        .n_regions = 1,
+        .regions = {{MOTA_BOARD_FLASH_SIZE / MOTA_BOARD_SECTOR, MOTA_BOARD_SECTOR, NOR_ERASE_TYP_US, NOR_ERASE_MAX_US}},
+        .prog_block = NOR_PAGE,
+        .prog_typ_us = NOR_PROG_TYP_US,
+        .prog_max_us = NOR_PROG_MAX_US};
     return MOTA_OK;
 }

@@ -33,8 +33,12 @@
 /* SHCSR pending bits: UsageFault, MemManage, BusFault, SVCall, SecureFault */
 #define SHCSR_PENDED ((1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 20))
 
-#define AP_RW 0x2u /* AP=01: read-write at any privilege */
-#define AP_RO 0x6u /* AP=11: read-only at any privilege */
+#define ATTR_NORMAL 0u /* MAIR attribute 0: normal memory, non-cacheable */
+#define ATTR_DEVICE 1u /* MAIR attribute 1: Device-nGnRE (a peripheral's registers) */
+#define ATTR_MAIR0 0x0444u
+#define CRC_PAGE_MASK 0x3FFu /* an STM32 peripheral's address block: 1 KiB */
+#define AP_RW 0x2u           /* AP=01: read-write at any privilege */
+#define AP_RO 0x6u           /* AP=11: read-only at any privilege */
 #define XN 0x1u
 
 /* Saved at SVC #0, restored by the unwind: r4-r11, s16-s31, EXC_RETURN, MSP,
@@ -74,18 +78,35 @@ __attribute__((naked, section(".guard_exit"), aligned(32))) void mps_guard_exit_
 }
 extern uint32_t __guard_exit_start, __guard_exit_end;
 
-static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags)
+/* The CRC unit a legacy model's licence check is given (mota/loader.h crc_acquire): the board's own,
+ * granted to the model; else the address the guard emulates (mota/trap.h). */
+#define GUARD_CRC_BASE (MOTA_MPS_CRC_BASE != 0u ? MOTA_MPS_CRC_BASE : MOTA_TRAP_CRC_NS)
+
+/* ST's CRC-unit callbacks (rt_ctx acquire_crc_cb, release_crc_cb), which the model's runtime calls
+ * from the model: in the exit stub's region, the only firmware code unprivileged code may run. They
+ * touch no memory, so they need no other grant. */
+__attribute__((section(".guard_exit.crc"), noinline)) uint32_t mps_guard_crc_acquire(void)
+{
+    return GUARD_CRC_BASE;
+}
+
+__attribute__((section(".guard_exit.crc"), noinline)) void mps_guard_crc_release(uint32_t base)
+{
+    (void)base; /* the unit is the model's for its whole call: nothing to hand back */
+}
+
+static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags, uint32_t attr)
 {
     MPU_RNR = n;
     MPU_RBAR = (base & ~31u) | flags;
-    MPU_RLAR = ((end - 1u) & ~31u) | 1u; /* AttrIndx 0, enabled */
+    MPU_RLAR = ((end - 1u) & ~31u) | attr << 1 | 1u; /* AttrIndx, enabled */
 }
 
 static void regions_set(const struct mps_guard_call *c)
 {
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
-    MPU_MAIR0 = 0x44u;                          /* attribute 0: normal memory, non-cacheable */
+    MPU_MAIR0 = ATTR_MAIR0;
     unsigned regions = (MPU_TYPE >> 8) & 0xFFu; /* every region the MPU has (DREGION), not only those used here */
     for (unsigned n = 0; n < regions; n++) {
         MPU_RNR = n;
@@ -93,11 +114,16 @@ static void regions_set(const struct mps_guard_call *c)
     }
     /* the slot: code and params (XIP), params only (COPY: the code runs from its exec RAM) */
     if (c->code_base != 0)
-        region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0));
-    region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN)); /* exec RAM */
-    region(2, c->io_base, c->io_end, AP_RW | XN);                       /* input, then output */
-    region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN);
-    region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO);
+        region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0), ATTR_NORMAL);
+    region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN), ATTR_NORMAL); /* exec RAM */
+    region(2, c->io_base, c->io_end, AP_RW | XN, ATTR_NORMAL);                       /* input, then output */
+    region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN,
+           ATTR_NORMAL);
+    /* the exit stub and the CRC callbacks */
+    region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO, ATTR_NORMAL);
+    if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
+        region(5, MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK, (MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u,
+               AP_RW | XN, ATTR_DEVICE);
     MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
@@ -176,8 +202,8 @@ int mps_guard_returned(const uint32_t *model_frame);
 int mps_guard_returned(const uint32_t *model_frame)
 {
     uint32_t pc = model_frame[6];
-    uint32_t stub = (uint32_t)(uintptr_t)&__guard_exit_start;
-    if (pc < stub || pc >= (uint32_t)(uintptr_t)&__guard_exit_end) {
+    /* the stub's own SVC (its region also holds the CRC callbacks, which have none) */
+    if (pc != (uint32_t)(uintptr_t)&__guard_exit_start + 2u) {
         guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_SVC, .pc = pc};
         return MOTA_ERR_SELFTEST_FAULT;
     }

@@ -14,6 +14,9 @@
 #ifndef MOTA_BOARD_NAME
 #error "MOTA_BOARD_NAME: the board's name, set by hal/ports/mps/common/mps.cmake"
 #endif
+#ifndef MOTA_MPS_CRC_BASE
+#error "MOTA_MPS_CRC_BASE: the board's STM32 CRC unit, 0u if it has none (board_config.h)"
+#endif
 
 #define REG(a) (*(volatile uint32_t *)(a))
 #define SCB_ICSR REG(0xE000ED04u)
@@ -40,6 +43,7 @@ struct mps_args {
     int torn;
     int hang_on_trial;
     int measure_stack;
+    int flash_timing; /* 0 none, 1 typ, 2 max: the emulated NOR takes its part's time */
 };
 extern struct mps_args mps_args;
 
@@ -73,6 +77,10 @@ struct mps_guard_fault {
 int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_guard_fault *fault);
 /* accesses the guard emulated for the last call (FP_CTRL, the STM32 CRC unit: mota/trap.h) */
 uint32_t mps_guard_emulated(void);
+/* ST's CRC-unit callbacks for legacy models (mota/loader.h crc_acquire, crc_release): code a guarded
+ * model may call */
+uint32_t mps_guard_crc_acquire(void);
+void mps_guard_crc_release(uint32_t base);
 extern volatile uint32_t mps_guard_active; /* a model runs */
 /*
  * The one decision on a fault taken while a model runs (startup.c's fault

@@ -65,7 +65,6 @@ struct mota_board {
     uint32_t model_faults; /* model calls stopped by the guard since boot */
     uint32_t guard_ticks;  /* the last guarded call, in processor clock ticks */
     bool guard_reported;
-    bool licence_reported; /* a legacy model's licence check was emulated (logged once) */
     struct mota_board_model_fault last_fault;
 };
 
