@@ -244,6 +244,27 @@ int mota_agent_verify_components(const struct mota_agent *a, unsigned m, unsigne
 }
 
 /*
+ * The head stored at the start of a slot, decoded in place: mapped a window at a time (512 bytes, doubled
+ * while the envelope is cut short, up to the largest head this device takes), never the whole slot: past
+ * its model a slot may hold what an earlier, longer upload left, units torn by a power cut among them,
+ * which a mapped read must not meet on ECC flash (mota/port.h).
+ */
+int mota_agent_map_head(const struct mota_agent *a, unsigned m, unsigned slot, struct mota_envelope *env)
+{
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t size = mota_agent_model_cfg(a, m)->slot_size, base = mota_agent_slot_base(a, m, slot);
+    uint32_t max = a->cfg->scratch_size < size ? (uint32_t)a->cfg->scratch_size : size;
+    for (uint32_t w = 512u < max ? 512u : max;; w = w > max / 2u ? max : 2u * w) {
+        const uint8_t *p = fl->map(fl->ctx, base, w);
+        if (p == NULL)
+            return MOTA_ERR_SLOT_INVALID;
+        int ret = mota_envelope_decode(p, w, env);
+        if (ret != MOTA_ERR_CBOR_TRUNCATED || w == max)
+            return ret;
+    }
+}
+
+/*
  * The head of a stored model, decoded in place from the memory-mapped flash
  * (so the manifest stays readable while the model is active) and checked:
  * signature, manifest digest as journaled, the same rules as at upload.
@@ -252,13 +273,9 @@ static int load_slot_head(struct mota_agent *a, unsigned m, const struct mota_ag
                           struct mota_envelope *env, struct mota_manifest *man, struct mota_agent_head_check *hc,
                           enum mota_agent_head_auth auth)
 {
-    const struct mota_flash *fl = a->cfg->port->flash;
-    if (ref->slot > 1 || fl->map == NULL)
+    if (ref->slot > 1)
         return MOTA_ERR_SLOT_INVALID;
-    const uint8_t *p = fl->map(fl->ctx, mota_agent_slot_base(a, m, ref->slot), mota_agent_model_cfg(a, m)->slot_size);
-    if (p == NULL)
-        return MOTA_ERR_SLOT_INVALID;
-    int ret = mota_envelope_decode(p, mota_agent_model_cfg(a, m)->slot_size, env);
+    int ret = mota_agent_map_head(a, m, ref->slot, env);
     if (ret != MOTA_OK)
         return ret;
     if (memcmp(env->digest, ref->digest, MOTA_SHA256_LEN) != 0)
@@ -466,6 +483,9 @@ static int config_ok(const struct mota_agent_config *c)
     hi[n++] = geometry_ok(f) ? journal_end(c) : 0;
     if (hi[0] == 0 || c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
         c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
+        return MOTA_ERR_CONFIG;
+    /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 9 records a model */
+    if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 9u * c->n_models)
         return MOTA_ERR_CONFIG;
     for (unsigned m = 0; m < c->n_models; m++) {
         const struct mota_agent_model_config *mc = &c->models[m];
@@ -697,13 +717,10 @@ int mota_agent_previous(const struct mota_agent *a, unsigned m, struct mota_agen
     if (a == NULL || out == NULL || m >= a->cfg->n_models)
         return MOTA_ERR_ARG;
     const struct mota_agent_slot_ref *ref = &a->st[m].previous;
-    const struct mota_flash *fl = a->cfg->port->flash;
     if (ref->slot > 1)
         return ret;
     /* read in place: the slot must still hold the journaled head (an update forgets it when it begins) */
-    const uint8_t *p = fl->map(fl->ctx, mota_agent_slot_base(a, m, ref->slot), mota_agent_model_cfg(a, m)->slot_size);
-    if (p == NULL || mota_envelope_decode(p, mota_agent_model_cfg(a, m)->slot_size, &env) != MOTA_OK ||
-        memcmp(env.digest, ref->digest, MOTA_SHA256_LEN) != 0)
+    if (mota_agent_map_head(a, m, ref->slot, &env) != MOTA_OK || memcmp(env.digest, ref->digest, MOTA_SHA256_LEN) != 0)
         return ret;
     mota_sha256(env.manifest_wrapped, env.manifest_wrapped_len, md);
     if (mota_ct_memcmp(md, env.digest, MOTA_SHA256_LEN) != 0 || mota_manifest_decode(&env, &man) != MOTA_OK ||

@@ -27,11 +27,10 @@ int mota_device_step(struct mota_device *d, uint32_t timeout_ms)
     const struct mota_system *sys = d->cfg->port->sys;
     if (sys->watchdog_kick != NULL)
         sys->watchdog_kick(sys->ctx);
-    uint32_t before = d->link.requests;
     int ret = mota_link_poll(&d->link, timeout_ms);
     if (ret != MOTA_OK)
         return ret;
-    if (d->link.requests == before) /* a quiet moment: flash work that must not happen in the middle of an update */
+    if (mota_link_quiet(&d->link, MOTA_DEVICE_IDLE_MS)) /* flash work that must not happen in an update */
         (void)mota_agent_idle(&d->agent);
     if (d->link.reboot_requested) {
         /* the answer to REBOOT is already on the wire */

@@ -216,7 +216,13 @@ static void apply_snapshot(struct mota_agent_model_state *s, const struct jrec *
         memcpy(s->committed_digest, r->digest, MOTA_SHA256_LEN);
         s->has_committed = true;
         break;
-    default: /* J_SET_UPLOAD */ set_upload(s, r, r->flags); break;
+    default: /* J_SET_UPLOAD */
+        set_upload(s, r, r->flags);
+        /* the whole slot erased, as a journal before progressive erase means it (it kept no ERASED record in
+         * its snapshots); a snapshot of this one says how far with the ERASED records that follow */
+        if (s->upload_state >= MOTA_UPLOAD_ERASED)
+            s->upload_erased = 0xFFFFFFFFu;
+        break;
     }
 }
 
@@ -252,6 +258,8 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
 static int write_rec(struct mota_journal *j, unsigned sector, uint32_t index, struct jrec *r)
 {
     uint8_t b[JREC_SIZE];
+    if (index >= per_sector(j))
+        return MOTA_ERR_JOURNAL; /* not reached: mota_agent_init sizes the sector for a whole snapshot */
     r->jseq = ++j->seq;
     encode(r, b);
     return j->flash->prog(j->flash->ctx, sector_off(j, sector) + index * JREC_SIZE, b, JREC_SIZE);

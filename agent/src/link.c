@@ -445,12 +445,20 @@ static int handle(struct mota_link *l, const struct mota_frame *f)
     return commands[f->cmd](l, f);
 }
 
+bool mota_link_quiet(const struct mota_link *l, uint32_t ms)
+{
+    return !l->session && l->df.fill == 0 && l->pending_off >= l->pending_len &&
+           mota_link_now_ms(l) - l->last_rx_ms >= ms;
+}
+
 int mota_link_poll(struct mota_link *l, uint32_t timeout_ms)
 {
     if (l->pending_off >= l->pending_len) {
         int n = l->tr->read(l->tr->ctx, l->pending, sizeof(l->pending), timeout_ms);
         if (n < 0)
             return n;
+        if (n > 0)
+            l->last_rx_ms = mota_link_now_ms(l);
         l->pending_len = (size_t)n;
         l->pending_off = 0;
     }

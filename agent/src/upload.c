@@ -64,14 +64,15 @@ static int erase_to(struct mota_agent *a, unsigned m, uint32_t end)
  * have been, once), anything else is a unit torn by the reset (MOTA_ERR_FLASH_NOT_ERASED, or the
  * read's MOTA_ERR_FLASH_ECC).
  */
-static int prog_again(struct mota_agent *a, uint32_t at, uint32_t k, uint32_t len)
+static int prog_again(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k, uint32_t len)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
-    uint32_t p = fl->prog_size;
+    uint32_t p = fl->prog_size, base = mota_agent_slot_base(a, m, a->st[m].upload.slot);
     uint8_t cur[64]; /* prog_size <= 64: mota_agent_init */
     for (uint32_t i = 0; i < len; i += p) {
         const uint8_t *want = a->unit + k + i;
-        int ret = fl->read(fl->ctx, at + i, cur, p);
+        a->up_unit_at = at + i; /* where a torn unit is, for redo_sectors */
+        int ret = fl->read(fl->ctx, base + at + i, cur, p);
         if (ret != MOTA_OK)
             return ret;
         if (memcmp(cur, want, p) == 0)
@@ -79,7 +80,7 @@ static int prog_again(struct mota_agent *a, uint32_t at, uint32_t k, uint32_t le
         for (uint32_t b = 0; b < p; b++)
             if (cur[b] != fl->erased_value)
                 return MOTA_ERR_FLASH_NOT_ERASED;
-        if ((ret = fl->prog(fl->ctx, at + i, want, p)) != MOTA_OK)
+        if ((ret = fl->prog(fl->ctx, base + at + i, want, p)) != MOTA_OK)
             return ret;
     }
     return MOTA_OK;
@@ -97,7 +98,7 @@ static int prog_span(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k, 
         a->up_resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
     int ret = erase_to(a, m, at + n);
     if (ret == MOTA_OK)
-        ret = a->up_resumed ? prog_again(a, abs, k, n) : fl->prog(fl->ctx, abs, a->unit + k, n);
+        ret = a->up_resumed ? prog_again(a, m, at, k, n) : fl->prog(fl->ctx, abs, a->unit + k, n);
     return ret;
 }
 
@@ -288,18 +289,32 @@ static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
  */
 static void keep_manifest(struct mota_agent *a, unsigned m)
 {
-    const struct mota_flash *fl = a->cfg->port->flash;
-    uint32_t slot_size = mota_agent_model_cfg(a, m)->slot_size;
-    uint32_t base = mota_agent_slot_base(a, m, a->st[m].active.slot);
-    const uint8_t *stored = fl->map != NULL ? fl->map(fl->ctx, base, slot_size) : NULL;
     struct mota_envelope env;
-    if (stored == NULL || mota_envelope_decode(stored, slot_size, &env) != MOTA_OK ||
+    if (mota_agent_map_head(a, m, a->st[m].active.slot, &env) != MOTA_OK ||
         env.manifest_len != a->up_env.manifest_len || memcmp(env.manifest, a->up_env.manifest, env.manifest_len) != 0) {
         memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
         return;
     }
     a->active_manifest[m] = a->up_man;
     mota_manifest_rebase(&a->active_manifest[m], a->up_env.manifest, a->up_env.manifest_len, env.manifest);
+}
+
+/*
+ * The head written to the slot is there whole (the digests cover the components, not it): read back through
+ * read first, which alone reports a torn unit on ECC flash, then decoded in place, the manifest the upload's.
+ */
+static int stored_head_ok(struct mota_agent *a, unsigned m)
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    struct mota_sha256 h;
+    struct mota_envelope env;
+    mota_sha256_init(&h);
+    int ret = mota_agent_hash_flash(a, mota_agent_slot_base(a, m, s->upload.slot), s->upload_head_len, &h);
+    if (ret == MOTA_OK)
+        ret = mota_agent_map_head(a, m, s->upload.slot, &env);
+    if (ret == MOTA_OK && memcmp(env.digest, s->upload.digest, MOTA_SHA256_LEN) != 0)
+        ret = MOTA_ERR_SLOT_INVALID;
+    return ret;
 }
 
 /* Every byte is in: digests, install, self-test, verdict (timed from here). */
@@ -343,7 +358,7 @@ static int finish_upload_(struct mota_agent *a)
     uint32_t t0 = mota_agent_now_us(a);
     /* verified before a restart: the validation did not survive it */
     ret = validated ? MOTA_OK : mota_agent_validate_code(a, m, s->upload.slot, &a->up_man, lay);
-    if (ret == MOTA_OK)
+    if (ret == MOTA_OK && (ret = stored_head_ok(a, m)) == MOTA_OK)
         ret = mota_agent_install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
     a->timing.install_us = mota_agent_now_us(a) - t0;
     if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
@@ -381,6 +396,7 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     struct jrec r;
     int ret;
     a->up_resumed = false;
+    a->up_redo_at = 0;
     mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
     r.slot = (uint8_t)slot;
     r.seq = a->up_man.seq;
@@ -472,6 +488,9 @@ static int redo_sectors(struct mota_agent *a, unsigned m)
     uint32_t from = s->upload_erased_prev, to = s->upload_erased;
     struct jrec r;
     int ret;
+    if (a->up_redo_at == a->up_unit_at + 1u) /* erased again, and still not programmable: the flash is bad */
+        return fail_upload(a, m, MOTA_ERR_FLASH_IO);
+    a->up_redo_at = a->up_unit_at + 1u;
     if (to == 0xFFFFFFFFu || a->up_unit_at < from || a->up_unit_at >= to || s->upload_base_offset < s->upload_head_len)
         return begin_upload(a, s->upload_len); /* not where a torn unit can be: start over */
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);

@@ -244,6 +244,37 @@ static void test_head_buffer_below_the_minimum_is_a_config_error(void **s)
     dev_free(d);
 }
 
+/* A journal sector too small for a compaction's snapshot of every model (9 records each, with an upload
+ * in progress) would be programmed past its end: refused at init. */
+static void test_a_journal_sector_too_small_for_a_snapshot_is_a_config_error(void **s)
+{
+    (void)s;
+    static const struct mota_posix_flash_part small = {
+        .prog_size = 16, .n_regions = 1, .regions = {{512, 2048, 0, 0}}, .prog_block = 16};
+    dev_part = &small;
+    struct mota_posix_device *d = dev_new_sized(4, 1024u * 1024u, 96u * 1024u);
+    dev_part = NULL;
+    assert_int_equal(dev_boot(d), MOTA_ERR_CONFIG); /* 32 records, 4 models need 40 */
+    d->cfg.n_models = 3;
+    assert_int_equal(dev_boot(d), MOTA_OK); /* 31 */
+    dev_free(d);
+}
+
+/* Slots that overlap, or share a sector, or reach into the journal: refused at init. */
+static void test_slots_sharing_a_sector_are_a_config_error(void **s)
+{
+    (void)s;
+    struct mota_posix_device *d = dev_new(1);
+    uint32_t a = d->cfg.models[0].slot_offset[0];
+    d->cfg.models[0].slot_offset[1] = a + d->cfg.models[0].slot_size - 4096u; /* its last sector is A's */
+    assert_int_equal(dev_boot(d), MOTA_ERR_CONFIG);
+    d->cfg.models[0].slot_offset[1] = a + 100u; /* not a sector's start */
+    assert_int_equal(dev_boot(d), MOTA_ERR_CONFIG);
+    d->cfg.models[0].slot_offset[1] = 4096u; /* the journal's second sector */
+    assert_int_equal(dev_boot(d), MOTA_ERR_CONFIG);
+    dev_free(d);
+}
+
 static void test_too_big_for_the_slot(void **s)
 {
     (void)s;
@@ -580,6 +611,8 @@ int main(void)
         cmocka_unit_test(test_hostile_compressed_payloads_are_refused_inside_the_slot),
         cmocka_unit_test(test_compressed_payload_altered_in_transit_is_refused_by_its_digest),
         cmocka_unit_test(test_selftest_failure_and_slowness),
+        cmocka_unit_test(test_a_journal_sector_too_small_for_a_snapshot_is_a_config_error),
+        cmocka_unit_test(test_slots_sharing_a_sector_are_a_config_error),
         cmocka_unit_test(test_model_that_does_not_load),
         cmocka_unit_test(test_an_upload_while_a_model_is_on_trial_is_refused_before_any_erase),
         cmocka_unit_test(test_bytes_past_the_end_and_wrong_offsets),

@@ -190,6 +190,7 @@ struct mota_agent {
     uint8_t unit[256]; /* partial program unit */
     uint32_t unit_fill, unit_slot_off;
     uint32_t up_unit_at; /* slot offset of the last unit programmed (or torn) */
+    uint32_t up_redo_at; /* 1 + the unit whose sectors were last erased again (0: none this upload) */
     /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
      * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
      * error */

@@ -21,6 +21,11 @@
 
 #include <stdint.h>
 
+/* How long the link is quiet (no session, no byte) before the agent does flash work at idle (mota_agent_idle) */
+#ifndef MOTA_DEVICE_IDLE_MS
+#define MOTA_DEVICE_IDLE_MS 1000u
+#endif
+
 struct mota_device {
     struct mota_agent agent;
     struct mota_link link;

@@ -60,8 +60,9 @@ struct mota_link {
     struct mota_link_error errors[MOTA_LINK_ERRORS];
     unsigned n_errors, next_error;
     uint32_t requests, responses, replays;
-    uint8_t last_cmd;  /* the last request handled (for a port's per-phase measurements) */
-    uint16_t last_seq; /* its seq: an event about it carries it */
+    uint8_t last_cmd;    /* the last request handled (for a port's per-phase measurements) */
+    uint32_t last_rx_ms; /* when the last byte came in */
+    uint16_t last_seq;   /* its seq: an event about it carries it */
     uint8_t ev[MOTA_PROTO_ENCODED_MAX(MOTA_PROTO_EVENT_LEN)]; /* an event frame, encoded (the request is in rx) */
     /* invoke through the I/O buffer (the agent's self-test buffer, free between updates): the input held,
      * and the output of the last RUN at out_at; an upload forgets both (its self-test writes there) */
@@ -97,6 +98,9 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
  * counters, so that the next client can still read why the last push failed.
  */
 void mota_link_reconnect(struct mota_link *l);
+
+/* No upload open, no frame half received, and no byte for ms: a moment for flash work nobody waits for. */
+bool mota_link_quiet(const struct mota_link *l, uint32_t ms);
 
 /*
  * Wait up to timeout_ms for bytes, handle every complete frame. MOTA_OK, or

@@ -169,12 +169,19 @@ int client_send(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
 }
 
 /* The device is busy for up to ms (a sector erase) and reads nothing meanwhile: silence until then is not
- * a loss (no resend), and --timeout counts from its end. */
+ * a loss (no resend), and --timeout counts from its end. Bounded: a hold of at most CLIENT_HOLD_MAX_MS, and
+ * no more than that in all until the upload progresses again (client_progress), so a device that only
+ * ever holds still times out. */
 static void hold(struct client *c, uint32_t ms)
 {
+    if (ms > CLIENT_HOLD_MAX_MS)
+        ms = CLIENT_HOLD_MAX_MS;
+    if (c->held_ms + ms > CLIENT_HOLD_MAX_MS)
+        return;
     double now = tool_now(), until = now + ms / 1000.0;
     c->holds++;
     c->hold_ms += ms;
+    c->held_ms += ms;
     if (until <= c->busy_until)
         return;
     if (c->deadline > 0)
@@ -195,8 +202,9 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms)
             if (got && f->kind == MOTA_KIND_RESPONSE)
                 return 1;
             /* an event is never an answer: the device is at work on a request (a phase after the last byte) */
-            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= MOTA_PROTO_EVENT_LEN) {
-                if (f->payload[0] == MOTA_PROTO_PHASE_FLASH_BUSY)
+            /* 5 bytes from a device before flash-busy events: phase and offset */
+            if (got && f->kind == MOTA_KIND_EVENT && f->cmd == MOTA_CMD_DATA && f->len >= 5) {
+                if (f->payload[0] == MOTA_PROTO_PHASE_FLASH_BUSY && f->len >= MOTA_PROTO_EVENT_LEN)
                     hold(c, mota_get32(f->payload + 5));
                 if (c->on_event != NULL)
                     c->on_event(c->event_ctx, f->payload[0], mota_get32(f->payload + 1));

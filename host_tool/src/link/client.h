@@ -38,7 +38,11 @@ struct client {
     double busy_until; /* the end of the last FLASH_BUSY period the device announced (phase 5) */
     unsigned holds;    /* FLASH_BUSY periods announced, and their announced milliseconds */
     uint64_t hold_ms;
+    uint32_t held_ms; /* announced since the upload last progressed (the transfer resets it) */
 };
+
+/* The longest hold a FLASH_BUSY event buys, and all the holds between two acknowledgements together. */
+#define CLIENT_HOLD_MAX_MS 60000u
 
 /* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
  * connection is given timeout_ms. On failure c->why says what happened (errno text, with the port);

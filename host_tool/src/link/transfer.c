@@ -95,6 +95,7 @@ static int data_answer(struct client *c, struct client_upload *u, const struct m
         if (next > u->acked) {
             u->acked = next;
             u->last_progress = tool_now();
+            c->held_ms = 0; /* holds are counted between acknowledgements */
             c->deadline = u->last_progress + u->timeout_s;
             if (next < u->total && u->on_progress != NULL)
                 u->on_progress(u->ctx, u->acked);

@@ -51,6 +51,7 @@ struct board {
     bool icount, hang_on_trial, torn, measure_stack;
     uint64_t cut_at_op;
     const char *flash_timing; /* typ or max: the emulated flash takes its part's time; NULL: none */
+    bool flash_ecc;           /* the emulated flash has ECC (FLASH.ecc beside it) */
     pid_t pid;
     int qlisten, qconn, hlisten, hconn;
     int console, logfd; /* the board's console (a pipe from QEMU's stderr); the log file */
@@ -158,6 +159,8 @@ static void semihosting_args(const struct board *b, char *semi, size_t cap)
         n += snprintf(semi + n, cap - (size_t)n, ",arg=hang-on-trial");
     if (b->flash_timing)
         n += snprintf(semi + n, cap - (size_t)n, ",arg=flash-timing=%s", b->flash_timing);
+    if (b->flash_ecc)
+        n += snprintf(semi + n, cap - (size_t)n, ",arg=flash-ecc");
     if (b->measure_stack)
         snprintf(semi + n, cap - (size_t)n, ",arg=measure-stack");
 }
@@ -348,6 +351,9 @@ static void help_board(FILE *f)
                "  --flash-timing none|typ|max   each erase and program of the emulated NOR takes the\n"
                "                         typical or longest time of the NOR it emulates (an MX66UW1G45G:\n"
                "                         4 KiB sectors 25 ms / 400 ms), the UART still receiving\n"
+               "  --flash-ecc            the emulated flash has ECC, as an STM32U5's: 16-byte units\n"
+               "                         programmed once per erase, a unit torn by a power cut\n"
+               "                         unreadable (its state in FLASH.ecc beside the flash)\n"
                "Faults:\n"
                "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
                "                         of the first boot: the launcher kills QEMU, then powers on\n"
@@ -372,7 +378,8 @@ enum {
     O_PORT_FILE,
     O_PTY,
     O_STDIO,
-    O_TIMING
+    O_TIMING,
+    O_ECC
 };
 
 /* What the launcher's command line gives besides the board's own settings (struct board). */
@@ -415,6 +422,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     case O_TORN: b->torn = true; return 1;
     case O_HANG: b->hang_on_trial = true; return 1;
     case O_STACK: b->measure_stack = true; return 1;
+    case O_ECC: b->flash_ecc = true; return 1;
     case O_TIMING:
         if (strcmp(arg, "none") != 0 && strcmp(arg, "typ") != 0 && strcmp(arg, "max") != 0)
             return tool_usage_err("sim", "--flash-timing: none, typ or max"), -1;
@@ -448,6 +456,7 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
         {"idle-timeout", required_argument, 0, O_IDLE}, {"port-file", required_argument, 0, O_PORT_FILE},
         {"pty", no_argument, 0, O_PTY}, {"stdio", no_argument, 0, O_STDIO},
         {"key", required_argument, 0, 'k'}, {"flash-timing", required_argument, 0, O_TIMING},
+        {"flash-ecc", no_argument, 0, O_ECC},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
@@ -477,12 +486,33 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
     return EXIT_OK;
 }
 
+/* --flash-ecc: the units' table beside the flash (4 KiB, empty when new: every unit's state is then what
+ * its contents say), kept across runs as the flash is. */
+static int ecc_file(const struct board *b)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s.ecc", b->flash);
+    if (stat(path, &st) == 0 && st.st_size == 4096)
+        return EXIT_OK;
+    FILE *f = fopen(path, "wb");
+    static const uint8_t zero[4096];
+    if (f == NULL || fwrite(zero, 1, sizeof(zero), f) != sizeof(zero) || fclose(f) != 0) {
+        tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
 /* The flash: the board's persistent state; a new one is provisioned (or left blank), an existing one
  * only checked against the identity given. */
 static int provision_flash(const struct board *b, const struct board_identity *id)
 {
     bool done = false;
     if (access(b->flash, F_OK) != 0) {
+        char ecc[PATH_MAX];
+        snprintf(ecc, sizeof(ecc), "%s.ecc", b->flash);
+        unlink(ecc); /* a new flash's units are all erased, whatever a stale table beside it says */
         int ret = id->n_keys ? board_provision(b->flash, id, &done) : board_flash_create(b->flash);
         if (ret != MOTA_OK)
             return EXIT_IO;
@@ -491,7 +521,7 @@ static int provision_flash(const struct board *b, const struct board_identity *i
         if (board_provision(b->flash, id, &done) != MOTA_OK)
             return EXIT_INVALID;
     }
-    return EXIT_OK;
+    return b->flash_ecc ? ecc_file(b) : EXIT_OK;
 }
 
 /* One board per flash file: locked for as long as the launcher runs (the descriptor stays open), and

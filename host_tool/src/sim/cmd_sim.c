@@ -242,6 +242,9 @@ static void remove_at_exit(void)
     if (port_file[0])
         unlink(port_file);
     if (tmp_flash[0]) {
+        char units[4300];
+        snprintf(units, sizeof(units), "%s.units", tmp_flash); /* an ECC part's units' state */
+        unlink(units);
         unlink(tmp_flash);
         rmdir(tmp_flash_dir);
     }
@@ -272,6 +275,7 @@ static void client_gone(struct sim *s)
         fprintf(stderr, "mota-sim: bytes lost by the receiver: %llu (ring full), %llu (CPU stalled by the flash)\n",
                 (unsigned long long)s->uart.lost_overrun, (unsigned long long)s->uart.lost_stalled);
     sim_uart_reset(&s->uart);
+    s->uart.lost_overrun = s->uart.lost_stalled = 0; /* each client's own */
     close(s->pt.rfd);
     s->pt.rfd = s->pt.wfd = -1;
 }
@@ -901,7 +905,7 @@ static int open_line(struct sim *s, const struct sim_opts *o, char *port_name, s
     s->faulty.write = faulty_write;
     s->faulty.ctx = s;
     s->faulty.rx_capacity = o->rx_ring;
-    const volatile int *stall = (s->d.flash.flags & MOTA_FLASH_STALLS_CPU) ? &s->d.pf.busy : NULL;
+    const int *stall = (s->d.flash.flags & MOTA_FLASH_STALLS_CPU) ? &s->d.pf.busy : NULL;
     if (sim_uart_init(&s->uart, &s->tr, o->rx_ring, s->lo.bytes_per_s, stall) != MOTA_OK)
         return EXIT_IO;
     return EXIT_OK;

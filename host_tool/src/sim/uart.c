@@ -63,32 +63,35 @@ static void *receiver(void *arg)
             continue;
         /* the bytes take their time on the wire from when the line was free; the CPU must be able to take
          * them as they come (a stall at either end of that time loses them) */
-        bool stalled = u->stall != NULL && *u->stall != 0;
+        bool stalled = u->stall != NULL && __atomic_load_n(u->stall, __ATOMIC_ACQUIRE) != 0;
         if (u->bytes_per_s > 0) {
             /* back to back unless the line was idle a while: a sleep's overshoot is not idle line */
             double now = tool_now();
             free_at = (free_at < now - 0.002 ? now : free_at) + n / u->bytes_per_s;
             sleep_until(free_at);
         }
-        stalled |= u->stall != NULL && *u->stall != 0;
+        stalled |= u->stall != NULL && __atomic_load_n(u->stall, __ATOMIC_ACQUIRE) != 0;
         arrive(u, b, (uint32_t)n, stalled);
     }
     return NULL;
 }
 
 int sim_uart_init(struct sim_uart *u, const struct mota_transport *line, uint32_t cap, double bytes_per_s,
-                  const volatile int *stall)
+                  const int *stall)
 {
     memset(u, 0, sizeof(*u));
-    u->ring = malloc(cap);
-    if (u->ring == NULL || cap == 0)
+    if (cap == 0 || (u->ring = malloc(cap)) == NULL)
         return MOTA_ERR_NOSPC;
     u->cap = cap;
     u->line = line;
     u->bytes_per_s = bytes_per_s;
     u->stall = stall;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* timeouts immune to the wall clock being set */
     pthread_mutex_init(&u->mu, NULL);
-    pthread_cond_init(&u->cv, NULL);
+    pthread_cond_init(&u->cv, &ca);
+    pthread_condattr_destroy(&ca);
     return MOTA_OK;
 }
 
@@ -102,7 +105,7 @@ int sim_uart_read(struct sim_uart *u, uint8_t *buf, size_t len, uint32_t timeout
         u->running = true;
     }
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += timeout_ms / 1000u;
     until.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
     if (until.tv_nsec >= 1000000000L) {

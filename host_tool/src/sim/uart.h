@@ -18,7 +18,7 @@
 struct sim_uart {
     const struct mota_transport *line; /* where the bytes come from (read by the receiver thread only) */
     double bytes_per_s;                /* the line rate (0: as fast as they come) */
-    const volatile int *stall;         /* non-zero while received bytes are lost (the flash busy), or NULL */
+    const int *stall;                  /* non-zero while received bytes are lost (the flash busy; read atomically) */
     uint8_t *ring;
     uint32_t cap, head, fill;
     int line_err; /* the line's error once it ended (MOTA_ERR_TRANSPORT), 0 while it is up */
@@ -31,7 +31,7 @@ struct sim_uart {
 
 /* A receiver with a ring of cap bytes on line; it starts with the first read. MOTA_OK or MOTA_ERR_NOSPC. */
 int sim_uart_init(struct sim_uart *u, const struct mota_transport *line, uint32_t cap, double bytes_per_s,
-                  const volatile int *stall);
+                  const int *stall);
 /* The device's side: bytes from the ring within timeout_ms (0: none yet), or the line's error once the
  * ring is empty and the line has ended. */
 int sim_uart_read(struct sim_uart *u, uint8_t *buf, size_t len, uint32_t timeout_ms);

@@ -11,7 +11,8 @@ function(mota_mps_board board)
   set(elf mota-${board}.elf)
   set(ld ${CMAKE_CURRENT_SOURCE_DIR}/${board}.ld)
   add_library(${lib} STATIC ${MOTA_MPS_DIR}/src/startup.c ${MOTA_MPS_DIR}/src/console.c ${MOTA_MPS_DIR}/src/system.c ${MOTA_MPS_DIR}/src/uart.c
-              ${MOTA_MPS_DIR}/src/flash.c ${MOTA_MPS_DIR}/src/board.c ${MOTA_MPS_DIR}/src/guard.c)
+              ${MOTA_MPS_DIR}/src/flash.c ${MOTA_MPS_DIR}/src/flash_ecc.c ${MOTA_MPS_DIR}/src/board.c
+              ${MOTA_MPS_DIR}/src/guard.c)
   target_compile_options(${lib} PRIVATE ${MOTA_WARNINGS})
   target_include_directories(${lib} PUBLIC ${MOTA_MPS_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(${lib} PUBLIC MOTA_BOARD_NAME="${board}")

@@ -85,13 +85,14 @@ int mota_posix_flash_init(struct mota_posix_flash *f, const struct mota_posix_fl
     return MOTA_OK;
 }
 
-/* A shared mapping of path, len bytes, created filled with `fill` when new. -1 on failure. */
-static int map_file(const char *path, uint32_t len, uint8_t fill, uint8_t **out)
+/* A shared mapping of path, len bytes, created filled with `fill` when new (*created). -1 on failure. */
+static int map_file(const char *path, uint32_t len, uint8_t fill, uint8_t **out, bool *created)
 {
     struct stat st;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || fstat(fd, &st) != 0)
         goto fail;
+    *created = st.st_size == 0;
     if (st.st_size == 0) {
         uint8_t buf[4096];
         memset(buf, fill, sizeof(buf));
@@ -116,16 +117,18 @@ fail:
 
 /* The units' state beside the flash file; a missing one (or another part's) is read off the contents:
  * a unit holding anything but erased bytes was programmed. */
-static int open_units(struct mota_posix_flash *f, const char *path)
+static int open_units(struct mota_posix_flash *f, const char *path, bool new_flash)
 {
     char upath[4096];
     struct stat st;
+    bool created = false;
     if (snprintf(upath, sizeof(upath), "%s.units", path) >= (int)sizeof(upath))
         goto fail;
-    bool fresh = stat(upath, &st) != 0 || (uint64_t)st.st_size != n_units(f);
+    /* a new flash's units are all erased, whatever a stale file beside it says */
+    bool fresh = new_flash || stat(upath, &st) != 0 || (uint64_t)st.st_size != n_units(f);
     if (fresh)
         unlink(upath);
-    if ((f->units_fd = map_file(upath, n_units(f), UNIT_ERASED, &f->units)) < 0)
+    if ((f->units_fd = map_file(upath, n_units(f), UNIT_ERASED, &f->units, &created)) < 0)
         goto fail;
     for (uint32_t u = 0; fresh && u < n_units(f); u++)
         for (uint32_t i = 0; i < f->prog_size; i++)
@@ -147,10 +150,11 @@ int mota_posix_flash_open(struct mota_posix_flash *f, const char *path, const st
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size != 0 && (uint64_t)st.st_size != f->size)
         return MOTA_ERR_ARG; /* another geometry */
-    if ((f->fd = map_file(path, f->size, ERASED, &f->mem)) < 0)
+    bool created = false;
+    if ((f->fd = map_file(path, f->size, ERASED, &f->mem, &created)) < 0)
         return MOTA_ERR_IO;
     if (part->flags & MOTA_FLASH_PROGRAM_ONCE)
-        return open_units(f, path);
+        return open_units(f, path, created);
     return MOTA_OK;
 }
 
@@ -178,7 +182,7 @@ void mota_posix_flash_close(struct mota_posix_flash *f)
 static _Noreturn void power_cut(struct mota_posix_flash *f)
 {
     f->dead = true;
-    f->busy = 0;
+    __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
     if (f->on_cut != NULL)
         f->on_cut(f->on_cut_ctx); /* unwinds to the harness: does not return */
     if (f->fd >= 0)
@@ -239,11 +243,11 @@ static void take_time(struct mota_posix_flash *f, uint64_t us)
 {
     if (us == 0)
         return;
-    f->busy = 1;
+    __atomic_store_n(&f->busy, 1, __ATOMIC_RELEASE);
     struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
-    f->busy = 0;
+    __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
     f->busy_us += us;
 }
 

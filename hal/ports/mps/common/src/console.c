@@ -11,7 +11,7 @@
 struct mps_args mps_args;
 static char cmdline[512];
 
-/* ---- the launcher's arguments: "mota-BOARD flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC:ADDR:CFSR] [flash-timing=typ|max]" ---- */
+/* ---- the launcher's arguments: "mota-BOARD flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC:ADDR:CFSR] [flash-timing=typ|max] [flash-ecc]" ---- */
 
 static uint32_t parse_num(const char *p, const char *end, int base)
 {
@@ -64,6 +64,8 @@ int mps_args_parse(void)
             mps_args.hang_on_trial = 1;
         } else if (n == 13 && memcmp(w, "measure-stack", 13) == 0) {
             mps_args.measure_stack = 1;
+        } else if (n == 9 && memcmp(w, "flash-ecc", 9) == 0) {
+            mps_args.flash_ecc = 1;
         } else if (word_is(w, n, "flash-timing=", &v)) {
             mps_args.flash_timing = memcmp(v, "max", 3) == 0 ? 2 : memcmp(v, "typ", 3) == 0 ? 1 : 0;
         } else if (word_is(w, n, "fault=", &v)) {

@@ -70,6 +70,11 @@ static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
         else
             memset(WINDOW + off, 0xFF, half);
         (void)write_through(off, half);
+        /* with ECC the unit being written when the power went fails its check; a torn erase, the sector */
+        if (src != NULL)
+            (void)mps_ecc_torn(off + half - MOTA_BOARD_PROG, false);
+        else
+            (void)mps_ecc_torn(off, true);
     }
     mota_board_log_hex(MOTA_BOARD_TAG "power cut at flash operation ", (uint32_t)ops);
     __asm__ volatile("cpsid i");
@@ -82,6 +87,10 @@ static int fl_read(void *ctx, uint32_t off, void *buf, size_t len)
     (void)ctx;
     if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
         return MOTA_ERR_FLASH_BOUNDS;
+    if (!mps_ecc_readable(off, (uint32_t)len)) {
+        mota_board_log_hex(MOTA_BOARD_TAG "ECC: read error at 0x", off);
+        return MOTA_ERR_FLASH_ECC; /* what a U5 port's read reports for its ECC NMI */
+    }
     memcpy(buf, WINDOW + off, len);
     return MOTA_OK;
 }
@@ -94,12 +103,17 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_ERR_FLASH_BOUNDS;
     if (off % MOTA_BOARD_PROG != 0 || len % MOTA_BOARD_PROG != 0)
         return MOTA_ERR_FLASH_ALIGN;
+    int ret = mps_ecc_can_program(off, src, (uint32_t)len);
+    if (ret != MOTA_OK)
+        return ret;
     for (size_t i = 0; i < len; i++)
         if (WINDOW[off + i] != 0xFF)
             return MOTA_ERR_FLASH_NOT_ERASED;
     maybe_cut(off, (uint32_t)len, src);
     memcpy(WINDOW + off, src, len);
-    int ret = write_through(off, (uint32_t)len);
+    ret = write_through(off, (uint32_t)len);
+    if (ret == MOTA_OK)
+        ret = mps_ecc_programmed(off, (uint32_t)len);
     uint32_t pages = (uint32_t)((len + NOR_PAGE - 1u) / NOR_PAGE);
     take_time(pages * NOR_PROG_TYP_US, pages * NOR_PROG_MAX_US);
     return ret;
@@ -115,6 +129,8 @@ static int fl_erase(void *ctx, uint32_t off)
     maybe_cut(off, MOTA_BOARD_SECTOR, NULL);
     memset(WINDOW + off, 0xFF, MOTA_BOARD_SECTOR);
     int ret = write_through(off, MOTA_BOARD_SECTOR);
+    if (ret == MOTA_OK)
+        ret = mps_ecc_erased(off);
     take_time(NOR_ERASE_TYP_US, NOR_ERASE_MAX_US);
     return ret;
 }
@@ -124,7 +140,8 @@ static const uint8_t *fl_map(void *ctx, uint32_t off, size_t len)
     (void)ctx;
     if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
         return NULL;
-    return WINDOW + off;
+    /* a range holding a torn unit is refused: on the part, reading it would raise the ECC fault */
+    return mps_ecc_readable(off, (uint32_t)len) ? WINDOW + off : NULL;
 }
 
 int mps_flash_init(struct mota_flash *f)
@@ -133,7 +150,7 @@ int mps_flash_init(struct mota_flash *f)
         return MOTA_ERR_FLASH_IO;
     fd = sh_open(mps_args.flash, mps_args.flash_len, SH_MODE_RPLUSB);
     if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_BOARD_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
-        sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0)
+        sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0 || mps_ecc_init() != MOTA_OK)
         return MOTA_ERR_FLASH_IO;
     *f = (struct mota_flash){
         .read = fl_read,
@@ -144,6 +161,7 @@ int mps_flash_init(struct mota_flash *f)
         .size = MOTA_BOARD_FLASH_SIZE,
         .prog_size = MOTA_BOARD_PROG,
         .erased_value = 0xFF,
+        .flags = mps_ecc_on() ? MOTA_FLASH_PROGRAM_ONCE : 0,
         .n_regions = 1,
         .regions = {{MOTA_BOARD_FLASH_SIZE / MOTA_BOARD_SECTOR, MOTA_BOARD_SECTOR, NOR_ERASE_TYP_US, NOR_ERASE_MAX_US}},
         .prog_block = NOR_PAGE,

@@ -44,11 +44,20 @@ struct mps_args {
     int hang_on_trial;
     int measure_stack;
     int flash_timing; /* 0 none, 1 typ, 2 max: the emulated NOR takes its part's time */
+    int flash_ecc;    /* the emulated flash has ECC: units programmed once, torn ones unreadable (flash_ecc.c) */
 };
 extern struct mps_args mps_args;
 
 int mps_args_parse(void);
 int mps_flash_init(struct mota_flash *f);
+/* ECC on the emulated flash (flash_ecc.c): off and len in whole program units */
+int mps_ecc_init(void);
+bool mps_ecc_on(void);
+bool mps_ecc_readable(uint32_t off, uint32_t len);
+int mps_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len);
+int mps_ecc_programmed(uint32_t off, uint32_t len);
+int mps_ecc_torn(uint32_t off, bool whole_sector);
+int mps_ecc_erased(uint32_t off);
 int mps_uart_init(struct mota_transport *t);
 void mps_clock_init(void);
 uint64_t mps_now_us(void *ctx);

@@ -55,8 +55,8 @@ struct mota_posix_flash {
     int fd, units_fd; /* -1 for a memory-only flash */
     bool owns_mem;
     enum mota_posix_flash_timing timing;
-    volatile int busy; /* an erase or program is taking its time */
-    uint64_t busy_us;  /* time spent so */
+    int busy;         /* an erase or program is taking its time (set and read with __atomic builtins) */
+    uint64_t busy_us; /* time spent so */
     /* counters since creation or the last mota_posix_flash_reset_counters() */
     uint64_t reads, progs, erases, bytes_programmed, bytes_read;
     /* fault injection */
