@@ -56,6 +56,56 @@ static void test_flash_enforces_nor_rules(void **state)
     mota_posix_flash_close(&f);
 }
 
+/* ECC flash (an STM32U5's 16-byte units): one program per unit and erase, even of all-0xFF bytes. */
+static void test_ecc_flash_programs_a_unit_once_per_erase(void **state)
+{
+    (void)state;
+    struct mota_posix_flash_part p = mota_posix_flash_uniform(64 * 1024, 8192, 16);
+    p.flags = MOTA_FLASH_PROGRAM_ONCE;
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint8_t ones[16], b[16];
+    memset(ones, 0xFF, sizeof(ones));
+    memset(b, 0x5A, sizeof(b));
+    assert_int_equal(mota_posix_flash_init(&f, &p), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    assert_true(h.flags & MOTA_FLASH_PROGRAM_ONCE);
+    assert_int_equal(h.prog(h.ctx, 0, ones, 16), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 0, b, 16), MOTA_ERR_FLASH_PROGRAMMED); /* it reads erased, yet it is not */
+    assert_int_equal(h.prog(h.ctx, 16, b, 16), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 16, b, 16), MOTA_ERR_FLASH_PROGRAMMED);
+    assert_int_equal(h.erase(h.ctx, 0), MOTA_OK);
+    assert_int_equal(h.prog(h.ctx, 0, b, 16), MOTA_OK); /* erased again: once more */
+    mota_posix_flash_close(&f);
+}
+
+/* The sectors of a part as it has them: an F401's 16, 64 and 128 KiB; erases of whole sectors only. */
+static void test_flash_of_mixed_sectors_erases_each_whole(void **state)
+{
+    (void)state;
+    struct mota_posix_flash_part p = {.prog_size = 4,
+                                      .n_regions = 3,
+                                      .regions = {{4, 16384, 0, 0}, {1, 65536, 0, 0}, {3, 131072, 0, 0}},
+                                      .prog_block = 4};
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint32_t start = 0, size = 0;
+    assert_int_equal(mota_posix_flash_init(&f, &p), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    assert_int_equal(h.size, 512 * 1024);
+    assert_int_equal(mota_flash_sector(&h, 0x10000 + 5, &start, &size), MOTA_OK);
+    assert_int_equal(start, 0x10000);
+    assert_int_equal(size, 65536);
+    assert_int_equal(mota_flash_sector(&h, 0x7FFFF, &start, &size), MOTA_OK);
+    assert_int_equal(start, 0x60000);
+    assert_int_equal(size, 131072);
+    assert_int_equal(mota_flash_sector(&h, 0x80000, &start, &size), MOTA_ERR_FLASH_BOUNDS);
+    assert_int_equal(h.erase(h.ctx, 0x14000), MOTA_ERR_FLASH_ALIGN); /* inside the 64 KiB sector */
+    assert_int_equal(h.erase(h.ctx, 0x20000), MOTA_OK);
+    assert_int_equal(f.erases, 1);
+    mota_posix_flash_close(&f);
+}
+
 /* The harness's side of a power cut: the flash never returns to the code that was running. */
 static jmp_buf powered_off;
 static int cuts;
@@ -78,6 +128,40 @@ static bool op_cuts_power(struct mota_flash *h, uint32_t off, const uint8_t *buf
         return false;
     }
     return true;
+}
+
+/* On ECC flash a torn program leaves its last unit unreadable, a torn erase its whole sector, until erased. */
+static void test_ecc_flash_torn_units_read_as_ecc_errors_until_erased(void **state)
+{
+    (void)state;
+    struct mota_posix_flash_part p = mota_posix_flash_uniform(32 * 1024, 4096, 16);
+    p.flags = MOTA_FLASH_PROGRAM_ONCE;
+    struct mota_posix_flash f;
+    struct mota_flash h;
+    uint8_t b[64], r[64];
+    memset(b, 0x11, sizeof(b));
+    assert_int_equal(mota_posix_flash_init(&f, &p), MOTA_OK);
+    mota_posix_flash_hal(&f, &h, 0);
+    mota_posix_flash_on_cut(&f, power_cut, NULL);
+    mota_posix_flash_cut(&f, 1, true);
+    assert_true(op_cuts_power(&h, 0, b, 64)); /* 4 units: 2 written, the second torn */
+    mota_posix_flash_power_on(&f);
+    assert_int_equal(h.read(h.ctx, 0, r, 16), MOTA_OK);
+    assert_memory_equal(r, b, 16);
+    assert_int_equal(h.read(h.ctx, 16, r, 16), MOTA_ERR_FLASH_ECC);
+    assert_int_equal(h.read(h.ctx, 0, r, 64), MOTA_ERR_FLASH_ECC); /* any read that covers it */
+    assert_null(h.map(h.ctx, 0, 4096));                            /* a mapped read would fault: refused */
+    assert_int_equal(h.prog(h.ctx, 16, b, 16), MOTA_ERR_FLASH_PROGRAMMED);
+    mota_posix_flash_cut(&f, 1, true);
+    assert_true(op_cuts_power(&h, 4096, NULL, 0)); /* an erase torn */
+    mota_posix_flash_power_on(&f);
+    assert_int_equal(h.read(h.ctx, 8192 - 16, r, 16), MOTA_ERR_FLASH_ECC);
+    assert_int_equal(h.erase(h.ctx, 0), MOTA_OK);
+    assert_int_equal(h.erase(h.ctx, 4096), MOTA_OK);
+    assert_int_equal(h.read(h.ctx, 0, r, 64), MOTA_OK);
+    assert_int_equal(h.read(h.ctx, 4096, r, 64), MOTA_OK);
+    assert_non_null(h.map(h.ctx, 0, 8192));
+    mota_posix_flash_close(&f);
 }
 
 static void test_flash_power_cut_unwinds_and_tears_operations(void **state)
@@ -222,6 +306,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flash_enforces_nor_rules),
+        cmocka_unit_test(test_ecc_flash_programs_a_unit_once_per_erase),
+        cmocka_unit_test(test_flash_of_mixed_sectors_erases_each_whole),
+        cmocka_unit_test(test_ecc_flash_torn_units_read_as_ecc_errors_until_erased),
         cmocka_unit_test(test_flash_power_cut_unwinds_and_tears_operations),
         cmocka_unit_test(test_flash_power_cut_without_a_harness_ends_the_process),
         cmocka_unit_test(test_file_backed_flash_persists),
