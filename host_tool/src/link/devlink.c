@@ -382,10 +382,11 @@ void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsi
         if (x->faults)
             printf("  faults:    %llu fault(s) or overrun(s) since boot\n", (unsigned long long)x->faults);
         if (x->has_about) /* what the model's own runtime says of it */
-            printf("  model's report: %s, compiled %s, by %s %u.%u.%u; activations %llu, weights %llu bytes\n",
-                   x->about_name, x->about_compiled, x->about_tool, (unsigned)(x->about_tool_version >> 16) & 0xFF,
-                   (unsigned)(x->about_tool_version >> 8) & 0xFF, (unsigned)x->about_tool_version & 0xFF,
-                   (unsigned long long)x->about_acts, (unsigned long long)x->about_weights);
+            printf("  model's report: %s, compiled %s, by %s%s%u.%u.%u; activations %llu, weights %llu bytes\n",
+                   x->about_name, x->about_compiled, x->about_tool, x->about_tool[0] ? " " : "",
+                   (unsigned)(x->about_tool_version >> 16) & 0xFF, (unsigned)(x->about_tool_version >> 8) & 0xFF,
+                   (unsigned)x->about_tool_version & 0xFF, (unsigned long long)x->about_acts,
+                   (unsigned long long)x->about_weights);
     }
 }
 

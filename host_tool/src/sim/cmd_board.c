@@ -486,17 +486,17 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
     return EXIT_OK;
 }
 
-/* --flash-ecc: the units' table beside the flash (4 KiB, empty when new: every unit's state is then what
- * its contents say), kept across runs as the flash is. */
+/* --flash-ecc: the units' table beside the flash (1 KiB: flash_ecc.c's 256 entries; empty when new: every
+ * unit's state is then what its contents say), kept across runs as the flash is. */
 static int ecc_file(const struct board *b)
 {
     char path[PATH_MAX];
     struct stat st;
     snprintf(path, sizeof(path), "%s.ecc", b->flash);
-    if (stat(path, &st) == 0 && st.st_size == 4096)
+    if (stat(path, &st) == 0 && st.st_size == 1024)
         return EXIT_OK;
     FILE *f = fopen(path, "wb");
-    static const uint8_t zero[4096];
+    static const uint8_t zero[1024];
     if (f == NULL || fwrite(zero, 1, sizeof(zero), f) != sizeof(zero) || fclose(f) != 0) {
         tool_fail(MOTA_ERR_IO, "%s: %s", path, strerror(errno));
         return EXIT_IO;

@@ -7,7 +7,8 @@
  * flash"). A unit holding anything but 0xFF is programmed, as the contents show; what the contents cannot
  * show is kept in a small table: units programmed with all-0xFF bytes, torn units and torn sectors. The
  * table lives in a file beside the flash (FLASH.ecc, written through like the flash) so that it survives
- * QEMU being killed.
+ * QEMU being killed. It holds 256 entries (1 KiB of RAM, an emulation cost only): a program that would
+ * overflow it is refused (MOTA_ERR_FLASH_IO) before anything is written.
  */
 #include "mps.h"
 
@@ -16,7 +17,7 @@
 #include <string.h>
 
 #define WINDOW ((const uint8_t *)(uintptr_t)MOTA_MPS_FLASH_BASE)
-#define ENTRIES 1024u /* FLASH.ecc: 4 KiB, as the launcher creates it (cmd_board.c ecc_file) */
+#define ENTRIES 256u /* FLASH.ecc: 1 KiB, as the launcher creates it (cmd_board.c ecc_file) */
 #define KIND_SHIFT 24u
 #define UNIT_MASK 0x00FFFFFFu
 
