@@ -259,7 +259,8 @@ static int end_upload(struct mota_link *l, const struct mota_frame *f, int resul
     l->last_result = result;
     if (result == MOTA_OK)
         return answer_u32(l, f, MOTA_OK, l->expected);
-    note_error(l, result, (unsigned)upload_model(l));
+    if (result != MOTA_ERR_ALREADY_ACTIVE) /* nothing went wrong: the container runs already */
+        note_error(l, result, (unsigned)upload_model(l));
     return respond(l, f, result, BODY(l), detail_len);
 }
 

@@ -433,17 +433,22 @@ static int head_complete(struct mota_agent *a)
     int ret = mota_agent_check_head(a, &a->up_env, &a->up_man, &hc, MOTA_AGENT_AUTH_NEW_UPLOAD);
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
-        if (a->st[m].testing)
+        const struct mota_agent_model_state *s = &a->st[m];
+        if (s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0)
+            ret = MOTA_ERR_ALREADY_ACTIVE; /* the same container again (a host that retries): no second install */
+        else if (s->testing)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
         else if ((ret = mota_agent_check_sequence(a, m, a->up_man.seq, a->up_env.digest)) != MOTA_OK)
             hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up_man.seq};
     }
     a->timing.check_us = mota_agent_now_us(a) - t0;
     if (ret != MOTA_OK) {
-        a->last_error = ret;
         a->refusal = hc.why;
         a->refusal.reason = ret; /* vendor, class, unknown key: the ids are read where they are kept */
         a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        if (ret == MOTA_ERR_ALREADY_ACTIVE)
+            return ret; /* not an error of the model: its state stays as it is */
+        a->last_error = ret;
         if (hc.model >= 0)
             mota_agent_model_error(a, (unsigned)hc.model, ret);
         return ret; /* refused before any erase */

@@ -613,5 +613,41 @@ def case_a_ring_smaller_than_the_window_loses_bytes_and_the_link_recovers():
         env.close()
 
 
+def case_the_running_container_pushed_again_installs_nothing():
+    """A host that retries a push that made it (a gateway that rebooted mid-deployment): the device says the
+    container runs already, before erasing anything; no second install, no new trial, no error recorded."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 20000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        v2 = env.pack("v2.mota", rel, params, seq=2, version="2.0.0")
+        proc, port = sim(env, "--dbg-info", "--async")
+        rc, _, res, err = env.push(port, v1, "--confirm")
+        assert rc == 0 and res["installed"] and not res["already_active"], (rc, res, err)
+        rc, _, res, err = env.push(port, v1)
+        assert rc == 0 and res["installed"] and res["already_active"] and res["confirmed"], (rc, res, err)
+        # on trial: pushed again, still the same trial, and --confirm confirms it
+        rc, _, res, err = env.push(port, v2)
+        assert rc == 0 and not res["already_active"] and not res["confirmed"], (rc, res, err)
+        before = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["models"][0]
+        rc, _, res, err = env.push(port, v2)
+        assert rc == 0 and res["already_active"] and not res["confirmed"], (rc, res, err)
+        after = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["models"][0]
+        assert after["active"] == before["active"] and after["active"]["state"] == "trial", (before, after)
+        assert not after.get("last_error"), after
+        rc, _, res, err = env.push(port, v2, "--confirm")
+        assert rc == 0 and res["already_active"] and res["confirmed"], (rc, res, err)
+        text = env.run("push", "tcp:" + port, v2).stdout
+        assert "already active: network seq 2, nothing installed, confirmed" in text, text
+        log = stop_and_log(proc)
+        # clients: push v1, push v1 again, push v2, status, push v2 again, status, with --confirm, push v2 again:
+        # the repeats erased and programmed nothing (the confirm journals its record)
+        used = flash_used(log)
+        assert len(used) == 8 and used[1] == used[4] == used[7] == (0, 0) and used[6][0] == 0, used
+        print("the running container pushed again: already active, nothing installed, the trial kept")
+    finally:
+        env.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_case(globals(), CASE))

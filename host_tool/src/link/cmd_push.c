@@ -30,6 +30,7 @@ struct push {
     int last_decile;   /* non-TTY progress lines: one per 10% */
     double last_event; /* JSON progress events: at most 4 a second */
     const char *phase; /* what the device is doing after the last byte, as it said */
+    bool already;      /* the device runs this container already (MOTA_ERR_ALREADY_ACTIVE): nothing installed */
     double phase_t;
     /* the run */
     const struct mota_verify_result *vr;
@@ -477,7 +478,9 @@ static int push_installed(struct push *p)
      * (same seq, answered once) for up to the timeout */
     int tries = p->o->timeout_s / 2 < 3 ? 3 : p->o->timeout_s / 2 > 15 ? 15 : (int)(p->o->timeout_s / 2);
     p->c->deadline = tool_now() + p->o->timeout_s;
-    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) != MOTA_OK) {
+    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) == MOTA_ERR_NOT_TESTING && p->already)
+        confirm_err = MOTA_OK; /* confirmed before */
+    if (p->o->confirm && confirm_err != MOTA_OK) {
         tool_fail(confirm_err, "confirm");
         rc = is_link_error(confirm_err) ? link_exit(confirm_err) : EXIT_INVALID;
     }
@@ -488,6 +491,7 @@ static int push_installed(struct push *p)
         /* installed either way; the status is the confirm's when that failed, so CI sees why */
         json_reason(&j, p->result != MOTA_OK ? p->result : confirm_err);
         json_bool(&j, "installed", p->result == MOTA_OK);
+        json_bool(&j, "already_active", p->already);
         json_bool(&j, "confirmed", in.confirmed);
         json_bool(&j, "sent", true);
         json_bool(&j, "status_checked", in.checked);
@@ -505,10 +509,15 @@ static int push_installed(struct push *p)
     if (p->result != MOTA_OK) {
         tool_fail(p->result, "%s", p->detail);
     } else if (!p->o->json && !p->o->quiet) {
-        printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len, man->compat.c_name,
-               (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
-               p->reconnects ? ", resumed after a link loss" : "",
-               in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+        if (p->already)
+            printf("already active: %.*s seq %llu, nothing installed%s\n", (int)man->compat.c_name_len,
+                   man->compat.c_name, (unsigned long long)man->seq,
+                   in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
+        else
+            printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len,
+                   man->compat.c_name, (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
+                   p->reconnects ? ", resumed after a link loss" : "",
+                   in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
         print_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
     }
     return rc;
@@ -604,6 +613,11 @@ int cmd_push(int argc, char **argv)
         rc = push_not_sent(&p, ret, c.why, NULL);
     } else {
         p.result = push_send(&p, &m);
+        if (p.result == MOTA_ERR_ALREADY_ACTIVE) { /* a retry of a push that made it: success, nothing to do */
+            p.already = true;
+            p.result = MOTA_OK;
+            p.detail[0] = 0;
+        }
         explain(&p);
         if (p.result == MOTA_OK && (p.tty || p.shown < p.total))
             progress(&p, p.total, true);
