@@ -649,5 +649,43 @@ def case_the_running_container_pushed_again_installs_nothing():
         env.close()
 
 
+def case_confirm_and_rollback_about_one_container_can_run_again():
+    """--expect-digest D: confirm and rollback about one container, so that a state run again (a gateway
+    rebooted mid-deployment) does no harm: confirmed already is done, a rollback of what no longer runs
+    (or never ran) is done, a confirm of what no longer runs is refused; nothing else changes."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 20000)
+        cs = [env.pack("v%d.mota" % i, rel, params, seq=i, version="%d.0.0" % i) for i in (1, 2, 3, 4)]
+        dg = [json.loads(env.run("inspect", "--json", c).stdout)["digest"] for c in cs]
+        proc, port = sim(env, "--dbg-info", "--async")
+        tcp = "tcp:" + port
+
+        def active():
+            return json.loads(env.run("status", "--json", tcp).stdout)["models"][0]["active"]
+
+        assert env.push(port, cs[0], "--confirm")[0] == 0 and env.push(port, cs[1])[0] == 0
+        r = env.run("confirm", "--json", "--expect-digest", dg[0], tcp, check=False)  # v1 no longer runs
+        assert r.returncode == 1 and json.loads(r.stdout)["status"] == "MOTA_ERR_NOT_ACTIVE", (r.stdout, r.stderr)
+        assert active()["seq"] == 2 and active()["state"] == "trial"
+        for _ in range(2):  # confirmed, then confirmed already
+            r = env.run("confirm", "--json", "--expect-digest", dg[1], tcp, check=False)
+            assert r.returncode == 0 and json.loads(r.stdout)["status"] == "MOTA_OK", (r.stdout, r.stderr)
+            assert active()["seq"] == 2 and active()["state"] == "confirmed"
+        assert env.push(port, cs[2])[0] == 0
+        for _ in range(2):  # rolled back, then nothing to roll back: v2 stays
+            r = env.run("rollback", "--expect-digest", dg[2], tcp, check=False)
+            assert r.returncode == 0, (r.stdout, r.stderr)
+            assert active()["seq"] == 2 and active()["state"] == "confirmed", active()
+        r = env.run("rollback", "--expect-digest", dg[3], tcp, check=False)  # never installed
+        assert r.returncode == 0 and active()["seq"] == 2, (r.stdout, r.stderr)
+        r = env.run("confirm", "--expect-digest", "00" * 31, tcp, check=False)
+        assert r.returncode == 2 and "64 hex digits" in r.stderr, r.stderr
+        stop_and_log(proc)
+        print("confirm and rollback --expect-digest: each ran twice; a confirm of what no longer runs refused")
+    finally:
+        env.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_case(globals(), CASE))

@@ -223,6 +223,7 @@
       "the model's report is malformed (a pointer outside its memory, an unknown size)")                               \
     X(MOTA_ERR_TRIAL_PENDING, -825, "a model is on trial: confirm or roll it back before the next update")             \
     X(MOTA_ERR_ALREADY_ACTIVE, -826, "this container is the model the device runs already: nothing installed")         \
+    X(MOTA_ERR_NOT_ACTIVE, -827, "the container named is not the model the device runs (rolled back or replaced)")     \
     /* update link protocol: -900 .. -999 */                                                                           \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                                                          \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                                                    \

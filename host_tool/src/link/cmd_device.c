@@ -368,6 +368,33 @@ static int report_command(const struct client *c, const struct link_opts *o, uin
     return EXIT_OK;
 }
 
+/*
+ * --expect-digest D: confirm and rollback about one container, so that running them again does no harm
+ * (a Mender state re-run after a gateway reboot). The model that runs D (or --model's, which must):
+ * confirm: on trial, confirmed now; confirmed already, done (*skip); not running, MOTA_ERR_NOT_ACTIVE.
+ * rollback: running, rolled back; not running (rolled back already, or never installed), done (*skip).
+ * A usage error is returned as its exit code (positive).
+ */
+static int expect_digest(const struct link_opts *o, const struct report *r, uint8_t cmd, int *idx, bool *skip)
+{
+    uint8_t d[32];
+    *skip = false;
+    if (!tool_parse_hex(o->expect_digest, d, sizeof(d)))
+        return tool_usage_err(cmd == MOTA_CMD_CONFIRM ? "confirm" : "rollback",
+                              "--expect-digest: the manifest digest, 64 hex digits (mota inspect: digest)");
+    int found = -1;
+    for (unsigned i = 0; i < r->n_models; i++)
+        if (r->models[i].has && memcmp(r->models[i].digest, d, sizeof(d)) == 0 && (o->model == NULL || (int)i == *idx))
+            found = (int)i;
+    if (found < 0) {
+        *skip = true;
+        return cmd == MOTA_CMD_CONFIRM ? MOTA_ERR_NOT_ACTIVE : MOTA_OK;
+    }
+    *idx = found;
+    *skip = cmd == MOTA_CMD_CONFIRM && !r->models[found].testing;
+    return MOTA_OK;
+}
+
 static int device_call(int argc, char **argv, uint8_t cmd, const char *name, unsigned allowed, const char *usage)
 {
     struct link_opts o;
@@ -382,11 +409,16 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
     memset(&r, 0, sizeof(r));
     if (ret == MOTA_OK) {
         parse_info(info, info_len, &r);
-        if ((rc = model_arg(&o, &r, name, &idx)) != EXIT_OK) {
+        bool skip = false;
+        if ((rc = model_arg(&o, &r, name, &idx)) != EXIT_OK ||
+            (o.expect_digest && (rc = expect_digest(&o, &r, cmd, &idx, &skip)) > 0)) {
             client_close(&c);
             return rc;
         }
-        ret = run_command(&c, cmd, idx, &r, &status);
+        if (rc < 0) /* the named container is not running: nothing to confirm */
+            status = rc;
+        else /* done already (skip): the models as the device has them now */
+            ret = run_command(&c, skip ? MOTA_CMD_STATUS : cmd, idx, &r, &status);
         client_close(&c);
     }
     return report_command(&c, &o, cmd, name, &r, ret, status);
@@ -407,20 +439,25 @@ int cmd_status(int argc, char **argv)
 int cmd_confirm(int argc, char **argv)
 {
     return device_call(
-        argc, argv, MOTA_CMD_CONFIRM, "confirm", LO_MODEL | LO_JSON | LO_QUIET,
-        "usage: mota confirm [--model NAME] [--json] [-q] [--baud N] [--timeout S] PORT\n\n"
-        "Commit the model on trial (of the first model, or NAME); prints the models after.\n" LINK_EXITS);
+        argc, argv, MOTA_CMD_CONFIRM, "confirm", LO_MODEL | LO_JSON | LO_QUIET | LO_EXPECT,
+        "usage: mota confirm [--model NAME] [--expect-digest D] [--json] [-q] [--baud N] [--timeout S] PORT\n\n"
+        "Commit the model on trial (of the first model, or NAME); prints the models after.\n"
+        "--expect-digest D: the model that runs the container of manifest digest D (mota inspect);\n"
+        "confirmed already is done (exit 0), not running any more is refused (MOTA_ERR_NOT_ACTIVE).\n" LINK_EXITS);
 }
 
 int cmd_rollback(int argc, char **argv)
 {
-    return device_call(argc, argv, MOTA_CMD_ROLLBACK, "rollback", LO_MODEL | LO_JSON | LO_QUIET,
-                       "usage: mota rollback [--model NAME] [--json] [-q] [--baud N] [--timeout S] PORT\n\n"
+    return device_call(argc, argv, MOTA_CMD_ROLLBACK, "rollback", LO_MODEL | LO_JSON | LO_QUIET | LO_EXPECT,
+                       "usage: mota rollback [--model NAME] [--expect-digest D] [--json] [-q] [--baud N]\n"
+                       "                     [--timeout S] PORT\n\n"
                        "Revert the model on trial to the previous confirmed one; a first model on trial\n"
                        "(no previous) is removed. A confirmed model that faulted or overran since the\n"
                        "device booted (`mota status`: faults) can be retired the same way: the previous\n"
                        "model comes back, and the retired one's sequence number stays the anti-rollback\n"
-                       "floor (a fix needs a higher one).\n" LINK_EXITS);
+                       "floor (a fix needs a higher one). --expect-digest D: only the model running the\n"
+                       "container of manifest digest D; when none runs it (rolled back already, never\n"
+                       "installed) there is nothing to do (exit 0).\n" LINK_EXITS);
 }
 
 int cmd_reboot(int argc, char **argv)

@@ -501,7 +501,7 @@ void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned
     json_arr_end(j);
 }
 
-enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE };
+enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE, O_EXPECT };
 
 /* The LO_ bit a link option needs (every link command shares one table); 0: every command takes it. */
 static unsigned link_option_need(int c)
@@ -511,6 +511,7 @@ static unsigned link_option_need(int c)
     case O_JSON: return LO_JSON;
     case O_CONFIRM: return LO_CONFIRM;
     case O_MODEL: return LO_MODEL;
+    case O_EXPECT: return LO_EXPECT;
     case O_INPUT:
     case 'o':
     case O_OUT_SIZE: return LO_INVOKE;
@@ -545,7 +546,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         {"quiet", no_argument, 0, 'q'}, {"timeout", required_argument, 0, O_TIMEOUT},
         {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
         {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
-        {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+        {"output", required_argument, 0, 'o'}, {"expect-digest", required_argument, 0, O_EXPECT},
+        {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
@@ -563,6 +565,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         case O_JSON: o->json = true; break;
         case O_CONFIRM: o->confirm = true; break;
         case O_MODEL: o->model = optarg; break;
+        case O_EXPECT: o->expect_digest = optarg; break;
         case O_INPUT: o->input = optarg; break;
         case 'o': o->output = optarg; break;
         case O_BAUD:
