@@ -482,7 +482,7 @@ static int config_ok(const struct mota_agent_config *c)
     lo[n] = c->journal_offset;
     hi[n++] = geometry_ok(f) ? journal_end(c) : 0;
     if (hi[0] == 0 || c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
-        c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
+        c->device_id_len > MOTA_AGENT_DEVICE_ID_MAX || c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
         return MOTA_ERR_CONFIG;
     /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 9 records a model */
     if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 9u * c->n_models)

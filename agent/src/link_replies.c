@@ -256,13 +256,32 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     }
 }
 
+/* HELLO key 6: [CPU part, FPU, float ABI, secure, dbg-info, async, families, LL_ATON, struct sizes, install modes,
+ * split policy, key floor] */
+static void put_profile(struct mota_cbor_enc *e, const struct mota_device_profile *p, uint32_t key_floor)
+{
+    mota_cbor_put_array(e, MOTA_INFO_PROFILE_ITEMS);
+    mota_cbor_put_uint(e, p->cpu_part);
+    mota_cbor_put_bool(e, p->fpu_enabled);
+    mota_cbor_put_uint(e, p->float_abi);
+    mota_cbor_put_bool(e, p->secure);
+    mota_cbor_put_bool(e, p->dbg_info);
+    mota_cbor_put_bool(e, p->async);
+    mota_cbor_put_uint(e, p->reloc_families);
+    mota_cbor_put_uint(e, p->has_ll_aton ? (p->ll_aton_major << 16 | p->ll_aton_minor << 8 | p->ll_aton_micro) : 0);
+    mota_cbor_put_uint(e, p->struct_sizes);
+    mota_cbor_put_uint(e, p->install_modes);
+    mota_cbor_put_uint(e, p->split_policy);
+    mota_cbor_put_uint(e, key_floor);
+}
+
 size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
 {
     const struct mota_agent_config *c = l->agent->cfg;
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, p->name != NULL ? 13 : 12);
+    mota_cbor_put_map(&e, 12u + (p->name != NULL) + (c->device_id_len > 0));
     mota_cbor_put_uint(&e, MOTA_INFO_NAME);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
@@ -276,19 +295,7 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
     mota_cbor_put_bstr(&e, c->vendor_id, 16);
     mota_cbor_put_bstr(&e, c->class_id, 16);
     mota_cbor_put_uint(&e, MOTA_INFO_PROFILE); /* the profile compatibility is checked against */
-    mota_cbor_put_array(&e, MOTA_INFO_PROFILE_ITEMS);
-    mota_cbor_put_uint(&e, p->cpu_part);
-    mota_cbor_put_bool(&e, p->fpu_enabled);
-    mota_cbor_put_uint(&e, p->float_abi);
-    mota_cbor_put_bool(&e, p->secure);
-    mota_cbor_put_bool(&e, p->dbg_info);
-    mota_cbor_put_bool(&e, p->async);
-    mota_cbor_put_uint(&e, p->reloc_families);
-    mota_cbor_put_uint(&e, p->has_ll_aton ? (p->ll_aton_major << 16 | p->ll_aton_minor << 8 | p->ll_aton_micro) : 0);
-    mota_cbor_put_uint(&e, p->struct_sizes);
-    mota_cbor_put_uint(&e, p->install_modes);
-    mota_cbor_put_uint(&e, p->split_policy);
-    mota_cbor_put_uint(&e, l->agent->key_floor);
+    put_profile(&e, p, l->agent->key_floor);
     mota_cbor_put_uint(&e, MOTA_INFO_MODELS);
     mota_cbor_put_array(&e, c->n_models);
     for (unsigned m = 0; m < c->n_models; m++)
@@ -308,6 +315,10 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
     mota_cbor_put_uint(&e, c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
     mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
     mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
+    if (c->device_id_len > 0) { /* which device this is (an STM32's UID): never left out, at most 18 bytes */
+        mota_cbor_put_uint(&e, MOTA_INFO_DEVICE_ID);
+        mota_cbor_put_bstr(&e, c->device_id, c->device_id_len);
+    }
     return e.err ? 0 : e.len;
 }
 

@@ -1,15 +1,37 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The provisioning record (see mota/provision.h). */
+/* The provisioning record (see mota/provision.h): decoded, encoded, applied to the agent's configuration. */
 #include "mota/provision.h"
 
-#include "mota/err.h"
 #include "mota/crc32.h"
+#include "mota/crypto.h"
+#include "mota/err.h"
 
 #include <string.h>
 
 static bool terminated(const char *s, size_t cap)
 {
     return memchr(s, 0, cap) != NULL;
+}
+
+/* The device's id from a record that carries it, else one derived from the whole record (a record of an
+ * older mota): stable for as long as the record is, and apart for records that differ. */
+static void device_id(const struct mota_provision_rec *r, const uint8_t *buf, struct mota_provision *p)
+{
+    static const char tag[] = "mota-provision:";
+    if (r->device_id_len > 0) {
+        memcpy(p->device_id, r->device_id, r->device_id_len);
+        p->device_id_len = r->device_id_len;
+        return;
+    }
+    uint8_t h[MOTA_SHA256_LEN];
+    struct mota_sha256 ctx;
+    mota_sha256_init(&ctx);
+    mota_sha256_update(&ctx, tag, sizeof(tag) - 1);
+    mota_sha256_update(&ctx, buf, sizeof(*r));
+    mota_sha256_finish(&ctx, h);
+    memcpy(p->device_id, h, MOTA_PROVISION_DEVICE_ID_LEN);
+    p->device_id_len = MOTA_PROVISION_DEVICE_ID_LEN;
+    p->device_id_derived = true;
 }
 
 int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision *p)
@@ -26,7 +48,8 @@ int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision 
         return MOTA_ERR_NOT_PROVISIONED;
     if (r.magic != MOTA_PROVISION_MAGIC || r.version != MOTA_PROVISION_VERSION || r.size != sizeof(r) ||
         r.crc != mota_crc32(0, buf, offsetof(struct mota_provision_rec, crc)) || r.n_keys > MOTA_PROVISION_KEYS ||
-        r.n_models == 0 || r.n_models > MOTA_PROVISION_MODELS || !terminated(r.name, sizeof(r.name)))
+        r.n_models == 0 || r.n_models > MOTA_PROVISION_MODELS || !terminated(r.name, sizeof(r.name)) ||
+        r.device_id_len > MOTA_AGENT_DEVICE_ID_MAX)
         return MOTA_ERR_PROVISION;
     memcpy(p->vendor_id, r.vendor_id, 16);
     memcpy(p->class_id, r.class_id, 16);
@@ -45,6 +68,7 @@ int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision 
         memcpy(p->models[m], r.models[m], sizeof(p->models[m]));
     }
     p->max_trial_boots = r.max_trial_boots;
+    device_id(&r, buf, p);
     return MOTA_OK;
 }
 
@@ -52,7 +76,8 @@ int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t c
 {
     struct mota_provision_rec r;
     if (p == NULL || out == NULL || cap < sizeof(r) || p->n_keys > MOTA_PROVISION_KEYS || p->n_models == 0 ||
-        p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 || !terminated(p->name, sizeof(p->name)))
+        p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 || !terminated(p->name, sizeof(p->name)) ||
+        p->device_id_len > MOTA_AGENT_DEVICE_ID_MAX)
         return MOTA_ERR_ARG;
     memset(&r, 0, sizeof(r));
     r.magic = MOTA_PROVISION_MAGIC;
@@ -64,6 +89,10 @@ int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t c
     r.n_keys = (uint8_t)p->n_keys;
     r.n_models = (uint8_t)p->n_models;
     r.max_trial_boots = (uint8_t)p->max_trial_boots;
+    if (!p->device_id_derived) { /* a derived id is the record's own: not written into it */
+        r.device_id_len = p->device_id_len;
+        memcpy(r.device_id, p->device_id, p->device_id_len);
+    }
     for (unsigned k = 0; k < p->n_keys; k++) {
         r.keys[k].index = p->keys[k].index;
         memcpy(r.keys[k].pub, p->keys[k].pub, MOTA_P256_PUB_LEN);
@@ -87,4 +116,6 @@ void mota_provision_apply(const struct mota_provision *p, struct mota_agent_conf
     memcpy(cfg->keys, p->keys, sizeof(cfg->keys[0]) * cfg->n_keys);
     if (p->max_trial_boots != 0)
         cfg->max_trial_boots = p->max_trial_boots;
+    memcpy(cfg->device_id, p->device_id, sizeof(cfg->device_id));
+    cfg->device_id_len = p->device_id_len;
 }

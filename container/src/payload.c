@@ -107,6 +107,24 @@ int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_ve
     return walk_payloads(buf, len, res, false);
 }
 
+int mota_container_check_digests(const uint8_t *buf, size_t len, struct mota_verify_result *res)
+{
+    int ret;
+    uint8_t md[MOTA_SHA256_LEN];
+    if (buf == NULL || res == NULL)
+        return MOTA_ERR_ARG;
+    memset(res, 0, sizeof(*res));
+    if ((ret = mota_envelope_decode(buf, len, &res->env)) != 0)
+        return ret;
+    /* the signature is the device's to check; the digest it signs must still be the manifest's */
+    mota_sha256(res->env.manifest_wrapped, res->env.manifest_wrapped_len, md);
+    if (mota_ct_memcmp(md, res->env.digest, MOTA_SHA256_LEN) != 0)
+        return MOTA_ERR_MANIFEST_DIGEST;
+    if ((ret = mota_manifest_decode(&res->env, &res->manifest)) != 0)
+        return ret;
+    return walk_payloads(buf, len, res, true);
+}
+
 int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trusted_key *keys, size_t n_keys,
                           struct mota_verify_result *res)
 {

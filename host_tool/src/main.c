@@ -38,6 +38,9 @@ static const struct {
     {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target an547|an505)"},
     {"provision", cmd_provision, "write a board's identity and trusted keys into its flash"},
     {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
+    {"mender-module", cmd_mender_module, "Mender Update Module: a gateway's MCUs updated by Mender (docs/fleet.md)"},
+    {"mender-artifact", cmd_mender_artifact, "a Mender artifact (module-image, type mota) around containers"},
+    {"mender-inventory", cmd_mender_inventory, "Mender inventory attributes: what each MCU of the gateway runs"},
     {"errors", cmd_errors, "list every reason code with its name and message"},
 };
 
@@ -45,10 +48,11 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mota <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n`mota <command> --help` describes each command.\n"
                "Exit codes: 0 ok, 1 input refused or malformed, 2 usage error, 3 file, key or link\n"
-               "error; 4 mota sim's simulated power cut; 5 device busy, 6 device timed out.\n"
+               "error; 4 mota sim's simulated power cut; 5 device busy, 6 device timed out (5 and 6 are\n"
+               "transient: the same command may succeed later; the others are final).\n"
                "Errors: `mota: error: MOTA_ERR_NAME: message: detail` on stderr (docs/host-tool.md).\n");
 }
 

@@ -543,14 +543,20 @@ def case_both_models_with_previous_models_and_errors_fit_one_answer():
     st = b.status()
     ms = st["models"]
     assert [m["name"] for m in ms] == list(names), ms
+    assert re.fullmatch(r"[0-9a-f]{24}", st["device"]["device_id"] or ""), st["device"]  # never left out
     for m in ms:
         assert m["active"]["seq"] > 1 << 32 and m["active"]["version"] == "1.0.1", m
         assert m["previous"]["version"] == "1.0.0" and m["previous"]["seq"] < m["active"]["seq"], m
         assert m["last_error"]["status"] == "MOTA_ERR_ROLLBACK" and m["last_error"]["this_boot"] is True, m
     text = b.cmd("status")
     assert text.returncode == 0 and text.stdout.count("previous:  seq") == 2, text.stdout
+    link = RawLink(b.port)
+    status, hello = link.request(1, bytes([1, 0x00, 0x10]))  # HELLO, 4 KiB asked: the board's 512 given
+    link.s.close()
+    assert status == 0 and bytes.fromhex(st["device"]["device_id"]) in hello, (status, hello.hex())
     b.stop()
-    print("both models with previous models and last errors: HELLO and STATUS say all of it in one frame")
+    print("both models with previous models and last errors: HELLO (%d bytes, with the device id) and STATUS "
+          "say all of it in one 512-byte frame" % len(hello))
 
 
 HOSTILE = {
@@ -807,6 +813,64 @@ def case_blank_flash_and_unprovisioned_board_say_so():
     assert "provisioned; booted after power-on" in text and re.search(r"model dense: .*\n  active: +none installed",
                                                                         text), text
     print("an erased flash boots to 'none installed'; an unprovisioned board says so and refuses updates")
+
+
+def device_id_of(b):
+    """The board's device id as `mota status --json` gives it, and its text line."""
+    st = b.status()
+    text = b.cmd("status").stdout
+    did = st["device"]["device_id"]
+    assert (("\ndevice id %s\n" % did) in text) if did else "device id" not in text, (did, text)
+    return did
+
+
+REC_ID_LEN, REC_ID, REC_CRC = 75, 460, 476  # offsets in the 480-byte provisioning record (mota/provision.h)
+
+
+def case_the_board_has_a_stable_device_id():
+    """A board's unique id (HELLO key 14): 12 random bytes `mota provision` writes into its provisioning
+    record, the same after a reboot and when the launcher starts again on that flash (provisioned again
+    with the same identity: the record and its id kept); another board has its own; a record written
+    before ids, without one, gives an id derived from the record; an unprovisioned board has none."""
+    import zlib
+    b = Board()
+    first = device_id_of(b)
+    assert re.fullmatch(r"[0-9a-f]{24}", first or ""), first
+    assert b.cmd("reboot").returncode == 0
+    time.sleep(0.5)
+    r = env.run("status", "--wait", "20", "--json", "tcp:" + b.port)  # reached through the reboot
+    dev = json.loads(r.stdout)["device"]
+    assert dev["device_id"] == first and dev["boot_cause"] == "software reset", dev
+    b.stop()
+    b = Board()
+    assert device_id_of(b) == first
+    b.stop()
+    other = Board(flash="other.flash")
+    second = device_id_of(other)
+    other.stop()
+    assert re.fullmatch(r"[0-9a-f]{24}", second or "") and second != first, (first, second)
+    # the id is in the record, and a record without one (an older mota's: those bytes were reserved, zero)
+    with open(env.p("board.flash"), "r+b") as f:
+        f.seek(FLASH_SIZE - SECTOR)
+        rec = bytearray(f.read(480))
+        assert rec[REC_ID_LEN] == 12 and rec[REC_ID:REC_ID + 12].hex() == first, rec.hex()
+        rec[REC_ID_LEN] = 0
+        rec[REC_ID:REC_CRC] = bytes(REC_CRC - REC_ID)
+        rec[REC_CRC:] = zlib.crc32(bytes(rec[:REC_CRC])).to_bytes(4, "little")
+        f.seek(FLASH_SIZE - SECTOR)
+        f.write(rec)
+    b = Board()
+    derived = device_id_of(b)
+    b.stop()
+    assert derived == hashlib.sha256(b"mota-provision:" + bytes(rec)).digest()[:12].hex(), (derived, first)
+    with open(env.p("board.flash"), "rb") as f:
+        f.seek(FLASH_SIZE - SECTOR)
+        assert f.read(480) == bytes(rec), "the launcher rewrote an older board's record"
+    u = Board(flash="blank.flash", provision=False)
+    assert device_id_of(u) is None
+    u.stop()
+    print("board device ids: %s (kept across a reboot and a restart), %s (another board), %s (derived from a "
+          "record without one); none unprovisioned" % (first, second, derived))
 
 
 def main():

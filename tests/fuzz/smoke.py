@@ -66,6 +66,20 @@ elif target == "fuzz_decompress":
         head += struct.pack("<I", comp["size"])[:3] + b"\x2a"
         open(os.path.join(corpus, "%s_%dk" % (alg, kib)), "wb").write(head + payload)
     max_len = 65536
+elif target == "fuzz_gateway":
+    # seeds: the example gateway.conf and the configurations and meta-data of the fleet tests (byte 0: even
+    # for gateway.conf, odd for meta-data)
+    seeds = [open(os.path.join(src, "host_tool", "mender", "gateway.conf"), "rb").read(),
+             b"a tcp:127.0.0.1:4000 --baud 9600 --timeout 30 --retries 0 --id 00112233445566778899aabb\n"
+             b"# the pump\r\nb /dev/serial/by-id/usb-STM-if02   # on the bench\n",
+             b"a tcp:127.0.0.1:99999\n", b"pump.1 /dev/ttyACM0 --colour red\n"]
+    metas = [b'{"mota_mcus": ["a", "b"]}', b'{\n  "aaa": "x\\"y",\n  "mota_mcus": [\n    "a"\n  ]\n}',
+             b'{"description": "mota_mcus", "x": {"mota_mcus": ["a"]}, "n": [1, -2.5e3, true, null]}', b"null", b""]
+    for i, d in enumerate(seeds):
+        open(os.path.join(corpus, "conf%d" % i), "wb").write(b"\x00" + d)
+    for i, d in enumerate(metas):
+        open(os.path.join(corpus, "meta%d" % i), "wb").write(b"\x01" + d)
+    max_len = 8192
 elif target == "fuzz_agent":
     # seeds: scripts of operations on two containers the fuzz device accepts (tests/fuzz/fuzz_agent.c reads
     # them), signed by `mota pack` with a key of its own (the target signs them again)

@@ -687,5 +687,117 @@ def case_confirm_and_rollback_about_one_container_can_run_again():
         env.close()
 
 
+def device_id(env, port, *extra):
+    """The device id `mota status --json` reports, after checking its form: lowercase hex."""
+    st = json.loads(env.run("status", "--json", *extra, "tcp:" + port).stdout)
+    did = st["device"]["device_id"]
+    assert did is None or re.fullmatch(r"([0-9a-f]{2}){1,16}", did), did
+    return did
+
+
+def case_each_device_has_its_own_id_and_keeps_it_across_restarts():
+    """HELLO's device id (key 14) in `mota status`: a simulator's is its flash file's (two files, two ids; a
+    restart on one keeps it), --device-id sets it, a throw-away flash gets a random one."""
+    env = Env(MOTA, WORK)
+    try:
+        ids = {}
+        for name in ("a.flash", "b.flash"):
+            proc, port = env.sim(flash=name)
+            ids[name] = device_id(env, port)
+            text = env.run("status", "tcp:" + port).stdout
+            assert re.search(r"^device id %s$" % ids[name], text, re.M), text
+            env.stop(proc)
+        assert all(len(i) == 24 for i in ids.values()) and ids["a.flash"] != ids["b.flash"], ids
+        for name in ("a.flash", "b.flash"):  # restarted on the same flash file, named another way
+            other = os.path.join(env.work, "..", os.path.basename(env.work), ".", name)
+            proc, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash",
+                                    other], r"listening on tcp:(\S+)")
+            assert device_id(env, port) == ids[name], name
+            env.stop(proc)
+        for given in ("00112233445566778899aabbccddeeff", "AB", "0123456789abcdef01234567"):
+            proc, port = env.sim("--device-id", given, flash="a.flash")
+            assert device_id(env, port) == given.lower(), given
+            env.stop(proc)
+        randoms = set()
+        for _ in range(2):  # a throw-away flash: a device of its own each run
+            proc, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem")],
+                                   r"listening on tcp:(\S+)")
+            randoms.add(device_id(env, port))
+            env.stop(proc)
+        assert len(randoms) == 2 and all(len(i) == 24 for i in randoms) and not randoms & set(ids.values()), randoms
+        for bad in ("", "a", "abc", "zz", "00" * 17, "0x12"):
+            r = env.run("sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash", env.p("c.flash"),
+                        "--device-id", bad, check=False, timeout=10)
+            assert r.returncode == 2 and r.stderr.startswith("mota: error: sim: --device-id"), (bad, r.returncode,
+                                                                                                r.stderr)
+        assert not os.path.exists(env.p("c.flash"))
+        print("device ids: %s (two flash files, kept across restarts), %s (throw-away flashes)" %
+              (", ".join(sorted(ids.values())), ", ".join(sorted(randoms))))
+    finally:
+        env.close()
+
+
+def free_port():
+    """A TCP port nobody listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def timed_status(env, *args, timeout=60):
+    t = time.time()
+    r = env.run("status", *args, check=False, timeout=timeout)
+    return r, time.time() - t
+
+
+def case_status_wait_reaches_a_device_that_starts_late_and_gives_up_with_its_exit_code():
+    """status --wait S: a device not listening yet is reached once it is, as soon as it answers; a wait
+    that runs out ends with the last attempt's exit code (3 unreachable, 5 busy); without --wait the
+    first failure is reported at once, as before."""
+    env = Env(MOTA, WORK)
+    try:
+        port = free_port()
+        tcp = "tcp:127.0.0.1:%d" % port
+        r, took = timed_status(env, tcp)
+        assert r.returncode == 3 and "Connection refused" in r.stderr and took < 1.5, (r.returncode, r.stderr, took)
+        t = time.time()
+        waiting = subprocess.Popen([MOTA, "status", "--wait", "20", "--json", tcp], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        env.procs.append(waiting)
+        time.sleep(2)
+        assert waiting.poll() is None, "status gave up before the device started"
+        proc, _ = env.sim(port=port)
+        started = time.time()
+        out, err = waiting.communicate(timeout=30)
+        took, after = time.time() - t, time.time() - started
+        st = json.loads(out)
+        assert waiting.returncode == 0 and st["status"] == "MOTA_OK" and st["models"], (waiting.returncode, out, err)
+        assert re.fullmatch(r"[0-9a-f]{24}", st["device"]["device_id"]), st["device"]
+        assert 2 <= took < 10 and after < 3, (took, after)
+        # another client holds the device: busy for the whole wait, then exit 5; once it lets go, heard at once
+        holder = socket.create_connection(("127.0.0.1", port))
+        time.sleep(0.3)
+        r, took = timed_status(env, "--wait", "2", tcp)
+        assert r.returncode == 5 and "MOTA_ERR_BUSY" in r.stderr and 1.8 <= took < 4.5, (r.returncode, r.stderr, took)
+        threading.Timer(1.5, holder.close).start()
+        r, took = timed_status(env, "--wait", "10", "--json", tcp)
+        assert r.returncode == 0 and 1.3 <= took < 4, (r.returncode, r.stderr, took)
+        env.stop(proc)
+        # nobody listening for the whole wait: the port's failure, exit 3, once the wait is over
+        r, took = timed_status(env, "--wait", "2", "--json", tcp)
+        assert r.returncode in (3, 6) and 1.8 <= took < 4.5, (r.returncode, r.stderr, took)
+        assert json.loads(r.stdout)["status"] in ("MOTA_ERR_TRANSPORT", "MOTA_ERR_TIMEOUT"), r.stdout
+        for bad in ("0", "x", "86401"):
+            r = env.run("status", "--wait", bad, tcp, check=False)
+            assert r.returncode == 2 and "--wait" in r.stderr, (bad, r.returncode, r.stderr)
+        r = env.run("confirm", "--wait", "2", tcp, check=False)  # status's alone
+        assert r.returncode == 2 and "unknown option --wait" in r.stderr, r.stderr
+        print("status --wait: reached a device that started 2 s late; busy for 2 s: exit 5; nobody for 2 s: exit 3")
+    finally:
+        env.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_case(globals(), CASE))

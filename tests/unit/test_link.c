@@ -5,7 +5,9 @@
  * case is one that a push through the line emulator can hit by chance.
  */
 #include "agent_fixture.h"
+#include "mota/cbor.h"
 #include "mota/link.h"
+#include "mota/proto_keys.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -303,6 +305,55 @@ static void test_a_refusal_names_its_facts_in_the_answer_and_again_for_late_fram
     bench_free(b);
 }
 
+/* HELLO's device id (key 14): *n bytes at *id; false when the answer has none. */
+static bool hello_device_id(struct bench *b, const uint8_t **id, size_t *n)
+{
+    struct answer a;
+    struct mota_cbor_dec d;
+    size_t count;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    uint8_t hello[3] = {MOTA_PROTO_VERSION, 0x00, 0x04}; /* 1 KiB frames */
+    assert_int_equal(request(b, MOTA_CMD_HELLO, ++b->seq, hello, sizeof(hello), &a), MOTA_OK);
+    static uint8_t body[MOTA_LINK_MAX_PAYLOAD];
+    memcpy(body, a.body, a.body_len);
+    mota_cbor_dec_init(&d, body, a.body_len);
+    assert_int_equal(mota_cbor_get_map(&d, &count), 0);
+    for (size_t i = 0; i < count; i++) {
+        assert_int_equal(mota_cbor_get_int_key(&d, &key, &prev), 0);
+        if (key == MOTA_INFO_DEVICE_ID) {
+            assert_int_equal(mota_cbor_get_bstr(&d, id, n), 0);
+            return true;
+        }
+        assert_int_equal(mota_cbor_skip(&d), 0);
+    }
+    assert_int_equal(d.err, 0);
+    return false;
+}
+
+static void test_hello_names_the_device_by_its_id_and_a_device_without_one_leaves_it_out(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new(NULL);
+    struct mota_agent_config *c = &b->d->cfg;
+    const uint8_t *id = NULL;
+    size_t n = 0;
+    assert_false(hello_device_id(b, &id, &n));                         /* none configured */
+    for (size_t len = 1; len <= MOTA_AGENT_DEVICE_ID_MAX; len += 11) { /* 1 and 12 bytes (an STM32's UID) */
+        for (size_t i = 0; i < len; i++)
+            c->device_id[i] = (uint8_t)(0xA0 + i);
+        c->device_id_len = (uint8_t)len;
+        assert_true(hello_device_id(b, &id, &n));
+        assert_int_equal(n, len);
+        assert_memory_equal(id, c->device_id, len);
+    }
+    c->device_id_len = MOTA_AGENT_DEVICE_ID_MAX; /* the longest */
+    assert_true(hello_device_id(b, &id, &n));
+    assert_int_equal(n, MOTA_AGENT_DEVICE_ID_MAX);
+    c->device_id_len = MOTA_AGENT_DEVICE_ID_MAX + 1; /* a configuration the agent refuses to start with */
+    assert_int_equal(dev_boot(b->d), MOTA_ERR_CONFIG);
+    bench_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_data_before_any_begin_is_answered_no_session),
         cmocka_unit_test(test_the_last_data_frame_is_preceded_by_one_event_per_phase_and_the_others_by_none),
         cmocka_unit_test(test_a_refusal_names_its_facts_in_the_answer_and_again_for_late_frames),
+        cmocka_unit_test(test_hello_names_the_device_by_its_id_and_a_device_without_one_leaves_it_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

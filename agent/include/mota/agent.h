@@ -28,6 +28,7 @@
 #define MOTA_AGENT_MAX_MODELS 4u /* a board may set fewer for its build: each costs about 0.9 KiB of RAM */
 #endif
 #define MOTA_AGENT_MAX_KEYS 4u
+#define MOTA_AGENT_DEVICE_ID_MAX 16u /* bytes of a device's unique id (an STM32's UID: 12) */
 /*
  * The container head (authentication wrapper and manifest) is held whole in
  * the scratch buffer while it is checked, before anything is erased.
@@ -74,6 +75,10 @@ struct mota_agent_config {
     unsigned n_keys;
     struct mota_agent_key keys[MOTA_AGENT_MAX_KEYS];
     uint8_t vendor_id[16], class_id[16];
+    /* this device's unique id, sent in HELLO (key 14) so a host tells devices apart: on an STM32 the 12
+     * bytes at UID_BASE; at most MOTA_AGENT_DEVICE_ID_MAX (mota_agent_init: MOTA_ERR_CONFIG); 0: none */
+    uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX];
+    uint8_t device_id_len;
     struct mota_device_profile profile;
     uint32_t max_trial_boots; /* boots allowed before an unconfirmed model is reverted (default 3) */
     uint8_t *selftest_buf;    /* for the self-test input and output */

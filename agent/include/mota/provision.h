@@ -9,13 +9,17 @@
  * everything before the crc field): magic "MPRV", version 1, vendor and
  * class ids (the UUID5s containers are checked against), a device name,
  * up to 4 trusted P-256 keys with their key-slot indices, up to 4 model
- * names (one A/B slot pair each), the trial boot limit. docs/agent.md.
+ * names (one A/B slot pair each), the trial boot limit, and the device's
+ * unique id (12 random bytes from `mota provision`, in what were reserved
+ * bytes: a record written before it has length 0 there, and the device's id
+ * is then derived from the record). docs/agent.md, docs/porting.md.
  */
 #ifndef MOTA_PROVISION_H
 #define MOTA_PROVISION_H
 
 #include "mota/agent.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +28,7 @@
 #define MOTA_PROVISION_KEYS 4u
 #define MOTA_PROVISION_MODELS 4u
 #define MOTA_PROVISION_NAME_MAX 31u
+#define MOTA_PROVISION_DEVICE_ID_LEN 12u /* what `mota provision` writes: as long as an STM32's UID */
 
 struct __attribute__((packed)) mota_provision_rec {
     uint32_t magic;
@@ -32,14 +37,15 @@ struct __attribute__((packed)) mota_provision_rec {
     uint8_t vendor_id[16];
     uint8_t class_id[16];
     char name[MOTA_PROVISION_NAME_MAX + 1]; /* NUL-terminated */
-    uint8_t n_keys, n_models, max_trial_boots, reserved;
+    uint8_t n_keys, n_models, max_trial_boots;
+    uint8_t device_id_len; /* 0: none (a record of an older mota: reserved, zero), else 1..16 */
     struct __attribute__((packed)) {
         uint32_t index;
         uint8_t pub[MOTA_P256_PUB_LEN]; /* uncompressed point, 0x04 first */
         uint8_t pad[3];
     } keys[MOTA_PROVISION_KEYS];
-    char models[MOTA_PROVISION_MODELS][24]; /* c_names, NUL-terminated */
-    uint8_t reserved2[16];
+    char models[MOTA_PROVISION_MODELS][24];      /* c_names, NUL-terminated */
+    uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX]; /* its first device_id_len bytes; the rest zero */
     uint32_t crc;
 };
 _Static_assert(sizeof(struct mota_provision_rec) == 480, "provisioning record is 480 bytes on flash");
@@ -53,6 +59,11 @@ struct mota_provision {
     unsigned n_models;
     char models[MOTA_PROVISION_MODELS][24];
     uint32_t max_trial_boots;
+    /* the device's unique id: the record's, or one derived from the record when it has none (derived:
+     * the first 12 bytes of SHA-256 of "mota-provision:" and the record), which encode leaves out */
+    uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX];
+    uint8_t device_id_len;
+    bool device_id_derived;
 };
 
 /* Check and decode a record read from flash: MOTA_OK, MOTA_ERR_NOT_PROVISIONED
@@ -62,7 +73,7 @@ int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision 
 /* Encode p as a record (out must hold sizeof(struct mota_provision_rec)). */
 int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t cap);
 
-/* Put the identity, keys and trial limit into an agent configuration. */
+/* Put the identity (vendor, class, device id), keys and trial limit into an agent configuration. */
 void mota_provision_apply(const struct mota_provision *p, struct mota_agent_config *cfg);
 
 #endif /* MOTA_PROVISION_H */

@@ -221,6 +221,14 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
 int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_verify_result *res);
 
 /*
+ * Everything mota_container_verify checks but the signature: structure, the
+ * manifest's digest, manifest, profile, every payload's size and digest. For a
+ * host that forwards containers to devices which hold the trusted keys (a
+ * gateway): a copy damaged on its way is refused before it is sent.
+ */
+int mota_container_check_digests(const uint8_t *buf, size_t len, struct mota_verify_result *res);
+
+/*
  * A compressed component's image from its payload (wire, wire_len bytes) into
  * out (at least c->size bytes), checked against the image's signed digest:
  * MOTA_OK, a MOTA_ERR_DECOMP_* code, or MOTA_ERR_DECOMP_IMAGE_DIGEST. The

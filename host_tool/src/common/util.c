@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host tool helpers every command uses: messages, option parsing, numbers and names, the clock. */
+/* Host tool helpers every command uses: messages, option parsing, numbers and names, the clock, random bytes. */
 #include "util.h"
 
 #include "mota/compat.h"
@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 void tool_err(const char *fmt, ...)
@@ -55,9 +56,22 @@ int tool_getopt(int argc, char **argv, const char *shorts, const struct option *
     return '?';
 }
 
+static int last_fail; /* tool_failed() */
+
+int tool_failed(void)
+{
+    return last_fail;
+}
+
+void tool_failed_clear(void)
+{
+    last_fail = 0;
+}
+
 int tool_fail(int code, const char *fmt, ...)
 {
     va_list ap;
+    last_fail = code;
     const char *name = mota_err_name(code);
     fprintf(stderr, "mota: error: %s: %s", name ? name : "UNKNOWN", mota_err_str(code));
     if (fmt != NULL && fmt[0] != '\0') {
@@ -124,6 +138,21 @@ const char *tool_uuid_str(const uint8_t u[16], char out[37])
     for (int i = 0; i < 16; i++)
         n += snprintf(out + n, 37 - (size_t)n, "%02x%s", u[i], (i == 3 || i == 5 || i == 7 || i == 9) ? "-" : "");
     return out;
+}
+
+int tool_random(uint8_t *out, size_t n)
+{
+    int ret = MOTA_ERR_RANDOM;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom(out + got, n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return ret;
+        got += (size_t)r;
+    }
+    return MOTA_OK;
 }
 
 double tool_now(void)

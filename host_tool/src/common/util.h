@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host tool helpers every command uses: exit codes, messages, option parsing, numbers and names, the clock.
+/* Host tool helpers every command uses: exit codes, messages, option parsing, numbers and names, the clock,
+ * random bytes.
  * Files: files.h; JSON: json.h. Nothing here calls into a command. */
 #ifndef MOTA_TOOL_UTIL_H
 #define MOTA_TOOL_UTIL_H
@@ -22,6 +23,10 @@ enum {
 
 /* "mota: error: NAME: message[: detail]" on stderr; returns code. */
 int tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The code of the last tool_fail in this process (0: none): a caller running a command in-process
+ * (mota mender-module) names the reason its exit code stands for. */
+int tool_failed(void);
+void tool_failed_clear(void);
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error, in the same form and with a pointer to the help:
  * "mota: error: CMD: what (see mota CMD --help)"; returns EXIT_USAGE. */
@@ -41,6 +46,10 @@ void tool_hex(FILE *f, const uint8_t *p, size_t n);
 const char *tool_install_mode(uint32_t mode);
 /* A 16-byte UUID in its 8-4-4-4-12 form, into out[37]; returns out. */
 const char *tool_uuid_str(const uint8_t u[16], char out[37]);
+
+/* n bytes from the system's entropy source (getrandom): MOTA_OK or MOTA_ERR_RANDOM. For ids, not keys
+ * (mota_key_generate has its own DRBG). */
+int tool_random(uint8_t *out, size_t n);
 
 /* Seconds on the monotonic clock: timeouts and deadlines. */
 double tool_now(void);

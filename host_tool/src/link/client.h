@@ -78,6 +78,10 @@ struct client_upload {
     /* no answer for a while: all_sent (every byte on the wire, the line's pace known), how long the
      * device has been quiet, and how long the bytes in flight take on the wire at that pace */
     void (*on_quiet)(void *ctx, bool all_sent, double quiet_for, double on_wire);
+    /* every byte of the container is on the wire (sent now, or kept by the device from before): from here on
+     * the device may install it; told once */
+    void (*on_all_sent)(void *ctx);
+    bool all_sent_told;
     void *ctx;
     /* the transfer's state */
     uint64_t acked, send_ptr; /* of the current connection */

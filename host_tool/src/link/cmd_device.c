@@ -26,6 +26,8 @@ struct report {
     bool has_uptime;
     uint64_t uptime_ms;
     uint8_t vendor[16], klass[16];
+    uint8_t device_id[16]; /* HELLO key 14: which device this is; device_id_len 0: it does not say */
+    size_t device_id_len;
     struct dev_profile profile;
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
@@ -130,6 +132,8 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
     info_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
     info_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
     r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
+    if (!dev_id(info, len, r->device_id, &r->device_id_len))
+        r->device_id_len = 0;
     parse_profile(info, len, &r->profile);
     parse_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
 }
@@ -146,6 +150,11 @@ static void print_report(const struct report *r)
     if (r->has_uptime)
         printf(", up %.1f s", (double)r->uptime_ms / 1000);
     printf("\n");
+    if (r->device_id_len > 0) { /* on its own line, for scripts and eyes alike */
+        printf("device id ");
+        tool_hex(stdout, r->device_id, r->device_id_len);
+        printf("\n");
+    }
     if (r->has_identity)
         printf("  identity: vendor id %s, class id %s\n", tool_uuid_str(r->vendor, u1), tool_uuid_str(r->klass, u2));
     if (r->profile.valid) {
@@ -187,6 +196,10 @@ static void json_device(struct json *j, const struct report *r)
     json_obj(j, "device");
     json_str(j, "name", r->name);
     json_bool(j, "provisioned", r->provisioned);
+    if (r->device_id_len > 0)
+        json_hex(j, "device_id", r->device_id, r->device_id_len);
+    else
+        json_null(j, "device_id");
     if (r->has_cause)
         json_str(j, "boot_cause", r->cause < 4 ? causes[r->cause] : "unknown");
     else
@@ -405,7 +418,7 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
     static struct report r;
     const uint8_t *info;
     size_t info_len;
-    int idx = 0, status = MOTA_OK, ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &info_len);
+    int idx = 0, status = MOTA_OK, ret = connect_waiting(&c, &o, &info, &info_len);
     memset(&r, 0, sizeof(r));
     if (ret == MOTA_OK) {
         parse_info(info, info_len, &r);
@@ -426,14 +439,18 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
 
 int cmd_status(int argc, char **argv)
 {
-    return device_call(argc, argv, MOTA_CMD_STATUS, "status", LO_JSON,
-                       "usage: mota status [--json] [--baud N] [--timeout S] PORT\n\n"
-                       "The device: its name, identity (vendor and class ids), why it booted, its\n"
-                       "compatibility profile. Per model: the active model (version, seq, slot, confirmed\n"
-                       "or on trial), the previous model a rollback returns to, the committed sequence\n"
-                       "number, an upload in progress, the last error and when. Then where the last\n"
-                       "update spent its time and the device's recent errors (kept across reconnects,\n"
-                       "cleared by a reboot). --json: docs/json.md.\n" LINK_EXITS);
+    return device_call(argc, argv, MOTA_CMD_STATUS, "status", LO_JSON | LO_WAIT,
+                       "usage: mota status [--json] [--wait S] [--baud N] [--timeout S] PORT\n\n"
+                       "The device: its name, its unique id (device id), identity (vendor and class ids),\n"
+                       "why it booted, its compatibility profile. Per model: the active model (version,\n"
+                       "seq, slot, confirmed or on trial), the previous model a rollback returns to, the\n"
+                       "committed sequence number, an upload in progress, the last error and when. Then\n"
+                       "where the last update spent its time and the device's recent errors (kept across\n"
+                       "reconnects, cleared by a reboot). --json: docs/json.md.\n"
+                       "--wait S: keep trying to reach the device for up to S seconds (rebooting, not\n"
+                       "listening yet, busy with another client); reports as soon as it answers, else\n"
+                       "the last attempt's failure (exit 3, 5 or 6). An attempt begun within the S\n"
+                       "seconds may take up to --timeout.\n" LINK_EXITS);
 }
 
 int cmd_confirm(int argc, char **argv)

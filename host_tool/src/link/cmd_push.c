@@ -356,6 +356,22 @@ static int push_reconnect(struct push *p, int link_err)
     return push_connect(p, p->u.last_progress + p->o->timeout_s, false);
 }
 
+static void (*all_sent_hook)(void *ctx);
+static void *all_sent_ctx;
+
+void push_on_all_sent(void (*fn)(void *ctx), void *ctx)
+{
+    all_sent_hook = fn;
+    all_sent_ctx = ctx;
+}
+
+static void on_all_sent(void *ctx)
+{
+    (void)ctx;
+    if (all_sent_hook != NULL)
+        all_sent_hook(all_sent_ctx);
+}
+
 /* The container, over as many connections as it takes: the device's verdict, or why there is none. */
 static int push_send(struct push *p, const struct mapped *m)
 {
@@ -376,6 +392,7 @@ static int push_send(struct push *p, const struct mapped *m)
     u->on_progress = on_progress;
     u->on_resume = on_resume;
     u->on_quiet = on_quiet;
+    u->on_all_sent = on_all_sent;
     u->ctx = p;
     for (;;) {
         int ret = client_upload(p->c, u);

@@ -289,6 +289,18 @@ bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[1
     return true;
 }
 
+bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n)
+{
+    struct mota_cbor_dec d;
+    const uint8_t *b = NULL;
+    size_t bl = 0;
+    if (!info_find(&d, info, len, MOTA_INFO_DEVICE_ID) || mota_cbor_get_bstr(&d, &b, &bl) != 0 || bl == 0 || bl > 16)
+        return false;
+    memcpy(out, b, bl);
+    *n = bl;
+    return true;
+}
+
 void dev_text(const uint8_t *info, size_t len, int64_t key, char *out, size_t cap)
 {
     struct mota_cbor_dec d;
@@ -501,7 +513,7 @@ void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned
     json_arr_end(j);
 }
 
-enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE, O_EXPECT };
+enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE, O_EXPECT, O_WAIT };
 
 /* The LO_ bit a link option needs (every link command shares one table); 0: every command takes it. */
 static unsigned link_option_need(int c)
@@ -512,6 +524,7 @@ static unsigned link_option_need(int c)
     case O_CONFIRM: return LO_CONFIRM;
     case O_MODEL: return LO_MODEL;
     case O_EXPECT: return LO_EXPECT;
+    case O_WAIT: return LO_WAIT;
     case O_INPUT:
     case 'o':
     case O_OUT_SIZE: return LO_INVOKE;
@@ -519,22 +532,37 @@ static unsigned link_option_need(int c)
     }
 }
 
-/* --baud, --timeout or --output-size from optarg. */
+/* --baud, --timeout, --wait or --output-size from optarg. */
 static int link_number(int c, struct link_opts *o, const char *cmd)
 {
     uint64_t v;
-    if (!tool_parse_u64(optarg, &v) || v == 0 || (c == O_TIMEOUT && v > 86400)) {
-        const char *name = c == O_TIMEOUT ? "--timeout" : c == O_BAUD ? "--baud" : "--output-size";
+    bool seconds = c == O_TIMEOUT || c == O_WAIT;
+    if (!tool_parse_u64(optarg, &v) || v == 0 || (seconds && v > 86400)) {
+        const char *name = c == O_TIMEOUT ? "--timeout"
+                           : c == O_WAIT  ? "--wait"
+                           : c == O_BAUD  ? "--baud"
+                                          : "--output-size";
         return tool_usage_err(cmd, "%s %s: %s", name, optarg,
-                              c == O_TIMEOUT ? "seconds, from 1 to 86400" : "a positive number");
+                              seconds ? "seconds, from 1 to 86400" : "a positive number");
     }
     if (c == O_BAUD)
         o->baud = (unsigned)v;
     else if (c == O_TIMEOUT)
         o->timeout_s = (double)v;
+    else if (c == O_WAIT)
+        o->wait_s = (double)v;
     else
         o->out_size = v;
     return EXIT_OK;
+}
+
+/* The long name of option c in opts. */
+static const char *link_option_name(const struct option *opts, int c)
+{
+    for (; opts->name != NULL; opts++)
+        if (opts->val == c)
+            return opts->name;
+    return "?";
 }
 
 int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
@@ -547,7 +575,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
         {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
         {"output", required_argument, 0, 'o'}, {"expect-digest", required_argument, 0, O_EXPECT},
-        {0, 0, 0, 0}};
+        {"wait", required_argument, 0, O_WAIT}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
@@ -557,8 +585,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
     while ((c = tool_getopt(argc, argv, "hqo:", opts, cmd)) != -1) {
         /* every link command shares one option table; the ones a command does not take are refused */
         unsigned need = link_option_need(c);
-        if (need != 0 && !(allowed & need))
-            return tool_usage_err(cmd, "unknown option %s", argv[optind - 1]);
+        if (need != 0 && !(allowed & need)) /* named from the table: argv[optind - 1] may be its value */
+            return tool_usage_err(cmd, "unknown option --%s", link_option_name(opts, c));
         switch (c) {
         case 'h': printf("%s", usage); exit(EXIT_OK);
         case 'q': o->quiet = true; break;
@@ -570,6 +598,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         case 'o': o->output = optarg; break;
         case O_BAUD:
         case O_TIMEOUT:
+        case O_WAIT:
         case O_OUT_SIZE:
             if ((rc = link_number(c, o, cmd)) != EXIT_OK)
                 return rc;
@@ -615,6 +644,29 @@ int connect_device(struct client *c, const struct link_opts *o, double deadline,
         }
         if (tool_now() >= deadline)
             return MOTA_ERR_TIMEOUT;
+        usleep(200 * 1000);
+    }
+}
+
+/* A failure that may pass: the port not there yet or refusing (a device rebooting, a simulator not yet
+ * listening, a USB port re-enumerating), another client holding the device, no answer. */
+static bool transient(int ret)
+{
+    return ret == MOTA_ERR_TRANSPORT || ret == MOTA_ERR_BUSY || ret == MOTA_ERR_TIMEOUT || ret == MOTA_ERR_DEVICE_LOST;
+}
+
+/*
+ * Each attempt as without --wait (bounded by --timeout, a port that cannot be opened reported at once), and
+ * another one 200 ms later while the wait lasts: an attempt that began within it may run on to its own
+ * --timeout, so a device that answers late is still heard.
+ */
+int connect_waiting(struct client *c, const struct link_opts *o, const uint8_t **info, size_t *info_len)
+{
+    double end = tool_now() + o->wait_s;
+    for (;;) {
+        int ret = connect_device(c, o, tool_now() + o->timeout_s, true, info, info_len);
+        if (ret == MOTA_OK || !transient(ret) || tool_now() + 0.2 > end)
+            return ret;
         usleep(200 * 1000);
     }
 }

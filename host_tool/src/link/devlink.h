@@ -63,12 +63,15 @@ struct link_opts {
     const char *expect_digest; /* confirm, rollback: the manifest digest (64 hex digits) they are about */
     const char *input, *output;
     uint64_t out_size;
+    double wait_s; /* status --wait S: how long to keep trying to reach the device; 0: one attempt */
 };
 
 #define LINK_EXITS                                                                                                     \
     "--timeout S bounds every wait for the device (default 10).\n"                                                     \
-    "Exit codes: 0 done; 1 refused by the device; 2 usage; 3 port unusable; 5 device busy;\n"                          \
-    "6 timed out.\n"
+    "Exit codes: 0 done; 1 refused by the device and 2 usage: final (the same command\n"                               \
+    "gets the same answer); 3 port unusable: final for a path that is no port, may be\n"                               \
+    "transient (a USB port re-enumerating); 5 device busy and 6 timed out: transient\n"                                \
+    "(try again; a push resumes).\n"
 
 void copy_str(char *dst, size_t cap, const char *s, size_t n);
 void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out);
@@ -77,6 +80,9 @@ bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v);
 bool info_bool(const uint8_t *p, size_t len, int64_t want, bool *v);
 /* HELLO key 5, [vendor id, class id]: which 0 or 1 into out; false when absent. */
 bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[16]);
+/* HELLO key 14, the device's unique id (1 to 16 bytes) into out, its length in *n; false when the device
+ * does not send one or sends something else. */
+bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n);
 /* A text field of the device info (key 1 name, 11 profile name); "" when absent. */
 void dev_text(const uint8_t *info, size_t len, int64_t key, char *out, size_t cap);
 /* The device's uptime in ms when it answered STATUS (key 5); false from a device that does not say. */
@@ -89,11 +95,14 @@ struct json;
 /* "models": [...] as docs/json.md describes them. */
 void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned max_boots);
 /* Options a link command takes besides --baud and --timeout. */
-enum { LO_JSON = 1, LO_QUIET = 2, LO_MODEL = 4, LO_CONFIRM = 8, LO_INVOKE = 16, LO_EXPECT = 32 };
+enum { LO_JSON = 1, LO_QUIET = 2, LO_MODEL = 4, LO_CONFIRM = 8, LO_INVOKE = 16, LO_EXPECT = 32, LO_WAIT = 64 };
 int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
               bool want_container, const char **container, double default_timeout);
 int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first, const uint8_t **info,
                    size_t *info_len);
+/* connect_device, tried again for up to o->wait_s seconds (status --wait) while the device cannot be reached
+ * or is busy: the first success, or the last attempt's failure. */
+int connect_waiting(struct client *c, const struct link_opts *o, const uint8_t **info, size_t *info_len);
 int link_exit(int ret);
 /* Run model idx on the device: one INVOKE when input and output fit a frame, else through its I/O buffer
  * (io_buffer: HELLO key 12). out gets out_size bytes. *status is the device's verdict, detail its words

@@ -58,6 +58,11 @@ static int send_window(struct client *c, struct client_upload *u)
         u->sent = true;
         u->inflight++;
     }
+    if (u->send_ptr >= u->total && !u->all_sent_told) {
+        u->all_sent_told = true;
+        if (u->on_all_sent != NULL)
+            u->on_all_sent(u->ctx);
+    }
     return MOTA_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "offline/profiles.h"
 
 #include "mota/agent.h"
+#include "mota/crypto.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/link.h"
@@ -24,6 +25,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -78,6 +80,9 @@ static void help(FILE *f)
                "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
                "                         (default: any head the format allows)\n"
                "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
+               "  --device-id HEX        its unique id, 1 to 16 bytes (HELLO, `mota status`: device id).\n"
+               "                         Default 12 bytes: with --flash, the flash file's own (derived\n"
+               "                         from its absolute path: kept across restarts); else random\n"
                "Simulation and faults:\n"
                "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
                "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
@@ -231,8 +236,11 @@ enum {
     O_PORT_FILE,
     O_BAUD,
     O_TIMING,
-    O_RX_RING
+    O_RX_RING,
+    O_DEVICE_ID
 };
+
+#define SIM_DEVICE_ID_LEN 12u /* as long as an STM32's UID */
 
 /* What is removed when the simulator ends however it returns: the throw-away flash, the port file. */
 static char tmp_flash_dir[4096], tmp_flash[4200], port_file[4096];
@@ -325,6 +333,9 @@ struct sim_opts {
     enum mota_posix_flash_timing timing;
     bool exec_set, ext_set, torn, once;
     uint32_t trial_boots;
+    uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX]; /* --device-id */
+    uint8_t device_id_len;                       /* 0: the default */
+    bool throwaway;                              /* the flash is this run's only: its id is random */
     enum mota_sim_mode selftest;
     double idle_s;
     struct line_opts lo;
@@ -570,6 +581,19 @@ static int device_opt(struct sim_opts *o, int c, const char *arg)
     return 1;
 }
 
+/* --device-id HEX, 1 to 16 bytes: as line_opt. */
+static int device_id_opt(struct sim_opts *o, int c, const char *arg)
+{
+    size_t n = strlen(arg) / 2;
+    if (c != O_DEVICE_ID)
+        return 0;
+    if (n == 0 || n > MOTA_AGENT_DEVICE_ID_MAX || !tool_parse_hex(arg, o->device_id, n))
+        return tool_usage_err("sim", "--device-id '%s': 1 to %u bytes as hex digits", arg, MOTA_AGENT_DEVICE_ID_MAX),
+               -1;
+    o->device_id_len = (uint8_t)n;
+    return 1;
+}
+
 /* The options that take a number: as line_opt. */
 static int number_opt(struct sim_opts *o, int c, const char *arg)
 {
@@ -656,7 +680,7 @@ static const struct option sim_long_opts[] = {
     {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
     {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD},
     {"flash-timing", required_argument, 0, O_TIMING}, {"rx-ring", required_argument, 0, O_RX_RING},
-    {0, 0, 0, 0}};
+    {"device-id", required_argument, 0, O_DEVICE_ID}, {0, 0, 0, 0}};
 /* clang-format on */
 
 /* The command line into o: the base profile first, then every option over it. */
@@ -686,7 +710,8 @@ static int parse_options(int argc, char **argv, struct sim_opts *o)
         if (c == O_TARGET || c == O_PROFILE || c == O_LIKE || c == O_PARAMS)
             continue; /* taken above */
         int r = line_opt(o, c, optarg);
-        if (r == 0 && (r = profile_opt(&o->prof.dev, c, optarg)) == 0 && (r = device_opt(o, c, optarg)) == 0)
+        if (r == 0 && (r = profile_opt(&o->prof.dev, c, optarg)) == 0 && (r = device_opt(o, c, optarg)) == 0 &&
+            (r = device_id_opt(o, c, optarg)) == 0)
             r = number_opt(o, c, optarg);
         if (r <= 0)
             return EXIT_USAGE;
@@ -754,7 +779,40 @@ static int size_memories(struct sim_opts *o)
     return EXIT_OK;
 }
 
-/* The agent's configuration: the profile, its limits and the trusted keys (key slots 1, 2, ...). */
+/*
+ * Which device this is (HELLO key 14), as a part's UID would say: --device-id; else, on a kept flash, the
+ * flash file's own, from its absolute path (two simulators on two files differ, a restart on one keeps
+ * it); on a throw-away flash, a random one.
+ */
+static int device_id(struct mota_agent_config *cfg, const struct sim_opts *o)
+{
+    static const char tag[] = "mota-sim:";
+    char path[PATH_MAX];
+    uint8_t h[MOTA_SHA256_LEN];
+    struct mota_sha256 ctx;
+    if (o->device_id_len > 0) {
+        memcpy(cfg->device_id, o->device_id, o->device_id_len);
+        cfg->device_id_len = o->device_id_len;
+        return EXIT_OK;
+    }
+    cfg->device_id_len = SIM_DEVICE_ID_LEN;
+    if (o->throwaway) {
+        int ret = tool_random(cfg->device_id, SIM_DEVICE_ID_LEN);
+        return ret == MOTA_OK ? EXIT_OK : (tool_fail(ret, "the device id"), EXIT_IO);
+    }
+    if (realpath(o->flash, path) == NULL) { /* opened already: it exists */
+        tool_fail(MOTA_ERR_IO, "%s: %s", o->flash, strerror(errno));
+        return EXIT_IO;
+    }
+    mota_sha256_init(&ctx);
+    mota_sha256_update(&ctx, tag, sizeof(tag) - 1);
+    mota_sha256_update(&ctx, path, strlen(path));
+    mota_sha256_finish(&ctx, h);
+    memcpy(cfg->device_id, h, SIM_DEVICE_ID_LEN);
+    return EXIT_OK;
+}
+
+/* The agent's configuration: the profile, its limits, its id and the trusted keys (key slots 1, 2, ...). */
 static int configure_agent(struct sim *s, const struct sim_opts *o)
 {
     struct mota_agent_config *cfg = &s->d.cfg;
@@ -772,7 +830,7 @@ static int configure_agent(struct sim *s, const struct sim_opts *o)
         memcpy(cfg->keys[k].pub, key.pub, MOTA_P256_PUB_LEN);
         cfg->keys[k].index = k + 1;
     }
-    return EXIT_OK;
+    return device_id(cfg, o);
 }
 
 /* The flash as the part has it, and the layout on it: "flash 512 KiB: 4 x 16 KiB, 1 x 64 KiB, ... sectors". */
@@ -835,6 +893,9 @@ static int open_device(struct sim *s, const struct sim_opts *o)
     fprintf(stderr, "mota-sim: profile %s: %s; exec RAM %llu, external RAM %llu bytes per model\n",
             o->prof.name ? o->prof.name : "(default)", d, (unsigned long long)o->exec, (unsigned long long)o->ext);
     describe_flash(s, o->timing);
+    fprintf(stderr, "mota-sim: device id ");
+    tool_hex(stderr, s->d.cfg.device_id, s->d.cfg.device_id_len);
+    fprintf(stderr, "\n");
     return EXIT_OK;
 }
 
@@ -1033,6 +1094,7 @@ int cmd_sim(int argc, char **argv)
     atexit(remove_at_exit);
     if (o.port_path != NULL)
         unlink(o.port_path); /* a stale one would send a client to a port nobody serves */
+    o.throwaway = o.flash == NULL;
     if (o.flash == NULL && (o.flash = throwaway_flash()) == NULL)
         return EXIT_IO;
     if ((rc = open_device(&sim, &o)) != EXIT_OK || (rc = open_line(&sim, &o, port_name, sizeof(port_name))) != EXIT_OK)

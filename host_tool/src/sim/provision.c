@@ -50,7 +50,8 @@ const struct board_target *board_target_default(void)
     return &targets[0];
 }
 
-static int build_record(const struct board_identity *id, uint8_t rec[sizeof(struct mota_provision_rec)])
+/* The identity as a record's contents (the device id is the caller's to add). */
+static int build_identity(const struct board_identity *id, struct mota_provision *out)
 {
     struct mota_provision p;
     memset(&p, 0, sizeof(p));
@@ -75,7 +76,30 @@ static int build_record(const struct board_identity *id, uint8_t rec[sizeof(stru
         strcpy(p.models[m], n);
     }
     p.max_trial_boots = id->trial_boots;
-    int ret = mota_provision_encode(&p, rec, sizeof(struct mota_provision_rec));
+    *out = p;
+    return MOTA_OK;
+}
+
+/*
+ * The record for this identity on a board whose sector holds cur (decoded: cur_ret): a board provisioned
+ * already keeps its device id (the record's, or none for one derived from a record without it), so the
+ * same identity gives the same record; a new board gets a random one, as a part's UID is its own.
+ */
+static int build_record(const struct mota_provision *identity, const struct mota_provision *cur, int cur_ret,
+                        uint8_t rec[sizeof(struct mota_provision_rec)])
+{
+    struct mota_provision p = *identity;
+    int ret = MOTA_ERR_PROVISION;
+    if (cur_ret == MOTA_OK) {
+        memcpy(p.device_id, cur->device_id, sizeof(p.device_id));
+        p.device_id_len = cur->device_id_len;
+        p.device_id_derived = cur->device_id_derived;
+    } else {
+        p.device_id_len = MOTA_PROVISION_DEVICE_ID_LEN;
+        if ((ret = tool_random(p.device_id, p.device_id_len)) != MOTA_OK)
+            return tool_fail(ret, "the board's device id");
+    }
+    ret = mota_provision_encode(&p, rec, sizeof(struct mota_provision_rec));
     return ret < 0 ? tool_fail(ret, "provisioning record") : MOTA_OK;
 }
 
@@ -100,8 +124,8 @@ int board_flash_create(const char *path)
 int board_provision(const char *flash, const struct board_identity *id, bool *done)
 {
     uint8_t rec[sizeof(struct mota_provision_rec)], cur[sizeof(rec)];
-    struct mota_provision p;
-    int ret = build_record(id, rec);
+    struct mota_provision want, p;
+    int ret = build_identity(id, &want); /* the identity's own errors first, before any file is made */
     if (ret != MOTA_OK)
         return ret;
     if ((ret = board_flash_create(flash)) != MOTA_OK)
@@ -119,6 +143,11 @@ int board_provision(const char *flash, const struct board_identity *id, bool *do
     }
     ret = mota_provision_decode(cur, sizeof(cur), &p);
     *done = false;
+    int built = build_record(&want, &p, ret, rec);
+    if (built != MOTA_OK) {
+        close(fd);
+        return built;
+    }
     if (ret == MOTA_OK || ret == MOTA_ERR_PROVISION) {
         close(fd);
         if (ret == MOTA_OK && memcmp(cur, rec, sizeof(rec)) == 0)
@@ -218,8 +247,10 @@ int cmd_provision(int argc, char **argv)
                        "The factory step for a QEMU board (an547, an505: one flash layout): writes the\n"
                        "device's identity (vendor and class, checked against every container), its\n"
                        "trusted keys (key slots 1, 2, ...), its name and model slots into the\n"
-                       "provisioning sector of its flash file (created erased if absent). A board is\n"
-                       "provisioned once: a different record over an existing one is refused.\n"
+                       "provisioning sector of its flash file (created erased if absent), with a random\n"
+                       "12-byte device id (HELLO, `mota status`: device id). A board is provisioned\n"
+                       "once: a different record over an existing one is refused; the same identity\n"
+                       "again keeps the board's device id.\n"
                        "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
             return EXIT_OK;
         } else {

@@ -25,7 +25,8 @@
     X(MOTA_INFO_HEAD_MAX, 10, "max-head")                                                                              \
     X(MOTA_INFO_PROFILE_NAME, 11, "profile-name")                                                                      \
     X(MOTA_INFO_IO_BUFFER, 12, "io-buffer")                                                                            \
-    X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")
+    X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")                                                                    \
+    X(MOTA_INFO_DEVICE_ID, 14, "device-id")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
 #define MOTA_MINFO_KEYS(X) /* cddl: model */                                                                           \

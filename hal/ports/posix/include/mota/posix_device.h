@@ -59,7 +59,7 @@ struct mota_posix_device {
     struct mota_posix_sim sim;
     struct mota_loader_mem mem;
     struct mota_port port;        /* the above, and the transport of the current boot */
-    struct mota_agent_config cfg; /* keys, identity and profile are the caller's to fill */
+    struct mota_agent_config cfg; /* keys, identity (vendor, class, device id) and profile: the caller fills them */
     struct mota_device device;
     enum mota_reset_cause cause; /* what the next boot reports */
     unsigned resets, kicks;
