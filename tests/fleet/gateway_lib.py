@@ -151,6 +151,15 @@ class Gateway:
         return {k: {f: m[f] for f in ("active", "previous", "upload", "committed_seq", "last_error")}
                 for k, m in self.models(name).items()}
 
+    def keep_board(self):
+        """Note what the board runs now (nothing without a board), for assert_board_kept()."""
+        self.board_before = self.snapshot("board") if self.board_port else None
+
+    def assert_board_kept(self):
+        """The board is as keep_board() found it: no container of another class reached it."""
+        if getattr(self, "board_before", None) is not None:
+            assert self.snapshot("board") == self.board_before, ("the board changed", self.snapshot("board"))
+
     def sim_log(self, name):
         return open(self.errs[name]).read()
 

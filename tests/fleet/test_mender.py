@@ -135,7 +135,7 @@ def case_a_container_refused_by_its_self_test_fails_the_deployment_and_changes_n
         rel, params = g.env.model("net", 2048)
         bad = g.env.pack("bad_v2.mota", rel, params, seq=2, version="2.0.0", selftest="fail")
         g.baseline(v1)
-        board_before = g.snapshot("board") if g.board_port else None
+        g.keep_board()
         a = g.artifact("sims-bad", bad)
         rc, out = g.mender("install", a)
         assert rc == 1, (rc, out)
@@ -147,8 +147,7 @@ def case_a_container_refused_by_its_self_test_fails_the_deployment_and_changes_n
             refused += bool(m["last_error"] and "SELFTEST" in json.dumps(m["last_error"]))
         assert refused >= 1, ("no device ran the self-test: the container never reached one", out)
         assert "MOTA_ERR_SELFTEST" in out, ("the device's reason is not in mender's log", out)
-        if board_before:
-            assert g.snapshot("board") == board_before
+        g.assert_board_kept()
         assert g.mender("commit")[0] == 2 and g.mender("rollback")[0] == 2  # nothing left pending
     finally:
         g.close()
@@ -160,7 +159,7 @@ def case_mender_rollback_after_install_brings_every_mcu_back():
         g.standard()
         v1, v2 = g.sim_containers(1, 2)
         g.baseline(v1)
-        board_before = g.snapshot("board") if g.board_port else None
+        g.keep_board()
         rc, out = g.mender("install", g.artifact("sims-v2", v2))
         assert rc == 0, out
         assert [g.active(s) for s in SIMS] == [(2, "trial")] * 2
@@ -171,8 +170,7 @@ def case_mender_rollback_after_install_brings_every_mcu_back():
             assert (m["active"]["seq"], m["active"]["state"]) == (1, "confirmed") and m["committed_seq"] == 1, (s, m)
         assert g.artifact_name() == BASE
         assert g.mender("rollback")[0] == 2 and g.mender("commit")[0] == 2
-        if board_before:
-            assert g.snapshot("board") == board_before
+        g.assert_board_kept()
         # the same artifact installs again after its rollback
         rc, out = g.mender("install", g.p("sims-v2.mender"))
         assert rc == 0, out
@@ -189,7 +187,7 @@ def case_an_older_container_is_refused_and_nothing_changes():
         v1, v2 = g.sim_containers(1, 2)
         g.baseline(v1)
         g.baseline(v2)
-        board_before = g.snapshot("board") if g.board_port else None
+        g.keep_board()
         kept = ("active", "previous", "upload", "committed_seq")
         before = {s: {f: g.models(s)["network"][f] for f in kept} for s in SIMS}
         rc, out = g.mender("install", g.artifact("sims-v1", v1))
@@ -200,8 +198,7 @@ def case_an_older_container_is_refused_and_nothing_changes():
             assert (m["active"]["seq"], m["active"]["state"]) == (2, "confirmed") and m["previous"]["seq"] == 1, (s, m)
             assert {f: m[f] for f in kept} == before[s], (s, m, before[s])
         assert g.artifact_name() == BASE
-        if board_before:
-            assert g.snapshot("board") == board_before
+        g.assert_board_kept()
     finally:
         g.close()
 
@@ -247,7 +244,7 @@ def case_one_unreachable_mcu_fails_the_deployment_and_the_others_are_rolled_back
         g.write_conf(["ghost tcp:127.0.0.1:%d --timeout 2" % ghost])
         v1, v2 = g.sim_containers(1, 2)
         g.baseline(v1)
-        board_before = g.snapshot("board") if g.board_port else None
+        g.keep_board()
         a2 = g.artifact("sims-v2", v2)
         t = time.time()
         rc, out = g.mender("install", a2)
@@ -259,8 +256,7 @@ def case_one_unreachable_mcu_fails_the_deployment_and_the_others_are_rolled_back
         for n in SIMS:
             m = g.models(n)["network"]
             assert (m["active"]["seq"], m["active"]["state"]) == (1, "confirmed"), (n, m, out)
-        if board_before:
-            assert g.snapshot("board") == board_before
+        g.assert_board_kept()
         inv = g.inventory()
         assert inv.get("mota.ghost.reachable") == "no" and inv.get("mota.sim1.reachable") == "yes", inv
         assert inv.get("mota.sim1.network.version") == "1.0.0", inv
@@ -404,7 +400,7 @@ def case_every_state_run_twice_on_a_saved_dir_does_the_right_thing():
         g.standard()
         v1, v2, v3 = g.sim_containers(1, 2, 3)
         g.baseline(v1)
-        board_before = g.snapshot("board") if g.board_port else None
+        g.keep_board()
         da = mender_dir(g, g.p("dir-a"), g.artifact("sims-v2", v2), v2)
         db = mender_dir(g, g.p("dir-b"), g.artifact("sims-v3", v3), v3)
         for d in (da, db):
@@ -439,8 +435,7 @@ def case_every_state_run_twice_on_a_saved_dir_does_the_right_thing():
         for s in SIMS:
             m = g.models(s)["network"]
             assert m["committed_seq"] == 2 and m["active"]["seq"] == 2, (s, m)
-        if board_before:
-            assert g.snapshot("board") == board_before
+        g.assert_board_kept()
     finally:
         g.close()
 
