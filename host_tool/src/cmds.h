@@ -12,6 +12,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_errors(int argc, char **argv);
+int cmd_id(int argc, char **argv);
 int cmd_build_model(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 /* For a caller that runs cmd_push in its process (mota mender-module): fn(ctx) once every byte of the

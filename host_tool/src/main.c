@@ -41,6 +41,7 @@ static const struct {
     {"mender-module", cmd_mender_module, "Mender Update Module: a gateway's MCUs updated by Mender (docs/fleet.md)"},
     {"mender-artifact", cmd_mender_artifact, "a Mender artifact (module-image, type mota) around containers"},
     {"mender-inventory", cmd_mender_inventory, "Mender inventory attributes: what each MCU of the gateway runs"},
+    {"id", cmd_id, "the vendor and class ids (UUIDs) pack and sim derive from --vendor/--class"},
     {"errors", cmd_errors, "list every reason code with its name and message"},
 };
 

@@ -5,8 +5,12 @@
 
 #include "mota/err.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void json_indent(struct json *j)
 {
@@ -30,19 +34,69 @@ static void json_key(struct json *j, const char *key)
     }
 }
 
+/* The length of the well-formed UTF-8 sequence at s (at most n bytes), or 0: not one (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (c == 0xF4)
+        hi = 0x8F; /* above U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return len;
+}
+
 void json_escaped(FILE *f, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     fputc('"', f);
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = u[i];
+        size_t len;
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7F)
             fprintf(f, "\\u%04x", c);
-        else
+        else if (c < 0x80)
             fputc(c, f);
+        else if ((len = utf8_len(u + i, n - i)) > 0) {
+            fwrite(u + i, 1, len, f);
+            i += len - 1;
+        } else
+            fputs("\\ufffd", f); /* a byte that starts no well-formed UTF-8 sequence: U+FFFD, one per byte */
     }
     fputc('"', f);
+}
+
+void json_file_why(const char *path, char *why, size_t cap)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        return;
+    }
+    if (fstat(fd, &st) != 0)
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        snprintf(why, cap, "%s: is a directory, not a file", path);
+    else if (!S_ISREG(st.st_mode))
+        snprintf(why, cap, "%s: not a regular file", path);
+    else
+        snprintf(why, cap, "%s: could not be read", path);
+    close(fd);
 }
 
 void json_begin(struct json *j, FILE *f)

@@ -36,7 +36,12 @@ void json_int(struct json *j, const char *key, int64_t v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_hex(struct json *j, const char *key, const uint8_t *p, size_t n);
 void json_null(struct json *j, const char *key);
-/* n bytes of s as a quoted JSON string (quotes, backslashes and control bytes escaped). */
+/* n bytes of s as a quoted JSON string: quotes, backslashes and control bytes escaped, well-formed UTF-8
+ * kept as it is, and every other byte (a path or a device's text in another encoding) replaced by U+FFFD
+ * (written "\ufffd"), so the output is always valid JSON in UTF-8. */
 void json_escaped(FILE *f, const char *s, size_t n);
+/* Why path cannot be read as a file, for a document's "detail": "PATH: No such file or directory",
+ * "PATH: is a directory, not a file", ... (the same checks as tool_map). */
+void json_file_why(const char *path, char *why, size_t cap);
 
 #endif

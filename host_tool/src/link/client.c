@@ -50,19 +50,63 @@ static int client_stream(struct client *c)
     return MOTA_OK;
 }
 
+/* Where HOST begins in tcp:HOST:PORT, or in tcp://HOST:PORT (the same port, as a URL writes it). */
+static const char *tcp_host(const char *port)
+{
+    return strncmp(port, "tcp://", 6) == 0 ? port + 6 : port + 4;
+}
+
+/* A scheme other than tcp ("udp://", "serial://"): letters, then "://" */
+static bool other_scheme(const char *port)
+{
+    size_t n = strspn(port, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+    return n > 0 && strncmp(port + n, "://", 3) == 0 && strncmp(port, "tcp:", 4) != 0;
+}
+
+bool client_port_syntax(const char *port, char *why, size_t cap)
+{
+    if (port[0] == '\0') {
+        snprintf(why, cap, "'' is empty");
+        return false;
+    }
+    if (other_scheme(port)) {
+        snprintf(why, cap, "%s: no such kind of port (the network one is tcp:)", port);
+        return false;
+    }
+    if (strncmp(port, "tcp:", 4) != 0)
+        return true; /* a path: whether it is a terminal is found when it is opened */
+    const char *host = tcp_host(port), *colon = strrchr(host, ':');
+    uint64_t p;
+    /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET) */
+    if (host[0] == '[' || (colon != NULL && memchr(host, ':', (size_t)(colon - host)) != NULL)) {
+        snprintf(why, cap, "%s: an IPv6 address, and the link connects over IPv4 only", port);
+        return false;
+    }
+    if (colon == NULL) {
+        snprintf(why, cap, "%s: no :PORT after the host", port);
+        return false;
+    }
+    if (!tool_parse_u64(colon + 1, &p) || p == 0 || p > 65535) {
+        snprintf(why, cap, "%s: '%s' is no TCP port number (1 to 65535)", port, colon + 1);
+        return false;
+    }
+    return true;
+}
+
 /* tcp:HOST:PORT, connected within timeout_ms */
 static int open_tcp(struct client *c, const char *port, int timeout_ms)
 {
     char host[256];
-    const char *colon = strrchr(port + 4, ':');
+    const char *h = tcp_host(port), *colon = strrchr(h, ':');
     uint64_t p = 0;
-    if (colon == NULL || (size_t)(colon - (port + 4)) >= sizeof(host) || !tool_parse_u64(colon + 1, &p) || p == 0 ||
-        p > 65535) {
+    if (!client_port_syntax(port, c->why, sizeof(c->why)))
+        return MOTA_ERR_ARG;
+    if ((size_t)(colon - h) >= sizeof(host) || !tool_parse_u64(colon + 1, &p)) {
         snprintf(c->why, sizeof(c->why), "%s: expected tcp:HOST:PORT", port);
         return MOTA_ERR_ARG;
     }
-    memcpy(host, port + 4, (size_t)(colon - (port + 4)));
-    host[colon - (port + 4)] = 0;
+    memcpy(host, h, (size_t)(colon - h));
+    host[colon - h] = 0;
     char why[200];
     if (!tool_host_resolves(host, why, sizeof(why))) { /* its own cause, not "no route to host" */
         snprintf(c->why, sizeof(c->why), "%s: %s", port, why);
@@ -95,7 +139,7 @@ static int open_serial(struct client *c, const char *port, unsigned baud)
     /* a device is a terminal (a UART, a USB CDC port, a pty): a regular file, a FIFO or /dev/null is a
      * mistake (often a container named where the port belongs), and writing HELLO frames would ruin it */
     if (!isatty(c->fd)) {
-        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a TCP device is written tcp:HOST:PORT)", port);
+        snprintf(c->why, sizeof(c->why), "%s: not a serial port or pty (a port is %s)", port, CLIENT_PORT_FORMS);
         client_close(c);
         return MOTA_ERR_TRANSPORT;
     }

@@ -44,6 +44,16 @@ struct client {
 /* The longest hold a FLASH_BUSY event buys, and all the holds between two acknowledgements together. */
 #define CLIENT_HOLD_MAX_MS 60000u
 
+/* The ports the link takes, as a message shows them. */
+#define CLIENT_PORT_FORMS                                                                                              \
+    "tcp:HOST:PORT (an IPv4 address or host name; tcp://HOST:PORT the same), or a serial device or pty path "          \
+    "(/dev/ttyACM0)"
+
+/* Whether port is written as client_open takes it: tcp:HOST:PORT (or tcp://HOST:PORT) with no IPv6 address and a
+ * port from 1 to 65535, or a path. Else false, and why (with the port) in why. Whether HOST resolves, and whether
+ * a path is a terminal, is found when the port is opened. */
+bool client_port_syntax(const char *port, char *why, size_t cap);
+
 /* PORT: tcp:HOST:PORT, or a serial device or pty path (baud applies to serial devices). A TCP
  * connection is given timeout_ms. On failure c->why says what happened (errno text, with the port);
  * c->deadline survives the call. */

@@ -21,7 +21,8 @@ static const char invoke_usage[] =
     "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
     "Run the active model on FILE on the device; print the output and the time it took.\n"
     "An input or output larger than one frame goes through the device's I/O buffer (its size is in\n"
-    "`mota status --json`, HELLO key 12), in pieces.\n" LINK_EXITS;
+    "`mota status --json`, HELLO key 12), in pieces.\n"
+    "--model NAME the device does not have is refused (MOTA_ERR_NO_SLOT, exit 1) with the names it has.\n" LINK_EXITS;
 
 #define INVOKE_MAX_OUTPUT (16u << 20) /* the host's own bound: a device's I/O buffer is far smaller */
 
@@ -123,17 +124,43 @@ int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t
 struct invoke_result {
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
-    int idx;          /* the model run */
+    int idx;          /* the model run; -1: none (the device has no model --model names, or was not asked) */
     int ret;          /* the link's result */
-    int status;       /* the device's */
+    int status;       /* the device's, or the host's refusal (MOTA_ERR_IO: --input, MOTA_ERR_NO_SLOT: --model) */
     uint32_t us;      /* how long the run took, on the device's clock */
-    char detail[320]; /* the device's words, or why it could not be reached */
+    char detail[600]; /* the device's words, or why it could not be reached, or the host's facts */
 };
 
-/* The input run on the device's model (--model, or the first), the output into out. EXIT_OK, also when
- * the device cannot be reached or refuses (r says so), or the usage error of a --model it does not have. */
-static int invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in, uint8_t *out,
-                            struct invoke_result *r)
+/* --model NAME the device does not have: refused, with the names it has. */
+static void no_such_model(const char *name, struct invoke_result *r)
+{
+    size_t at = (size_t)snprintf(r->detail, sizeof(r->detail), "--model %s: the device has", name);
+    for (unsigned i = 0; i < r->n_models && at < sizeof(r->detail); i++)
+        at += (size_t)snprintf(r->detail + at, sizeof(r->detail) - at, "%s %s", i ? "," : ":", r->models[i].name);
+    if (r->n_models == 0 && at < sizeof(r->detail))
+        snprintf(r->detail + at, sizeof(r->detail) - at, " no model");
+    r->status = MOTA_ERR_NO_SLOT;
+    r->idx = -1;
+}
+
+/* The model did not run on this input (a device says only that): the sizes given, and where the model's are. */
+static void sizes_detail(const struct link_opts *o, size_t in_len, struct invoke_result *r)
+{
+    if (r->ret != MOTA_OK || r->status != MOTA_ERR_SELFTEST_RUN || r->detail[0] != 0)
+        return;
+    snprintf(r->detail, sizeof(r->detail),
+             "model %s did not run on an input of %zu bytes with an output of %llu bytes (--output-size); the "
+             "device does not report the sizes it expects: the model's are its input and output buffers in `mota "
+             "info --epochs MODEL.bin` (the container's self-test: its selftest component's size and "
+             "compat.selftest.output_size in `mota inspect`)",
+             r->idx >= 0 && r->idx < (int)r->n_models ? r->models[r->idx].name : "?", in_len,
+             (unsigned long long)o->out_size);
+}
+
+/* The input run on the device's model (--model, or the first), the output into out; r says how it went
+ * (the device not reached, a refusal, a --model it does not have). */
+static void invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in, uint8_t *out,
+                             struct invoke_result *r)
 {
     const uint8_t *info;
     size_t info_len;
@@ -141,15 +168,17 @@ static int invoke_on_device(struct client *c, const struct link_opts *o, const s
     r->ret = connect_device(c, o, tool_now() + o->timeout_s, true, &info, &info_len);
     if (r->ret != MOTA_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", c->why);
-        return EXIT_OK;
+        return;
     }
     parse_models(info, info_len, MOTA_INFO_MODELS, r->models, &r->n_models);
     info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &io);
-    if (o->model && (r->idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0)
-        return tool_usage_err("invoke", "--model %s: the device has no such model", o->model);
+    if (o->model && (r->idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0) {
+        no_such_model(o->model, r);
+        return;
+    }
     r->ret = dev_invoke(c, io, (unsigned)r->idx, in->data, in->len, out, (size_t)o->out_size, o->timeout_s, &r->us,
                         &r->status, r->detail, sizeof(r->detail));
-    return EXIT_OK;
+    sizes_detail(o, in->len, r);
 }
 
 static void report(const struct link_opts *o, const struct invoke_result *r, const uint8_t *out, bool ok)
@@ -158,12 +187,16 @@ static void report(const struct link_opts *o, const struct invoke_result *r, con
         struct json j;
         json_doc(&j, stdout, "invoke", false);
         json_reason(&j, r->ret != MOTA_OK ? r->ret : r->status);
-        json_str(&j, "model", r->idx < (int)r->n_models ? r->models[r->idx].name : "");
+        json_str(&j, "model", r->idx >= 0 && r->idx < (int)r->n_models ? r->models[r->idx].name : NULL);
         json_str(&j, "detail", r->detail);
         if (ok) {
             json_uint(&j, "duration_us", r->us);
             json_uint(&j, "output_size", o->out_size);
             json_hex(&j, "output", out, (size_t)o->out_size);
+        } else { /* no output: every field still there (docs/json.md) */
+            json_null(&j, "duration_us");
+            json_null(&j, "output_size");
+            json_null(&j, "output");
         }
         json_end(&j);
     } else if (ok) {
@@ -189,6 +222,8 @@ static int conclude(const struct client *c, const struct link_opts *o, const str
         link_fail(r->ret, c, o);
         return link_exit(r->ret);
     }
+    if (r->status == MOTA_ERR_IO) /* --input: tool_map has said why */
+        return EXIT_IO;
     if (r->status != MOTA_OK) {
         tool_fail(r->status, "%s", r->detail[0] ? r->detail : "the device refused");
         return EXIT_INVALID;
@@ -205,20 +240,24 @@ int cmd_invoke(int argc, char **argv)
     if (o.input == NULL || o.out_size == 0 || o.out_size > INVOKE_MAX_OUTPUT)
         return tool_usage_err("invoke", "needs --input FILE and --output-size N (at most %u)", INVOKE_MAX_OUTPUT);
     static struct client c;
-    struct invoke_result r = {.idx = 0, .status = MOTA_OK};
+    static struct invoke_result r;
+    r = (struct invoke_result){.idx = 0, .status = MOTA_OK};
     struct mapped in;
-    if (tool_map(o.input, &in) != MOTA_OK)
-        return EXIT_IO;
     uint8_t *out = malloc(o.out_size);
-    if (out == NULL) {
-        tool_unmap(&in);
+    if (out == NULL)
         return tool_fail(MOTA_ERR_NOSPC, "%llu bytes for the output", (unsigned long long)o.out_size);
+    if (tool_map(o.input, &in) != MOTA_OK) { /* nothing asked of the device */
+        char why[560];
+        json_file_why(o.input, why, sizeof(why));
+        snprintf(r.detail, sizeof(r.detail), "--input %s", why);
+        r.status = MOTA_ERR_IO;
+        r.idx = -1;
+    } else {
+        invoke_on_device(&c, &o, &in, out, &r);
+        tool_unmap(&in);
+        client_close(&c);
     }
-    rc = invoke_on_device(&c, &o, &in, out, &r);
-    tool_unmap(&in);
-    client_close(&c);
-    if (rc == EXIT_OK)
-        rc = conclude(&c, &o, &r, out);
+    rc = conclude(&c, &o, &r, out);
     free(out);
     return rc;
 }

@@ -10,6 +10,7 @@
  * fake tree stands for the hardware.
  */
 #include "cmds.h"
+#include "devlink.h"
 
 #include "common/json.h"
 #include "common/util.h"
@@ -48,6 +49,8 @@ struct port {
     unsigned n_by_id;
     const char *kind; /* why it looks like a device, or NULL */
 };
+
+static struct port found[MAX_PORTS]; /* what scan() finds: large, so not on the stack */
 
 static const char *root(const char *env, const char *dflt)
 {
@@ -199,6 +202,12 @@ static void help(FILE *f)
             TOOL_JSON_SCHEMA);
 }
 
+/* The name to give a port by: the stable one survives re-plugging and renumbering, the one to write in a script. */
+static const char *port_name(const struct port *p)
+{
+    return p->n_by_id ? p->by_id[0] : p->dev;
+}
+
 /* The port to hint at: the one that looks like a device, when exactly one does (*likely: how many do). */
 static const char *hint_port(const struct port *ports, size_t n, size_t *likely)
 {
@@ -210,10 +219,21 @@ static const char *hint_port(const struct port *ports, size_t n, size_t *likely)
             hint = &ports[i];
         }
     }
-    if (*likely != 1)
-        hint = NULL;
-    /* the stable name survives re-plugging and renumbering: the one to write in a script */
-    return hint == NULL ? NULL : hint->n_by_id ? hint->by_id[0] : hint->dev;
+    return *likely == 1 ? port_name(hint) : NULL;
+}
+
+size_t ports_devices(char (*names)[PATH_MAX], size_t cap)
+{
+    struct port *ports = found;
+    size_t n = scan(ports, MAX_PORTS), likely = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ports[i].kind == NULL)
+            continue;
+        if (likely < cap)
+            snprintf(names[likely], PATH_MAX, "%s", port_name(&ports[i]));
+        likely++;
+    }
+    return likely;
 }
 
 static void port_json(struct json *j, const struct port *p)
@@ -289,7 +309,7 @@ static void ports_text(const struct port *ports, size_t n, const char *hint, siz
 int cmd_ports(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
-    static struct port ports[MAX_PORTS];
+    struct port *ports = found;
     bool as_json = false;
     int c;
 

@@ -14,6 +14,7 @@
 #include "mota/err.h"
 #include "mota/nbin.h"
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,46 @@ struct push {
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models, reconnects;
     int result;
-    char detail[320];
+    bool connected; /* the device answered HELLO once: acked is its */
+    bool container; /* the file is a container: vr says what it holds */
+    char detail[640];
 };
+
+/*
+ * SIGINT and SIGTERM during a push: the first ends it with a result event (MOTA_ERR_TRANSPORT: no reason
+ * of its own; the device keeps the upload as after a cable pull, and the next push resumes there) and exit
+ * code 128 + the signal; a second one ends the process as without this. Waits for the device give up at
+ * once (the client's deadline is put in the past: each wait returns MOTA_ERR_TIMEOUT, and the transfer's
+ * callbacks keep it there); a connect, which tries again until its own deadline, is left by a jump.
+ */
+static volatile sig_atomic_t push_signal, connect_jump_ok;
+static struct client *volatile signal_client;
+static sigjmp_buf connect_jmp;
+
+#define PUSH_INTERRUPTED MOTA_ERR_TRANSPORT /* the reason an interrupted push reports */
+
+static void on_signal(int sig)
+{
+    if (push_signal != 0) { /* the second: as without a handler */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    push_signal = sig;
+    if (signal_client != NULL)
+        signal_client->deadline = 1e-9; /* > 0: a deadline, long past */
+    if (connect_jump_ok) {
+        connect_jump_ok = 0;
+        siglongjmp(connect_jmp, 1);
+    }
+}
+
+/* After a signal: every wait for the device ends now (a transfer that made progress moved the deadline). */
+static void keep_interrupted(const struct push *p)
+{
+    if (push_signal != 0)
+        p->c->deadline = 1e-9;
+}
 
 /* A JSON event line of push: {"schema", "command": "push", "event": name, ...}. */
 static bool event_begin(const struct push *p, struct json *j, const char *name)
@@ -171,9 +210,10 @@ static void show_phase(struct push *p, const char *phase)
  * (head, then each integrated payload the manifest lists, nothing after). A truncated copy or one with
  * bytes appended is refused here with both lengths, not left to the device.
  */
-static int precheck(const struct mapped *m, struct mota_verify_result *vr, char *why, size_t cap)
+static int precheck(const struct mapped *m, struct mota_verify_result *vr, bool *decoded, char *why, size_t cap)
 {
     int ret = mota_envelope_decode(m->data, m->len, &vr->env);
+    *decoded = false;
     if (ret == MOTA_ERR_CBOR_TRUNCATED) {
         snprintf(why, cap, "the file (%zu bytes) ends inside the container's head", m->len);
         return ret;
@@ -184,6 +224,7 @@ static int precheck(const struct mapped *m, struct mota_verify_result *vr, char 
         snprintf(why, cap, "not a container");
         return ret;
     }
+    *decoded = true; /* the manifest says what the container is, whatever its payloads */
     /* what the manifest declares: the head, then each integrated payload with its own small head */
     uint64_t declared = vr->env.head_len;
     for (size_t i = 0; i < vr->manifest.n_components; i++) {
@@ -218,7 +259,9 @@ static const char push_usage[] =
     "Exit codes: 0 installed (on trial, or confirmed with --confirm); 1 refused by the\n"
     "device (its reason is printed); 2 usage; 3 container unreadable or port unusable\n"
     "(no such device, connection refused); 5 device busy (another client holds it);\n"
-    "6 timed out (the device stopped answering for --timeout seconds).\n";
+    "6 timed out (the device stopped answering for --timeout seconds); 130 (SIGINT, Ctrl-C)\n"
+    "or 143 (SIGTERM): interrupted (the device keeps the upload: push again resumes).\n"
+    "With --json every outcome, these included, ends with a `result` event.\n";
 
 /* The model a push is about: from the container, for the result line and the JSON. */
 static void json_container(struct json *j, const struct mota_verify_result *vr, uint64_t bytes)
@@ -276,6 +319,7 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
 static void on_event(void *ctx, unsigned phase, uint32_t offset)
 {
     (void)offset;
+    keep_interrupted(ctx);
     if (phase == MOTA_PROTO_PHASE_FLASH_BUSY)
         return; /* the device erases while it receives: a hold, counted, not a step */
     show_phase(ctx, phase_name(phase));
@@ -283,6 +327,7 @@ static void on_event(void *ctx, unsigned phase, uint32_t offset)
 
 static void on_progress(void *ctx, uint64_t acked)
 {
+    keep_interrupted(ctx);
     progress(ctx, acked, false);
 }
 
@@ -301,6 +346,7 @@ static void on_resume(void *ctx, uint32_t offset)
 static void on_quiet(void *ctx, bool all_sent, double quiet_for, double on_wire)
 {
     struct push *p = ctx;
+    keep_interrupted(p);
     if (all_sent && quiet_for > 1.0 + on_wire && p->phase == NULL)
         show_phase(p, "verdict pending"); /* a device that does not tell its phases */
     else if (p->phase != NULL && p->tty && !p->o->quiet)
@@ -313,9 +359,16 @@ static int push_connect(struct push *p, double deadline, bool first)
     static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD];
     const uint8_t *info;
     struct json j;
-    int ret = connect_device(p->c, p->o, deadline, first, &info, &p->info_len);
+    if (sigsetjmp(connect_jmp, 1) != 0) { /* a signal: the connection is not used */
+        client_close(p->c);
+        return PUSH_INTERRUPTED;
+    }
+    connect_jump_ok = 1;
+    int ret = push_signal ? PUSH_INTERRUPTED : connect_device(p->c, p->o, deadline, first, &info, &p->info_len);
+    connect_jump_ok = 0;
     if (ret != MOTA_OK)
         return ret;
+    p->connected = true;
     memcpy(info_copy, info, p->info_len);
     p->info = info_copy;
     if (!first)
@@ -341,6 +394,8 @@ static int push_connect(struct push *p, double deadline, bool first)
 static int push_reconnect(struct push *p, int link_err)
 {
     struct json j;
+    if (push_signal != 0)
+        return PUSH_INTERRUPTED;
     if (link_err == MOTA_ERR_TIMEOUT || tool_now() - p->u.last_progress > p->o->timeout_s)
         return MOTA_ERR_TIMEOUT;
     client_close(p->c);
@@ -483,48 +538,106 @@ static bool is_link_error(int result)
            result == MOTA_ERR_BUSY;
 }
 
+/* What a result event says besides the push's facts (docs/json.md, every field in every result). */
+struct outcome {
+    int reason;
+    bool installed, confirmed, status_checked;
+    double seconds;
+};
+
+/* The result event: every field, null where the push does not know it. */
+static void result_event(const struct push *p, const struct outcome *r)
+{
+    struct json j;
+    if (!event_begin(p, &j, "result"))
+        return;
+    json_reason(&j, r->reason);
+    json_bool(&j, "installed", r->installed);
+    if (p->u.done) /* the device gave a verdict: it says whether it ran this container already */
+        json_bool(&j, "already_active", p->already);
+    else
+        json_null(&j, "already_active");
+    json_bool(&j, "confirmed", r->confirmed);
+    json_bool(&j, "sent", p->u.sent);
+    json_bool(&j, "status_checked", r->status_checked);
+    json_str(&j, "detail", p->detail);
+    if (p->container)
+        json_container(&j, p->vr, p->total);
+    else
+        json_null(&j, "container");
+    if (p->connected)
+        json_uint(&j, "acked", p->u.acked);
+    else
+        json_null(&j, "acked"); /* the device was not asked: it may hold bytes of an earlier push */
+    json_real(&j, "seconds", r->seconds, 3);
+    json_uint(&j, "reconnects", p->reconnects);
+    json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+    if (p->u.sent && p->u.done)
+        json_real(&j, "transfer_seconds", p->u.t_verdict - p->u.t_first, 3);
+    else
+        json_null(&j, "transfer_seconds");
+    json_uint(&j, "data_bytes_sent", p->u.data_sent);
+    json_uint(&j, "flash_holds", p->c->holds);
+    json_uint(&j, "flash_hold_ms", p->c->hold_ms);
+    json_end(&j);
+}
+
+/* A signal ended the push: what the device kept, in the detail; the exit code. */
+static int interrupted(struct push *p, const char *after)
+{
+    const char *name = push_signal == SIGINT ? "SIGINT" : push_signal == SIGTERM ? "SIGTERM" : "a signal";
+    if (!p->u.sent)
+        snprintf(p->detail, sizeof(p->detail), "interrupted by %s %s; nothing was sent", name, after);
+    else
+        snprintf(p->detail, sizeof(p->detail),
+                 "interrupted by %s %s; the device acknowledged %llu of %llu bytes: push the same container "
+                 "again to resume where it kept the upload",
+                 name, after, (unsigned long long)p->u.acked, (unsigned long long)p->total);
+    return 128 + push_signal;
+}
+
+/* Installed: confirm if asked, check the device's status; *rc the exit code. */
+static int confirm_and_check(struct push *p, struct installed *in, int *rc)
+{
+    int confirm_err = MOTA_OK;
+    /* the model is in: a lossy line must not turn that into a failure, so the calls that follow retry
+     * (same seq, answered once) for up to the timeout */
+    int tries = p->o->timeout_s / 2 < 3 ? 3 : p->o->timeout_s / 2 > 15 ? 15 : (int)(p->o->timeout_s / 2);
+    p->c->deadline = tool_now() + p->o->timeout_s;
+    keep_interrupted(p);
+    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) == MOTA_ERR_NOT_TESTING && p->already)
+        confirm_err = MOTA_OK; /* confirmed before */
+    if (push_signal != 0) {    /* installed; neither confirmed nor checked */
+        memset(in, 0, sizeof(*in));
+        *rc = interrupted(p, "after the device installed the container (not confirmed, status not read)");
+        return PUSH_INTERRUPTED;
+    }
+    if (p->o->confirm && confirm_err != MOTA_OK) {
+        tool_fail(confirm_err, "confirm");
+        *rc = is_link_error(confirm_err) ? link_exit(confirm_err) : EXIT_INVALID;
+    }
+    check_installed(p, tries, in);
+    if (p->result != MOTA_OK)
+        *rc = EXIT_INVALID;
+    return confirm_err;
+}
+
 /* Installed: confirm if asked, check the device's status, report. */
 static int push_installed(struct push *p)
 {
     const struct mota_manifest *man = &p->vr->manifest;
     struct installed in;
-    struct json j;
-    int rc = EXIT_OK, confirm_err = MOTA_OK;
+    int rc = EXIT_OK;
     double el = tool_now() - p->t0;
-    /* the model is in: a lossy line must not turn that into a failure, so the calls that follow retry
-     * (same seq, answered once) for up to the timeout */
-    int tries = p->o->timeout_s / 2 < 3 ? 3 : p->o->timeout_s / 2 > 15 ? 15 : (int)(p->o->timeout_s / 2);
-    p->c->deadline = tool_now() + p->o->timeout_s;
-    if (p->o->confirm && (confirm_err = push_confirm(p, tries)) == MOTA_ERR_NOT_TESTING && p->already)
-        confirm_err = MOTA_OK; /* confirmed before */
-    if (p->o->confirm && confirm_err != MOTA_OK) {
-        tool_fail(confirm_err, "confirm");
-        rc = is_link_error(confirm_err) ? link_exit(confirm_err) : EXIT_INVALID;
-    }
-    check_installed(p, tries, &in);
-    if (p->result != MOTA_OK)
-        rc = EXIT_INVALID;
-    if (event_begin(p, &j, "result")) {
-        /* installed either way; the status is the confirm's when that failed, so CI sees why */
-        json_reason(&j, p->result != MOTA_OK ? p->result : confirm_err);
-        json_bool(&j, "installed", p->result == MOTA_OK);
-        json_bool(&j, "already_active", p->already);
-        json_bool(&j, "confirmed", in.confirmed);
-        json_bool(&j, "sent", true);
-        json_bool(&j, "status_checked", in.checked);
-        json_str(&j, "detail", p->detail);
-        json_container(&j, p->vr, p->total);
-        json_real(&j, "seconds", el, 3);
-        json_uint(&j, "reconnects", p->reconnects);
-        json_uint(&j, "wire_bytes_out", p->c->bytes_out);
-        json_real(&j, "transfer_seconds", p->u.t_verdict - p->u.t_first, 3);
-        json_uint(&j, "data_bytes_sent", p->u.data_sent);
-        json_uint(&j, "flash_holds", p->c->holds);
-        json_uint(&j, "flash_hold_ms", p->c->hold_ms);
-        json_end(&j);
-    }
+    int confirm_err = confirm_and_check(p, &in, &rc);
+    /* installed either way; the status is the confirm's when that failed, so CI sees why */
+    struct outcome r = {p->result != MOTA_OK ? p->result : confirm_err, p->result == MOTA_OK, in.confirmed, in.checked,
+                        el};
+    result_event(p, &r);
     if (p->result != MOTA_OK) {
         tool_fail(p->result, "%s", p->detail);
+    } else if (confirm_err == PUSH_INTERRUPTED && push_signal != 0) {
+        tool_fail(confirm_err, "%s", p->detail);
     } else if (!p->o->json && !p->o->quiet) {
         if (p->already)
             printf("already active: %.*s seq %llu, nothing installed%s\n", (int)man->compat.c_name_len,
@@ -543,20 +656,15 @@ static int push_installed(struct push *p)
 /* Not installed: why, in the JSON result and on stderr. */
 static int push_failed(struct push *p)
 {
-    struct json j;
     bool link = is_link_error(p->result);
-    if (event_begin(p, &j, "result")) {
-        json_reason(&j, p->result);
-        json_bool(&j, "installed", false);
-        json_bool(&j, "sent", p->u.sent);
-        json_str(&j, "detail", p->detail);
-        json_container(&j, p->vr, p->total);
-        json_uint(&j, "acked", p->u.acked);
-        json_real(&j, "seconds", tool_now() - p->t0, 3);
-        json_uint(&j, "reconnects", p->reconnects);
-        json_end(&j);
-    }
-    if (p->result == MOTA_ERR_ENV_TOO_LARGE && !p->u.sent)
+    int rc = push_signal != 0 ? interrupted(p, "before the device's verdict") : 0;
+    if (rc != 0)
+        p->result = PUSH_INTERRUPTED;
+    struct outcome r = {p->result, false, false, false, tool_now() - p->t0};
+    result_event(p, &r);
+    if (rc != 0)
+        tool_fail(p->result, "%s", p->detail);
+    else if (p->result == MOTA_ERR_ENV_TOO_LARGE && !p->u.sent)
         tool_fail(p->result, "not sent: the device would refuse it (%s); its model is unchanged", p->detail);
     else if (p->result == MOTA_ERR_TIMEOUT)
         tool_fail(p->result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",
@@ -567,28 +675,71 @@ static int push_failed(struct push *p)
         tool_fail(p->result, "the device refused the update (%s); its model is unchanged", p->detail);
     else
         tool_fail(p->result, "the device refused the update; its model is unchanged");
-    return link ? link_exit(p->result) : EXIT_INVALID;
+    return rc != 0 ? rc : link ? link_exit(p->result) : EXIT_INVALID;
 }
 
-/* Nothing sent: the file is not what it claims, or the device could not be reached. */
+/* Nothing sent: the file is unreadable or not what it claims (path: said on stderr unless said), or the
+ * device could not be reached. */
 static int push_not_sent(struct push *p, int ret, const char *detail, const char *path)
 {
-    struct json j;
-    if (event_begin(p, &j, "result")) {
-        json_reason(&j, ret);
-        json_bool(&j, "installed", false);
-        json_bool(&j, "sent", false);
-        json_str(&j, "detail", detail);
-        if (path == NULL)
-            json_real(&j, "seconds", tool_now() - p->t0, 3);
-        json_end(&j);
+    int rc = 0;
+    if (detail != p->detail)
+        snprintf(p->detail, sizeof(p->detail), "%s", detail);
+    if (path == NULL && push_signal != 0) {
+        rc = interrupted(p, "before the device answered");
+        ret = PUSH_INTERRUPTED;
     }
+    struct outcome r = {ret, false, false, false, tool_now() - p->t0};
+    result_event(p, &r);
+    if (path != NULL && ret == MOTA_ERR_IO)
+        return EXIT_IO; /* tool_map has said why */
     if (path != NULL) {
         tool_fail(ret, "%s: %s; nothing was sent", path, detail);
         return EXIT_INVALID;
     }
+    if (rc != 0) {
+        tool_fail(ret, "%s", p->detail);
+        return rc;
+    }
     link_fail(ret, p->c, p->o);
     return link_exit(ret);
+}
+
+/* Connected: the container sent, the verdict told. The exit code. */
+static int push_run(struct push *p, const struct mapped *m)
+{
+    p->result = push_send(p, m);
+    if (p->result == MOTA_ERR_ALREADY_ACTIVE) { /* a retry of a push that made it: success, nothing to do */
+        p->already = true;
+        p->result = MOTA_OK;
+        p->detail[0] = 0;
+    }
+    explain(p);
+    if (p->result == MOTA_OK && (p->tty || p->shown < p->total))
+        progress(p, p->total, true);
+    else if (p->tty && !p->o->quiet && p->shown > 0)
+        fputc('\n', stderr);
+    return p->result == MOTA_OK ? push_installed(p) : push_failed(p);
+}
+
+/* The push, from the file mapped on: *p set up, the container checked, the device reached. */
+static int push_file(struct push *p, const char *path, const struct mapped *m, struct mota_verify_result *vr)
+{
+    const struct link_opts *o = p->o;
+    p->total = m->len;
+    int ret = precheck(m, vr, &p->container, p->detail, sizeof(p->detail));
+    if (ret != MOTA_OK)
+        return push_not_sent(p, ret, p->detail, path);
+    p->c->on_event = on_event;
+    p->c->event_ctx = p;
+    if (p->tty && !o->quiet)
+        fprintf(stderr, "connecting to %s ...", o->port);
+    ret = push_connect(p, p->t0 + o->timeout_s, true);
+    if (p->tty && !o->quiet)
+        fprintf(stderr, "\r\033[K");
+    if (ret != MOTA_OK)
+        return push_not_sent(p, ret, p->c->why, NULL);
+    return push_run(p, m);
 }
 
 int cmd_push(int argc, char **argv)
@@ -598,51 +749,38 @@ int cmd_push(int argc, char **argv)
     int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
         return rc;
-    struct mapped m;
-    if (tool_map(path, &m) != MOTA_OK)
-        return EXIT_IO;
     static struct mota_verify_result vr;
     static struct client c;
     static struct push p;
     memset(&p, 0, sizeof(p));
+    memset(&vr, 0, sizeof(vr));
+    memset(&c, 0, sizeof(c));
+    c.fd = -1;
     p.o = &o;
     p.tty = isatty(STDERR_FILENO) && !o.json;
     p.t0 = tool_now();
-    p.total = m.len;
     p.last_decile = -1;
     p.vr = &vr;
     p.c = &c;
-    int ret = precheck(&m, &vr, p.detail, sizeof(p.detail));
-    if (ret != MOTA_OK) {
-        rc = push_not_sent(&p, ret, p.detail, path);
-        tool_unmap(&m);
-        return rc;
-    }
+    /* SIGINT, SIGTERM: a result event and 128 + the signal (the caller's handlers come back after) */
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask); /* no SA_RESTART: a wait for the device returns at once */
+    push_signal = 0;
+    signal_client = &c;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     signal(SIGPIPE, SIG_IGN);
-    c.on_event = on_event;
-    c.event_ctx = &p;
-    if (p.tty && !o.quiet)
-        fprintf(stderr, "connecting to %s ...", o.port);
-    ret = push_connect(&p, p.t0 + o.timeout_s, true);
-    if (p.tty && !o.quiet)
-        fprintf(stderr, "\r\033[K");
-    if (ret != MOTA_OK) {
-        rc = push_not_sent(&p, ret, c.why, NULL);
+    struct mapped m;
+    if (tool_map(path, &m) != MOTA_OK) {
+        json_file_why(path, p.detail, sizeof(p.detail));
+        rc = push_not_sent(&p, MOTA_ERR_IO, p.detail, path);
     } else {
-        p.result = push_send(&p, &m);
-        if (p.result == MOTA_ERR_ALREADY_ACTIVE) { /* a retry of a push that made it: success, nothing to do */
-            p.already = true;
-            p.result = MOTA_OK;
-            p.detail[0] = 0;
-        }
-        explain(&p);
-        if (p.result == MOTA_OK && (p.tty || p.shown < p.total))
-            progress(&p, p.total, true);
-        else if (p.tty && !o.quiet && p.shown > 0)
-            fputc('\n', stderr);
-        rc = p.result == MOTA_OK ? push_installed(&p) : push_failed(&p);
+        rc = push_file(&p, path, &m, &vr);
+        tool_unmap(&m);
     }
     client_close(&c);
-    tool_unmap(&m);
+    signal_client = NULL;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     return rc;
 }

@@ -12,10 +12,13 @@
 #include "mota/le.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define VALIDATE_MAX_SAMPLES 4096
 #define VALIDATE_MAX_OUTPUT (16u << 20)
@@ -98,12 +101,14 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The regular files of a directory, sorted by name; NULL-terminated, malloc'd. */
-static char **list_dir(const char *dir, size_t *n)
+/* The files of a directory, sorted by name; NULL-terminated, malloc'd. NULL with *err the errno when the
+ * directory cannot be read. */
+static char **list_dir(const char *dir, size_t *n, int *err)
 {
     DIR *d = opendir(dir);
     char **v = NULL;
     *n = 0;
+    *err = d == NULL ? errno : 0;
     if (d == NULL)
         return NULL;
     struct dirent *e;
@@ -215,8 +220,22 @@ struct device_side {
     uint64_t io;      /* the device's I/O buffer (HELLO key 12) */
     int ret;          /* the link's result */
     int status;       /* the device's verdict on the last run */
-    char detail[320]; /* its words, or why nothing was run */
+    int local;        /* the host's own refusal: MOTA_ERR_IO (a file), MOTA_ERR_NO_SLOT (--model), or MOTA_OK */
+    int local_exit;   /* its exit code */
+    char detail[640]; /* its words, or why nothing was run */
 };
+
+/* The host refuses before or between runs: why, for the report (said on stderr already when said). */
+__attribute__((format(printf, 4, 5))) static void refuse(struct device_side *d, int reason, int exit_code,
+                                                         const char *fmt, ...)
+{
+    va_list ap;
+    d->local = reason;
+    d->local_exit = exit_code;
+    va_start(ap, fmt);
+    vsnprintf(d->detail, sizeof(d->detail), fmt, ap);
+    va_end(ap);
+}
 
 /* What the runs measured: errors over every element of every output, the device's latency per run. */
 struct tally {
@@ -244,8 +263,15 @@ static int connect_model(struct client *cl, const struct validate_opts *o, struc
         return EXIT_OK;
     parse_models(info, info_len, MOTA_INFO_MODELS, d->models, &d->n_models);
     info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &d->io);
-    if (o->link.model && (d->idx = model_index(d->models, d->n_models, o->link.model, strlen(o->link.model))) < 0)
-        return tool_usage_err("validate", "--model %s: the device has no such model", o->link.model);
+    if (o->link.model && (d->idx = model_index(d->models, d->n_models, o->link.model, strlen(o->link.model))) < 0) {
+        char names[4 * 68] = "";
+        for (unsigned i = 0; i < d->n_models; i++)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", d->models[i].name);
+        refuse(d, MOTA_ERR_NO_SLOT, EXIT_INVALID, "--model %s: the device has %s", o->link.model,
+               d->n_models ? names : "no model");
+        d->idx = -1;
+        return EXIT_OK;
+    }
     if (d->n_models == 0 || !d->models[d->idx].has) {
         d->status = MOTA_ERR_NO_MODEL;
         snprintf(d->detail, sizeof(d->detail), "the device has no active model to run");
@@ -286,17 +312,24 @@ static int run_sample(struct client *cl, const struct validate_opts *o, const ch
     struct mapped in, ref;
     snprintf(ip, sizeof(ip), "%s/%s", o->in_dir, name);
     snprintf(rp, sizeof(rp), "%s/%s", o->ref_dir, name);
-    if (tool_map(ip, &in) != MOTA_OK)
-        return EXIT_IO;
+    char why[560];
+    if (tool_map(ip, &in) != MOTA_OK) {
+        json_file_why(ip, why, sizeof(why));
+        refuse(d, MOTA_ERR_IO, EXIT_IO, "--inputs: %s", why);
+        return EXIT_OK;
+    }
     if (tool_map(rp, &ref) != MOTA_OK) {
         tool_unmap(&in);
-        return EXIT_IO;
+        json_file_why(rp, why, sizeof(why));
+        refuse(d, MOTA_ERR_IO, EXIT_IO, "--outputs: %s", why);
+        return EXIT_OK;
     }
     if (ref.len == 0 || ref.len > VALIDATE_MAX_OUTPUT || ref.len % dtypes[o->dtype].size != 0) {
         tool_unmap(&in);
         tool_unmap(&ref);
-        return tool_usage_err("validate", "%s: %zu bytes is no output of %s elements", rp, ref.len,
-                              dtypes[o->dtype].name);
+        tool_usage_err("validate", "%s: %zu bytes is no output of %s elements", rp, ref.len, dtypes[o->dtype].name);
+        refuse(d, MOTA_ERR_ARG, EXIT_USAGE, "--outputs: %s: no output of %s elements", rp, dtypes[o->dtype].name);
+        return EXIT_OK;
     }
     d->ret = dev_invoke(cl, d->io, (unsigned)d->idx, in.data, in.len, out, ref.len, o->link.timeout_s, &t->lat[i],
                         &d->status, d->detail, sizeof(d->detail));
@@ -332,7 +365,7 @@ static void summarise(struct tally *t, struct summary *s)
 
 static const char *model_name(const struct device_side *d, const char *none)
 {
-    return d->idx < (int)d->n_models ? d->models[d->idx].name : none;
+    return d->idx >= 0 && d->idx < (int)d->n_models ? d->models[d->idx].name : none;
 }
 
 static void report_json(const struct validate_opts *o, const struct device_side *d, const struct tally *t,
@@ -342,7 +375,7 @@ static void report_json(const struct validate_opts *o, const struct device_side 
     json_doc(&j, stdout, "validate", false);
     json_reason(&j, verdict);
     json_str(&j, "detail", d->detail);
-    json_str(&j, "model", model_name(d, ""));
+    json_str(&j, "model", model_name(d, NULL));
     json_uint(&j, "samples", t->done);
     json_str(&j, "dtype", dtypes[o->dtype].name);
     json_real(&j, "tolerance", o->tol, 6);
@@ -401,7 +434,8 @@ static int conclude(const struct client *cl, const struct validate_opts *o, stru
 {
     struct summary s;
     summarise(t, &s);
-    int verdict = d->ret != MOTA_OK      ? d->ret
+    int verdict = d->local != MOTA_OK    ? d->local
+                  : d->ret != MOTA_OK    ? d->ret
                   : d->status != MOTA_OK ? d->status
                   : t->over              ? MOTA_ERR_VALIDATE_MISMATCH
                                          : MOTA_OK;
@@ -412,6 +446,10 @@ static int conclude(const struct client *cl, const struct validate_opts *o, stru
         report_json(o, d, t, &s, names, verdict);
     else if (t->done > 0)
         report_text(o, d, t, &s, names);
+    if (d->local == MOTA_ERR_NO_SLOT)
+        tool_fail(d->local, "%s", d->detail);
+    if (d->local != MOTA_OK) /* a file: tool_map or the usage line has said why */
+        return d->local_exit;
     if (d->ret != MOTA_OK) {
         link_fail(d->ret, cl, &o->link);
         return link_exit(d->ret);
@@ -423,6 +461,23 @@ static int conclude(const struct client *cl, const struct validate_opts *o, stru
     return EXIT_OK;
 }
 
+/* --inputs DIR unusable: why, on stderr and in the report. */
+static int no_inputs(const struct validate_opts *o, char **names, size_t n, int err)
+{
+    static struct device_side d = {.idx = -1};
+    struct tally t = {.worst_err = -1};
+    struct stat st;
+    free_list(names, n);
+    if (err == 0 && stat(o->in_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        err = ENOTDIR;
+    if (err != 0)
+        refuse(&d, MOTA_ERR_IO, EXIT_IO, "--inputs %s: %s", o->in_dir, strerror(err));
+    else
+        refuse(&d, MOTA_ERR_IO, EXIT_IO, "--inputs %s: the directory holds no input files", o->in_dir);
+    tool_fail(MOTA_ERR_IO, "%s", d.detail);
+    return conclude(NULL, o, &d, &t, NULL);
+}
+
 int cmd_validate(int argc, char **argv)
 {
     struct validate_opts o;
@@ -430,12 +485,10 @@ int cmd_validate(int argc, char **argv)
     if (rc != EXIT_OK || o.answered)
         return rc;
     size_t n = 0;
-    char **names = list_dir(o.in_dir, &n);
-    if (names == NULL || n == 0) {
-        free_list(names, n);
-        tool_fail(MOTA_ERR_IO, "--inputs %s: no input files", o.in_dir);
-        return EXIT_IO;
-    }
+    int err;
+    char **names = list_dir(o.in_dir, &n, &err);
+    if (names == NULL || n == 0)
+        return no_inputs(&o, names, n, err);
     struct tally t = {.worst_err = -1, .lat = calloc(n, sizeof(*t.lat))};
     uint8_t *out = malloc(VALIDATE_MAX_OUTPUT);
     if (t.lat == NULL || out == NULL) {
@@ -446,9 +499,10 @@ int cmd_validate(int argc, char **argv)
         return EXIT_IO;
     }
     static struct client cl;
-    struct device_side d = {.idx = 0, .status = MOTA_OK};
+    static struct device_side d;
+    d = (struct device_side){.idx = 0, .status = MOTA_OK};
     rc = connect_model(&cl, &o, &d);
-    for (size_t i = 0; rc == EXIT_OK && d.ret == MOTA_OK && d.status == MOTA_OK && i < n; i++) {
+    for (size_t i = 0; rc == EXIT_OK && d.ret == MOTA_OK && d.status == MOTA_OK && d.local == MOTA_OK && i < n; i++) {
         rc = run_sample(&cl, &o, names[i], i, out, &d, &t);
         if (rc == EXIT_OK && !o.link.json && t.done % 50 == 0 && t.done > 0 && n > 50)
             fprintf(stderr, "validate: %zu of %zu\n", t.done, n);

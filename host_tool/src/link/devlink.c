@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void copy_str(char *dst, size_t cap, const char *s, size_t n)
@@ -344,6 +345,33 @@ static void when(char *out, size_t cap, const struct dev_model *x, int64_t uptim
         snprintf(out, cap, ", %.1f s after the device booted", (double)x->last_error_ms / 1000);
 }
 
+/* "1st", "2nd", "3rd", "4th", "11th", ... */
+static const char *ordinal(unsigned n)
+{
+    unsigned t = n % 100;
+    return t >= 11 && t <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* The active model's state. The device reverts a model on trial at the boot that would be its max_boots + 1st
+ * (agent.c): with B boots on trial so far, max_boots - B more reboots keep it on trial and the one after reverts. */
+static void print_trial(const struct dev_model *x, unsigned max_boots)
+{
+    if (!x->testing) {
+        printf("confirmed\n");
+        return;
+    }
+    if (max_boots == 0) { /* a device that does not say how many it allows */
+        printf("ON TRIAL (rebooted %u time(s) on trial): confirm or roll back\n", x->boots);
+        return;
+    }
+    unsigned left = max_boots > x->boots ? max_boots - x->boots : 0;
+    char next[32] = "the next one";
+    if (left > 0)
+        snprintf(next, sizeof(next), "the %u%s from now", left + 1, ordinal(left + 1));
+    printf("ON TRIAL (%u reboot(s) left on trial, %s reverts it; rebooted %u of %u): confirm or roll back\n", left,
+           next, x->boots, max_boots);
+}
+
 void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsigned max_boots)
 {
     for (unsigned i = 0; i < n; i++) {
@@ -357,13 +385,7 @@ void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsi
             printf("  active:    seq %llu%s%s, slot %u, %s, exec RAM %llu bytes, ", (unsigned long long)x->seq,
                    x->version[0] ? " v" : "", x->version, x->slot, tool_install_mode(x->mode),
                    (unsigned long long)x->exec_used);
-            if (x->testing && max_boots > x->boots)
-                printf("ON TRIAL (%u boot(s) left before it is reverted): confirm or roll back\n",
-                       max_boots - x->boots);
-            else if (x->testing)
-                printf("ON TRIAL (rebooted %u time(s) on trial): confirm or roll back\n", x->boots);
-            else
-                printf("confirmed\n");
+            print_trial(x, max_boots);
             if (x->has_epochs) {
                 printf("  npu epochs: ");
                 epochs_summary_line(stdout, &x->epochs);
@@ -565,6 +587,83 @@ static const char *link_option_name(const struct option *opts, int c)
     return "?";
 }
 
+/* Written as a port rather than a file: tcp:..., a path under /dev, or something that exists and is neither a
+ * regular file nor a directory (a terminal, a device node). */
+static bool port_like(const char *s)
+{
+    struct stat st;
+    if (strncmp(s, "tcp:", 4) == 0 || strncmp(s, "/dev/", 5) == 0)
+        return true;
+    return stat(s, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static bool regular_file(const char *s)
+{
+    struct stat st;
+    return stat(s, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A port written as the link takes it; else a usage error that shows the forms. from: where it came from. */
+static int port_checked(const char *cmd, const char *port, const char *from)
+{
+    char why[PATH_MAX + 64];
+    if (client_port_syntax(port, why, sizeof(why)))
+        return EXIT_OK;
+    return tool_usage_err(cmd, "%s%s; a port is %s", from, why, CLIENT_PORT_FORMS);
+}
+
+int link_default_port(const char *cmd, const char **port)
+{
+    static char names[8][PATH_MAX];
+    const char *env = getenv("MOTA_PORT");
+    if (env != NULL && env[0] != '\0') {
+        *port = env;
+        return port_checked(cmd, env, "MOTA_PORT ");
+    }
+    size_t n = ports_devices(names, 8);
+    if (n == 1) {
+        *port = names[0];
+        fprintf(stderr, "mota: using %s (the one device mota ports finds; MOTA_PORT to choose)\n", names[0]);
+        return EXIT_OK;
+    }
+    if (n == 0)
+        return tool_usage_err(cmd,
+                              "no PORT given, MOTA_PORT unset, and mota ports finds no device: give PORT or set "
+                              "MOTA_PORT; a port is %s",
+                              CLIENT_PORT_FORMS);
+    static char list[8 * (PATH_MAX + 2)];
+    list[0] = '\0';
+    for (size_t i = 0; i < n && i < 8; i++)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    return tool_usage_err(cmd,
+                          "no PORT given, MOTA_PORT unset, and mota ports finds %zu devices (%s%s): give the "
+                          "one you mean as PORT or in MOTA_PORT",
+                          n, list, n > 8 ? ", ..." : "");
+}
+
+/* PORT (optional) and, for push, CONTAINER: told apart by how many there are and by what each one is. */
+static int link_positionals(int n, char **arg, struct link_opts *o, const char *cmd, bool want_container,
+                            const char **container)
+{
+    int most = want_container ? 2 : 1;
+    if (n > most)
+        return tool_usage_err(cmd, "unexpected argument '%s'", arg[most]);
+    if (want_container && n == 0)
+        return tool_usage_err(cmd, "needs CONTAINER: mota %s [PORT] CONTAINER", cmd);
+    if (want_container && n == 1 && port_like(arg[0]) && !regular_file(arg[0]))
+        return tool_usage_err(cmd, "needs CONTAINER after the port %s: mota %s [PORT] CONTAINER", arg[0], cmd);
+    if (want_container && n == 2 && regular_file(arg[0]) && port_like(arg[1]) && !regular_file(arg[1]))
+        return tool_usage_err(cmd,
+                              "arguments swapped: %s is a file, %s a port; mota %s [PORT] CONTAINER, a port being %s",
+                              arg[0], arg[1], cmd, CLIENT_PORT_FORMS);
+    if (want_container)
+        *container = arg[n - 1];
+    if (n < most)
+        return link_default_port(cmd, &o->port);
+    o->port = arg[0];
+    return port_checked(cmd, arg[0], "PORT ");
+}
+
 int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
               bool want_container, const char **container, double default_timeout)
 {
@@ -588,7 +687,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         if (need != 0 && !(allowed & need)) /* named from the table: argv[optind - 1] may be its value */
             return tool_usage_err(cmd, "unknown option --%s", link_option_name(opts, c));
         switch (c) {
-        case 'h': printf("%s", usage); exit(EXIT_OK);
+        case 'h': printf("%s%s", usage, LINK_PORT_HELP); exit(EXIT_OK);
         case 'q': o->quiet = true; break;
         case O_JSON: o->json = true; break;
         case O_CONFIRM: o->confirm = true; break;
@@ -606,14 +705,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         default: return EXIT_USAGE;
         }
     }
-    if (argc - optind < (want_container ? 2 : 1))
-        return tool_usage_err(cmd, want_container ? "needs PORT and CONTAINER" : "needs PORT");
-    if (argc - optind > (want_container ? 2 : 1))
-        return tool_usage_err(cmd, "unexpected argument '%s'", argv[optind + (want_container ? 2 : 1)]);
-    o->port = argv[optind];
-    if (want_container)
-        *container = argv[optind + 1];
-    return EXIT_OK;
+    return link_positionals(argc - optind, argv + optind, o, cmd, want_container, container);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include "mota/loader.h"
 #include "mota/proto_keys.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,18 @@ struct link_opts {
     "gets the same answer); 3 port unusable: final for a path that is no port, may be\n"                               \
     "transient (a USB port re-enumerating); 5 device busy and 6 timed out: transient\n"                                \
     "(try again; a push resumes).\n"
+
+/* What every link command's --help adds: PORT may be left out. */
+#define LINK_PORT_HELP                                                                                                 \
+    "PORT may be left out: then $MOTA_PORT, else the one port `mota ports` finds that looks\n"                         \
+    "like a device (said on stderr); none or several: a usage error naming them.\n"
+
+/* The ports `mota ports` finds that look like a device, by the name it gives them (the stable
+ * /dev/serial/by-id one when there is one): the first cap into names; how many there are. */
+size_t ports_devices(char (*names)[PATH_MAX], size_t cap);
+/* The port a link command uses when its command line gives none: $MOTA_PORT, else the one device
+ * ports_devices finds (said on stderr). EXIT_OK with *port set, else a usage error already printed. */
+int link_default_port(const char *cmd, const char **port);
 
 void copy_str(char *dst, size_t cap, const char *s, size_t n);
 void parse_profile(const uint8_t *info, size_t len, struct dev_profile *out);

@@ -170,18 +170,25 @@ static int info_args(int argc, char **argv, struct info_opts *o)
     return EXIT_OK;
 }
 
-/* The failure of a model or its baseline: the reason, in JSON too. */
+/* The failure of a model or its baseline: the reason, in JSON too (with why a file cannot be read). */
 static int info_fail(const struct info_opts *o, int ret, const char *path)
 {
+    char detail[640] = "", why[560];
+    if (ret == MOTA_ERR_IO) { /* tool_map has said why on stderr */
+        json_file_why(path, why, sizeof(why));
+        snprintf(detail, sizeof(detail), "%s%s", path == o->baseline ? "--baseline " : "", why);
+    } else {
+        tool_fail(ret, "%s", path);
+    }
     if (o->json) {
         struct json j;
         json_doc(&j, stdout, "info", false);
         json_reason(&j, ret);
         json_str(&j, "file", path);
+        json_str(&j, "detail", detail);
         json_bool(&j, "valid", false);
         json_end(&j);
     }
-    tool_fail(ret, "%s", path);
     return ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
 }
 
@@ -199,6 +206,7 @@ static int info_report(const struct info_opts *o, const struct mapped *f, struct
     struct json j;
     json_doc(&j, stdout, "info", false);
     json_reason(&j, MOTA_OK);
+    json_str(&j, "detail", "");
     info_json(&j, o->path, f->len, &v->in);
     if (o->epochs)
         epochs_json(&j, v);
@@ -216,15 +224,15 @@ int cmd_info(int argc, char **argv)
     int rc = info_args(argc, argv, &o), ret = MOTA_ERR_ARG;
     if (rc != EXIT_OK || o.answered)
         return rc;
-    if (tool_map(o.path, &f) != MOTA_OK)
-        return EXIT_IO;
+    if ((ret = tool_map(o.path, &f)) != MOTA_OK)
+        return info_fail(&o, ret, o.path);
     v.path = o.path;
     /* epochs_view_decode validates the model first */
     ret = o.epochs ? epochs_view_decode(&v, f.data, f.len) : mota_nbin_validate(f.data, f.len, &v.in);
     if (ret != MOTA_OK) {
         rc = info_fail(&o, ret, o.path);
     } else if (o.baseline != NULL && (ret = epochs_view_load(&old, o.baseline, &fb)) != MOTA_OK) {
-        rc = ret == MOTA_ERR_IO ? EXIT_IO : info_fail(&o, ret, o.baseline);
+        rc = info_fail(&o, ret, o.baseline);
     } else {
         rc = info_report(&o, &f, &v, o.baseline != NULL ? &old : NULL);
     }

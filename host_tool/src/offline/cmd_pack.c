@@ -171,6 +171,40 @@ static int load_model(const struct pack_opts *o, struct inputs *in)
     return EXIT_OK;
 }
 
+/* A C identifier: the form of a model's c_name (the network's name in ST's generated code). */
+static bool c_identifier(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s != '\0'; s++) {
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * --name only labels the container (its model-name text); a device installs it into the model slot named
+ * by the header's c_name (its compatibility data), which --name does not change. A --name that has the
+ * form of a c_name and is not the model's says the container is for a model it is not (pack --name network
+ * on a model called dense): refused, unless the model has no c_name. A label no c_name can be ("YOLOv8n
+ * 640", "modèle ✓") stays a label.
+ */
+static int check_name(const struct pack_opts *o, const struct mota_nbin_info *info)
+{
+    if (o->name == NULL || info->c_name_len == 0 || !c_identifier(o->name))
+        return EXIT_OK;
+    if (strlen(o->name) == info->c_name_len && memcmp(o->name, info->c_name, info->c_name_len) == 0)
+        return EXIT_OK;
+    tool_fail(MOTA_ERR_ARG,
+              "--name %s: %s is the model %.*s (its c_name, as mota info shows it), and a device installs it "
+              "only into its model of that name, whatever --name says: leave --name out, or rebuild the model "
+              "with the c_name the device expects (--name only labels the container: a label that is not a C "
+              "identifier, such as \"%.*s v2\", is taken as one)",
+              o->name, o->model, (int)info->c_name_len, info->c_name, (int)info->c_name_len, info->c_name);
+    return EXIT_USAGE;
+}
+
 /* The manifest's account of the model: sequence number, vendor and class, texts, creation time (that of
  * SOURCE_DATE_EPOCH when set), compatibility data. created and name are the caller's, for spec. */
 static int describe(const struct pack_opts *o, const struct mota_nbin_info *info, char *created, size_t created_cap,
@@ -187,8 +221,7 @@ static int describe(const struct pack_opts *o, const struct mota_nbin_info *info
     gmtime_r(&t, &tm);
     strftime(created, created_cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
     spec->seq = o->seq;
-    mota_uuid5(mota_uuid_ns_dns, o->vendor, strlen(o->vendor), spec->vendor_id);
-    mota_uuid5(spec->vendor_id, o->klass, strlen(o->klass), spec->class_id);
+    pack_identity_ids(o->vendor, o->klass, spec->vendor_id, spec->class_id); /* as mota id prints them */
     memcpy(name, info->c_name, info->c_name_len);
     name[info->c_name_len] = '\0';
     spec->description = o->description;
@@ -408,6 +441,7 @@ int cmd_pack(int argc, char **argv)
     memset(&key, 0, sizeof(key));
     memset(&spec, 0, sizeof(spec));
     if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = load_model(&o, &in)) != EXIT_OK ||
+        (rc = check_name(&o, &in.info)) != EXIT_OK ||
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
         (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK || (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
         (rc = compress_components(&o, &spec, src, wire, zbuf)) != EXIT_OK ||

@@ -299,6 +299,7 @@ static void report_json(const char *cmd, const char *path, const struct mota_ver
     json_doc(&j, stdout, cmd, false);
     json_reason(&j, status);
     json_str(&j, "container", path);
+    json_str(&j, "detail", "");
     json_bool(&j, "verified", verified); /* signature and every payload digest checked (a key was given) */
     json_bool(&j, "valid", status == 0);
     json_uint(&j, "manifest_version", m->version);
@@ -315,12 +316,15 @@ static void report_json(const char *cmd, const char *path, const struct mota_ver
     json_end(&j);
 }
 
-static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys)
+/* MOTA_OK, or the reason (said on stderr) of the key file *bad */
+static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys, const char **bad)
 {
     for (size_t i = 0; i < n; i++) {
         struct mota_p256_key k;
-        if (tool_load_key(paths[i], &k) != MOTA_OK)
-            return MOTA_ERR_IO;
+        int ret = tool_load_key(paths[i], &k);
+        *bad = paths[i];
+        if (ret != MOTA_OK)
+            return ret;
         mota_trusted_key_set(&keys[i], k.pub);
         memset(&k, 0, sizeof(k));
     }
@@ -418,12 +422,14 @@ static int check_container(const struct mapped *f, const struct mota_trusted_key
     return ret;
 }
 
-static void show_fail_json(const char *cmd, const char *path, int ret, bool checked)
+static void show_fail_json(const char *cmd, const char *path, int ret, bool checked, const char *detail)
 {
     struct json j;
     json_doc(&j, stdout, cmd, false);
     json_reason(&j, ret);
     json_str(&j, "container", path);
+    if (detail[0] != 0) /* a file that cannot be used; a container that does not decode says no more */
+        json_str(&j, "detail", detail);
     json_bool(&j, "verified", checked);
     json_bool(&j, "valid", false);
     json_end(&j);
@@ -448,34 +454,52 @@ static int load_epochs(const struct show_opts *o, const struct mapped *f, struct
     return ret;
 }
 
+/* A container, key or baseline that could not be used, *bad the file: said on stderr (unless it was said
+ * already: a file that cannot be read, a key file) and, with --json, in the document. The exit code. */
+static int show_fail(const char *cmd, const struct show_opts *o, int ret, const char *bad, bool checked)
+{
+    char detail[640] = "", why[560];
+    bool key = bad != o->path && bad != o->baseline;
+    if (ret == MOTA_ERR_IO) {
+        json_file_why(bad, why, sizeof(why));
+        snprintf(detail, sizeof(detail), "%s%s", key ? "--key " : bad == o->baseline ? "--baseline " : "", why);
+    } else if (key) {
+        snprintf(detail, sizeof(detail), "--key %s", bad);
+    }
+    if (ret != MOTA_ERR_IO && !key)
+        tool_fail(ret, "%s", bad);
+    if (o->json)
+        show_fail_json(cmd, key ? o->path : bad, ret, checked && !key && !(ret == MOTA_ERR_IO && bad == o->path),
+                       detail);
+    return ret == MOTA_ERR_IO || key ? EXIT_IO : EXIT_INVALID;
+}
+
 static int show(int argc, char **argv, bool verify)
 {
     const char *cmd = verify ? "verify" : "inspect", *bad = NULL;
     struct show_opts o;
     struct mota_trusted_key keys[MAX_KEYS];
-    struct mapped f, fb = {0};
+    struct mapped f = {0}, fb = {0};
+    struct epoch_views ev = {0};
     struct epochs_view cur = {0}, old = {0};
     static struct mota_verify_result r;
     int rc = parse_args(argc, argv, verify, &o);
     if (rc != EXIT_OK || o.answered)
         return rc;
-    if (load_keys(o.key_paths, o.n_keys, keys) != MOTA_OK)
-        return EXIT_IO;
-    if (tool_map(o.path, &f) != MOTA_OK)
-        return EXIT_IO;
     bool checked = o.n_keys > 0;
-    int ret = check_container(&f, keys, o.n_keys, &r);
-    bad = o.path;
+    int ret = load_keys(o.key_paths, o.n_keys, keys, &bad);
+    if (ret == MOTA_OK) {
+        bad = o.path;
+        ret = tool_map(o.path, &f);
+    }
+    if (ret == MOTA_OK)
+        ret = check_container(&f, keys, o.n_keys, &r);
     if (ret == MOTA_OK && o.epochs)
         ret = load_epochs(&o, &f, &cur, &old, &fb, &bad);
     if (ret != MOTA_OK) {
-        if (ret != MOTA_ERR_IO) /* a file that cannot be read has said so */
-            tool_fail(ret, "%s", bad);
-        if (o.json)
-            show_fail_json(cmd, bad, ret, checked);
-        rc = ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+        rc = show_fail(cmd, &o, ret, bad, checked);
     } else {
-        struct epoch_views ev = {o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
+        ev = (struct epoch_views){o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
         if (o.json)
             report_json(cmd, o.path, &r, checked, ret, &ev);
         else if (!(verify && o.quiet))

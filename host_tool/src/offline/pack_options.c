@@ -15,6 +15,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void help_more(FILE *f)
+{
+    fprintf(f,
+            "CPU-share policy (Neural-ART models; the epoch summary goes into the manifest):\n"
+            "      --max-sw-epochs N     refuse a model with more than N epochs on the CPU alone\n"
+            "      --max-cpu-epochs N    refuse a model with more than N epochs using the CPU (hybrid\n"
+            "                            and software); mota info --epochs shows them\n"
+            "Self-test (all three or none, but the latency limit may be left out: no limit):\n"
+            "      --selftest-input FILE       input the device feeds the model after install\n"
+            "      --selftest-output FILE      expected output bytes (digest is stored)\n"
+            "      --selftest-max-latency-us N|none\n"
+            "                                  latency limit for the self-test inference, N > 0\n"
+            "                                  microseconds; none (the default): no limit, written as\n"
+            "                                  %llu (the device's watchdog still stops a model)\n"
+            "Separate signing (the private key stays elsewhere: an HSM, a KMS, a signing host):\n"
+            "      --unsigned            write the container complete but for its signature; the key\n"
+            "                            it will be signed with is named by one of:\n"
+            "      --pub FILE            that key's public half (PEM or DER)\n"
+            "      --key-id HEX          that key's id (32 hex digits, as keygen prints it)\n"
+            "                            Devices and verify refuse it (MOTA_ERR_UNSIGNED) until\n"
+            "                            `mota sign` has signed it.\n\n"
+            "Text options (--vendor, --version, --name, --description) must be UTF-8, at most\n"
+            "%u bytes. The output may not be one of the input files.\n"
+            "With SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n",
+            (unsigned long long)PACK_LATENCY_NONE, MOTA_CONTAINER_MAX_TEXT);
+}
+
 static void help(FILE *f)
 {
     fprintf(f,
@@ -30,40 +57,29 @@ static void help(FILE *f)
             "                            (a release artefact; a build's output need not pay for it)\n"
             "      --vendor DOMAIN       vendor id = UUID5(DNS, DOMAIN), e.g. example.com (not empty)\n"
             "      --class NAME          class id = UUID5(vendor id, NAME), e.g. board-rev-b\n"
+            "                            (mota id --vendor DOMAIN --class NAME prints both ids)\n"
             "      --seq N               anti-rollback sequence number (required): a device refuses\n"
-            "                            any container with a lower one for good, so never a clock\n"
+            "                            any container with a lower one for good, so never a clock;\n"
+            "                            at most %llu (2^63-1): a device that confirmed a larger\n"
+            "                            one would have little or no room left above it\n"
+            "      --force-seq           take a --seq above that ceiling anyway (with a warning)\n"
             "      --seq from-version    derived from --version (required then), ordered as semantic\n"
             "                            versions are: ((MAJOR*2^20 + MINOR)*2^20 + PATCH)*2, +1 for a\n"
             "                            release; pre-releases of one version share a number\n"
             "      --version SEMVER      model version: semantic versioning 2.0.0, e.g. 1.2.0 or\n"
             "                            2.0.0-rc.1+build.5 (default 0.0.0)\n"
             "      --params FILE         params file of a split model (network_rel_params.bin)\n"
-            "      --name TEXT           model name (default: the model's c_name)\n"
+            "      --name TEXT           a label for the model (default: the model's c_name). A device\n"
+            "                            picks the model by its c_name, not by this text: a C name\n"
+            "                            other than the model's own is refused\n"
             "      --description TEXT    free text for people\n"
             "      --install-mode MODE   xip or copy (default xip)\n"
             "      --compress[=ALG]      send each payload compressed when that is smaller: fewer bytes on\n"
             "                            the link; the device decodes it into its slot and checks the\n"
             "                            image's signed digest from flash. ALG: deflate (the default: 1.95x\n"
-            "                            on an N6 model) or lz4 (1.63x; its decoder is a third the size)\n"
-            "CPU-share policy (Neural-ART models; the epoch summary goes into the manifest):\n"
-            "      --max-sw-epochs N     refuse a model with more than N epochs on the CPU alone\n"
-            "      --max-cpu-epochs N    refuse a model with more than N epochs using the CPU (hybrid\n"
-            "                            and software); mota info --epochs shows them\n"
-            "Self-test (all three or none):\n"
-            "      --selftest-input FILE       input the device feeds the model after install\n"
-            "      --selftest-output FILE      expected output bytes (digest is stored)\n"
-            "      --selftest-max-latency-us N latency limit for the self-test inference\n"
-            "Separate signing (the private key stays elsewhere: an HSM, a KMS, a signing host):\n"
-            "      --unsigned            write the container complete but for its signature; the key\n"
-            "                            it will be signed with is named by one of:\n"
-            "      --pub FILE            that key's public half (PEM or DER)\n"
-            "      --key-id HEX          that key's id (32 hex digits, as keygen prints it)\n"
-            "                            Devices and verify refuse it (MOTA_ERR_UNSIGNED) until\n"
-            "                            `mota sign` has signed it.\n\n"
-            "Text options (--vendor, --version, --name, --description) must be UTF-8, at most\n"
-            "%u bytes. The output may not be one of the input files.\n"
-            "With SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.\n",
-            MOTA_CONTAINER_MAX_TEXT);
+            "                            on an N6 model) or lz4 (1.63x; its decoder is a third the size)\n",
+            (unsigned long long)PACK_SEQ_CEILING);
+    help_more(f);
 }
 
 /*
@@ -186,11 +202,39 @@ enum {
     O_MAXSW,
     O_MAXCPU,
     O_COMPRESS,
-    O_SYNC
+    O_SYNC,
+    O_FORCE_SEQ
 };
 
-/* The options whose value is checked or noted: --version, --compress, --key-id, --seq,
- * --selftest-max-latency-us, --install-mode, --max-sw-epochs, --max-cpu-epochs. */
+/* --seq N|from-version (its ceiling is checked with the version: check_seq) and
+ * --selftest-max-latency-us N|none (none: PACK_LATENCY_NONE). */
+static int number_opt(struct pack_opts *o, int c, const char *arg)
+{
+    if (c == O_SEQ) {
+        o->seq_from_version = strcmp(arg, "from-version") == 0;
+        if (!o->seq_from_version && !tool_parse_u64(arg, &o->seq))
+            return tool_usage_err("pack", "--seq '%s' is neither an unsigned integer nor from-version", arg);
+        o->have_seq = true;
+        return EXIT_OK;
+    }
+    o->have_latency = true;
+    if (strcmp(arg, "none") == 0) {
+        o->st_latency = PACK_LATENCY_NONE;
+        return EXIT_OK;
+    }
+    uint64_t v = 0;
+    bool number = tool_parse_u64(arg, &v);
+    if (number && v == 0) /* the device compares the time it measured with the limit */
+        return tool_usage_err("pack", "--selftest-max-latency-us 0 would fail every self-test: give none for no "
+                                      "limit (the default), or N > 0 microseconds");
+    if (!number)
+        return tool_usage_err("pack", "--selftest-max-latency-us '%s' is neither a positive integer nor none", arg);
+    o->st_latency = v;
+    return EXIT_OK;
+}
+
+/* The options whose value is checked or noted: --version, --compress, --key-id, --install-mode,
+ * --max-sw-epochs, --max-cpu-epochs; the numbers (number_opt). */
 static int checked_opt(struct pack_opts *o, int c, const char *arg)
 {
     uint64_t v = 0;
@@ -218,17 +262,8 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
         o->have_kid = true;
         break;
     case O_SEQ:
-        o->seq_from_version = strcmp(arg, "from-version") == 0;
-        if (!o->seq_from_version && !tool_parse_u64(arg, &o->seq))
-            return tool_usage_err("pack", "--seq '%s' is neither an unsigned integer nor from-version", arg);
-        o->have_seq = true;
-        break;
-    case O_STLAT:
-        if (!tool_parse_u64(arg, &o->st_latency) || o->st_latency == 0)
-            return tool_usage_err("pack", "--selftest-max-latency-us '%s' is not a positive integer", arg);
-        o->have_latency = true;
-        break;
-    default: /* O_MODE */
+    case O_STLAT: return number_opt(o, c, arg);
+    case O_MODE:
         if (strcmp(arg, "xip") == 0)
             o->mode = MOTA_INSTALL_XIP;
         else if (strcmp(arg, "copy") == 0)
@@ -236,8 +271,31 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
         else
             return tool_usage_err("pack", "--install-mode '%s' is neither xip nor copy", arg);
         break;
+    default: return EXIT_USAGE; /* reported by tool_getopt */
     }
     return EXIT_OK;
+}
+
+/* The options that note their value, or that they were given. */
+static bool plain_opt(struct pack_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'k': o->key = arg; break;
+    case 'o': o->out = arg; break;
+    case O_PARAMS: o->params = arg; break;
+    case O_VENDOR: o->vendor = arg; break;
+    case O_CLASS: o->klass = arg; break;
+    case O_UNSIGNED: o->unsigned_ = true; break;
+    case O_SYNC: o->sync = true; break;
+    case O_FORCE_SEQ: o->force_seq = true; break;
+    case O_PUB: o->pub = arg; break;
+    case O_NAME: o->name = arg; break;
+    case O_DESC: o->description = arg; break;
+    case O_STIN: o->st_in = arg; break;
+    case O_STOUT: o->st_out = arg; break;
+    default: return false;
+    }
+    return true;
 }
 
 static int parse_args(int argc, char **argv, struct pack_opts *o)
@@ -254,42 +312,22 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID},
         {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
         {"compress", optional_argument, 0, O_COMPRESS}, {"sync", no_argument, 0, O_SYNC},
-        {0, 0, 0, 0}};
+        {"force-seq", no_argument, 0, O_FORCE_SEQ}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
     o->max_sw = o->max_cpu = -1;
+    o->st_latency = PACK_LATENCY_NONE; /* a self-test without --selftest-max-latency-us: no limit */
     o->version = "0.0.0";
     o->mode = MOTA_INSTALL_XIP;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hk:o:", opts, "pack")) != -1) {
-        switch (c) {
-        case 'h': help(stdout); exit(EXIT_OK);
-        case 'k': o->key = optarg; break;
-        case 'o': o->out = optarg; break;
-        case O_PARAMS: o->params = optarg; break;
-        case O_VENDOR: o->vendor = optarg; break;
-        case O_CLASS: o->klass = optarg; break;
-        case O_UNSIGNED: o->unsigned_ = true; break;
-        case O_SYNC: o->sync = true; break;
-        case O_PUB: o->pub = optarg; break;
-        case O_NAME: o->name = optarg; break;
-        case O_DESC: o->description = optarg; break;
-        case O_STIN: o->st_in = optarg; break;
-        case O_STOUT: o->st_out = optarg; break;
-        case O_VERSION:
-        case O_COMPRESS:
-        case O_KID:
-        case O_MAXSW:
-        case O_MAXCPU:
-        case O_SEQ:
-        case O_STLAT:
-        case O_MODE:
-            if ((rc = checked_opt(o, c, optarg)) != EXIT_OK)
-                return rc;
-            break;
-        default: return EXIT_USAGE;
+        if (c == 'h') {
+            help(stdout);
+            exit(EXIT_OK);
         }
+        if (!plain_opt(o, c, optarg) && (rc = checked_opt(o, c, optarg)) != EXIT_OK)
+            return rc;
     }
     if (argc - optind != 1)
         return tool_usage_err("pack",
@@ -324,10 +362,49 @@ static int check_combination(const struct pack_opts *o)
         return tool_usage_err("pack", "--seq is required: a number that grows with every release, or from-version");
     if (o->seq_from_version && !o->have_version)
         return tool_usage_err("pack", "--seq from-version needs --version");
-    if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out && o->have_latency))
-        return tool_usage_err("pack", "a self-test needs all three of --selftest-input, --selftest-output and "
-                                      "--selftest-max-latency-us");
+    /* the latency limit may be left out (none); the input and the expected output may not */
+    if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out))
+        return tool_usage_err("pack", "a self-test needs --selftest-input and --selftest-output, and takes "
+                                      "--selftest-max-latency-us N|none with them (all three, or the first two: "
+                                      "no limit)");
     return EXIT_OK;
+}
+
+/* One option's text UTF-8, or EXIT_USAGE with the byte that is not. */
+static int check_utf8(const char *opt, const char *val)
+{
+    size_t len = strlen(val), bad = utf8_bad_offset(val, len);
+    if (bad == len)
+        return EXIT_OK;
+    tool_fail(MOTA_ERR_ARG_UTF8, "%s: byte %zu (0x%02x) starts no valid UTF-8 sequence", opt, bad,
+              (unsigned char)val[bad]);
+    return EXIT_USAGE;
+}
+
+int pack_check_identity(const char *cmd, const char *vendor, const char *klass)
+{
+    if (strlen(vendor) > MOTA_CONTAINER_MAX_TEXT)
+        return tool_usage_err(cmd, "--vendor is limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
+    if (check_utf8("--vendor", vendor) != EXIT_OK)
+        return EXIT_USAGE;
+    /* the vendor id is derived from it, and it is the vendor name shown */
+    if (vendor[0] == '\0') {
+        tool_fail(MOTA_ERR_ARG, "--vendor is empty: give the vendor's domain name, e.g. example.com");
+        return EXIT_USAGE;
+    }
+    /* the class id names the boards the model is for: an empty one is a forgotten option */
+    if (klass != NULL && klass[0] == '\0') {
+        tool_fail(MOTA_ERR_ARG, "--class is empty: give the device class, e.g. board-rev-b");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+void pack_identity_ids(const char *vendor, const char *klass, uint8_t vendor_id[16], uint8_t class_id[16])
+{
+    mota_uuid5(mota_uuid_ns_dns, vendor, strlen(vendor), vendor_id);
+    if (klass != NULL)
+        mota_uuid5(vendor_id, klass, strlen(klass), class_id);
 }
 
 /* The container's texts: within bounds and UTF-8; the vendor and the class named. */
@@ -343,29 +420,12 @@ static int check_texts(const struct pack_opts *o)
     /* the container's text strings must be UTF-8: refused here, not by verify later */
     const struct {
         const char *opt, *val;
-    } texts[] = {
-        {"--description", o->description}, {"--name", o->name}, {"--version", o->version}, {"--vendor", o->vendor}};
+    } texts[] = {{"--description", o->description}, {"--name", o->name}, {"--version", o->version}};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-        if (texts[i].val == NULL)
-            continue;
-        size_t len = strlen(texts[i].val), bad = utf8_bad_offset(texts[i].val, len);
-        if (bad != len) {
-            tool_fail(MOTA_ERR_ARG_UTF8, "%s: byte %zu (0x%02x) starts no valid UTF-8 sequence", texts[i].opt, bad,
-                      (unsigned char)texts[i].val[bad]);
+        if (texts[i].val != NULL && check_utf8(texts[i].opt, texts[i].val) != EXIT_OK)
             return EXIT_USAGE;
-        }
     }
-    /* the vendor id is derived from it, and it is the vendor name shown */
-    if (o->vendor[0] == '\0') {
-        tool_fail(MOTA_ERR_ARG, "--vendor is empty: give the vendor's domain name, e.g. example.com");
-        return EXIT_USAGE;
-    }
-    /* the class id names the boards the model is for: an empty one is a forgotten option */
-    if (o->klass[0] == '\0') {
-        tool_fail(MOTA_ERR_ARG, "--class is empty: give the device class, e.g. board-rev-b");
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    return pack_check_identity("pack", o->vendor, o->klass); /* as mota id checks them */
 }
 
 /* --version a semantic version; --seq from-version derived from it. */
@@ -384,6 +444,34 @@ static int check_version(struct pack_opts *o)
                               "--seq from-version: --version %s is out of range (MAJOR below 4194304, "
                               "MINOR and PATCH below 1048576): give --seq N",
                               o->version);
+    return EXIT_OK;
+}
+
+/*
+ * The sequence number leaves room above it: a device takes only containers with a higher one after it
+ * confirmed this one, so 2^64-1 would lock it for good. Refused above PACK_SEQ_CEILING unless --force-seq,
+ * which warns instead.
+ */
+static int check_seq(const struct pack_opts *o)
+{
+    if (o->seq <= PACK_SEQ_CEILING)
+        return EXIT_OK;
+    unsigned long long seq = (unsigned long long)o->seq, room = (unsigned long long)(UINT64_MAX - o->seq);
+    char left[96];
+    if (room == 0)
+        snprintf(left, sizeof(left), "no number is left above it: the device is locked for good");
+    else
+        snprintf(left, sizeof(left), "only %llu numbers are left above it", room);
+    if (!o->force_seq)
+        return tool_usage_err("pack",
+                              "--seq %llu is above %llu (2^63-1): once a device confirms it, it takes only "
+                              "containers with a higher number, and %s; take a number your releases "
+                              "increment, or give --force-seq to pack it anyway",
+                              seq, (unsigned long long)PACK_SEQ_CEILING, left);
+    fprintf(stderr,
+            "mota: warning: --seq %llu is above %llu (2^63-1), packed as --force-seq asks: once a device "
+            "confirms it, it takes only containers with a higher number, and %s\n",
+            seq, (unsigned long long)PACK_SEQ_CEILING, left);
     return EXIT_OK;
 }
 
@@ -414,7 +502,7 @@ int pack_options(int argc, char **argv, struct pack_opts *o)
 {
     int rc = parse_args(argc, argv, o);
     if (rc != EXIT_OK || (rc = check_combination(o)) != EXIT_OK || (rc = check_texts(o)) != EXIT_OK ||
-        (rc = check_version(o)) != EXIT_OK || (rc = check_output(o)) != EXIT_OK)
+        (rc = check_version(o)) != EXIT_OK || (rc = check_seq(o)) != EXIT_OK || (rc = check_output(o)) != EXIT_OK)
         return rc;
     return EXIT_OK;
 }

@@ -306,7 +306,7 @@ int tool_profile_like(const uint8_t *img, size_t len, const uint8_t *params, siz
     int ret = mota_nbin_validate(img, len, &in);
     if (ret != MOTA_OK)
         return ret;
-    if (in.split && params == NULL)
+    if (in.split != (params != NULL)) /* a split model without its params, or params for one that has its own */
         return MOTA_ERR_NBIN_SPLIT;
     if ((ret = mota_nbin_check_params(&in, in.split ? params : img, in.split ? params_len : len)) != MOTA_OK)
         return ret;

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,12 +339,15 @@ static void help_board(FILE *f)
                "  --port-file F          once the board is ready: F holds tcp:HOST:PORT for push,\n"
                "                         written atomically; removed when the launcher ends. The\n"
                "                         boards have no --pty or --stdio: TCP only\n"
-               "  --flash FILE           the board's flash (default mota-TARGET.flash); a new one is\n"
+               "  --flash FILE           the board's flash, kept across runs (default TARGET.flash in\n"
+               "                         $XDG_STATE_HOME/mota, else ~/.local/state/mota); a new one is\n"
                "                         created erased and provisioned from the options below\n"
                "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
                "  --trial-boots N        provisioning (see `mota provision`; class and name default\n"
                "                         to mota-TARGET); a new flash without --key stays\n"
-               "                         unprovisioned: it refuses every update\n"
+               "                         unprovisioned: it refuses every update. A flash provisioned\n"
+               "                         already is run as it is without --key, and refused with\n"
+               "                         --key for another identity\n"
                "  --log FILE             the board's log (default FLASH.log)\n"
                "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
                "  --icount               deterministic time: one instruction per nanosecond\n"
@@ -388,7 +392,7 @@ struct launch_opts {
     struct board_identity id;
     const char *tcp, *firmware, *log;
     bool have_tcp;
-    char default_flash[32];
+    char default_flash[PATH_MAX];
 };
 
 /* One of the launcher's own options, into b or o: 1 when taken, 0 if not one, -1 on a usage error
@@ -513,15 +517,76 @@ static int provision_flash(const struct board *b, const struct board_identity *i
         char ecc[PATH_MAX];
         snprintf(ecc, sizeof(ecc), "%s.ecc", b->flash);
         unlink(ecc); /* a new flash's units are all erased, whatever a stale table beside it says */
-        int ret = id->n_keys ? board_provision(b->flash, id, &done) : board_flash_create(b->flash);
+        int ret = id->n_keys ? board_provision(b->flash, id, "", &done) : board_flash_create(b->flash);
         if (ret != MOTA_OK)
             return EXIT_IO;
         fprintf(stderr, "mota-sim: new board flash %s (%s)\n", b->flash, done ? "provisioned" : "not provisioned");
     } else if (id->n_keys) {
-        if (board_provision(b->flash, id, &done) != MOTA_OK)
-            return EXIT_INVALID;
+        char fix[PATH_MAX + 200];
+        snprintf(fix, sizeof(fix),
+                 "give --flash another file for another board, delete %s to start a new one, or leave out "
+                 "--key (and the identity options) to run it as it is provisioned",
+                 b->flash);
+        int ret = board_provision(b->flash, id, fix, &done);
+        if (ret != MOTA_OK)
+            return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
+        if (done)
+            fprintf(stderr, "mota-sim: board flash %s provisioned\n", b->flash);
     }
     return b->flash_ecc ? ecc_file(b) : EXIT_OK;
+}
+
+/* dir and the directories above it, made where missing (private: a board's state is its owner's). */
+static int make_dirs(char *dir)
+{
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        int ok = mkdir(dir, 0700) == 0 || errno == EEXIST;
+        *p = c;
+        if (!ok)
+            return tool_fail(MOTA_ERR_IO, "%s: %s (give --flash FILE, or set XDG_STATE_HOME)", dir, strerror(errno));
+        if (c == '\0')
+            break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return tool_fail(MOTA_ERR_IO, "%s: not a directory (give --flash FILE, or set XDG_STATE_HOME)", dir);
+    return MOTA_OK;
+}
+
+/*
+ * The board's flash without --flash: <target>.flash in mota's state directory, $XDG_STATE_HOME/mota
+ * (~/.local/state/mota when unset or not absolute, as the XDG base directory spec says), made as needed;
+ * said at start. A flash an older mota kept in the current directory is named, not used.
+ */
+static int default_flash(const struct board_target *t, char *out, size_t cap)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    struct passwd *pw = NULL;
+    char dir[PATH_MAX];
+    if ((xdg == NULL || xdg[0] != '/') && (home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
+        home = pw->pw_dir;
+    if (xdg != NULL && xdg[0] == '/')
+        snprintf(dir, sizeof(dir), "%s/mota", xdg);
+    else if (home != NULL && home[0] == '/')
+        snprintf(dir, sizeof(dir), "%s/.local/state/mota", home);
+    else
+        return tool_fail(MOTA_ERR_IO, "no state directory for the board's flash: give --flash FILE, or set "
+                                      "XDG_STATE_HOME or HOME");
+    if (make_dirs(dir) != MOTA_OK)
+        return MOTA_ERR_IO;
+    if (snprintf(out, cap, "%s/%s.flash", dir, t->name) >= (int)cap)
+        return tool_fail(MOTA_ERR_IO, "%s: path too long (give --flash FILE)", dir);
+    fprintf(stderr, "mota-sim: board flash %s (kept; --flash FILE for another)\n", out);
+    char old[32];
+    snprintf(old, sizeof(old), "mota-%s.flash", t->name);
+    if (access(old, F_OK) == 0)
+        fprintf(stderr, "mota-sim: %s here, an older mota's default, is not used: --flash %s runs that board\n", old,
+                old);
+    return MOTA_OK;
 }
 
 /* One board per flash file: locked for as long as the launcher runs (the descriptor stays open), and
@@ -754,7 +819,8 @@ int cmd_sim_board(int argc, char **argv)
     board_identity_defaults(&o.id, b->t);
     snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
     if (b->flash == NULL) {
-        snprintf(o.default_flash, sizeof(o.default_flash), "mota-%s.flash", b->t->name);
+        if (default_flash(b->t, o.default_flash, sizeof(o.default_flash)) != MOTA_OK)
+            return EXIT_IO;
         b->flash = o.default_flash;
     }
     b->firmware = find_firmware(b->t, o.firmware);

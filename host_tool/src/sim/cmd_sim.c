@@ -362,6 +362,14 @@ static int like_profile(const char *like, const char *params, struct tool_profil
                   like, MOTA_POSIX_EXEC_BASE);
         return EXIT_INVALID;
     }
+    if (ret == MOTA_ERR_NBIN_SPLIT) {
+        if (params == NULL)
+            tool_fail(ret, "--like %s is a split model (its weights in a params file): give them with --params FILE",
+                      like);
+        else
+            tool_fail(ret, "--like %s carries its params; --params %s does not belong to it", like, params);
+        return EXIT_INVALID;
+    }
     if (ret != MOTA_OK) {
         tool_fail(ret, "--like %s: no profile from this model", like);
         return EXIT_INVALID;
@@ -532,6 +540,20 @@ static int profile_opt(struct mota_device_profile *p, int c, const char *arg)
     return 1;
 }
 
+/* --model C_NAME: one model of the device, named once; as line_opt. */
+static int model_opt(struct sim_opts *o, const char *arg)
+{
+    if (arg[0] == '\0')
+        return tool_usage_err("sim", "--model '': a model's C name (network, as in network_rel.bin)"), -1;
+    for (unsigned i = 0; i < o->n_models; i++)
+        if (strcmp(o->models[i], arg) == 0)
+            return tool_usage_err("sim", "--model %s given twice: each model once", arg), -1;
+    if (o->n_models == MOTA_AGENT_MAX_MODELS)
+        return tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS), -1;
+    o->models[o->n_models++] = arg;
+    return 1;
+}
+
 /* The device's own options and the simulation's: as line_opt. */
 static int device_opt(struct sim_opts *o, int c, const char *arg)
 {
@@ -544,11 +566,7 @@ static int device_opt(struct sim_opts *o, int c, const char *arg)
             return tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS), -1;
         o->keys[o->n_keys++] = arg;
         break;
-    case O_MODEL:
-        if (o->n_models == MOTA_AGENT_MAX_MODELS)
-            return tool_usage_err("sim", "at most %u models", MOTA_AGENT_MAX_MODELS), -1;
-        o->models[o->n_models++] = arg;
-        break;
+    case O_MODEL: return model_opt(o, arg);
     case O_TORN: o->torn = true; break;
     case O_ONCE: o->once = true; break;
     case O_TIMING:

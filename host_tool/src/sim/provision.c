@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * mota provision: the factory step for a QEMU board. A board's identity
- * (vendor and class, name, trusted keys, model slots, trial boots) as a
- * provisioning record, written once into the provisioning sector of the
- * board's flash file (the MPS layout: mota/board.h). Also the table of the
- * boards, which the launcher (cmd_board.c) starts and provisions too.
+ * mota provision: the factory step. A board's identity (vendor and class,
+ * name, trusted keys, model slots, trial boots, device id) as a provisioning
+ * record, written once into the provisioning sector of a QEMU board's flash
+ * file (the MPS layout: mota/board.h), or alone as a raw or Intel HEX image
+ * a real part's programmer writes at the address of its provisioning sector.
+ * Also the table of the boards, which the launcher (cmd_board.c) starts and
+ * provisions too.
  */
 #include "provision.h"
 #include "cmds.h"
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,7 +53,7 @@ const struct board_target *board_target_default(void)
     return &targets[0];
 }
 
-/* The identity as a record's contents (the device id is the caller's to add). */
+/* The identity as a record's contents (with its device id when one is given). */
 static int build_identity(const struct board_identity *id, struct mota_provision *out)
 {
     struct mota_provision p;
@@ -76,21 +79,26 @@ static int build_identity(const struct board_identity *id, struct mota_provision
         strcpy(p.models[m], n);
     }
     p.max_trial_boots = id->trial_boots;
+    memcpy(p.device_id, id->device_id, id->device_id_len);
+    p.device_id_len = id->device_id_len;
     *out = p;
     return MOTA_OK;
 }
 
 /*
- * The record for this identity on a board whose sector holds cur (decoded: cur_ret): a board provisioned
- * already keeps its device id (the record's, or none for one derived from a record without it), so the
- * same identity gives the same record; a new board gets a random one, as a part's UID is its own.
+ * The record for this identity on a board whose sector holds cur (decoded: cur_ret): the device id given
+ * (--device-id), else a board provisioned already keeps its own (the record's, or none for one derived
+ * from a record without it), so the same identity gives the same record; a new board gets a random one,
+ * as a part's UID is its own.
  */
 static int build_record(const struct mota_provision *identity, const struct mota_provision *cur, int cur_ret,
                         uint8_t rec[sizeof(struct mota_provision_rec)])
 {
     struct mota_provision p = *identity;
     int ret = MOTA_ERR_PROVISION;
-    if (cur_ret == MOTA_OK) {
+    if (identity->device_id_len > 0) {
+        /* given: this one */
+    } else if (cur_ret == MOTA_OK) {
         memcpy(p.device_id, cur->device_id, sizeof(p.device_id));
         p.device_id_len = cur->device_id_len;
         p.device_id_derived = cur->device_id_derived;
@@ -103,6 +111,12 @@ static int build_record(const struct mota_provision *identity, const struct mota
     return ret < 0 ? tool_fail(ret, "provisioning record") : MOTA_OK;
 }
 
+/* The reason a read or write of n bytes stopped short: the system's, or none (a short transfer). */
+static const char *io_reason(int err, const char *what)
+{
+    return err != 0 ? strerror(err) : what;
+}
+
 int board_flash_create(const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -111,57 +125,200 @@ int board_flash_create(const char *path)
     static uint8_t ff[64 * 1024];
     memset(ff, 0xFF, sizeof(ff));
     for (uint32_t off = 0; off < MOTA_BOARD_FLASH_SIZE; off += sizeof(ff)) {
+        errno = 0;
         if (write(fd, ff, sizeof(ff)) != (ssize_t)sizeof(ff)) {
+            int e = errno;
             close(fd);
             unlink(path);
-            return tool_fail(MOTA_ERR_IO, "%s: cannot write", path);
+            return tool_fail(MOTA_ERR_IO, "%s: cannot write a new board flash: %s", path, io_reason(e, "short write"));
         }
     }
-    close(fd);
+    if (close(fd) != 0) {
+        int e = errno;
+        unlink(path);
+        return tool_fail(MOTA_ERR_IO, "%s: cannot write a new board flash: %s", path, strerror(e));
+    }
     return MOTA_OK;
 }
 
-int board_provision(const char *flash, const struct board_identity *id, bool *done)
+/* The board's flash, opened to read and write: the system's reason when it cannot be, and what a board
+ * flash is when it is something else. */
+static int open_flash(const char *flash, int *fd_out)
 {
-    uint8_t rec[sizeof(struct mota_provision_rec)], cur[sizeof(rec)];
-    struct mota_provision want, p;
-    int ret = build_identity(id, &want); /* the identity's own errors first, before any file is made */
-    if (ret != MOTA_OK)
-        return ret;
-    if ((ret = board_flash_create(flash)) != MOTA_OK)
-        return ret;
-    int fd = open(flash, O_RDWR);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != MOTA_BOARD_FLASH_SIZE) {
+    int fd = open(flash, O_RDWR | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
         if (fd >= 0)
             close(fd);
-        return tool_fail(MOTA_ERR_IO, "%s: not a %u-byte board flash", flash, MOTA_BOARD_FLASH_SIZE);
+        return tool_fail(MOTA_ERR_IO, "%s: %s", flash, strerror(e));
     }
-    if (pread(fd, cur, sizeof(cur), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(cur)) {
+    if (!S_ISREG(st.st_mode) || st.st_size != MOTA_BOARD_FLASH_SIZE) {
         close(fd);
-        return tool_fail(MOTA_ERR_IO, "%s: cannot read", flash);
+        if (!S_ISREG(st.st_mode))
+            return tool_fail(MOTA_ERR_IO, "%s: not a board flash (a regular file of %u bytes)", flash,
+                             MOTA_BOARD_FLASH_SIZE);
+        return tool_fail(MOTA_ERR_IO, "%s: not a board flash: %lld bytes, a board flash has %u", flash,
+                         (long long)st.st_size, MOTA_BOARD_FLASH_SIZE);
     }
-    ret = mota_provision_decode(cur, sizeof(cur), &p);
+    *fd_out = fd;
+    return MOTA_OK;
+}
+
+/* What differs between the identity a board holds and the one asked for, as a list ("keys, class"). */
+static void identity_diff(const struct mota_provision *have, const struct mota_provision *want, char *out, size_t cap)
+{
+    bool keys = have->n_keys != want->n_keys, models = have->n_models != want->n_models;
+    for (unsigned k = 0; !keys && k < want->n_keys; k++)
+        keys = have->keys[k].index != want->keys[k].index ||
+               memcmp(have->keys[k].pub, want->keys[k].pub, MOTA_P256_PUB_LEN) != 0;
+    for (unsigned m = 0; !models && m < want->n_models; m++)
+        models = strcmp(have->models[m], want->models[m]) != 0;
+    const struct {
+        bool differs;
+        const char *what;
+    } fields[] = {
+        {keys, "keys"},
+        {memcmp(have->vendor_id, want->vendor_id, 16) != 0, "vendor"},
+        {memcmp(have->class_id, want->class_id, 16) != 0, "class"},
+        {strcmp(have->name, want->name) != 0, "name"},
+        {models, "models"},
+        {have->max_trial_boots != want->max_trial_boots, "trial boots"},
+        {want->device_id_len > 0, "device id"}, /* given, and the record is not the same: its id differs */
+    };
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && n < cap; i++)
+        if (fields[i].differs)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", fields[i].what);
+}
+
+/* A board provisioned already, with another record than the one asked for: said precisely, and the way out. */
+static int refuse_reprovision(const char *flash, int have_ret, const struct mota_provision *have,
+                              const struct mota_provision *want, const char *fix)
+{
+    if (have_ret != MOTA_OK)
+        return tool_fail(MOTA_ERR_PROVISION,
+                         "%s: its provisioning sector (offset 0x%X) holds a damaged record; "
+                         "a board is provisioned once: %s",
+                         flash, MOTA_BOARD_PROVISION, fix);
+    char diff[96], models[MOTA_PROVISION_MODELS * 25] = "";
+    identity_diff(have, want, diff, sizeof(diff));
+    for (unsigned m = 0; m < have->n_models && m < MOTA_PROVISION_MODELS; m++)
+        snprintf(models + strlen(models), sizeof(models) - strlen(models), "%s%s", m ? " " : "", have->models[m]);
+    /* not tool_fail: the table's text for MOTA_ERR_PROVISION is about a damaged record, not this one */
+    tool_err("%s: board already provisioned, with another identity: %s holds '%s' (%u key%s, model%s %s, %u trial "
+             "boots); asked for other %s: %s",
+             mota_err_name(MOTA_ERR_PROVISION), flash, have->name, have->n_keys, have->n_keys == 1 ? "" : "s",
+             have->n_models == 1 ? "" : "s", models, (unsigned)have->max_trial_boots, diff[0] ? diff : "contents", fix);
+    return MOTA_ERR_PROVISION;
+}
+/* The record into the flash's provisioning sector, durably. */
+static int write_record(int fd, const char *flash, const uint8_t *rec, size_t n)
+{
+    errno = 0;
+    if (pwrite(fd, rec, n, MOTA_BOARD_PROVISION) != (ssize_t)n)
+        return tool_fail(MOTA_ERR_IO, "%s: cannot write its provisioning sector: %s", flash,
+                         io_reason(errno, "short write"));
+    if (fsync(fd) != 0)
+        return tool_fail(MOTA_ERR_IO, "%s: cannot write its provisioning sector: %s", flash, strerror(errno));
+    return MOTA_OK;
+}
+
+int board_provision(const char *flash, const struct board_identity *id, const char *fix, bool *done)
+{
+    uint8_t rec[sizeof(struct mota_provision_rec)], cur[sizeof(rec)];
+    struct mota_provision want, have;
+    int fd = -1;
     *done = false;
-    int built = build_record(&want, &p, ret, rec);
-    if (built != MOTA_OK) {
+    int ret = build_identity(id, &want); /* the identity's own errors first, before any file is made */
+    if (ret != MOTA_OK || (ret = board_flash_create(flash)) != MOTA_OK || (ret = open_flash(flash, &fd)) != MOTA_OK)
+        return ret;
+    errno = 0;
+    if (pread(fd, cur, sizeof(cur), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(cur)) {
+        int e = errno;
         close(fd);
-        return built;
+        return tool_fail(MOTA_ERR_IO, "%s: cannot read its provisioning sector: %s", flash, io_reason(e, "short read"));
     }
-    if (ret == MOTA_OK || ret == MOTA_ERR_PROVISION) {
-        close(fd);
-        if (ret == MOTA_OK && memcmp(cur, rec, sizeof(rec)) == 0)
-            return MOTA_OK; /* the same identity: nothing to do */
-        return tool_fail(MOTA_ERR_PROVISION, "%s: already provisioned (%s); a board is provisioned once", flash,
-                         ret == MOTA_OK ? p.name : "a damaged record");
-    }
-    if (pwrite(fd, rec, sizeof(rec), MOTA_BOARD_PROVISION) != (ssize_t)sizeof(rec) || fsync(fd) != 0) {
-        close(fd);
-        return tool_fail(MOTA_ERR_IO, "%s: cannot write", flash);
+    int have_ret = mota_provision_decode(cur, sizeof(cur), &have);
+    ret = build_record(&want, &have, have_ret, rec);
+    if (ret == MOTA_OK && (have_ret == MOTA_OK || have_ret == MOTA_ERR_PROVISION)) {
+        if (have_ret != MOTA_OK || memcmp(cur, rec, sizeof(rec)) != 0) /* else the same identity: nothing to do */
+            ret = refuse_reprovision(flash, have_ret, &have, &want, fix);
+    } else if (ret == MOTA_OK && (ret = write_record(fd, flash, rec, sizeof(rec))) == MOTA_OK) {
+        *done = true;
     }
     close(fd);
-    *done = true;
-    return MOTA_OK;
+    return ret;
+}
+
+/* One Intel HEX record: ":", its length, offset and type, its data, a checksum making the bytes sum to 0. */
+static int hex_record(struct outfile *o, unsigned type, uint16_t off, const uint8_t *d, size_t n)
+{
+    char line[16 + 2 * 32];
+    unsigned sum = (unsigned)n + (off >> 8) + (off & 0xFFu) + type;
+    int k = snprintf(line, sizeof(line), ":%02X%04X%02X", (unsigned)n, off, type);
+    for (size_t i = 0; i < n && i < 32; i++) {
+        k += snprintf(line + k, sizeof(line) - (size_t)k, "%02X", d[i]);
+        sum += d[i];
+    }
+    k += snprintf(line + k, sizeof(line) - (size_t)k, "%02X\r\n", (0x100u - (sum & 0xFFu)) & 0xFFu);
+    return tool_out_write(o, line, (size_t)k);
+}
+
+/* n bytes at addr as Intel HEX: an extended linear address record (type 04) for each 64 KiB they touch,
+ * data records (00) of at most 16 bytes that never cross one, the end-of-file record (01). */
+static int hex_write(struct outfile *o, const uint8_t *d, size_t n, uint32_t addr)
+{
+    int ret = MOTA_OK;
+    for (size_t i = 0; i < n && ret == MOTA_OK;) {
+        uint32_t a = addr + (uint32_t)i;
+        size_t chunk = n - i < 16 ? n - i : 16;
+        if (chunk > 0x10000u - (a & 0xFFFFu))
+            chunk = 0x10000u - (a & 0xFFFFu);
+        if (i == 0 || (a & 0xFFFFu) == 0) {
+            uint8_t upper[2] = {(uint8_t)(a >> 24), (uint8_t)(a >> 16)};
+            ret = hex_record(o, 0x04, 0, upper, 2);
+        }
+        if (ret == MOTA_OK)
+            ret = hex_record(o, 0x00, (uint16_t)(a & 0xFFFFu), d + i, chunk);
+        i += chunk;
+    }
+    return ret == MOTA_OK ? hex_record(o, 0x01, 0, NULL, 0) : ret;
+}
+
+int board_provision_image(const struct board_identity *id, const char *bin, const char *hex, uint32_t addr,
+                          uint8_t rec[sizeof(struct mota_provision_rec)])
+{
+    struct mota_provision want;
+    struct outfile ob, oh;
+    int ret = build_identity(id, &want);
+    if (ret != MOTA_OK || (ret = build_record(&want, NULL, MOTA_ERR_NOT_PROVISIONED, rec)) != MOTA_OK)
+        return ret;
+    if (bin != NULL && (ret = tool_out_open(&ob, bin, 0644)) != MOTA_OK)
+        return ret;
+    if (hex != NULL && (ret = tool_out_open(&oh, hex, 0644)) != MOTA_OK) {
+        if (bin != NULL)
+            tool_out_abort(&ob);
+        return ret;
+    }
+    if (bin != NULL && ret == MOTA_OK)
+        ret = tool_out_write(&ob, rec, sizeof(struct mota_provision_rec));
+    if (hex != NULL && ret == MOTA_OK)
+        ret = hex_write(&oh, rec, sizeof(struct mota_provision_rec), addr);
+    if (ret != MOTA_OK) {
+        if (bin != NULL)
+            tool_out_abort(&ob);
+        if (hex != NULL)
+            tool_out_abort(&oh);
+        return ret;
+    }
+    if (bin != NULL && (ret = tool_out_commit(&ob)) != MOTA_OK) {
+        if (hex != NULL)
+            tool_out_abort(&oh);
+        return ret;
+    }
+    return hex != NULL ? tool_out_commit(&oh) : MOTA_OK;
 }
 
 int board_identity_opt(struct board_identity *id, int c, const char *arg)
@@ -210,63 +367,156 @@ static int target_opt(const struct board_target **t, int c, const char *arg)
     if (c != 'B')
         return 0;
     if ((*t = board_target_find(arg)) == NULL)
-        return tool_err("--target: an547 or an505"), -1;
+        return tool_usage_err("provision", "--target: an547 or an505"), -1;
     return 1;
 }
 
-int cmd_provision(int argc, char **argv)
+static void help_provision(FILE *f)
+{
+    fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [identity options]\n"
+               "       mota provision --image OUT.bin|--hex OUT.hex --address ADDR --key PUBLIC.pem [...]\n"
+               "identity options: [--vendor DOMAIN] [--class NAME] [--name DEVICE] [--model C_NAME ...]\n"
+               "                  [--trial-boots N] [--device-id HEX] [--target an547|an505]\n\n"
+               "The factory step. With --flash, for a QEMU board (an547, an505: one flash layout):\n"
+               "writes the device's identity (vendor and class, checked against every container),\n"
+               "its trusted keys (key slots 1, 2, ...), its name and model slots into the\n"
+               "provisioning sector of its flash file (created erased if absent), with a random\n"
+               "12-byte device id (HELLO, `mota status`: device id). A board is provisioned\n"
+               "once: a different record over an existing one is refused; the same identity\n"
+               "again keeps the board's device id.\n"
+               "With --image and/or --hex, for a real part: the same 480-byte record alone, raw\n"
+               "(--image) and as Intel HEX placed at ADDR (--hex), for a programmer to write at\n"
+               "ADDR, the part's provisioning sector (docs/porting.md, \"Provisioning a real\n"
+               "part\"). ADDR: a 32-bit address, 0x... or decimal, 16-byte aligned.\n"
+               "  --device-id HEX        the record's device id, 1 to 16 bytes as hex digits\n"
+               "                         (default: the board's own, or 12 random bytes)\n"
+               "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
+}
+
+/* What mota provision is asked: where the record goes, and whose it is. */
+struct provision_opts {
+    struct board_identity id;
+    const struct board_target *t;
+    const char *flash, *bin, *hex;
+    bool have_addr;
+    uint32_t addr;
+};
+
+/* --address ADDR: a 32-bit address with room for the record after it, 16-byte aligned (a program unit). */
+static int address_opt(struct provision_opts *o, const char *arg)
+{
+    uint64_t v;
+    if (!tool_parse_u64(arg, &v) || v > 0x100000000ull - sizeof(struct mota_provision_rec) || v % 16 != 0)
+        return tool_usage_err("provision",
+                              "--address '%s': a 32-bit address (0x... or decimal), 16-byte aligned, with room for "
+                              "the %zu-byte record",
+                              arg, sizeof(struct mota_provision_rec)),
+               -1;
+    o->addr = (uint32_t)v;
+    o->have_addr = true;
+    return 1;
+}
+
+/* One of provision's own options: 1 when taken, 0 if not one, <0 on a usage error (said). */
+static int provision_opt(struct provision_opts *o, int c, const char *arg)
+{
+    size_t n = strlen(arg) / 2;
+    switch (c) {
+    case 'f': o->flash = arg; return 1;
+    case 'I': o->bin = arg; return 1;
+    case 'H': o->hex = arg; return 1;
+    case 'A': return address_opt(o, arg);
+    case 'D':
+        if (strlen(arg) % 2 != 0 || n == 0 || n > MOTA_AGENT_DEVICE_ID_MAX || !tool_parse_hex(arg, o->id.device_id, n))
+            return tool_usage_err("provision", "--device-id '%s': 1 to %u bytes as hex digits", arg,
+                                  MOTA_AGENT_DEVICE_ID_MAX),
+                   -1;
+        o->id.device_id_len = (uint8_t)n;
+        return 1;
+    default: return target_opt(&o->t, c, arg);
+    }
+}
+
+/* The command line into o: EXIT_OK (answered: --help printed), or EXIT_USAGE (said). */
+static int parse_provision(int argc, char **argv, struct provision_opts *o, bool *answered)
 {
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"flash", required_argument, 0, 'f'}, {"key", required_argument, 0, 'k'},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
-        {"trial-boots", required_argument, 0, 'T'}, {"target", required_argument, 0, 'B'}, {0, 0, 0, 0}};
+        {"trial-boots", required_argument, 0, 'T'}, {"target", required_argument, 0, 'B'},
+        {"image", required_argument, 0, 'I'}, {"hex", required_argument, 0, 'H'},
+        {"address", required_argument, 0, 'A'}, {"device-id", required_argument, 0, 'D'}, {0, 0, 0, 0}};
     /* clang-format on */
-    struct board_identity id;
-    const struct board_target *t = board_target_default();
-    const char *flash = NULL;
     int c;
-    memset(&id, 0, sizeof(id));
+    memset(o, 0, sizeof(*o));
+    o->t = board_target_default();
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hf:k:", opts, "provision")) != -1) {
-        int r = board_identity_opt(&id, c, optarg);
-        if (r == 0)
-            r = target_opt(&t, c, optarg);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r)
-            continue;
-        if (c == 'f') {
-            flash = optarg;
-        } else if (c == 'h') {
-            FILE *f = stdout;
-            fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [--vendor DOMAIN]\n"
-                       "                      [--class NAME] [--name DEVICE] [--model C_NAME ...] [--trial-boots N]\n"
-                       "                      [--target an547|an505]\n\n"
-                       "The factory step for a QEMU board (an547, an505: one flash layout): writes the\n"
-                       "device's identity (vendor and class, checked against every container), its\n"
-                       "trusted keys (key slots 1, 2, ...), its name and model slots into the\n"
-                       "provisioning sector of its flash file (created erased if absent), with a random\n"
-                       "12-byte device id (HELLO, `mota status`: device id). A board is provisioned\n"
-                       "once: a different record over an existing one is refused; the same identity\n"
-                       "again keeps the board's device id.\n"
-                       "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
+        if (c == 'h') {
+            help_provision(stdout);
+            *answered = true;
             return EXIT_OK;
-        } else {
-            return EXIT_USAGE;
         }
+        int r = c == '?' ? -1 : board_identity_opt(&o->id, c, optarg);
+        if (r == 0)
+            r = provision_opt(o, c, optarg);
+        if (r <= 0)
+            return EXIT_USAGE;
     }
     if (optind != argc)
         return tool_usage_err("provision", "unexpected argument '%s'", argv[optind]);
-    if (flash == NULL || id.n_keys == 0)
-        return tool_usage_err("provision", "needs --flash and at least one --key");
-    board_identity_defaults(&id, t);
-    bool done = false;
-    int ret = board_provision(flash, &id, &done);
+    bool image = o->bin != NULL || o->hex != NULL;
+    if ((o->flash == NULL) == !image || o->id.n_keys == 0)
+        return tool_usage_err("provision", "needs --flash, or --image and/or --hex, and at least one --key");
+    if (image != o->have_addr)
+        return tool_usage_err("provision", image ? "--image and --hex need --address, where the record is programmed"
+                                                 : "--address goes with --image or --hex");
+    if (o->bin != NULL && o->hex != NULL && tool_same_file(o->bin, o->hex))
+        return tool_usage_err("provision", "--image and --hex name the same file");
+    return EXIT_OK;
+}
+
+/* The record for a real part's programmer, and what was written where. */
+static int provision_image(const struct provision_opts *o)
+{
+    uint8_t rec[sizeof(struct mota_provision_rec)];
+    int ret = board_provision_image(&o->id, o->bin, o->hex, o->addr, rec);
     if (ret != MOTA_OK)
         return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
-    printf("%s: %s (%u key%s, class %s)\n", flash, done ? "provisioned" : "already provisioned with this identity",
-           id.n_keys, id.n_keys == 1 ? "" : "s", id.klass);
+    const struct mota_provision_rec *r = (const void *)rec;
+    char did[2 * MOTA_AGENT_DEVICE_ID_MAX + 1] = "";
+    for (unsigned i = 0; i < r->device_id_len && i < MOTA_AGENT_DEVICE_ID_MAX; i++)
+        snprintf(did + 2 * i, 3, "%02x", r->device_id[i]);
+    const char *files[2] = {o->bin, o->hex}, *what[2] = {"raw", "Intel HEX"};
+    for (int i = 0; i < 2; i++)
+        if (files[i] != NULL)
+            printf("%s: provisioning record, %zu bytes %s, for 0x%08X (%u key%s, class %s, device id %s)\n", files[i],
+                   sizeof(rec), what[i], o->addr, o->id.n_keys, o->id.n_keys == 1 ? "" : "s", o->id.klass, did);
+    return EXIT_OK;
+}
+
+int cmd_provision(int argc, char **argv)
+{
+    struct provision_opts o;
+    bool answered = false;
+    int rc = parse_provision(argc, argv, &o, &answered);
+    if (rc != EXIT_OK || answered)
+        return rc;
+    board_identity_defaults(&o.id, o.t);
+    if (o.flash == NULL)
+        return provision_image(&o);
+    char fix[PATH_MAX + 160];
+    snprintf(fix, sizeof(fix),
+             "give --flash another file for another board, delete %s to provision it anew, or provision it "
+             "with the identity it holds",
+             o.flash);
+    bool done = false;
+    int ret = board_provision(o.flash, &o.id, fix, &done);
+    if (ret != MOTA_OK)
+        return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
+    printf("%s: %s (%u key%s, class %s)\n", o.flash, done ? "provisioned" : "already provisioned with this identity",
+           o.id.n_keys, o.id.n_keys == 1 ? "" : "s", o.id.klass);
     return EXIT_OK;
 }

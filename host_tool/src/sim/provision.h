@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The QEMU boards (an547, an505) and their factory step: a board's identity written into its flash file. */
+/* The QEMU boards (an547, an505) and their factory step: a board's identity written into its flash file, or
+ * into a provisioning image a real part's programmer writes. */
 #ifndef MOTA_TOOL_PROVISION_H
 #define MOTA_TOOL_PROVISION_H
 
@@ -28,6 +29,8 @@ struct board_identity {
     unsigned n_models;
     const char *vendor, *klass, *name;
     uint32_t trial_boots;
+    uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX]; /* --device-id; device_id_len 0: the board's own, or random */
+    uint8_t device_id_len;
 };
 
 /* The identity's options both commands take (getopt values 'k' --key, 'm' --model, 'V' --vendor,
@@ -39,7 +42,13 @@ void board_identity_defaults(struct board_identity *id, const struct board_targe
 /* A new board's flash: erased (all 0xFF), MOTA_BOARD_FLASH_SIZE bytes; MOTA_OK if path exists already. */
 int board_flash_create(const char *path);
 /* The identity's record into the provisioning sector of the flash (created if absent), once: *done when
- * written now; MOTA_OK without writing for the same record; MOTA_ERR_PROVISION for another (said). */
-int board_provision(const char *flash, const struct board_identity *id, bool *done);
+ * written now; MOTA_OK without writing for the same record; MOTA_ERR_PROVISION for another (said: what
+ * differs, then fix, the caller's way out); MOTA_ERR_IO with the path and the system's reason. */
+int board_provision(const char *flash, const struct board_identity *id, const char *fix, bool *done);
+/* The identity's record alone (the bytes board_provision writes, a new device id unless given) for a real
+ * part's programmer: bin raw (NULL: none), hex Intel HEX at addr (NULL: none), both written atomically;
+ * rec: the record written. */
+int board_provision_image(const struct board_identity *id, const char *bin, const char *hex, uint32_t addr,
+                          uint8_t rec[sizeof(struct mota_provision_rec)]);
 
 #endif

@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The factory step and the QEMU board's state, through `mota` only: `mota provision` into a board's flash
+file and as an image a real part's programmer writes (raw and Intel HEX at the record's address), what it
+says when it cannot, and `mota sim --target an547` keeping its flash in mota's state directory
+($XDG_STATE_HOME/mota, a directory of the test's own: never the real home) rather than the current one.
+One case per run; the board's case needs the an547 firmware (exit 77 without it).
+
+usage: test_provision.py MOTA WORKDIR CASE
+"""
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "link"))
+from harness import Env, Skip, run_case  # noqa: E402
+
+MOTA, WORK, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
+env = Env(MOTA, WORK)
+FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 480  # mota/board.h, mota/provision.h
+REC_ID_LEN, REC_ID, REC_CRC = 75, 460, 476  # offsets in the record
+AN547_RECORD = 0x60000000 + PROVISION  # MOTA_MPS_FLASH_BASE (hal/ports/mps/an547/board_config.h) + 0xFFF000
+IDENTITY = ["--vendor", "example.com", "--class", "factory-board", "--name", "unit-7", "--model", "dense",
+            "--model", "network", "--trial-boots", "5"]
+
+
+def home_env():
+    """The environment of a mota that must not touch the real home: its state and home in the work dir."""
+    e = dict(os.environ, XDG_STATE_HOME=env.p("state"), HOME=env.p("home"))
+    os.makedirs(e["HOME"], exist_ok=True)
+    return e
+
+
+def mota(*args, preexec=None, cwd=None):
+    return subprocess.run([MOTA, *args], capture_output=True, text=True, preexec_fn=preexec, cwd=cwd, env=home_env())
+
+
+def one_error(r):
+    """The one error line of a failed command, in the tool's form: mota: error: NAME: message: detail."""
+    lines = [line for line in r.stderr.splitlines() if line.startswith("mota: error: ")]
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def record_of(flash):
+    with open(flash, "rb") as f:
+        f.seek(PROVISION)
+        return f.read(REC)
+
+
+def read_intel_hex(path):
+    """A tiny Intel HEX reader: {address: byte} from data records (00) placed by extended linear address
+    records (04), every checksum checked, nothing after the end-of-file record (01)."""
+    mem, upper, ended = {}, 0, False
+    with open(path, "rb") as f:
+        text = f.read().decode("ascii")
+    for line in text.splitlines():
+        assert not ended, "a record after the end-of-file record: " + line
+        assert re.fullmatch(r":([0-9A-F]{2})+", line), line
+        raw = bytes.fromhex(line[1:])
+        n, off, kind, data = raw[0], int.from_bytes(raw[1:3], "big"), raw[3], raw[4:-1]
+        assert len(data) == n and sum(raw) & 0xFF == 0, "length or checksum: " + line
+        if kind == 0x04:
+            assert n == 2 and off == 0, line
+            upper = int.from_bytes(data, "big") << 16
+        elif kind == 0x00:
+            assert off + n <= 0x10000, "a data record across 64 KiB: " + line
+            for i, b in enumerate(data):
+                assert upper + off + i not in mem, "written twice: %#x" % (upper + off + i)
+                mem[upper + off + i] = b
+        else:
+            assert kind == 0x01 and n == 0 and line == ":00000001FF", line
+            ended = True
+    assert ended, "no end-of-file record"
+    return mem
+
+
+def bytes_at(mem, addr, n):
+    assert sorted(mem) == list(range(addr, addr + n)), (hex(min(mem)), len(mem))
+    return bytes(mem[addr + i] for i in range(n))
+
+
+def case_errors_name_the_file_and_the_system_reason():
+    """`mota provision`'s failures say what happened, with the path: a write that fails carries the system's
+    reason (and leaves no partial flash), a flash it may not open says so (not that it is no board flash), a
+    file of another size gives its size, and a board provisioned otherwise is said to be that, what differs
+    and the way out, never "malformed or unreadable"."""
+    key = env.p("k.pub.pem")
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = mota("provision", "--flash", env.p("big.flash"), "--key", key, preexec=small_files)
+    line = one_error(r)
+    assert r.returncode == 3 and line.startswith("mota: error: MOTA_ERR_IO: ") and env.p("big.flash") in line, line
+    assert line.endswith(": " + os.strerror(27)), line  # EFBIG: the system's reason, not a bare "cannot write"
+    assert not os.path.exists(env.p("big.flash")), "a partial flash was left"
+
+    r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY)
+    assert r.returncode == 0 and "provisioned" in r.stdout, r.stderr
+    os.chmod(env.p("board.flash"), 0o444)
+    if os.geteuid() == 0:  # root opens any file: as nobody, the file is not writable
+        def nobody():
+            os.setgid(65534)
+            os.setgroups([])
+            os.setuid(65534)
+    else:
+        nobody = None
+    r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY, preexec=nobody)
+    line = one_error(r)
+    assert r.returncode == 3 and line == "mota: error: MOTA_ERR_IO: input/output error: %s: %s" % (
+        env.p("board.flash"), os.strerror(13)), line  # EACCES
+    os.chmod(env.p("board.flash"), 0o644)
+
+    with open(env.p("short.flash"), "wb") as f:
+        f.write(b"\xff" * 100)
+    line = one_error(mota("provision", "--flash", env.p("short.flash"), "--key", key))
+    assert "short.flash: not a board flash: 100 bytes, a board flash has %d" % FLASH_SIZE in line, line
+
+    env.run("keygen", env.p("other.pem"))
+    r = mota("provision", "--flash", env.p("board.flash"), "--key", env.p("other.pub.pem"), *IDENTITY[:2],
+             "--class", "another-board", *IDENTITY[4:])
+    line = one_error(r)
+    assert r.returncode == 1 and "malformed or unreadable" not in line, line
+    assert line.startswith("mota: error: MOTA_ERR_PROVISION: board already provisioned, with another identity: "
+                           "%s holds 'unit-7' (1 key, models dense network, 5 trial boots); asked for other keys, "
+                           "class: give --flash another file" % env.p("board.flash")), line
+    assert "delete %s" % env.p("board.flash") in line, line
+    r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY)
+    assert r.returncode == 0 and "already provisioned with this identity" in r.stdout, (r.stdout, r.stderr)
+    print("errors: %s; EACCES as such; a board provisioned otherwise: what differs and the way out" % os.strerror(27))
+
+
+def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address():
+    """`mota provision --image OUT.bin --hex OUT.hex --address ADDR` writes the record a board's flash gets
+    with the same options (byte for byte with the same --device-id) raw, and as Intel HEX that reads back to
+    those bytes at ADDR, across a 64 KiB boundary too; without --device-id each image has a new random id."""
+    key, did = env.p("k.pub.pem"), "00112233445566778899aabb"
+    r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY, "--device-id", did)
+    assert r.returncode == 0, r.stderr
+    on_board = record_of(env.p("board.flash"))
+    r = mota("provision", "--image", env.p("prov.bin"), "--hex", env.p("prov.hex"), "--address",
+             "0x%08X" % AN547_RECORD, "--key", key, *IDENTITY, "--device-id", did)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("for 0x%08X" % AN547_RECORD) == 2 and "device id " + did in r.stdout, r.stdout
+    with open(env.p("prov.bin"), "rb") as f:
+        image = f.read()
+    assert image == on_board and len(image) == REC, (image.hex(), on_board.hex())
+    assert bytes_at(read_intel_hex(env.p("prov.hex")), AN547_RECORD, REC) == on_board
+
+    across = 0x0800FF00  # 256 bytes below 0x08010000: the record spans two 64 KiB pages
+    r = mota("provision", "--hex", env.p("stm32.hex"), "--address", str(across), "--key", key, *IDENTITY)
+    assert r.returncode == 0 and not os.path.exists(env.p("stm32.bin")), r.stderr
+    with open(env.p("stm32.hex")) as f:
+        assert [line for line in f.read().splitlines() if line[7:9] == "04"] == [":020000040800F2", ":020000040801F1"]
+    rec = bytes_at(read_intel_hex(env.p("stm32.hex")), across, REC)
+    assert rec[:4] == b"MPRV" and rec[REC_ID_LEN] == 12, rec.hex()
+    assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
+    assert rec[REC_ID:REC_ID + 12].hex() != did and rec[:REC_ID_LEN] == on_board[:REC_ID_LEN], rec.hex()
+    assert "device id " + rec[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
+    print("record image: %d bytes at 0x%08X, equal to the board flash's; HEX across 64 KiB reads back" %
+          (len(image), AN547_RECORD))
+
+
+def case_image_options_are_checked_before_anything_is_written():
+    """A malformed, unaligned or too high --address, an image without an address, an address without an
+    image, --flash with --image, one file for both images, a bad --device-id: usage errors (exit 2), no file."""
+    key = env.p("k.pub.pem")
+    bad = [
+        ["--image", "p.bin", "--address", "0x6OFFF000"],
+        ["--image", "p.bin", "--address", "-16"],
+        ["--image", "p.bin", "--address", "0x60FFF008"],
+        ["--image", "p.bin", "--address", "0x100000000"],
+        ["--image", "p.bin", "--address", "0xFFFFFF00"],  # 480 bytes do not fit below 4 GiB
+        ["--image", "p.bin", "--address", ""],
+        ["--image", "p.bin"],
+        ["--flash", "b.flash", "--address", "0x60FFF000"],
+        ["--flash", "b.flash", "--image", "p.bin", "--address", "0x60FFF000"],
+        ["--image", "p.bin", "--hex", "./p.bin", "--address", "0x60FFF000"],
+        ["--image", "p.bin", "--address", "0x60FFF000", "--device-id", "0011x"],
+        ["--image", "p.bin", "--address", "0x60FFF000", "--device-id", "00" * 17],
+    ]
+    for args in bad:
+        r = mota("provision", *args, "--key", key, cwd=env.work)
+        line = one_error(r)
+        assert r.returncode == 2 and line.startswith("mota: error: provision: ") and "--help" in line, (args, line)
+        assert not [n for n in os.listdir(env.work) if n.startswith(("p.", "b."))], (args, os.listdir(env.work))
+    r = mota("provision", "--image", "p.bin", "--address", "0xFFFFFE20", "--key", key, cwd=env.work)
+    assert r.returncode == 0 and os.path.getsize(env.p("p.bin")) == REC, r.stderr  # the last place it fits
+    print("%d malformed command lines refused as usage errors" % len(bad))
+
+
+def launch(*args):
+    """`mota sim --target an547` in a directory of its own (cwd), its state in the test's: (launcher,
+    HOST:PORT), or Skip without the firmware."""
+    err = env.p("launcher.err")
+    proc = subprocess.Popen([MOTA, "sim", "--target", "an547", *args], stdout=subprocess.PIPE, text=True,
+                            stderr=open(err, "w"), cwd=env.p("cwd"), env=home_env())
+    env.procs.append(proc)
+    line = proc.stdout.readline()
+    m = re.search(r"listening on tcp:(\S+)", line)
+    if m is None:
+        proc.wait()
+        text = open(err).read()
+        if "firmware was not found" in text:
+            raise Skip("no an547 firmware in this build")
+        raise AssertionError(("launcher did not start", line, text))
+    return proc, m.group(1)
+
+
+def stop(proc):
+    proc.terminate()
+    proc.wait(timeout=15)
+
+
+def case_board_flash_is_kept_in_the_state_directory_and_another_key_is_told_the_way_out():
+    """Without --flash the an547 board's flash is $XDG_STATE_HOME/mota/an547.flash, said at start, the current
+    directory untouched (an older mota's mota-an547.flash there is named, not used); a later run with another
+    --key is refused before the board starts, saying what differs and the way out; without --key the board
+    runs as it is provisioned, its device id kept."""
+    os.makedirs(env.p("cwd"))
+    with open(env.p("cwd/mota-an547.flash"), "wb") as f:
+        f.write(b"an older mota's board")
+    proc, port = launch("--key", env.p("k.pub.pem"), "--class", "my-board")
+    st = env.wait_status(port, 30)
+    stop(proc)
+    flash = os.path.join(env.p("state"), "mota", "an547.flash")
+    text = open(env.p("launcher.err")).read()
+    assert "mota-sim: board flash %s (kept; --flash FILE for another)\n" % flash in text, text[:2000]
+    assert "mota-an547.flash here, an older mota's default, is not used: --flash mota-an547.flash" in text, text
+    assert st is not None and st["device"]["device_id"], (st, text[-2000:])
+    assert os.path.getsize(flash) == FLASH_SIZE and os.path.exists(flash + ".log"), os.listdir(os.path.dirname(flash))
+    assert os.listdir(env.p("cwd")) == ["mota-an547.flash"], os.listdir(env.p("cwd"))
+    assert not os.path.exists(env.p("home/.local")), "the home was written to with XDG_STATE_HOME set"
+
+    env.run("keygen", env.p("other.pem"))
+    r = subprocess.run([MOTA, "sim", "--target", "an547", "--key", env.p("other.pub.pem"), "--class", "my-board"],
+                       capture_output=True, text=True, cwd=env.p("cwd"), env=home_env(), timeout=30)
+    line = one_error(r)
+    assert r.returncode == 1 and "listening" not in r.stdout and "malformed" not in line, (r.stdout, line)
+    assert line.startswith("mota: error: MOTA_ERR_PROVISION: board already provisioned, with another identity: "
+                           "%s holds 'mota-an547' (1 key, model network, 3 trial boots); asked for other keys: "
+                           "give --flash another file for another board, delete %s to start a new one, or leave "
+                           "out --key" % (flash, flash)), line
+
+    proc, port = launch()
+    again = env.wait_status(port, 30)
+    stop(proc)
+    assert again is not None and again["device"]["device_id"] == st["device"]["device_id"], (st, again)
+    print("board flash %s: kept, refused with another key and the way out, run as provisioned without --key" %
+          flash)
+
+
+if __name__ == "__main__":
+    try:
+        rc = run_case(globals(), CASE)
+    finally:
+        env.close()
+    sys.exit(rc)
