@@ -12,8 +12,10 @@ import os
 import re
 import resource
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -104,19 +106,31 @@ def case_errors_name_the_file_and_the_system_reason():
 
     r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY)
     assert r.returncode == 0 and "provisioned" in r.stdout, r.stderr
-    os.chmod(env.p("board.flash"), 0o444)
-    if os.geteuid() == 0:  # root opens any file: as nobody, the file is not writable
-        def nobody():
-            os.setgid(65534)
-            os.setgroups([])
-            os.setuid(65534)
-    else:
-        nobody = None
-    r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY, preexec=nobody)
-    line = one_error(r)
-    assert r.returncode == 3 and line == "mota: error: MOTA_ERR_IO: input/output error: %s: %s" % (
-        env.p("board.flash"), os.strerror(13)), line  # EACCES
-    os.chmod(env.p("board.flash"), 0o644)
+    # a flash the user may not write: as root (which opens any file) the command runs as nobody, from a
+    # directory nobody may enter (the work dir may sit under a 0700 one) holding mota, the key and the flash
+    shared = tempfile.mkdtemp(prefix="mota-prov-")
+    try:
+        os.chmod(shared, 0o755)
+        tool, k, flash = (os.path.join(shared, n) for n in ("mota", "k.pub.pem", "board.flash"))
+        for src, dst in ((MOTA, tool), (key, k), (env.p("board.flash"), flash)):
+            shutil.copy(src, dst)
+        os.chmod(tool, 0o755)
+        os.chmod(k, 0o644)
+        os.chmod(flash, 0o444)
+        if os.geteuid() == 0:
+            def nobody():
+                os.setgid(65534)
+                os.setgroups([])
+                os.setuid(65534)
+        else:
+            nobody = None
+        r = subprocess.run([tool, "provision", "--flash", flash, "--key", k, *IDENTITY], capture_output=True,
+                           text=True, preexec_fn=nobody, cwd=shared, env=dict(home_env(), HOME=shared))
+        line = one_error(r)
+        assert r.returncode == 3 and line == "mota: error: MOTA_ERR_IO: input/output error: %s: %s" % (
+            flash, os.strerror(13)), line  # EACCES
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
     with open(env.p("short.flash"), "wb") as f:
         f.write(b"\xff" * 100)

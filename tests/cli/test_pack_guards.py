@@ -115,6 +115,10 @@ def case_a_selftest_needs_no_latency_limit_and_none_is_the_default():
     assert one_error(r) == "pack" and "none" in r.stderr, r.stderr
     r = pack("z.mota", rel, params, *st, "--selftest-max-latency-us", "never", rc=2)
     assert "neither a positive integer nor none" in r.stderr, r.stderr
+    # a limit whose deadline (now + limit) would wrap on a guarding board: refused above none's value
+    r = pack("z.mota", rel, params, *st, "--selftest-max-latency-us", "18446744073709551615", rc=2)
+    assert "at most 4294967295 (71 minutes); none for no limit" in r.stderr, r.stderr
+    pack("m.mota", rel, params, *st, "--selftest-max-latency-us", "4294967295")
     r = pack("z.mota", rel, params, "--selftest-max-latency-us", "none", rc=2)
     assert "--selftest-input and --selftest-output" in r.stderr, r.stderr
     r = pack("z.mota", rel, params, "--selftest-input", inp, rc=2)

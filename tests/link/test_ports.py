@@ -82,8 +82,13 @@ def case_mota_port_serves_every_device_command_and_push_takes_the_container_alon
         assert st["models"][0]["active"]["seq"] == 1, st
         inp = env.p("in.bin")
         open(inp, "wb").write(b"x")
+        ins, outs = env.p("ins"), env.p("outs")
+        os.makedirs(ins)
+        os.makedirs(outs)
+        open(os.path.join(ins, "a.bin"), "wb").write(b"x" * 64)
+        env.run("sim-output", "--input", os.path.join(ins, "a.bin"), "10", os.path.join(outs, "a.bin"))
         for args in (["confirm"], ["invoke", "--input", inp, "--output-size", "16"], ["reboot"],
-                     ["status", "--wait", "10"]):
+                     ["status", "--wait", "10"], ["validate", "--inputs", ins, "--outputs", outs]):
             r = env.run(*args, env=with_port, check=False, timeout=60)
             assert r.returncode == 0, (args, r.returncode, r.stderr)
         # push PORT CONTAINER stays as it was, and wins over MOTA_PORT

@@ -25,7 +25,7 @@
 
 static const char validate_usage[] =
     "usage: mota validate --inputs DIR --outputs DIR [--dtype T] [--tolerance X] [--model NAME] [--json]\n"
-    "                     [--baud N] [--timeout S] PORT\n\n"
+    "                     [--baud N] [--timeout S] [PORT]\n\n"
     "Runs the device's active model on every file of --inputs (in name order) and compares each\n"
     "output with the file of the same name in --outputs (its size is the output's size), as\n"
     "`stm32ai validate` does on a target. Prints the error metrics over all outputs (max absolute\n"
@@ -34,7 +34,7 @@ static const char validate_usage[] =
     "  --dtype T       how output bytes are read: int8 (default), uint8, int16, uint16, float32 (little-endian)\n"
     "  --tolerance X   the largest absolute error allowed per element, in those units (default 0: exact)\n"
     "Exit codes: 0 every output within the tolerance; 1 one is not (MOTA_ERR_VALIDATE_MISMATCH) or the device\n"
-    "refused a run; 2 usage; 3 a file or the port unusable; 5 device busy; 6 timed out.\n";
+    "refused a run; 2 usage; 3 a file or the port unusable; 5 device busy; 6 timed out.\n" LINK_PORT_HELP;
 
 enum dtype { DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_FLOAT32 };
 static const struct {
@@ -203,11 +203,12 @@ static int parse_options(int argc, char **argv, struct validate_opts *o)
         default: return EXIT_USAGE;
         }
     }
-    if (argc - optind != 1)
-        return tool_usage_err("validate", argc - optind < 1 ? "needs PORT" : "unexpected argument '%s'",
-                              argv[argc - 1]);
+    if (argc - optind > 1)
+        return tool_usage_err("validate", "unexpected argument '%s'", argv[argc - 1]);
     if (o->in_dir == NULL || o->ref_dir == NULL)
         return tool_usage_err("validate", "needs --inputs DIR and --outputs DIR");
+    if (argc - optind == 0) /* MOTA_PORT, or the one device mota ports finds, as the other device commands */
+        return link_default_port("validate", &o->link.port);
     o->link.port = argv[optind];
     return EXIT_OK;
 }

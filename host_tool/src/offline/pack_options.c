@@ -229,6 +229,9 @@ static int number_opt(struct pack_opts *o, int c, const char *arg)
                                       "limit (the default), or N > 0 microseconds");
     if (!number)
         return tool_usage_err("pack", "--selftest-max-latency-us '%s' is neither a positive integer nor none", arg);
+    if (v > PACK_LATENCY_NONE) /* a guarding port's deadline, now + limit, must not wrap */
+        return tool_usage_err("pack", "--selftest-max-latency-us %s: at most %llu (71 minutes); none for no limit", arg,
+                              PACK_LATENCY_NONE);
     o->st_latency = v;
     return EXIT_OK;
 }
