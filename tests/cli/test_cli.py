@@ -282,11 +282,15 @@ def case_verify_names_the_key_problem():
     run("pack", "-k", priv, "--vendor", "v", "--class", "c", "--seq", "1", "-o", p("y.mota"), YOLO)
     r = run("verify", "--key", p("other.pub.pem"), p("y.mota"), rc=1)
     assert reason(r) == "MOTA_ERR_KEY_UNKNOWN"
+    # which key signed it, and which are trusted: the ids getpub --lang id prints for the key files
+    signer, other = (run("getpub", "--lang", "id", k).stdout.strip() for k in (pub, p("other.pub.pem")))
+    ids = "signed with key id %s; trusted here: %s" % (signer, other)
+    assert r.stderr.rstrip().endswith(ids), r.stderr
     run("verify", "--key", p("other.pub.pem"), "--key", pub, "-q", p("y.mota"))
     j = json.loads(run("verify", "--json", "--key", p("other.pub.pem"), p("y.mota"), rc=1).stdout)
     assert j == {"schema": 1, "command": "verify", "status": "MOTA_ERR_KEY_UNKNOWN", "code": -217,
-                 "message": "signed by a key that is not trusted here", "container": p("y.mota"), "verified": True,
-                 "valid": False}, j
+                 "message": "signed by a key that is not trusted here", "container": p("y.mota"), "detail": ids,
+                 "verified": True, "valid": False}, j
     r = run("verify", p("y.mota"), rc=2)
     r = run("verify", "--key", p("missing.pem"), p("y.mota"), rc=3)
     assert reason(r) == "MOTA_ERR_IO"

@@ -454,9 +454,35 @@ static int load_epochs(const struct show_opts *o, const struct mapped *f, struct
     return ret;
 }
 
+/* A signature no given key verifies: the key ids the container names and the ones given, so that a user sees
+ * which key signed it (mota getpub --lang id KEY names a key file's). */
+static void key_ids(const struct mota_envelope *env, const struct mota_trusted_key *keys, size_t n_keys, char *out,
+                    size_t cap)
+{
+    size_t len = 0, named = 0;
+    len += (size_t)snprintf(out, cap, "signed with key id ");
+    for (size_t b = 0; b < env->n_blocks && len < cap; b++) {
+        const struct mota_auth_block *blk = &env->blocks[b];
+        if (blk->no_sig || blk->kid == NULL || blk->kid_len != MOTA_KEY_ID_LEN)
+            continue;
+        len += (size_t)snprintf(out + len, cap - len, "%s", named++ ? ", " : "");
+        for (size_t i = 0; i < MOTA_KEY_ID_LEN && len < cap; i++)
+            len += (size_t)snprintf(out + len, cap - len, "%02x", blk->kid[i]);
+    }
+    if (named == 0 && len < cap)
+        len += (size_t)snprintf(out + len, cap - len, "(none named)");
+    for (size_t k = 0; k < n_keys && len < cap; k++) {
+        len += (size_t)snprintf(out + len, cap - len, "%s", k ? ", " : "; trusted here: ");
+        for (size_t i = 0; i < MOTA_KEY_ID_LEN && len < cap; i++)
+            len += (size_t)snprintf(out + len, cap - len, "%02x", keys[k].kid[i]);
+    }
+}
+
 /* A container, key or baseline that could not be used, *bad the file: said on stderr (unless it was said
- * already: a file that cannot be read, a key file) and, with --json, in the document. The exit code. */
-static int show_fail(const char *cmd, const struct show_opts *o, int ret, const char *bad, bool checked)
+ * already: a file that cannot be read, a key file) and, with --json, in the document (note: more on a
+ * refused signature). The exit code. */
+static int show_fail(const char *cmd, const struct show_opts *o, int ret, const char *bad, bool checked,
+                     const char *note)
 {
     char detail[640] = "", why[560];
     bool key = bad != o->path && bad != o->baseline;
@@ -465,9 +491,11 @@ static int show_fail(const char *cmd, const struct show_opts *o, int ret, const 
         snprintf(detail, sizeof(detail), "%s%s", key ? "--key " : bad == o->baseline ? "--baseline " : "", why);
     } else if (key) {
         snprintf(detail, sizeof(detail), "--key %s", bad);
+    } else if (note[0] != 0) {
+        snprintf(detail, sizeof(detail), "%s", note);
     }
     if (ret != MOTA_ERR_IO && !key)
-        tool_fail(ret, "%s", bad);
+        tool_fail(ret, "%s%s%s", bad, note[0] ? ": " : "", note);
     if (o->json)
         show_fail_json(cmd, key ? o->path : bad, ret, checked && !key && !(ret == MOTA_ERR_IO && bad == o->path),
                        detail);
@@ -496,8 +524,11 @@ static int show(int argc, char **argv, bool verify)
         ret = check_container(&f, keys, o.n_keys, &r);
     if (ret == MOTA_OK && o.epochs)
         ret = load_epochs(&o, &f, &cur, &old, &fb, &bad);
+    char note[400] = "";
+    if (ret == MOTA_ERR_KEY_UNKNOWN || ret == MOTA_ERR_SIGNATURE)
+        key_ids(&r.env, keys, o.n_keys, note, sizeof(note));
     if (ret != MOTA_OK) {
-        rc = show_fail(cmd, &o, ret, bad, checked);
+        rc = show_fail(cmd, &o, ret, bad, checked, note);
     } else {
         ev = (struct epoch_views){o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
         if (o.json)
