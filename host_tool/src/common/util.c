@@ -90,6 +90,19 @@ void tool_hex(FILE *f, const uint8_t *p, size_t n)
         fprintf(f, "%02x", p[i]);
 }
 
+const char *tool_hex_str(const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t i = 0;
+    for (; i < n && 2 * i + 2 < cap; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
+    }
+    if (cap > 0)
+        out[2 * i] = '\0';
+    return out;
+}
+
 bool tool_parse_u64(const char *s, uint64_t *v)
 {
     char *end;

@@ -105,14 +105,6 @@ static bool is_target(const struct deployment *d, unsigned i)
     return !d->targets.present;
 }
 
-static const char *hex(const uint8_t *b, size_t n, char out[33])
-{
-    for (size_t i = 0; i < n && i < 16; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-    out[n < 16 ? 2 * n : 32] = '\0';
-    return out;
-}
-
 /* Reach the MCU and check it is the one configured: false when it is not (logged). */
 static bool reach(const struct deployment *d, unsigned i, struct fleet_probe *p)
 {
@@ -125,7 +117,8 @@ static bool reach(const struct deployment *d, unsigned i, struct fleet_probe *p)
     if (m->id_len > 0 && (!p->has_id || p->id_len != m->id_len || memcmp(p->id, m->id, m->id_len) != 0)) {
         char want[33], got[33];
         fleet_log(m, "another device answers on this port: device id %s, --id %s",
-                  p->has_id ? hex(p->id, p->id_len, got) : "none", hex(m->id, m->id_len, want));
+                  p->has_id ? tool_hex_str(p->id, p->id_len, got, sizeof(got)) : "none",
+                  tool_hex_str(m->id, m->id_len, want, sizeof(want)));
         return false;
     }
     return true;

@@ -46,8 +46,7 @@ static void container_facts(struct fleet_container *c)
     copy_str(c->model, sizeof(c->model), man->compat.c_name, man->has_compat ? man->compat.c_name_len : 0);
     copy_str(c->version, sizeof(c->version), man->text.version, man->text.version ? man->text.version_len : 0);
     c->seq = man->seq;
-    for (size_t i = 0; i < MOTA_SHA256_LEN; i++)
-        snprintf(c->digest + 2 * i, 3, "%02x", c->vr.env.digest[i]);
+    tool_hex_str(c->vr.env.digest, MOTA_SHA256_LEN, c->digest, sizeof(c->digest));
 }
 
 int fleet_load_container(struct fleet_container *c, const char *path, char *why, size_t cap)

@@ -459,23 +459,20 @@ static int load_epochs(const struct show_opts *o, const struct mapped *f, struct
 static void key_ids(const struct mota_envelope *env, const struct mota_trusted_key *keys, size_t n_keys, char *out,
                     size_t cap)
 {
-    size_t len = 0, named = 0;
-    len += (size_t)snprintf(out, cap, "signed with key id ");
+    char id[2 * MOTA_KEY_ID_LEN + 1];
+    size_t len = (size_t)snprintf(out, cap, "signed with key id"), named = 0;
     for (size_t b = 0; b < env->n_blocks && len < cap; b++) {
         const struct mota_auth_block *blk = &env->blocks[b];
-        if (blk->no_sig || blk->kid == NULL || blk->kid_len != MOTA_KEY_ID_LEN)
-            continue;
-        len += (size_t)snprintf(out + len, cap - len, "%s", named++ ? ", " : "");
-        for (size_t i = 0; i < MOTA_KEY_ID_LEN && len < cap; i++)
-            len += (size_t)snprintf(out + len, cap - len, "%02x", blk->kid[i]);
+        if (!blk->no_sig && blk->kid != NULL && blk->kid_len == MOTA_KEY_ID_LEN)
+            len += (size_t)snprintf(out + len, cap - len, "%s %s", named++ ? "," : "",
+                                    tool_hex_str(blk->kid, MOTA_KEY_ID_LEN, id, sizeof(id)));
     }
     if (named == 0 && len < cap)
-        len += (size_t)snprintf(out + len, cap - len, "(none named)");
-    for (size_t k = 0; k < n_keys && len < cap; k++) {
-        len += (size_t)snprintf(out + len, cap - len, "%s", k ? ", " : "; trusted here: ");
-        for (size_t i = 0; i < MOTA_KEY_ID_LEN && len < cap; i++)
-            len += (size_t)snprintf(out + len, cap - len, "%02x", keys[k].kid[i]);
-    }
+        len += (size_t)snprintf(out + len, cap - len, " (none named)");
+    for (size_t k = 0; k < n_keys && len < cap; k++)
+        len +=
+            (size_t)snprintf(out + len, cap - len, "%s%s",
+                             k ? ", " : "; trusted here: ", tool_hex_str(keys[k].kid, MOTA_KEY_ID_LEN, id, sizeof(id)));
 }
 
 /* A container, key or baseline that could not be used, *bad the file: said on stderr (unless it was said

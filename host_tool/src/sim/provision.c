@@ -486,9 +486,8 @@ static int provision_image(const struct provision_opts *o)
     if (ret != MOTA_OK)
         return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
     const struct mota_provision_rec *r = (const void *)rec;
-    char did[2 * MOTA_AGENT_DEVICE_ID_MAX + 1] = "";
-    for (unsigned i = 0; i < r->device_id_len && i < MOTA_AGENT_DEVICE_ID_MAX; i++)
-        snprintf(did + 2 * i, 3, "%02x", r->device_id[i]);
+    char did[2 * MOTA_AGENT_DEVICE_ID_MAX + 1];
+    tool_hex_str(r->device_id, r->device_id_len, did, sizeof(did));
     const char *files[2] = {o->bin, o->hex}, *what[2] = {"raw", "Intel HEX"};
     for (int i = 0; i < 2; i++)
         if (files[i] != NULL)
