@@ -233,8 +233,10 @@ static int cmd_hello(struct mota_link *l, const struct mota_frame *f)
 static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
 {
     struct mota_begin req;
-    if (mota_begin_decode(f->payload, f->len, &req) != MOTA_OK)
-        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    int ret = mota_begin_decode(f->payload, f->len, &req);
+    if (ret != MOTA_OK)
+        return respond(l, f, ret, NULL, 0);
+    l->agent->reinstall = (req.flags & MOTA_BEGIN_REINSTALL) != 0;
     l->total = req.length;
     l->expected = 0;
     l->io_in = l->io_out = 0; /* the self-test writes the I/O buffer */

@@ -434,7 +434,8 @@ static int head_complete(struct mota_agent *a)
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
         const struct mota_agent_model_state *s = &a->st[m];
-        if (s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0)
+        if (s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0 &&
+            !a->reinstall)
             ret = MOTA_ERR_ALREADY_ACTIVE; /* the same container again (a host that retries): no second install */
         else if (s->testing)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */

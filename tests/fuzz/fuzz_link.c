@@ -173,8 +173,7 @@ static void upload(unsigned c, unsigned arg)
     uint8_t p[MAX_PAYLOAD];
     if (mota_envelope_decode(sc.cont[c], sc.cont_len[c], &env) == MOTA_OK)
         memcpy(b.digest, env.digest, sizeof(b.digest));
-    mota_begin_encode(&b, p);
-    request(MOTA_CMD_BEGIN, p, MOTA_PROTO_BEGIN_LEN);
+    request(MOTA_CMD_BEGIN, p, mota_begin_encode(&b, p));
     flush(0);
     if (ans_status != MOTA_OK)
         return;

@@ -649,6 +649,39 @@ def case_the_running_container_pushed_again_installs_nothing():
         env.close()
 
 
+def case_reinstall_puts_the_running_container_on_trial_again_in_the_other_slot():
+    """push --reinstall: the container the device runs is written again into the other slot and put on
+    trial (its previous model is the same container, so a rollback brings it back); without the flag the
+    same push installs nothing."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 20000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        proc, port = sim(env, "--dbg-info", "--async")
+        rc, _, res, err = env.push(port, v1, "--confirm")
+        assert rc == 0 and res["installed"] and not res["already_active"], (rc, res, err)
+        first = env.status(port)
+        rc, _, res, err = env.push(port, v1, "--reinstall")
+        assert rc == 0 and res["installed"] and not res["already_active"] and not res["confirmed"], (rc, res, err)
+        again = env.status(port)
+        assert again["active"]["state"] == "trial" and again["active"]["slot"] != first["active"]["slot"], again
+        assert again["active"]["digest"] == first["active"]["digest"], (first, again)
+        assert again["previous"]["digest"] == first["active"]["digest"], again
+        # on trial: a second --reinstall is the trial's to decide first
+        rc, _, res, err = env.push(port, v1, "--reinstall")
+        assert rc == 1 and res["status"] == "MOTA_ERR_TRIAL_PENDING", (rc, res, err)
+        rc = env.run("rollback", "tcp:" + port, check=False).returncode
+        back = env.status(port)
+        assert rc == 0 and back["active"]["state"] == "confirmed" and back["active"]["slot"] == first["active"]["slot"], back
+        log = stop_and_log(proc)
+        used = flash_used(log)
+        assert used[2][1] > 0 and used[3] == (0, 0), used  # the reinstall programmed; the refused one did not
+        print("--reinstall: the running container on trial again in slot %d; rolled back to slot %d"
+              % (again["active"]["slot"], back["active"]["slot"]))
+    finally:
+        env.close()
+
+
 def case_confirm_and_rollback_about_one_container_can_run_again():
     """--expect-digest D: confirm and rollback about one container, so that a state run again (a gateway
     rebooted mid-deployment) does no harm: confirmed already is done, a rollback of what no longer runs

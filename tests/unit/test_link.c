@@ -145,11 +145,10 @@ static void bench_free(struct bench *b)
 
 static int begin(struct bench *b, struct answer *a)
 {
-    uint8_t p[MOTA_PROTO_BEGIN_LEN];
-    struct mota_begin req = {(uint32_t)b->c_len, {0}};
+    uint8_t p[MOTA_PROTO_BEGIN_FLAGS_LEN];
+    struct mota_begin req = {(uint32_t)b->c_len, {0}, 0};
     manifest_digest(b->c, b->c_len, req.digest);
-    mota_begin_encode(&req, p);
-    return request(b, MOTA_CMD_BEGIN, ++b->seq, p, sizeof(p), a);
+    return request(b, MOTA_CMD_BEGIN, ++b->seq, p, mota_begin_encode(&req, p), a);
 }
 
 #define CHUNK 1000u

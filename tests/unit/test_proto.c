@@ -28,22 +28,29 @@ static void test_hello_encodes_to_the_documented_bytes(void **state)
 static void test_begin_and_its_answer_have_the_documented_layout(void **state)
 {
     (void)state;
-    struct mota_begin req = {0x01020304u, {0}}, back;
+    struct mota_begin req = {0x01020304u, {0}, 0}, back;
     struct mota_begun rsp = {0x0A0B0C0Du, 512, 12}, rback;
-    uint8_t b[MOTA_PROTO_BEGIN_LEN], r[MOTA_PROTO_BEGUN_LEN + 1];
+    uint8_t b[MOTA_PROTO_BEGIN_FLAGS_LEN], r[MOTA_PROTO_BEGUN_LEN + 1];
     for (unsigned i = 0; i < sizeof(req.digest); i++)
         req.digest[i] = (uint8_t)(0xA0 + i);
-    mota_begin_encode(&req, b);
-    assert_int_equal(sizeof(b), 36);
+    assert_int_equal(mota_begin_encode(&req, b), 36); /* no flags: the request older devices know */
     assert_int_equal(b[0], 0x04); /* u32 length, little-endian, then the digest */
     assert_int_equal(b[3], 0x01);
     assert_int_equal(b[4], 0xA0);
     assert_int_equal(b[35], 0xA0 + 31);
-    assert_int_equal(mota_begin_decode(b, sizeof(b), &back), MOTA_OK);
+    assert_int_equal(mota_begin_decode(b, 36, &back), MOTA_OK);
     assert_int_equal(back.length, req.length);
+    assert_int_equal(back.flags, 0);
     assert_memory_equal(back.digest, req.digest, sizeof(req.digest));
-    assert_int_equal(mota_begin_decode(b, sizeof(b) - 1, &back), MOTA_ERR_PROTO_FRAME);
-    assert_int_equal(mota_begin_decode(b, sizeof(b) + 1, &back), MOTA_ERR_PROTO_FRAME);
+    assert_int_equal(mota_begin_decode(b, 35, &back), MOTA_ERR_PROTO_FRAME);
+    assert_int_equal(mota_begin_decode(b, 38, &back), MOTA_ERR_PROTO_FRAME);
+    req.flags = MOTA_BEGIN_REINSTALL; /* a flag: one more byte */
+    assert_int_equal(mota_begin_encode(&req, b), 37);
+    assert_int_equal(b[36], MOTA_BEGIN_REINSTALL);
+    assert_int_equal(mota_begin_decode(b, 37, &back), MOTA_OK);
+    assert_int_equal(back.flags, MOTA_BEGIN_REINSTALL);
+    b[36] = 0x80; /* a flag this device does not know: refused, not ignored */
+    assert_int_equal(mota_begin_decode(b, 37, &back), MOTA_ERR_PROTO_FLAGS);
     mota_begun_encode(&rsp, r);
     const uint8_t want[7] = {0x0D, 0x0C, 0x0B, 0x0A, 0x00, 0x02, 12}; /* u32 resume, u16 payload, u8 window */
     assert_memory_equal(r, want, sizeof(want));

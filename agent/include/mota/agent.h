@@ -207,6 +207,9 @@ struct mota_agent {
     uint32_t last_persist;
     bool up_resumed; /* units past the resume point may already be on flash */
     bool up_active;  /* a container has started and has neither ended nor been refused */
+    /* install even the container the model runs already, into the other slot, on trial (the link sets it
+     * from BEGIN's flag, mota push --reinstall); otherwise that container is MOTA_ERR_ALREADY_ACTIVE */
+    bool reinstall;
     int last_error;
     struct mota_agent_refusal refusal; /* the facts behind the last refusal of an upload */
     /* optional, set after mota_agent_init (the link does): told before each phase after the last byte;

@@ -144,19 +144,25 @@ int mota_deframer_push(struct mota_deframer *d, const uint8_t *data, size_t len,
     return 0;
 }
 
-void mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_LEN])
+size_t mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_FLAGS_LEN])
 {
     mota_put32(out, b->length);
     memcpy(out + 4, b->digest, MOTA_SHA256_LEN);
+    if (b->flags == 0)
+        return MOTA_PROTO_BEGIN_LEN;
+    out[MOTA_PROTO_BEGIN_LEN] = b->flags;
+    return MOTA_PROTO_BEGIN_FLAGS_LEN;
 }
 
 int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b)
 {
-    if (len != MOTA_PROTO_BEGIN_LEN)
+    if (len != MOTA_PROTO_BEGIN_LEN && len != MOTA_PROTO_BEGIN_FLAGS_LEN)
         return MOTA_ERR_PROTO_FRAME;
     b->length = mota_get32(p);
     memcpy(b->digest, p + 4, MOTA_SHA256_LEN);
-    return MOTA_OK;
+    b->flags = len == MOTA_PROTO_BEGIN_FLAGS_LEN ? p[MOTA_PROTO_BEGIN_LEN] : 0;
+    /* a flag it does not know would be ignored silently: the host asked for something this device cannot do */
+    return (b->flags & ~MOTA_BEGIN_REINSTALL) ? MOTA_ERR_PROTO_FLAGS : MOTA_OK;
 }
 
 void mota_begun_encode(const struct mota_begun *b, uint8_t out[MOTA_PROTO_BEGUN_LEN])

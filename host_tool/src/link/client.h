@@ -80,6 +80,7 @@ struct client_upload {
     const uint8_t *data;
     uint64_t total;
     uint8_t digest[MOTA_SHA256_LEN]; /* the manifest's: a resume is for this container only */
+    uint8_t begin_flags;             /* MOTA_BEGIN_*: BEGIN's flags */
     double timeout_s;                /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
     double last_progress;            /* when the device last acknowledged more */
     /* optional: told as it goes */

@@ -252,6 +252,8 @@ static const char push_usage[] =
     "resets by reconnecting and resuming from the offset the device kept.\n"
     "  --baud N       serial speed (default 115200)\n"
     "  --confirm      confirm the new model after it passed its self-test\n"
+    "  --reinstall    install the container even when the device runs it already (into the other\n"
+    "                 slot, on trial); without it that push installs nothing: \"already active\"\n"
     "  --timeout S    the longest wait for the device: to connect, to answer HELLO, to acknowledge\n"
     "                 data (each window), to give its verdict after the last byte (default 60)\n"
     "  --json         one JSON event per line on stdout (for CI)\n"
@@ -442,6 +444,7 @@ static int push_send(struct push *p, const struct mapped *m)
     u->data = m->data;
     u->total = m->len;
     memcpy(u->digest, env->digest, sizeof(u->digest));
+    u->begin_flags = p->o->reinstall ? MOTA_BEGIN_REINSTALL : 0;
     u->timeout_s = p->o->timeout_s;
     u->last_progress = p->t0;
     u->on_progress = on_progress;
@@ -746,7 +749,7 @@ int cmd_push(int argc, char **argv)
 {
     struct link_opts o;
     const char *path = NULL;
-    int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM, push_usage, true, &path, 60);
+    int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM | LO_REINSTALL, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
         return rc;
     static struct mota_verify_result vr;

@@ -535,7 +535,7 @@ void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned
     json_arr_end(j);
 }
 
-enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE, O_EXPECT, O_WAIT };
+enum { O_BAUD = 256, O_JSON, O_TIMEOUT, O_MODEL, O_CONFIRM, O_INPUT, O_OUT_SIZE, O_EXPECT, O_WAIT, O_REINSTALL };
 
 /* The LO_ bit a link option needs (every link command shares one table); 0: every command takes it. */
 static unsigned link_option_need(int c)
@@ -544,6 +544,7 @@ static unsigned link_option_need(int c)
     case 'q': return LO_QUIET;
     case O_JSON: return LO_JSON;
     case O_CONFIRM: return LO_CONFIRM;
+    case O_REINSTALL: return LO_REINSTALL;
     case O_MODEL: return LO_MODEL;
     case O_EXPECT: return LO_EXPECT;
     case O_WAIT: return LO_WAIT;
@@ -672,6 +673,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         {"help", no_argument, 0, 'h'}, {"baud", required_argument, 0, O_BAUD}, {"json", no_argument, 0, O_JSON},
         {"quiet", no_argument, 0, 'q'}, {"timeout", required_argument, 0, O_TIMEOUT},
         {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
+        {"reinstall", no_argument, 0, O_REINSTALL},
         {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
         {"output", required_argument, 0, 'o'}, {"expect-digest", required_argument, 0, O_EXPECT},
         {"wait", required_argument, 0, O_WAIT}, {0, 0, 0, 0}};
@@ -691,6 +693,7 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         case 'q': o->quiet = true; break;
         case O_JSON: o->json = true; break;
         case O_CONFIRM: o->confirm = true; break;
+        case O_REINSTALL: o->reinstall = true; break;
         case O_MODEL: o->model = optarg; break;
         case O_EXPECT: o->expect_digest = optarg; break;
         case O_INPUT: o->input = optarg; break;

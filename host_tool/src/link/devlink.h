@@ -59,6 +59,7 @@ struct link_opts {
     const char *port;
     unsigned baud;
     bool json, quiet, confirm;
+    bool reinstall; /* push: install even the container the device runs already */
     double timeout_s;
     const char *model;
     const char *expect_digest; /* confirm, rollback: the manifest digest (64 hex digits) they are about */
@@ -108,7 +109,7 @@ struct json;
 /* "models": [...] as docs/json.md describes them. */
 void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned max_boots);
 /* Options a link command takes besides --baud and --timeout. */
-enum { LO_JSON = 1, LO_QUIET = 2, LO_MODEL = 4, LO_CONFIRM = 8, LO_INVOKE = 16, LO_EXPECT = 32, LO_WAIT = 64 };
+enum { LO_JSON = 1, LO_QUIET = 2, LO_MODEL = 4, LO_CONFIRM = 8, LO_INVOKE = 16, LO_EXPECT = 32, LO_WAIT = 64, LO_REINSTALL = 128 };
 int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
               bool want_container, const char **container, double default_timeout);
 int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first, const uint8_t **info,

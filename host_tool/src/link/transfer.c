@@ -19,15 +19,15 @@ static void rewind_to(struct client_upload *u, struct client *c, uint64_t offset
 /* BEGIN: the device says how much of this container it kept; a refusal is the verdict already. */
 static int begin(struct client *c, struct client_upload *u)
 {
-    uint8_t req[MOTA_PROTO_BEGIN_LEN];
-    struct mota_begin b = {(uint32_t)u->total, {0}};
+    uint8_t req[MOTA_PROTO_BEGIN_FLAGS_LEN];
+    struct mota_begin b = {(uint32_t)u->total, {0}, u->begin_flags};
     struct mota_begun begun;
     const uint8_t *body;
     size_t blen;
     int status;
     memcpy(b.digest, u->digest, sizeof(b.digest));
-    mota_begin_encode(&b, req);
-    int ret = client_call(c, MOTA_CMD_BEGIN, req, sizeof(req), &status, &body, &blen, 2000, 3);
+    size_t rlen = mota_begin_encode(&b, req);
+    int ret = client_call(c, MOTA_CMD_BEGIN, req, rlen, &status, &body, &blen, 2000, 3);
     if (ret != MOTA_OK)
         return ret;
     if (status == MOTA_OK && mota_begun_decode(body, blen, &begun) == MOTA_OK) {

@@ -31,7 +31,8 @@ enum mota_proto_kind { MOTA_KIND_REQUEST = 1, MOTA_KIND_RESPONSE = 2, MOTA_KIND_
 enum mota_proto_cmd {
     MOTA_CMD_HELLO = 1, /* req: u8 version, u16 max payload | rsp: CBOR device info */
     MOTA_CMD_BEGIN =
-        2, /* req: u32 length, 32-byte manifest digest | rsp: u32 resume offset, u16 max payload, u8 window */
+        2, /* req: u32 length, 32-byte manifest digest[, u8 flags] | rsp: u32 resume offset, u16 max payload,
+            * u8 window */
     MOTA_CMD_DATA = 3,   /* req: u32 offset, bytes | rsp: u32 next offset (or the final result) */
     MOTA_CMD_STATUS = 4, /* rsp: CBOR state of every model and of the upload */
     MOTA_CMD_ABORT = 5,
@@ -55,18 +56,23 @@ enum mota_proto_cmd {
 
 /* BEGIN's request and answer, laid out once for both sides (docs/protocol.md). */
 #define MOTA_PROTO_BEGIN_LEN (4u + MOTA_SHA256_LEN)
+#define MOTA_PROTO_BEGIN_FLAGS_LEN (MOTA_PROTO_BEGIN_LEN + 1u) /* with the flags byte (a non-zero one only) */
 #define MOTA_PROTO_BEGUN_LEN 7u
+#define MOTA_BEGIN_REINSTALL 0x01u /* install even the container the model runs already (mota push --reinstall) */
 struct mota_begin {
     uint32_t length;                 /* of the whole container */
     uint8_t digest[MOTA_SHA256_LEN]; /* of its manifest: a resume is for this container only */
+    uint8_t flags;                   /* MOTA_BEGIN_*; sent only when not 0, so older devices see no change */
 };
 struct mota_begun {
     uint32_t resume;      /* the offset the device kept of this container (0: none) */
     uint16_t max_payload; /* the DATA payload it takes */
     uint8_t window;       /* the DATA frames the host may have in flight */
 };
-void mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_LEN]);
-int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b); /* MOTA_ERR_PROTO_FRAME: bad length */
+/* the request's length: MOTA_PROTO_BEGIN_LEN, or _FLAGS_LEN with flags */
+size_t mota_begin_encode(const struct mota_begin *b, uint8_t out[MOTA_PROTO_BEGIN_FLAGS_LEN]);
+/* MOTA_ERR_PROTO_FRAME: bad length; MOTA_ERR_PROTO_FLAGS: a flag this device does not know */
+int mota_begin_decode(const uint8_t *p, size_t len, struct mota_begin *b);
 void mota_begun_encode(const struct mota_begun *b, uint8_t out[MOTA_PROTO_BEGUN_LEN]);
 int mota_begun_decode(const uint8_t *p, size_t len, struct mota_begun *b); /* longer answers: newer devices */
 
