@@ -12,6 +12,7 @@ int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg
     if (d == NULL || tr == NULL || tr->read == NULL || tr->write == NULL)
         return MOTA_ERR_ARG;
     uint32_t boots = d->cfg == cfg ? d->boots : 0;
+    uint16_t limit = d->cfg == cfg ? d->link.payload_limit : 0; /* the port's, kept across a reboot */
     d->cfg = cfg;
     d->name = name;
     d->boots = boots + 1;
@@ -19,6 +20,7 @@ int mota_device_start(struct mota_device *d, const struct mota_agent_config *cfg
     if (ret != MOTA_OK)
         return ret;
     mota_link_init(&d->link, &d->agent, tr, cfg->port->sys, name);
+    d->link.payload_limit = limit;
     return MOTA_OK;
 }
 

@@ -21,6 +21,13 @@ void mota_link_init(struct mota_link *l, struct mota_agent *agent, const struct 
     mota_deframer_init(&l->df, l->rx, sizeof(l->rx));
 }
 
+/* the largest frame payload this device takes and sends */
+static uint16_t payload_most(const struct mota_link *l)
+{
+    return l->payload_limit >= 64u && l->payload_limit < MOTA_LINK_MAX_PAYLOAD ? l->payload_limit
+                                                                               : (uint16_t)MOTA_LINK_MAX_PAYLOAD;
+}
+
 unsigned mota_link_window(const struct mota_link *l)
 {
     const struct mota_flash *f = l->agent->cfg->port->flash;
@@ -107,19 +114,32 @@ static bool is_retry(const struct mota_link *l, const struct mota_frame *f)
 }
 
 /*
- * HELLO and STATUS must always fit one answer, whatever text the installed
- * manifests carry (version texts may be 256 bytes each): when they do not,
- * the versions are cut short, then left out, then the previous models and
- * the errors' times too. A device that cannot say HELLO could never be
- * updated again.
+ * HELLO and STATUS must always have an answer, whatever text the installed
+ * manifests carry (version texts may be 256 bytes each). A host that pages
+ * (asks from a model on) gets as many models whole as fit, and asks again
+ * for the rest. For one model, or an older host that wants every model in
+ * one answer, what does not fit goes: the versions are cut short, then left
+ * out, then the previous models and the errors' times too. A device that
+ * cannot say HELLO could never be updated again.
  */
-static size_t info_fitted(struct mota_link *l, size_t (*build)(struct mota_link *, uint8_t *, size_t, size_t, bool))
+typedef size_t (*info_fn)(struct mota_link *, uint8_t *, size_t, const struct mota_link_page *);
+
+static size_t info_fitted(struct mota_link *l, info_fn build, bool paged, unsigned first, size_t cap)
 {
     static const size_t vcaps[] = {SIZE_MAX, 32, 0, 0};
-    size_t n = 0;
-    for (unsigned i = 0; i < sizeof(vcaps) / sizeof(vcaps[0]) && n == 0; i++)
-        n = build(l, BODY(l), BODY_CAP(l), vcaps[i], i < 3);
-    return n;
+    unsigned total = l->agent->cfg->n_models, count = total - first;
+    /* a host that asks from a model on gets as many models whole as fit, at least one; an older host, all */
+    for (;; count--) {
+        bool last = !paged || count <= 1;
+        for (unsigned i = 0; i < (last ? sizeof(vcaps) / sizeof(vcaps[0]) : 1u); i++) {
+            struct mota_link_page pg = {first, count, paged, vcaps[i], i < 3};
+            size_t n = build(l, BODY(l), cap, &pg);
+            if (n > 0)
+                return n;
+        }
+        if (last)
+            return 0;
+    }
 }
 
 /* Where a guarded model call stopped, from the port: the body of a fault or time verdict. */
@@ -216,18 +236,36 @@ static int answer_offset(struct mota_link *l, const struct mota_frame *f, uint32
     return respond(l, f, MOTA_ERR_UPLOAD_OFFSET, b, sizeof(b));
 }
 
+/* HELLO and STATUS may end with the model to start from (a host that pages: "models-from"). */
+static int answer_info(struct mota_link *l, const struct mota_frame *f, size_t at, info_fn build)
+{
+    bool paged = f->len > at;
+    unsigned first = paged ? f->payload[at] : 0;
+    if (f->len > at + 1u)
+        return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    if (paged && first >= l->agent->cfg->n_models && first > 0)
+        return respond(l, f, MOTA_ERR_ARG, NULL, 0);
+    /* a host that pages gets no more than it negotiated, an older one no more than this device's frame (as
+     * it did), unless even one model cannot be said in that: an answer in any case */
+    size_t most = payload_most(l) - 2u < BODY_CAP(l) ? payload_most(l) - 2u : BODY_CAP(l);
+    size_t cap = paged && l->max_payload - 2u < most ? l->max_payload - 2u : most;
+    size_t n = info_fitted(l, build, paged, first, cap);
+    if (n == 0 && cap < BODY_CAP(l))
+        n = info_fitted(l, build, paged, first, BODY_CAP(l));
+    return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
+}
+
 static int cmd_hello(struct mota_link *l, const struct mota_frame *f)
 {
     if (f->len < 3)
         return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
     if (f->payload[0] != MOTA_PROTO_VERSION)
         return respond(l, f, MOTA_ERR_PROTO_VERSION, NULL, 0);
-    uint16_t want = mota_get16(f->payload + 1);
-    l->max_payload = want < MOTA_LINK_MAX_PAYLOAD ? want : MOTA_LINK_MAX_PAYLOAD;
+    uint16_t want = mota_get16(f->payload + 1), most = payload_most(l);
+    l->max_payload = want < most ? want : most;
     if (l->max_payload < 64)
         l->max_payload = 64;
-    size_t n = info_fitted(l, mota_link_device_info);
-    return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
+    return answer_info(l, f, 3, mota_link_device_info);
 }
 
 static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
@@ -301,8 +339,7 @@ static int cmd_data(struct mota_link *l, const struct mota_frame *f)
 
 static int cmd_status(struct mota_link *l, const struct mota_frame *f)
 {
-    size_t n = info_fitted(l, mota_link_status_info);
-    return respond(l, f, n ? MOTA_OK : MOTA_ERR_INTERNAL, BODY(l), n);
+    return answer_info(l, f, 0, mota_link_status_info);
 }
 
 static int cmd_abort(struct mota_link *l, const struct mota_frame *f)

@@ -198,6 +198,40 @@ static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsi
     }
 }
 
+/* key 18, the model's inputs and outputs: [inputs, outputs], each [* [format, bytes]] */
+static void put_io(struct mota_cbor_enc *e, const struct mota_model_io *io)
+{
+    const struct mota_model_tensor *t[2] = {io->in, io->out};
+    unsigned n[2] = {io->n_in, io->n_out};
+    mota_cbor_put_uint(e, MOTA_MINFO_IO);
+    mota_cbor_put_array(e, 2);
+    for (int k = 0; k < 2; k++) {
+        mota_cbor_put_array(e, n[k]);
+        for (unsigned i = 0; i < n[k]; i++) {
+            mota_cbor_put_array(e, 2);
+            mota_cbor_put_uint(e, t[k][i].format);
+            mota_cbor_put_uint(e, t[k][i].bytes);
+        }
+    }
+}
+
+/* What the port says of the active model (its description, its inputs and outputs), where it can. */
+struct port_says {
+    bool has_about, has_io;
+    struct mota_model_about about;
+    struct mota_model_io io;
+};
+
+static void port_says(const struct mota_agent *a, const struct mota_agent_model_info *info, struct port_says *ps)
+{
+    const struct mota_port *p = a->cfg->port;
+    ps->has_about = info->instance != NULL && p->model_about != NULL &&
+                    p->model_about(p->infer_ctx, info->instance, &ps->about) == MOTA_OK;
+    ps->has_io = info->instance != NULL && p->model_io != NULL &&
+                 p->model_io(p->infer_ctx, info->instance, &ps->io) == MOTA_OK && ps->io.n_in <= MOTA_MODEL_IO_MAX &&
+                 ps->io.n_out <= MOTA_MODEL_IO_MAX;
+}
+
 /* extras: the previous model, when the last error happened and where the model's work runs, the first
  * things to go when an answer does not fit */
 static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m, size_t vcap, bool extras)
@@ -206,14 +240,14 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     const struct mota_agent_model_config *mc = &a->cfg->models[m];
     bool has = mota_agent_model_info(a, m, &info) == MOTA_OK;
     const struct mota_agent_model_state *s = &a->st[m];
-    struct mota_model_about about;
-    bool has_about = has && vcap > 0 && info.instance != NULL && a->cfg->port->model_about != NULL &&
-                     a->cfg->port->model_about(a->cfg->port->infer_ctx, info.instance, &about) == MOTA_OK;
+    struct port_says ps = {0};
+    if (has && vcap > 0) /* with the versions: the last things to go */
+        port_says(a, &info, &ps);
     struct mota_agent_previous prev;
     bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
     bool has_when = extras && s->last_error != 0;
     bool has_epochs = extras && has && info.epochs != NULL;
-    mota_cbor_put_map(e, (has ? 13u + has_about : 7u) + has_prev + has_when + has_epochs);
+    mota_cbor_put_map(e, (has ? 13u + ps.has_about + ps.has_io : 7u) + has_prev + has_when + has_epochs);
     mota_cbor_put_uint(e, MOTA_MINFO_C_NAME);
     mota_cbor_put_tstr(e, mc->c_name);
     mota_cbor_put_uint(e, MOTA_MINFO_SLOT_SIZE);
@@ -230,7 +264,7 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     mota_cbor_put_uint(e, MOTA_MINFO_HAS_MODEL);
     mota_cbor_put_bool(e, has);
     if (has)
-        put_active(e, a, m, &info, has_about ? &about : NULL, vcap);
+        put_active(e, a, m, &info, ps.has_about ? &ps.about : NULL, vcap);
     mota_cbor_put_uint(e, MOTA_MINFO_MEMORY); /* the memory a model may use here: [exec RAM, external RAM] */
     mota_cbor_put_array(e, 2);
     mota_cbor_put_uint(e, mc->exec_ram_size);
@@ -254,6 +288,30 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
         mota_cbor_put_uint(e, MOTA_MINFO_EPOCHS);
         mota_epoch_summary_put(e, info.epochs);
     }
+    if (ps.has_io)
+        put_io(e, &ps.io);
+}
+
+/* The models an answer describes (HELLO key 7, STATUS key 1) */
+static void put_models(struct mota_cbor_enc *e, const struct mota_link *l, const struct mota_link_page *pg)
+{
+    mota_cbor_put_array(e, pg->count);
+    for (unsigned m = pg->first; m < pg->first + pg->count; m++)
+        put_ref(e, l->agent, m, pg->vcap, pg->extras);
+}
+
+static bool page_partial(const struct mota_link *l, const struct mota_link_page *pg)
+{
+    return pg->paged && (pg->first > 0 || pg->count < l->agent->cfg->n_models);
+}
+
+static void put_models_from(struct mota_cbor_enc *e, const struct mota_link *l, const struct mota_link_page *pg,
+                            unsigned key)
+{
+    mota_cbor_put_uint(e, key); /* [first, total]: a host asks again from first + count */
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_uint(e, pg->first);
+    mota_cbor_put_uint(e, l->agent->cfg->n_models);
 }
 
 /* HELLO key 6: [CPU part, FPU, float ABI, secure, dbg-info, async, families, LL_ATON, struct sizes, install modes,
@@ -275,13 +333,28 @@ static void put_profile(struct mota_cbor_enc *e, const struct mota_device_profil
     mota_cbor_put_uint(e, key_floor);
 }
 
-size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
+/* HELLO key 15: the names the vendor and class ids are made from, when the device knows them */
+static bool has_names(const struct mota_agent_config *c)
+{
+    return (c->vendor_name != NULL && c->vendor_name[0] != 0) || (c->class_name != NULL && c->class_name[0] != 0);
+}
+
+static void put_names(struct mota_cbor_enc *e, const struct mota_agent_config *c)
+{
+    mota_cbor_put_uint(e, MOTA_INFO_IDENTITY_NAMES);
+    mota_cbor_put_array(e, 2);
+    mota_cbor_put_tstr(e, c->vendor_name != NULL ? c->vendor_name : "");
+    mota_cbor_put_tstr(e, c->class_name != NULL ? c->class_name : "");
+}
+
+size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg)
 {
     const struct mota_agent_config *c = l->agent->cfg;
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
+    bool partial = page_partial(l, pg), names = has_names(c);
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 12u + (p->name != NULL) + (c->device_id_len > 0));
+    mota_cbor_put_map(&e, 12u + (p->name != NULL) + (c->device_id_len > 0) + names + partial);
     mota_cbor_put_uint(&e, MOTA_INFO_NAME);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
@@ -297,9 +370,7 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
     mota_cbor_put_uint(&e, MOTA_INFO_PROFILE); /* the profile compatibility is checked against */
     put_profile(&e, p, l->agent->key_floor);
     mota_cbor_put_uint(&e, MOTA_INFO_MODELS);
-    mota_cbor_put_array(&e, c->n_models);
-    for (unsigned m = 0; m < c->n_models; m++)
-        put_ref(&e, l->agent, m, vcap, extras);
+    put_models(&e, l, pg);
     mota_cbor_put_uint(&e, MOTA_INFO_PROVISIONED); /* provisioned: any trusted key */
     mota_cbor_put_bool(&e, c->n_keys > 0);
     mota_cbor_put_uint(&e, MOTA_INFO_RESET_CAUSE); /* why this boot happened */
@@ -319,19 +390,22 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size
         mota_cbor_put_uint(&e, MOTA_INFO_DEVICE_ID);
         mota_cbor_put_bstr(&e, c->device_id, c->device_id_len);
     }
+    if (names)
+        put_names(&e, c);
+    if (partial)
+        put_models_from(&e, l, pg, MOTA_INFO_MODELS_FROM);
     return e.err ? 0 : e.len;
 }
 
-size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras)
+size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg)
 {
     struct mota_cbor_enc e;
+    bool partial = page_partial(l, pg);
     mota_cbor_enc_init(&e, out, cap);
     const struct mota_agent_timing *t = &l->agent->timing;
-    mota_cbor_put_map(&e, 5);
+    mota_cbor_put_map(&e, 5u + partial);
     mota_cbor_put_uint(&e, MOTA_STATUS_MODELS);
-    mota_cbor_put_array(&e, l->agent->cfg->n_models);
-    for (unsigned m = 0; m < l->agent->cfg->n_models; m++)
-        put_ref(&e, l->agent, m, vcap, extras);
+    put_models(&e, l, pg);
     mota_cbor_put_uint(&e, MOTA_STATUS_COUNTERS);
     mota_cbor_put_array(&e, MOTA_STATUS_COUNTER_ITEMS);
     mota_cbor_put_uint(&e, l->df.frames);
@@ -353,6 +427,8 @@ size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, size
     mota_cbor_put_uint(&e, t->digest_bytes);
     mota_cbor_put_uint(&e, MOTA_STATUS_UPTIME); /* uptime in ms: how long ago a model's last error (key 16) happened */
     mota_cbor_put_uint(&e, mota_link_now_ms(l));
+    if (partial)
+        put_models_from(&e, l, pg, MOTA_STATUS_MODELS_FROM);
     return e.err ? 0 : e.len;
 }
 

@@ -14,12 +14,21 @@
 #include <stdint.h>
 
 /*
- * HELLO's and STATUS's CBOR maps into out[cap]: the length, 0 when they do not fit. vcap cuts the
+ * Which models an answer describes, and how: models [first, first + count) of the device's; paged (a host
+ * that asks from a model on) adds "models-from" [first, total] when that is not all of them; vcap cuts the
  * models' version texts; without extras, the previous models, the errors' times and the epochs are left
- * out (link.c tries smaller answers until one fits).
+ * out (link.c tries fewer models, then smaller answers, until one fits).
  */
-size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras);
-size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, size_t vcap, bool extras);
+struct mota_link_page {
+    unsigned first, count;
+    bool paged;
+    size_t vcap;
+    bool extras;
+};
+
+/* HELLO's and STATUS's CBOR maps into out[cap]: the length, 0 when they do not fit. */
+size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg);
+size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg);
 
 /* The facts behind the agent's last refusal if it is reason's, as text (docs/protocol.md, "Refusal
  * details"): the length, 0 for none. */

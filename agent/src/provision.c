@@ -5,6 +5,7 @@
 #include "mota/crc32.h"
 #include "mota/crypto.h"
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <string.h>
 
@@ -15,7 +16,7 @@ static bool terminated(const char *s, size_t cap)
 
 /* The device's id from a record that carries it, else one derived from the whole record (a record of an
  * older mota): stable for as long as the record is, and apart for records that differ. */
-static void device_id(const struct mota_provision_rec *r, const uint8_t *buf, struct mota_provision *p)
+static void device_id(const struct mota_provision_rec *r, const uint8_t *buf, size_t size, struct mota_provision *p)
 {
     static const char tag[] = "mota-provision:";
     if (r->device_id_len > 0) {
@@ -27,29 +28,44 @@ static void device_id(const struct mota_provision_rec *r, const uint8_t *buf, st
     struct mota_sha256 ctx;
     mota_sha256_init(&ctx);
     mota_sha256_update(&ctx, tag, sizeof(tag) - 1);
-    mota_sha256_update(&ctx, buf, sizeof(*r));
+    mota_sha256_update(&ctx, buf, size); /* the record as written: a version 1 one, 480 bytes */
     mota_sha256_finish(&ctx, h);
     memcpy(p->device_id, h, MOTA_PROVISION_DEVICE_ID_LEN);
     p->device_id_len = MOTA_PROVISION_DEVICE_ID_LEN;
     p->device_id_derived = true;
 }
 
+/* The record's own size by its version (version 1 has no names), 0 for neither; its crc is its last word. */
+static size_t record_size(const uint8_t *buf, size_t len)
+{
+    struct mota_provision_rec r;
+    memcpy(&r, buf, MOTA_PROVISION_V1_SIZE);
+    size_t size = r.version == 1 ? MOTA_PROVISION_V1_SIZE : r.version == 2 ? sizeof(r) : 0;
+    if (r.magic != MOTA_PROVISION_MAGIC || size == 0 || r.size != size || len < size ||
+        mota_get32(buf + size - 4u) != mota_crc32(0, buf, size - 4u))
+        return 0;
+    return size;
+}
+
 int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision *p)
 {
     struct mota_provision_rec r;
-    if (buf == NULL || p == NULL || len < sizeof(r))
+    if (buf == NULL || p == NULL || len < MOTA_PROVISION_V1_SIZE)
         return MOTA_ERR_ARG;
-    memcpy(&r, buf, sizeof(r));
     memset(p, 0, sizeof(*p));
     bool erased = true;
-    for (size_t i = 0; i < sizeof(r) && erased; i++)
+    for (size_t i = 0; i < MOTA_PROVISION_V1_SIZE && erased; i++)
         erased = buf[i] == 0xFF;
     if (erased)
         return MOTA_ERR_NOT_PROVISIONED;
-    if (r.magic != MOTA_PROVISION_MAGIC || r.version != MOTA_PROVISION_VERSION || r.size != sizeof(r) ||
-        r.crc != mota_crc32(0, buf, offsetof(struct mota_provision_rec, crc)) || r.n_keys > MOTA_PROVISION_KEYS ||
-        r.n_models == 0 || r.n_models > MOTA_PROVISION_MODELS || !terminated(r.name, sizeof(r.name)) ||
-        r.device_id_len > MOTA_AGENT_DEVICE_ID_MAX)
+    size_t size = record_size(buf, len);
+    memset(&r, 0, sizeof(r));
+    memcpy(&r, buf, size); /* a version 1 record: no names, its crc where they begin (zeroed below) */
+    if (size == MOTA_PROVISION_V1_SIZE)
+        memset(r.vendor_name, 0, 4);
+    if (size == 0 || r.n_keys > MOTA_PROVISION_KEYS || r.n_models == 0 || r.n_models > MOTA_PROVISION_MODELS ||
+        !terminated(r.name, sizeof(r.name)) || r.device_id_len > MOTA_AGENT_DEVICE_ID_MAX ||
+        !terminated(r.vendor_name, sizeof(r.vendor_name)) || !terminated(r.class_name, sizeof(r.class_name)))
         return MOTA_ERR_PROVISION;
     memcpy(p->vendor_id, r.vendor_id, 16);
     memcpy(p->class_id, r.class_id, 16);
@@ -68,7 +84,9 @@ int mota_provision_decode(const uint8_t *buf, size_t len, struct mota_provision 
         memcpy(p->models[m], r.models[m], sizeof(p->models[m]));
     }
     p->max_trial_boots = r.max_trial_boots;
-    device_id(&r, buf, p);
+    memcpy(p->vendor_name, r.vendor_name, sizeof(p->vendor_name));
+    memcpy(p->class_name, r.class_name, sizeof(p->class_name));
+    device_id(&r, buf, size, p);
     return MOTA_OK;
 }
 
@@ -77,7 +95,8 @@ int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t c
     struct mota_provision_rec r;
     if (p == NULL || out == NULL || cap < sizeof(r) || p->n_keys > MOTA_PROVISION_KEYS || p->n_models == 0 ||
         p->n_models > MOTA_PROVISION_MODELS || p->max_trial_boots > 255 || !terminated(p->name, sizeof(p->name)) ||
-        p->device_id_len > MOTA_AGENT_DEVICE_ID_MAX)
+        p->device_id_len > MOTA_AGENT_DEVICE_ID_MAX || !terminated(p->vendor_name, sizeof(p->vendor_name)) ||
+        !terminated(p->class_name, sizeof(p->class_name)))
         return MOTA_ERR_ARG;
     memset(&r, 0, sizeof(r));
     r.magic = MOTA_PROVISION_MAGIC;
@@ -86,6 +105,8 @@ int mota_provision_encode(const struct mota_provision *p, uint8_t *out, size_t c
     memcpy(r.vendor_id, p->vendor_id, 16);
     memcpy(r.class_id, p->class_id, 16);
     memcpy(r.name, p->name, sizeof(r.name));
+    memcpy(r.vendor_name, p->vendor_name, sizeof(r.vendor_name));
+    memcpy(r.class_name, p->class_name, sizeof(r.class_name));
     r.n_keys = (uint8_t)p->n_keys;
     r.n_models = (uint8_t)p->n_models;
     r.max_trial_boots = (uint8_t)p->max_trial_boots;
@@ -118,4 +139,6 @@ void mota_provision_apply(const struct mota_provision *p, struct mota_agent_conf
         cfg->max_trial_boots = p->max_trial_boots;
     memcpy(cfg->device_id, p->device_id, sizeof(cfg->device_id));
     cfg->device_id_len = p->device_id_len;
+    cfg->vendor_name = p->vendor_name;
+    cfg->class_name = p->class_name;
 }

@@ -132,7 +132,8 @@ static bool has(const char *s)
 static void put_text(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
     size_t top = (size_t)has(s->description) + (size_t)has(s->created);
-    size_t comp = (size_t)has(s->vendor_name) + (size_t)has(s->model_name) + (size_t)has(s->version);
+    size_t comp =
+        (size_t)has(s->vendor_name) + (size_t)has(s->model_name) + (size_t)has(s->class_name) + (size_t)has(s->version);
     mota_cbor_put_map(e, 1);
     mota_cbor_put_tstr(e, "en");
     mota_cbor_put_map(e, top + (comp > 0));
@@ -154,6 +155,10 @@ static void put_text(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
         if (has(s->model_name)) {
             mota_cbor_put_uint(e, MOTA_CTEXT_MODEL_NAME);
             mota_cbor_put_tstr(e, s->model_name);
+        }
+        if (has(s->class_name)) {
+            mota_cbor_put_uint(e, MOTA_CTEXT_MODEL_INFO);
+            mota_cbor_put_tstr(e, s->class_name);
         }
         if (has(s->version)) {
             mota_cbor_put_uint(e, MOTA_CTEXT_VERSION);
@@ -251,7 +256,8 @@ static void put_compat(struct mota_cbor_enc *e, const struct mota_compat *c)
 static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
     size_t o;
-    bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) || has(s->version);
+    bool text = has(s->description) || has(s->created) || has(s->vendor_name) || has(s->model_name) ||
+                has(s->version) || has(s->class_name);
     mota_cbor_put_map(e, 6 + (size_t)text);
     mota_cbor_put_uint(e, MOTA_MAN_VERSION);
     mota_cbor_put_uint(e, 1); /* the only SUIT manifest version */

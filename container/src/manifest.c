@@ -384,6 +384,9 @@ static void decode_component_text(struct mota_cbor_dec *d, struct mota_manifest 
         } else if (fk == MOTA_CTEXT_MODEL_NAME) {
             m->text.model_name = s;
             m->text.model_name_len = sl;
+        } else if (fk == MOTA_CTEXT_MODEL_INFO) {
+            m->text.class_name = s;
+            m->text.class_name_len = sl;
         } else if (fk == MOTA_CTEXT_VERSION) {
             m->text.version = s;
             m->text.version_len = sl;
@@ -760,6 +763,7 @@ void mota_manifest_rebase(struct mota_manifest *m, const uint8_t *from, size_t l
     m->text.created = moved(m->text.created, from, len, to);
     m->text.vendor_name = moved(m->text.vendor_name, from, len, to);
     m->text.model_name = moved(m->text.model_name, from, len, to);
+    m->text.class_name = moved(m->text.class_name, from, len, to);
     m->text.version = moved(m->text.version, from, len, to);
     m->compat.c_name = moved(m->compat.c_name, from, len, to);
     m->compat.rt_desc = moved(m->compat.rt_desc, from, len, to);

@@ -28,6 +28,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_sim_output(int argc, char **argv);
 int cmd_sim_board(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
+int cmd_reference(int argc, char **argv);
 int cmd_mender_module(int argc, char **argv);
 int cmd_mender_inventory(int argc, char **argv);
 int cmd_mender_artifact(int argc, char **argv);

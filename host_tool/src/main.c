@@ -38,6 +38,7 @@ static const struct {
     {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target an547|an505)"},
     {"provision", cmd_provision, "write a board's identity and trusted keys into its flash"},
     {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
+    {"reference", cmd_reference, "a board self-test's expected output: the model run on a fresh QEMU board"},
     {"mender-module", cmd_mender_module, "Mender Update Module: a gateway's MCUs updated by Mender (docs/fleet.md)"},
     {"mender-artifact", cmd_mender_artifact, "a Mender artifact (module-image, type mota) around containers"},
     {"mender-inventory", cmd_mender_inventory, "Mender inventory attributes: what each MCU of the gateway runs"},

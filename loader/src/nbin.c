@@ -6,6 +6,7 @@
 #include "mota/err.h"
 
 #include "tags.h"
+#include "thumb.h"
 
 #include <string.h>
 
@@ -682,6 +683,223 @@ int mota_nbin_validate(const uint8_t *img, size_t len, struct mota_nbin_info *in
     if ((ret = check_rel(img, in)) != MOTA_OK)
         return ret;
     return check_pool_ranges(in);
+}
+
+/* ---- inputs and outputs (docs/model-abi.md, "Inputs and outputs") ---- */
+
+#define IO_ENTRY_OUTPUTS 7u  /* header word 20: the output buffer-info table's getter */
+#define IO_ENTRY_INPUTS 8u   /* header word 21: the input one's */
+#define IO_BUFFER_RECORD 56u /* sizeof(LL_Buffer_InfoTypeDef), one-byte enums (rt_c_struct_sizes 0x..38) */
+#define IO_RTCTX_ITF 64u     /* rt_ctx word 16 of the 17-word context: itf_network */
+#define IO_MODEL_INFO 16u    /* struct mota_model_info: name, input_size, output_size, activations_size */
+#define IO_LL_ATON_1_1_1 0x01010100u
+
+struct io_walk {
+    const uint8_t *img;
+    const struct mota_nbin_info *in;
+    uint32_t rel; /* REL cursor: each run of queries comes in ascending RW offsets */
+};
+
+/* The RW word at off is patched by the loader: a REL entry names it (check_rel proved the table in the
+ * file, its RAM entries strictly ascending). */
+static bool io_relocated(struct io_walk *w, uint32_t off)
+{
+    const struct mota_nbin_info *in = w->in;
+    for (; w->rel < in->rel_count; w->rel++) {
+        uint32_t e = mota_get32(w->img + in->rel_off + 4 * w->rel);
+        if (TAG(e) == TAG_RAM_NPU && OFF(e) >= off)
+            return OFF(e) == off;
+    }
+    return false;
+}
+
+/* The RW offset of the table a getter entry returns (through its GOT slot); *present false for NULL. */
+static int io_table(const struct io_walk *w, unsigned entry, uint32_t *table, bool *present)
+{
+    const struct mota_nbin_info *in = w->in;
+    const struct mota_thumb_code code = {w->img, in->header_words * 4u, in->ro_size};
+    uint32_t lit = 0;
+    bool null = false;
+    if (!mota_thumb_getter(&code, OFF(in->entries[entry]) - 1, &lit, &null))
+        return MOTA_ERR_NBIN_EPOCH_GETTER;
+    *present = !null;
+    if (null)
+        return MOTA_OK;
+    if (lit % 4 != 0 || lit < in->got_off || lit >= in->got_end)
+        return MOTA_ERR_NBIN_EPOCH_POINTER;
+    uint32_t v = mota_get32(w->img + in->ro_size + lit); /* the GOT lies in the file: check_geometry */
+    if (TAG(v) != TAG_RAM_NPU || OFF(v) % 4 != 0 || OFF(v) >= in->got_off)
+        return MOTA_ERR_NBIN_EPOCH_POINTER;
+    *table = OFF(v);
+    return MOTA_OK;
+}
+
+/* n dimensions at v (the field at RW offset off): words in the code or in the RW data image. */
+static int io_dims(struct io_walk *w, uint32_t off, uint32_t v, unsigned n, uint32_t *dims)
+{
+    const struct mota_nbin_info *in = w->in;
+    const uint8_t *at = NULL;
+    if (n > MOTA_NBIN_IO_MAX_DIMS)
+        return MOTA_ERR_NBIN_EPOCH_BUFFER;
+    if (n == 0)
+        return MOTA_OK;
+    if (v == 0 || !io_relocated(w, off))
+        return MOTA_ERR_NBIN_EPOCH_POINTER;
+    if (TAG(v) == TAG_FLASH && OFF(v) >= in->header_words * 4u && (uint64_t)OFF(v) + 4u * n <= in->ro_size)
+        at = w->img + OFF(v);
+    else if (TAG(v) == TAG_RAM_NPU && (uint64_t)OFF(v) + 4u * n <= in->data_copy)
+        at = w->img + in->ro_size + OFF(v);
+    else
+        return MOTA_ERR_NBIN_EPOCH_POINTER;
+    for (unsigned i = 0; i < n; i++)
+        dims[i] = mota_get32(at + 4 * i);
+    return MOTA_OK;
+}
+
+/* One LL_Buffer_InfoTypeDef at RW offset off (inside the data below the GOT): name at 0, offset_start
+ * at 8, offset_end at 12, mem_shape at 28, mem_ndims at 32 (u16), type at 35, ndims at 39, shape at 44. */
+static int io_record(struct io_walk *w, uint32_t off, struct mota_nbin_tensor *t)
+{
+    const uint8_t *p = w->img + w->in->ro_size + off;
+    uint32_t start = mota_get32(p + 8), end = mota_get32(p + 12), shape[MOTA_NBIN_IO_MAX_DIMS];
+    unsigned mem_ndims = mota_get16(p + 32), ndims = p[39];
+    int ret = MOTA_ERR_NBIN_EPOCH_BUFFER;
+    if (!io_relocated(w, off))
+        return MOTA_ERR_NBIN_EPOCH_POINTER;
+    if ((ret = get_string(w->img, w->in->ro_size, mota_get32(p), MOTA_NBIN_IO_MAX_NAME, &t->name, &t->name_len)) !=
+        MOTA_OK)
+        return ret;
+    if (t->name_len == 0)
+        t->name = NULL;
+    if (end < start)
+        return MOTA_ERR_NBIN_EPOCH_BUFFER;
+    if (end - start > MOTA_NBIN_MAX_EXTERNAL)
+        return MOTA_ERR_NBIN_SIZE_LIMIT;
+    t->bytes = end - start;
+    t->format = mota_nbin_format_name(p[35], w->in->rt_version);
+    /* the shape as the user sees it in memory (mem_shape), else the buffer's */
+    if ((ret = io_dims(w, off + 28, mota_get32(p + 28), mem_ndims, t->dims)) != MOTA_OK ||
+        (ret = io_dims(w, off + 44, mota_get32(p + 44), ndims, shape)) != MOTA_OK)
+        return ret;
+    t->ndims = mem_ndims;
+    if (mem_ndims == 0) {
+        memcpy(t->dims, shape, 4u * ndims);
+        t->ndims = ndims;
+    }
+    return MOTA_OK;
+}
+
+/* One buffer-info table at RW offset table, up to its NULL name. */
+static int io_walk_table(struct io_walk *w, uint32_t table, struct mota_nbin_tensor *ts, unsigned *n, uint64_t *bytes)
+{
+    w->rel = 0;
+    for (uint32_t off = table;; off += IO_BUFFER_RECORD) {
+        int ret = MOTA_ERR_NBIN_EPOCH_UNTERMINATED;
+        if ((uint64_t)off + IO_BUFFER_RECORD > w->in->got_off)
+            return MOTA_ERR_NBIN_EPOCH_UNTERMINATED;
+        if (mota_get32(w->img + w->in->ro_size + off) == 0)
+            return MOTA_OK;
+        if (*n >= MOTA_NBIN_IO_MAX)
+            return MOTA_ERR_NBIN_EPOCH_TOO_MANY;
+        if ((ret = io_record(w, off, &ts[*n])) != MOTA_OK)
+            return ret;
+        *bytes += ts[(*n)++].bytes;
+    }
+}
+
+/* LL_ATON: the input (entry 21) and output (entry 20) buffer-info tables. */
+static int io_tables(struct io_walk *w, struct mota_nbin_io *io)
+{
+    uint32_t tin = 0, tout = 0;
+    bool pin = false, pout = false;
+    int ret = io_table(w, IO_ENTRY_INPUTS, &tin, &pin);
+    if (ret != MOTA_OK || (ret = io_table(w, IO_ENTRY_OUTPUTS, &tout, &pout)) != MOTA_OK)
+        return ret;
+    if (!pin && !pout) {
+        io->source = MOTA_NBIN_IO_NONE; /* e.g. a CPU model of another ABI: no tables to read */
+        return MOTA_OK;
+    }
+    /* the one LL_Buffer_InfoTypeDef layout mota reads (1.1.0 has no rt_c_struct_sizes to confirm it) */
+    if (w->in->rtctx_words == 17 && (w->in->struct_sizes & 0xFF) != IO_BUFFER_RECORD)
+        return MOTA_ERR_NBIN_EPOCH_BUFFER;
+    if (pin && (ret = io_walk_table(w, tin, io->in, &io->n_in, &io->in_bytes)) != MOTA_OK)
+        return ret;
+    return pout ? io_walk_table(w, tout, io->out, &io->n_out, &io->out_bytes) : MOTA_OK;
+}
+
+/* mota's CPU ABI: rt_ctx's itf_network, relocated, points to struct mota_model_info in the RW data:
+ * its name relocated, its three sizes plain numbers (where ST's NN_Interface_TypeDef, which itf_network
+ * points to in an LL_ATON model, holds relocated function pointers), the name and activations rt_ctx's. */
+static int io_cpu_abi(struct io_walk *w, struct mota_nbin_io *io)
+{
+    const struct mota_nbin_info *in = w->in;
+    const char *name = NULL;
+    size_t name_len = 0;
+    if (in->rtctx_words != 17)
+        return MOTA_ERR_NBIN_RTCTX;
+    uint32_t itf = mota_get32(w->img + in->rtctx_file_off + IO_RTCTX_ITF), off = OFF(itf); /* word 16: parsed */
+    w->rel = 0;
+    if (TAG(itf) != TAG_RAM_NPU || !io_relocated(w, in->ctx_off + IO_RTCTX_ITF) || off % 4 != 0 ||
+        (uint64_t)off + IO_MODEL_INFO > in->got_off)
+        return MOTA_ERR_NBIN_RTCTX;
+    const uint8_t *p = w->img + in->ro_size + off;
+    w->rel = 0;
+    if (!io_relocated(w, off) || io_relocated(w, off + 4) || io_relocated(w, off + 8) || io_relocated(w, off + 12))
+        return MOTA_ERR_NBIN_RTCTX;
+    int ret = get_string(w->img, in->ro_size, mota_get32(p), MOTA_NBIN_MAX_NAME, &name, &name_len);
+    if (ret != MOTA_OK)
+        return ret;
+    if (name_len != in->c_name_len || memcmp(name, in->c_name, name_len) != 0 || mota_get32(p + 12) != in->acts_size)
+        return MOTA_ERR_NBIN_RTCTX;
+    io->in[0].bytes = mota_get32(p + 4);
+    io->out[0].bytes = mota_get32(p + 8);
+    if (io->in[0].bytes > MOTA_NBIN_MAX_EXTERNAL || io->out[0].bytes > MOTA_NBIN_MAX_EXTERNAL)
+        return MOTA_ERR_NBIN_SIZE_LIMIT;
+    io->n_in = io->n_out = 1;
+    io->in_bytes = io->in[0].bytes;
+    io->out_bytes = io->out[0].bytes;
+    return MOTA_OK;
+}
+
+int mota_nbin_io(const uint8_t *img, size_t len, const struct mota_nbin_info *info, struct mota_nbin_io *io)
+{
+    static const char abi[] = MOTA_NBIN_CPU_ABI;
+    int ret = MOTA_ERR_ARG;
+    if (img == NULL || info == NULL || io == NULL || len < info->image_len || info->ro_size > len)
+        return MOTA_ERR_ARG;
+    memset(io, 0, sizeof(*io));
+    if (info->family != MOTA_NBIN_FAMILY_NPU) {
+        io->source = MOTA_NBIN_IO_RUN_TIME; /* the model's report (ai_rel_network_get_report) gives them */
+        return MOTA_OK;
+    }
+    struct io_walk w = {img, info, 0};
+    if (info->rt_desc_len >= sizeof(abi) - 1 && memcmp(info->rt_desc, abi, sizeof(abi) - 1) == 0) {
+        io->source = MOTA_NBIN_IO_CPU_ABI;
+        ret = io_cpu_abi(&w, io);
+    } else {
+        io->source = MOTA_NBIN_IO_TABLES;
+        ret = io_tables(&w, io);
+    }
+    if (ret != MOTA_OK) { /* nothing half read */
+        unsigned source = io->source;
+        memset(io, 0, sizeof(*io));
+        io->source = source;
+    }
+    return ret;
+}
+
+const char *mota_nbin_format_name(unsigned type, uint32_t rt_version)
+{
+    /* Buffer_DataType_TypeDef of LL_ATON 1.1.1 and later; 1.1.0 lacks the 2- and 4-bit types (2..5) */
+    static const char *const names[] = {NULL,        "float32",    "uint2",   "int2",    "uint4",  "int4",
+                                        "uint8",     "int8",       "uint16",  "int16",   "int32",  "int64",
+                                        "string",    "bool",       "float16", "float64", "uint32", "uint64",
+                                        "complex64", "complex128", "bfloat16"};
+    if (type == 100)
+        return "fxp";
+    if (rt_version < IO_LL_ATON_1_1_1 && type >= 2)
+        type += 4;
+    return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
 }
 
 const char *mota_nbin_cpu_name(uint16_t part)

@@ -154,6 +154,26 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     assert rc == 0 and res["status"] == "MOTA_OK" and res["confirmed"], (rc, res, err)
     assert_runs_v(b, 1)
     assert "boot, reset cause power-on" in b.log()
+    # its inputs and outputs, as the model's size entries say them; invoke takes its output size from there,
+    # and an input of another size is refused with the model's sizes before anything is sent
+    m, st = b.dense()
+    in_size = os.path.getsize(vec("in", 0))
+    assert m["io"]["input_bytes"] == in_size and m["io"]["output_bytes"] == 10, m["io"]
+    text = b.cmd("status").stdout
+    assert "  inputs:    1 tensor, %d bytes\n  outputs:   1 tensor, 10 bytes\n" % in_size in text, text
+    # the names its provisioning record keeps, beside the ids
+    assert "identity: vendor example.com (id %s), class %s (id %s)" % (
+        st["device"]["vendor_id"], CLASS, st["device"]["class_id"]) in text, text
+    r = env.run("invoke", "--json", "--input", vec("in", 0), "tcp:" + b.port)
+    assert bytes.fromhex(json.loads(r.stdout)["output"]) == open(vec("out", 0), "rb").read(), r.stdout
+    short = env.p("short.in")
+    with open(short, "wb") as f:
+        f.write(b"\1" * (in_size - 1))
+    r = b.cmd("invoke", "--json", "--input", short)
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and d["status"] == "MOTA_ERR_SELFTEST_RUN", (r.returncode, d)
+    assert "model dense takes %d input bytes and gives 10 output bytes (mota status); given %d input bytes" % (
+        in_size, in_size - 1) in d["detail"], d
     # the profile the firmware reads from the hardware is the one `mota sim --profile TARGET` simulates
     board_profile = b.status()["profile"]
     sim, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash",
@@ -685,6 +705,9 @@ def case_legacy_models_run_through_their_own_api_and_describe_themselves():
     text = b.cmd("status").stdout
     assert "model's report: dense, compiled " in text and "by mota build-model" in text and \
         "activations 32, weights 2536 bytes" in text, text
+    in_size = os.path.getsize(vec("in", 0))  # the model's report says its tensors' formats and sizes
+    assert "  inputs:    1 tensor, %d bytes: int8 (%d B)\n  outputs:   1 tensor, 10 bytes: int8 (10 B)\n" % (
+        in_size, in_size) in text, text
     assert_runs_v(b, 1)
     # COPY mode, weights in their own component
     split = env.p("l2.mota")
@@ -824,7 +847,7 @@ def device_id_of(b):
     return did
 
 
-REC_ID_LEN, REC_ID, REC_CRC = 75, 460, 476  # offsets in the 480-byte provisioning record (mota/provision.h)
+REC_ID_LEN, REC_ID, REC_CRC = 75, 460, 476  # offsets in a version 1 (480-byte) provisioning record (mota/provision.h)
 
 
 def case_the_board_has_a_stable_device_id():
@@ -849,11 +872,13 @@ def case_the_board_has_a_stable_device_id():
     second = device_id_of(other)
     other.stop()
     assert re.fullmatch(r"[0-9a-f]{24}", second or "") and second != first, (first, second)
-    # the id is in the record, and a record without one (an older mota's: those bytes were reserved, zero)
+    # the id is in the record, and a record without one (an older mota's, version 1 with 480 bytes and no
+    # names: those bytes were reserved, zero)
     with open(env.p("board.flash"), "r+b") as f:
         f.seek(FLASH_SIZE - SECTOR)
         rec = bytearray(f.read(480))
         assert rec[REC_ID_LEN] == 12 and rec[REC_ID:REC_ID + 12].hex() == first, rec.hex()
+        rec[4:8] = (1).to_bytes(2, "little") + (480).to_bytes(2, "little")
         rec[REC_ID_LEN] = 0
         rec[REC_ID:REC_CRC] = bytes(REC_CRC - REC_ID)
         rec[REC_CRC:] = zlib.crc32(bytes(rec[:REC_CRC])).to_bytes(4, "little")

@@ -24,8 +24,8 @@ from harness import Env, Skip, run_case  # noqa: E402
 
 MOTA, WORK, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 env = Env(MOTA, WORK)
-FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 480  # mota/board.h, mota/provision.h
-REC_ID_LEN, REC_ID, REC_CRC = 75, 460, 476  # offsets in the record
+FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 608  # mota/board.h, mota/provision.h (version 2)
+REC_ID_LEN, REC_ID, REC_VENDOR, REC_CLASS, REC_CRC = 75, 460, 476, 540, 604  # offsets in the record
 AN547_RECORD = 0x60000000 + PROVISION  # MOTA_MPS_FLASH_BASE (hal/ports/mps/an547/board_config.h) + 0xFFF000
 IDENTITY = ["--vendor", "example.com", "--class", "factory-board", "--name", "unit-7", "--model", "dense",
             "--model", "network", "--trial-boots", "5"]
@@ -175,6 +175,9 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
         assert [line for line in f.read().splitlines() if line[7:9] == "04"] == [":020000040800F2", ":020000040801F1"]
     rec = bytes_at(read_intel_hex(env.p("stm32.hex")), across, REC)
     assert rec[:4] == b"MPRV" and rec[REC_ID_LEN] == 12, rec.hex()
+    # the names the ids are made from, for mota status to show beside them
+    assert rec[REC_VENDOR:REC_CLASS].rstrip(b"\0") == b"example.com", rec.hex()
+    assert rec[REC_CLASS:REC_CRC].rstrip(b"\0") == b"factory-board", rec.hex()
     assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
     assert rec[REC_ID:REC_ID + 12].hex() != did and rec[:REC_ID_LEN] == on_board[:REC_ID_LEN], rec.hex()
     assert "device id " + rec[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
@@ -191,7 +194,7 @@ def case_image_options_are_checked_before_anything_is_written():
         ["--image", "p.bin", "--address", "-16"],
         ["--image", "p.bin", "--address", "0x60FFF008"],
         ["--image", "p.bin", "--address", "0x100000000"],
-        ["--image", "p.bin", "--address", "0xFFFFFF00"],  # 480 bytes do not fit below 4 GiB
+        ["--image", "p.bin", "--address", "0xFFFFFF00"],  # 608 bytes do not fit below 4 GiB
         ["--image", "p.bin", "--address", ""],
         ["--image", "p.bin"],
         ["--flash", "b.flash", "--address", "0x60FFF000"],
@@ -205,7 +208,7 @@ def case_image_options_are_checked_before_anything_is_written():
         line = one_error(r)
         assert r.returncode == 2 and line.startswith("mota: error: provision: ") and "--help" in line, (args, line)
         assert not [n for n in os.listdir(env.work) if n.startswith(("p.", "b."))], (args, os.listdir(env.work))
-    r = mota("provision", "--image", "p.bin", "--address", "0xFFFFFE20", "--key", key, cwd=env.work)
+    r = mota("provision", "--image", "p.bin", "--address", "0xFFFFFDA0", "--key", key, cwd=env.work)
     assert r.returncode == 0 and os.path.getsize(env.p("p.bin")) == REC, r.stderr  # the last place it fits
     print("%d malformed command lines refused as usage errors" % len(bad))
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target: the NBIN parser, validator, params check, epoch report and host-side installer.
+/* libFuzzer target: the NBIN parser, validator, params check, epoch report, inputs and outputs, and host-side
+ * installer.
  * The input is a model file, or a split model's image followed by its params file. Whatever the
  * input, the installer may only touch the simulated regions it is given, each heap memory of
  * exactly its size (ASan checks every access to them, to the image and to the params). */
@@ -153,6 +154,32 @@ static void epochs(const uint8_t *buf, size_t size, const struct mota_nbin_info 
             abort();
 }
 
+/* The inputs and outputs of a valid model: a reason code and no tensors, or tensors within their bounds whose
+ * names lie in the image and whose bytes add up. */
+static void inputs_outputs(const uint8_t *buf, size_t size, const struct mota_nbin_info *in)
+{
+    static struct mota_nbin_io io;
+    int ret = mota_nbin_io(buf, size, in, &io);
+    if (mota_err_name(ret) == NULL || io.source < MOTA_NBIN_IO_TABLES || io.source > MOTA_NBIN_IO_NONE ||
+        io.n_in > MOTA_NBIN_IO_MAX || io.n_out > MOTA_NBIN_IO_MAX || (ret != MOTA_OK && io.n_in + io.n_out > 0) ||
+        (in->family != MOTA_NBIN_FAMILY_NPU && (ret != MOTA_OK || io.source != MOTA_NBIN_IO_RUN_TIME)))
+        abort();
+    const struct mota_nbin_tensor *ts[2] = {io.in, io.out};
+    unsigned n[2] = {io.n_in, io.n_out};
+    uint64_t sum[2] = {0, 0};
+    for (int k = 0; k < 2; k++)
+        for (unsigned i = 0; i < n[k]; i++) {
+            const struct mota_nbin_tensor *t = &ts[k][i];
+            if ((t->name != NULL &&
+                 (t->name < (const char *)buf || t->name + t->name_len > (const char *)buf + size)) ||
+                t->ndims > MOTA_NBIN_IO_MAX_DIMS || t->name_len > MOTA_NBIN_IO_MAX_NAME)
+                abort();
+            sum[k] += t->bytes;
+        }
+    if (sum[0] != io.in_bytes || sum[1] != io.out_bytes)
+        abort();
+}
+
 static uint8_t *alloc(size_t n)
 {
     return malloc(n ? n : 1);
@@ -192,6 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ret == MOTA_OK) {
         epochs(img, img_len, &in);
+        inputs_outputs(img, img_len, &in);
         /* a split model's own file, or the params the image holds */
         int pret =
             in.split ? mota_nbin_check_params(&in, params, params_len) : mota_nbin_check_params(&in, img, img_len);

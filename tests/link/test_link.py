@@ -489,10 +489,13 @@ def case_refusals_name_the_facts_a_user_needs():
     # each refusal's detail says what the device has and what the container says
     rc, _, res, err = env.push(port, env.pack("v.mota", rel, params, vendor="example.org"))
     assert rc == 1 and res["status"] == "MOTA_ERR_VENDOR_MISMATCH", (rc, res, err)
-    assert res["detail"] == "vendor_id: device %s, model %s" % (vendor, ids("example.org", "mota-sim")[0]), res
+    # the device's ids, with the names beside them that it and the container keep
+    assert res["detail"] == "vendor: device example.com (id %s), container example.org (id %s); pack --vendor " \
+        "example.com" % (vendor, ids("example.org", "mota-sim")[0]), res
     rc, _, res, err = env.push(port, env.pack("c.mota", rel, params, cls="other-board"))
     assert res["status"] == "MOTA_ERR_CLASS_MISMATCH", (rc, res, err)
-    assert res["detail"] == "class_id: device %s, model %s" % (cls, ids("example.com", "other-board")[1]), res
+    assert res["detail"] == "class: device mota-sim (id %s), container other-board (id %s); pack --class " \
+        "mota-sim" % (cls, ids("example.com", "other-board")[1]), res
     rc, _, res, err = env.push(port, env.pack("k.mota", rel, params, key="k2.pem"))
     assert res["status"] == "MOTA_ERR_KEY_UNKNOWN", (rc, res, err)
     assert res["detail"] == "key_id: device %s, model %s" % (trusted, stranger), res

@@ -682,6 +682,85 @@ def case_reinstall_puts_the_running_container_on_trial_again_in_the_other_slot()
         env.close()
 
 
+def case_four_models_span_several_answers_at_a_boards_frame_size():
+    """HELLO and STATUS of a device with 4 models, each with a 206-byte version text, in 512-byte frames:
+    the answers span frames (models-from), each within the negotiated payload, and mota status and push
+    see every model whole; a host that asks the old way (no model index) still gets one answer."""
+    import struct
+    sys.path.insert(0, os.path.join(SRC, "tests", "oracle"))
+    import cbor2
+    from harness import RawLink
+    env = Env(MOTA, WORK)
+    try:
+        names = ["m0", "m1", "m2", "m3"]
+        version = "1.0.0-" + "x" * 200
+        proc, port = sim(env, "--dbg-info", "--async", "--max-payload", "512",
+                         *[a for n in names for a in ("--model", n)])
+        for i, n in enumerate(names):
+            rel, params = env.p(n + "_rel.bin"), env.p(n + "_params.bin")
+            subprocess.run([PY, os.path.join(SRC, "tests", "tools", "synth_nbin.py"), rel, params, "3000",
+                            str(i + 1), "random", n], check=True)
+            c = env.pack(n + ".mota", rel, params, seq=1, version=version)
+            rc, _, res, err = env.push(port, c)
+            assert rc == 0 and res["installed"], (n, rc, res, err)
+        st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        assert [m["name"] for m in st["models"]] == names, st["models"]
+        assert all(m["active"]["version"] == version for m in st["models"]), st["models"]
+        text = env.run("status", "tcp:" + port).stdout
+        assert all(("model %s:" % n) in text for n in names) and text.count(version) == 4, text
+        raw = RawLink(port)
+        st_, body = raw.request(1, struct.pack("<BHB", 1, 512, 0))  # HELLO, from model 0
+        info = cbor2.loads(body)
+        assert st_ == 0 and len(body) + 2 <= 512 and 16 in info and info[16][1] == 4, (len(body), info.get(16))
+        got, first = len(info[7]), 0
+        while first + got < 4:  # the rest, from where the last answer stopped
+            first += got
+            st_, body = raw.request(4, bytes([first]))
+            part = cbor2.loads(body)
+            assert st_ == 0 and len(body) + 2 <= 512 and part[6] == [first, 4], (len(body), part.get(6))
+            got = len(part[1])
+        st_, body = raw.request(4, bytes([4]))  # past the last model
+        assert st_ == -3 or st_ < 0, st_
+        st_, body = raw.request(4)  # the old way: every model in one answer, versions cut to fit
+        old = cbor2.loads(body)
+        assert st_ == 0 and len(body) + 2 <= 512 and len(old[1]) == 4 and 6 not in old, (len(body), old.keys())
+        assert all(len(m.get(9, "")) < len(version) for m in old[1]), old[1]
+        stop_and_log(proc)
+        print("4 models with 206-byte versions: HELLO and STATUS in 512-byte answers, %d model(s) in the "
+              "first; an older host's STATUS %d bytes" % (len(info[7]), len(body)))
+    finally:
+        env.close()
+
+
+def case_names_are_shown_beside_the_vendor_and_class_ids():
+    """The device says the names its vendor and class ids are made from (HELLO key 15): mota status shows
+    them beside the ids; a container for another vendor or class is refused with both names and ids."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 5000)
+        other_vendor = env.pack("ov.mota", rel, params, vendor="other.example")
+        other_class = env.pack("oc.mota", rel, params, cls="board-rev-b")
+        proc, port = sim(env, "--dbg-info", "--async", "--class", "board-rev-a")
+        dev = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["device"]
+        assert dev["vendor"] == "example.com" and dev["class"] == "board-rev-a", dev
+        text = env.run("status", "tcp:" + port).stdout
+        assert "identity: vendor example.com (id %s), class board-rev-a (id %s)" % (dev["vendor_id"],
+                                                                                  dev["class_id"]) in text, text
+        rc, _, res, err = env.push(port, other_vendor)
+        assert rc == 1 and res["status"] == "MOTA_ERR_VENDOR_MISMATCH", (rc, res)
+        assert "device example.com (id %s), container other.example (id " % dev["vendor_id"] in res["detail"], res
+        rc, _, res, err = env.push(port, other_class)
+        assert rc == 1 and res["status"] == "MOTA_ERR_CLASS_MISMATCH", (rc, res)
+        assert "device board-rev-a (id %s), container board-rev-b (id " % dev["class_id"] in res["detail"], res
+        assert "pack --class board-rev-a" in res["detail"], res
+        shown = json.loads(env.run("inspect", "--json", other_class).stdout)["text"]
+        assert shown["class_name"] == "board-rev-b" and shown["vendor_name"] == "example.com", shown
+        stop_and_log(proc)
+        print("names beside ids: %s" % res["detail"])
+    finally:
+        env.close()
+
+
 def case_confirm_and_rollback_about_one_container_can_run_again():
     """--expect-digest D: confirm and rollback about one container, so that a state run again (a gateway
     rebooted mid-deployment) does no harm: confirmed already is done, a rollback of what no longer runs

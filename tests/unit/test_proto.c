@@ -34,7 +34,7 @@ static void test_begin_and_its_answer_have_the_documented_layout(void **state)
     for (unsigned i = 0; i < sizeof(req.digest); i++)
         req.digest[i] = (uint8_t)(0xA0 + i);
     assert_int_equal(mota_begin_encode(&req, b), 36); /* no flags: the request older devices know */
-    assert_int_equal(b[0], 0x04); /* u32 length, little-endian, then the digest */
+    assert_int_equal(b[0], 0x04);                     /* u32 length, little-endian, then the digest */
     assert_int_equal(b[3], 0x01);
     assert_int_equal(b[4], 0xA0);
     assert_int_equal(b[35], 0xA0 + 31);

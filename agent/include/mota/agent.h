@@ -75,6 +75,9 @@ struct mota_agent_config {
     unsigned n_keys;
     struct mota_agent_key keys[MOTA_AGENT_MAX_KEYS];
     uint8_t vendor_id[16], class_id[16];
+    /* optional: the names the ids are UUID5s of (the vendor's domain, the class's name), NUL-terminated,
+     * shown beside the ids (HELLO key 15); NULL or "": not known here */
+    const char *vendor_name, *class_name;
     /* this device's unique id, sent in HELLO (key 14) so a host tells devices apart: on an STM32 the 12
      * bytes at UID_BASE; at most MOTA_AGENT_DEVICE_ID_MAX (mota_agent_init: MOTA_ERR_CONFIG); 0: none */
     uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX];

@@ -52,8 +52,11 @@ struct mota_link {
     uint8_t pending[128];               /* received bytes not yet framed */
     size_t pending_len, pending_off;
     uint16_t max_payload; /* negotiated */
-    bool session;         /* an upload is open */
-    bool ended;           /* this peer's upload ended, as last_result says: late DATA gets that answer */
+    /* optional, set after mota_link_init: a smaller frame payload than MOTA_LINK_MAX_PAYLOAD (a simulator
+     * playing a board's, mota sim --max-payload); 0: the build's */
+    uint16_t payload_limit;
+    bool session; /* an upload is open */
+    bool ended;   /* this peer's upload ended, as last_result says: late DATA gets that answer */
     uint32_t total, expected;
     int last_result;
     bool reboot_requested;

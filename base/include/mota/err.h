@@ -233,7 +233,7 @@
     X(MOTA_ERR_DEVICE_LOST, -905, "device did not answer (link down or device reset)")                                 \
     X(MOTA_ERR_BUSY, -906, "device busy: another client holds it")                                                     \
     X(MOTA_ERR_PROTO_IO_SIZE, -907, "invoke input or output larger than the device's I/O buffer")                      \
-    X(MOTA_ERR_PROTO_NO_OUTPUT, -908, "no inference output held: send the input and run the model first")         \
+    X(MOTA_ERR_PROTO_NO_OUTPUT, -908, "no inference output held: send the input and run the model first")              \
     X(MOTA_ERR_PROTO_FLAGS, -909, "the request asks for something this device does not do (an unknown flag)")
 
 enum mota_err {

@@ -81,6 +81,8 @@ struct mota_text {
     size_t vendor_name_len; /* component: vendor-name (1) */
     const char *model_name;
     size_t model_name_len; /* component: model-name (2) */
+    const char *class_name;
+    size_t class_name_len; /* component: model-info (4): the name the class id is UUID5(vendor id, .) of */
     const char *version;
     size_t version_len; /* component: component-version (6) */
 };
@@ -260,6 +262,7 @@ struct mota_pack_spec {
     size_t n_components; /* code first, then params, then selftest */
     struct mota_pack_component comp[MOTA_CONTAINER_MAX_COMPONENTS];
     const char *description, *created, *vendor_name, *model_name, *version; /* may be NULL */
+    const char *class_name;    /* may be NULL: the class's name (model-info text) */
     struct mota_compat compat; /* strings: NUL-terminated or with lengths set */
 };
 

@@ -57,6 +57,7 @@
 #define MOTA_SUIT_COMPONENT_TEXT_KEYS(X) /* cddl: text_lmap */                                                         \
     X(MOTA_CTEXT_VENDOR_NAME, 1, "suit-text-vendor-name")                                                              \
     X(MOTA_CTEXT_MODEL_NAME, 2, "suit-text-model-name")                                                                \
+    X(MOTA_CTEXT_MODEL_INFO, 4, "suit-text-model-info")                                                                \
     X(MOTA_CTEXT_VERSION, 6, "suit-text-component-version")
 
 #define MOTA_COSE_HEADER_LABELS(X) /* cddl: cose_protected */                                                          \

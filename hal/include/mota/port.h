@@ -172,6 +172,18 @@ struct mota_model_about {
 typedef int (*mota_port_infer_fn)(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len,
                                   uint8_t *out, size_t out_len, uint64_t *latency_us);
 
+/* A model's inputs and outputs, where its runtime says them (STATUS model key 18): what invoke and a
+ * self-test must give it and get back. */
+#define MOTA_MODEL_IO_MAX 4u /* inputs and outputs each */
+struct mota_model_tensor {
+    uint32_t format; /* X-CUBE-AI's ai_buffer_format (type and bits); 0: not said (raw bytes) */
+    uint32_t bytes;
+};
+struct mota_model_io {
+    uint8_t n_in, n_out;
+    struct mota_model_tensor in[MOTA_MODEL_IO_MAX], out[MOTA_MODEL_IO_MAX];
+};
+
 /*
  * Everything a board provides, checked by mota_agent_init (MOTA_ERR_PORT
  * when a required member is missing).
@@ -209,7 +221,10 @@ struct mota_port {
     /* Optional: the model's own description (STATUS model key 13); MOTA_OK when it has one. */
     int (*model_about)(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
 
-    /* The context of infer, infer_detail and model_about. */
+    /* Optional: the model's inputs and outputs (STATUS model key 18); MOTA_OK when it knows them. */
+    int (*model_io)(void *ctx, const struct mota_installed *model, struct mota_model_io *out);
+
+    /* The context of infer, infer_detail, model_about and model_io. */
     void *infer_ctx;
 };
 

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define CLIENT_DOC_MAX 8192u /* HELLO's or STATUS's answer, its parts together: 4 models of 256-byte versions */
+
 struct client {
     char port[512];
     unsigned baud;
@@ -39,6 +41,8 @@ struct client {
     unsigned holds;    /* FLASH_BUSY periods announced, and their announced milliseconds */
     uint64_t hold_ms;
     uint32_t held_ms; /* announced since the upload last progressed (the transfer resets it) */
+    /* the last HELLO's and STATUS's answers, every part in one document (client_hello, client_status) */
+    uint8_t info[CLIENT_DOC_MAX], status_doc[CLIENT_DOC_MAX];
 };
 
 /* The longest hold a FLASH_BUSY event buys, and all the holds between two acknowledgements together. */
@@ -68,8 +72,11 @@ int client_recv(struct client *c, struct mota_frame *f, int timeout_ms);
  * *status is the device's status; body/len the rest of the response. */
 int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t len, int *status, const uint8_t **body,
                 size_t *body_len, int timeout_ms, int tries);
-/* HELLO: negotiate the frame size; the device-info CBOR is returned in body. */
+/* HELLO: negotiate the frame size; the device-info CBOR is returned in body (c->info: every model, however
+ * many answers the device gave them in). */
 int client_hello(struct client *c, const uint8_t **body, size_t *body_len);
+/* STATUS, as client_call, its models from every answer in one document (c->status_doc); *status the device's. */
+int client_status(struct client *c, int *status, const uint8_t **body, size_t *body_len, int timeout_ms, int tries);
 
 /*
  * One container to one device, over as many connections as it takes (transfer.c): the caller sets the

@@ -22,6 +22,7 @@
 struct report {
     char name[65];
     bool provisioned, has_cause, has_identity;
+    char vendor_name[65], class_name[65]; /* what the ids are made from, where the device says it */
     uint64_t cause, protocol, head_cap, max_payload, window, io_buffer, max_boots;
     bool has_uptime;
     uint64_t uptime_ms;
@@ -132,6 +133,8 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
     info_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
     info_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
     r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
+    dev_identity_name(info, len, 0, r->vendor_name, sizeof(r->vendor_name));
+    dev_identity_name(info, len, 1, r->class_name, sizeof(r->class_name));
     if (!dev_id(info, len, r->device_id, &r->device_id_len))
         r->device_id_len = 0;
     parse_profile(info, len, &r->profile);
@@ -142,7 +145,7 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
 
 static void print_report(const struct report *r)
 {
-    char u1[37], u2[37], d[320];
+    char d[320];
     printf("device %s: %s", r->name[0] ? r->name : "?",
            r->provisioned ? "provisioned" : "NOT PROVISIONED: no identity or trusted key, every update is refused");
     if (r->has_cause)
@@ -155,8 +158,12 @@ static void print_report(const struct report *r)
         tool_hex(stdout, r->device_id, r->device_id_len);
         printf("\n");
     }
-    if (r->has_identity)
-        printf("  identity: vendor id %s, class id %s\n", tool_uuid_str(r->vendor, u1), tool_uuid_str(r->klass, u2));
+    if (r->has_identity) {
+        char v[128], k[128];
+        dev_named_id(r->vendor_name, r->vendor, v, sizeof(v));
+        dev_named_id(r->class_name, r->klass, k, sizeof(k));
+        printf("  identity: vendor %s, class %s\n", v, k);
+    }
     if (r->profile.valid) {
         const struct dev_profile *dp = &r->profile;
         tool_profile_describe(&dp->p, d, sizeof(d));
@@ -211,6 +218,14 @@ static void json_device(struct json *j, const struct report *r)
         json_null(j, "vendor_id");
         json_null(j, "class_id");
     }
+    if (r->vendor_name[0])
+        json_str(j, "vendor", r->vendor_name);
+    else
+        json_null(j, "vendor");
+    if (r->class_name[0])
+        json_str(j, "class", r->class_name);
+    else
+        json_null(j, "class");
     json_uint(j, "protocol", r->protocol);
     json_uint(j, "max_head", r->head_cap);
     json_uint(j, "max_payload", r->max_payload);
@@ -337,7 +352,7 @@ static int run_command(struct client *c, uint8_t cmd, int idx, struct report *r,
         ret = client_call(c, cmd, &mi, 1, status, &body, &blen, 3000, 3);
     if (ret != MOTA_OK || *status != MOTA_OK || cmd == MOTA_CMD_REBOOT)
         return ret;
-    ret = client_call(c, MOTA_CMD_STATUS, NULL, 0, status, &body, &blen, 2000, 3);
+    ret = client_status(c, status, &body, &blen, 2000, 3);
     if (ret != MOTA_OK || *status != MOTA_OK)
         return ret;
     parse_status(body, blen, r);

@@ -18,8 +18,12 @@
 #include <string.h>
 
 static const char invoke_usage[] =
-    "usage: mota invoke --input FILE --output-size N [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
-    "Run the active model on FILE on the device; print the output and the time it took.\n"
+    "usage: mota invoke --input FILE [--output-size N] [--model NAME] [-o OUT] [--json] [--timeout S] PORT\n\n"
+    "Run the active model on FILE on the device; print the output and the time it took; -o OUT\n"
+    "writes the output (a self-test's --selftest-output made on the board itself).\n"
+    "Where the device says the model's inputs and outputs (mota status), --output-size may be\n"
+    "left out, and an input or output of another size is refused before anything is sent, with\n"
+    "the model's sizes.\n"
     "An input or output larger than one frame goes through the device's I/O buffer (its size is in\n"
     "`mota status --json`, HELLO key 12), in pieces.\n"
     "--model NAME the device does not have is refused (MOTA_ERR_NO_SLOT, exit 1) with the names it has.\n" LINK_EXITS;
@@ -124,11 +128,13 @@ int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t
 struct invoke_result {
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
-    int idx;          /* the model run; -1: none (the device has no model --model names, or was not asked) */
-    int ret;          /* the link's result */
-    int status;       /* the device's, or the host's refusal (MOTA_ERR_IO: --input, MOTA_ERR_NO_SLOT: --model) */
-    uint32_t us;      /* how long the run took, on the device's clock */
-    char detail[600]; /* the device's words, or why it could not be reached, or the host's facts */
+    int idx;           /* the model run; -1: none (the device has no model --model names, or was not asked) */
+    int ret;           /* the link's result */
+    int status;        /* the device's, or the host's refusal (MOTA_ERR_IO: --input, MOTA_ERR_NO_SLOT: --model) */
+    uint32_t us;       /* how long the run took, on the device's clock */
+    char detail[600];  /* the device's words, or why it could not be reached, or the host's facts */
+    uint64_t out_size; /* --output-size, or the model's output as the device says it */
+    uint8_t *out;      /* the output (out_size bytes), once run */
 };
 
 /* --model NAME the device does not have: refused, with the names it has. */
@@ -143,23 +149,60 @@ static void no_such_model(const char *name, struct invoke_result *r)
     r->idx = -1;
 }
 
-/* The model did not run on this input (a device says only that): the sizes given, and where the model's are. */
-static void sizes_detail(const struct link_opts *o, size_t in_len, struct invoke_result *r)
+/* The model did not run on this input (a device says only that): the sizes given, and the model's where the
+ * device says them, else where they are found. */
+static void sizes_detail(size_t in_len, struct invoke_result *r)
 {
+    const struct dev_model *m = r->idx >= 0 && r->idx < (int)r->n_models ? &r->models[r->idx] : NULL;
     if (r->ret != MOTA_OK || r->status != MOTA_ERR_SELFTEST_RUN || r->detail[0] != 0)
         return;
+    if (m != NULL && m->io.known) {
+        snprintf(r->detail, sizeof(r->detail),
+                 "model %s takes %llu input bytes and gives %llu output bytes (mota status); given %zu input bytes "
+                 "and --output-size %llu",
+                 m->name, (unsigned long long)m->io.in_bytes, (unsigned long long)m->io.out_bytes, in_len,
+                 (unsigned long long)r->out_size);
+        return;
+    }
     snprintf(r->detail, sizeof(r->detail),
              "model %s did not run on an input of %zu bytes with an output of %llu bytes (--output-size); the "
              "device does not report the sizes it expects: the model's are its input and output buffers in `mota "
-             "info --epochs MODEL.bin` (the container's self-test: its selftest component's size and "
+             "info MODEL.bin` (the container's self-test: its selftest component's size and "
              "compat.selftest.output_size in `mota inspect`)",
-             r->idx >= 0 && r->idx < (int)r->n_models ? r->models[r->idx].name : "?", in_len,
-             (unsigned long long)o->out_size);
+             m != NULL ? m->name : "?", in_len, (unsigned long long)r->out_size);
+}
+
+/* The output's size (--output-size, else the model's) and its buffer; sizes the model would refuse are refused
+ * here, before anything is sent: false, with the reason in r. */
+static bool sizes_settled(const struct link_opts *o, size_t in_len, struct invoke_result *r)
+{
+    const struct dev_model *m = &r->models[r->idx];
+    r->out_size = o->out_size;
+    if (r->out_size == 0 && m->io.known)
+        r->out_size = m->io.out_bytes;
+    if (r->out_size == 0 || r->out_size > INVOKE_MAX_OUTPUT) {
+        r->status = MOTA_ERR_ARG;
+        snprintf(r->detail, sizeof(r->detail),
+                 "the device does not say model %s's output size: give --output-size N (at most %u)", m->name,
+                 INVOKE_MAX_OUTPUT);
+        return false;
+    }
+    if (m->io.known && (in_len != m->io.in_bytes || r->out_size != m->io.out_bytes)) {
+        r->status = MOTA_ERR_SELFTEST_RUN; /* what the device would answer, with the sizes */
+        sizes_detail(in_len, r);
+        return false;
+    }
+    if ((r->out = malloc(r->out_size)) == NULL) {
+        r->status = MOTA_ERR_NOSPC;
+        snprintf(r->detail, sizeof(r->detail), "%llu bytes for the output", (unsigned long long)r->out_size);
+        return false;
+    }
+    return true;
 }
 
 /* The input run on the device's model (--model, or the first), the output into out; r says how it went
  * (the device not reached, a refusal, a --model it does not have). */
-static void invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in, uint8_t *out,
+static void invoke_on_device(struct client *c, const struct link_opts *o, const struct mapped *in,
                              struct invoke_result *r)
 {
     const uint8_t *info;
@@ -176,12 +219,18 @@ static void invoke_on_device(struct client *c, const struct link_opts *o, const 
         no_such_model(o->model, r);
         return;
     }
-    r->ret = dev_invoke(c, io, (unsigned)r->idx, in->data, in->len, out, (size_t)o->out_size, o->timeout_s, &r->us,
+    if (r->n_models == 0) {
+        no_such_model("(the first)", r);
+        return;
+    }
+    if (!sizes_settled(o, in->len, r))
+        return;
+    r->ret = dev_invoke(c, io, (unsigned)r->idx, in->data, in->len, r->out, (size_t)r->out_size, o->timeout_s, &r->us,
                         &r->status, r->detail, sizeof(r->detail));
-    sizes_detail(o, in->len, r);
+    sizes_detail(in->len, r);
 }
 
-static void report(const struct link_opts *o, const struct invoke_result *r, const uint8_t *out, bool ok)
+static void report(const struct link_opts *o, const struct invoke_result *r, bool ok)
 {
     if (o->json) {
         struct json j;
@@ -191,8 +240,8 @@ static void report(const struct link_opts *o, const struct invoke_result *r, con
         json_str(&j, "detail", r->detail);
         if (ok) {
             json_uint(&j, "duration_us", r->us);
-            json_uint(&j, "output_size", o->out_size);
-            json_hex(&j, "output", out, (size_t)o->out_size);
+            json_uint(&j, "output_size", r->out_size);
+            json_hex(&j, "output", r->out, (size_t)r->out_size);
         } else { /* no output: every field still there (docs/json.md) */
             json_null(&j, "duration_us");
             json_null(&j, "output_size");
@@ -200,30 +249,33 @@ static void report(const struct link_opts *o, const struct invoke_result *r, con
         }
         json_end(&j);
     } else if (ok) {
-        printf("inference: %u us, %llu output bytes: ", r->us, (unsigned long long)o->out_size);
-        tool_hex(stdout, out, o->out_size < 32 ? (size_t)o->out_size : 32);
-        printf("%s\n", o->out_size > 32 ? "..." : "");
+        printf("inference: %u us, %llu output bytes: ", r->us, (unsigned long long)r->out_size);
+        tool_hex(stdout, r->out, r->out_size < 32 ? (size_t)r->out_size : 32);
+        printf("%s\n", r->out_size > 32 ? "..." : "");
     }
 }
 
 /* The output saved (-o) and reported; the verdict said: the exit code. */
-static int conclude(const struct client *c, const struct link_opts *o, const struct invoke_result *r,
-                    const uint8_t *out)
+static int conclude(const struct client *c, const struct link_opts *o, const struct invoke_result *r)
 {
     bool ok = r->ret == MOTA_OK && r->status == MOTA_OK;
     if (ok && o->output != NULL) {
         struct outfile of;
-        if (tool_out_open(&of, o->output, 0644) != MOTA_OK || tool_out_write(&of, out, o->out_size) != MOTA_OK ||
+        if (tool_out_open(&of, o->output, 0644) != MOTA_OK || tool_out_write(&of, r->out, r->out_size) != MOTA_OK ||
             tool_out_commit(&of) != MOTA_OK)
             return EXIT_IO;
     }
-    report(o, r, out, ok);
+    report(o, r, ok);
     if (r->ret != MOTA_OK) {
         link_fail(r->ret, c, o);
         return link_exit(r->ret);
     }
     if (r->status == MOTA_ERR_IO) /* --input: tool_map has said why */
         return EXIT_IO;
+    if (r->status == MOTA_ERR_ARG) { /* no output size to be had: the command line's to give */
+        tool_fail(r->status, "%s", r->detail);
+        return EXIT_USAGE;
+    }
     if (r->status != MOTA_OK) {
         tool_fail(r->status, "%s", r->detail[0] ? r->detail : "the device refused");
         return EXIT_INVALID;
@@ -237,15 +289,12 @@ int cmd_invoke(int argc, char **argv)
     int rc = link_args(argc, argv, &o, "invoke", LO_MODEL | LO_INVOKE | LO_JSON, invoke_usage, false, NULL, 10);
     if (rc != EXIT_OK)
         return rc;
-    if (o.input == NULL || o.out_size == 0 || o.out_size > INVOKE_MAX_OUTPUT)
-        return tool_usage_err("invoke", "needs --input FILE and --output-size N (at most %u)", INVOKE_MAX_OUTPUT);
+    if (o.input == NULL || o.out_size > INVOKE_MAX_OUTPUT)
+        return tool_usage_err("invoke", "needs --input FILE, and --output-size N at most %u", INVOKE_MAX_OUTPUT);
     static struct client c;
     static struct invoke_result r;
     r = (struct invoke_result){.idx = 0, .status = MOTA_OK};
     struct mapped in;
-    uint8_t *out = malloc(o.out_size);
-    if (out == NULL)
-        return tool_fail(MOTA_ERR_NOSPC, "%llu bytes for the output", (unsigned long long)o.out_size);
     if (tool_map(o.input, &in) != MOTA_OK) { /* nothing asked of the device */
         char why[560];
         json_file_why(o.input, why, sizeof(why));
@@ -253,11 +302,11 @@ int cmd_invoke(int argc, char **argv)
         r.status = MOTA_ERR_IO;
         r.idx = -1;
     } else {
-        invoke_on_device(&c, &o, &in, out, &r);
+        invoke_on_device(&c, &o, &in, &r);
         tool_unmap(&in);
         client_close(&c);
     }
-    rc = conclude(&c, &o, &r, out);
-    free(out);
+    rc = conclude(&c, &o, &r);
+    free(r.out);
     return rc;
 }

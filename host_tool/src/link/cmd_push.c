@@ -308,11 +308,15 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
             const struct mota_component *c = &man->comp[i];
             if (vendor ? !c->has_vendor : !c->has_class)
                 continue;
-            char w[40], g[40];
-            tool_uuid_str(want, w);
-            tool_uuid_str(vendor ? c->vendor_id : c->class_id, g);
-            snprintf(detail, cap, "%s id: device %s, container %s (pack --%s NAME with the device's name)",
-                     vendor ? "vendor" : "class", w, g, vendor ? "vendor" : "class");
+            char dn[65], cn[65], w[128], g[128];
+            const char *ctext = vendor ? man->text.vendor_name : man->text.class_name;
+            size_t clen = vendor ? man->text.vendor_name_len : man->text.class_name_len;
+            dev_identity_name(info, info_len, vendor ? 0 : 1, dn, sizeof(dn));
+            copy_str(cn, sizeof(cn), ctext != NULL ? ctext : "", ctext != NULL ? clen : 0);
+            dev_named_id(dn, want, w, sizeof(w));
+            dev_named_id(cn, vendor ? c->vendor_id : c->class_id, g, sizeof(g));
+            snprintf(detail, cap, "%s: device %s, container %s; pack --%s %s", vendor ? "vendor" : "class", w, g,
+                     vendor ? "vendor" : "class", dn[0] ? dn : "NAME, with the device's name");
             return;
         }
     }
@@ -358,7 +362,7 @@ static void on_quiet(void *ctx, bool all_sent, double quiet_for, double on_wire)
 /* Connect and say HELLO before the deadline; the first time, say to whom. */
 static int push_connect(struct push *p, double deadline, bool first)
 {
-    static uint8_t info_copy[MOTA_PROTO_MAX_PAYLOAD];
+    static uint8_t info_copy[CLIENT_DOC_MAX];
     const uint8_t *info;
     struct json j;
     if (sigsetjmp(connect_jmp, 1) != 0) { /* a signal: the connection is not used */
@@ -476,7 +480,9 @@ static void explain(struct push *p)
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
                      "first",
                      dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
-    } else if (p->result != MOTA_OK && p->detail[0] == 0) {
+    } else if (p->result != MOTA_OK &&
+               (p->detail[0] == 0 || p->result == MOTA_ERR_VENDOR_MISMATCH || p->result == MOTA_ERR_CLASS_MISMATCH)) {
+        /* the device's facts, or for an identity the same ids with the names beside them */
         host_detail(p->result, p->vr, p->info, p->info_len, p->models, p->n_models, p->detail, sizeof(p->detail));
     }
 }
@@ -490,8 +496,8 @@ static int push_confirm(struct push *p, int tries)
     const uint8_t *body;
     size_t blen;
     int status;
-    if (client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
-        status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
+    if (client_status(p->c, &status, &body, &blen, 2000, tries) == MOTA_OK && status == MOTA_OK &&
+        parse_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
         memcpy(p->models, fresh, sizeof(fresh[0]) * n_fresh);
         p->n_models = n_fresh;
     }
@@ -517,8 +523,8 @@ static void check_installed(struct push *p, int tries, struct installed *in)
     int status;
     memset(in, 0, sizeof(*in));
     p->n_models = 0;
-    in->checked = client_call(p->c, MOTA_CMD_STATUS, NULL, 0, &status, &body, &blen, 2000, tries) == MOTA_OK &&
-                  status == MOTA_OK && parse_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
+    in->checked = client_status(p->c, &status, &body, &blen, 2000, tries) == MOTA_OK && status == MOTA_OK &&
+                  parse_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
     in->has_uptime = in->checked && status_uptime_ms(body, blen, &in->uptime);
     info_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
     int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
@@ -749,7 +755,8 @@ int cmd_push(int argc, char **argv)
 {
     struct link_opts o;
     const char *path = NULL;
-    int rc = link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM | LO_REINSTALL, push_usage, true, &path, 60);
+    int rc =
+        link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM | LO_REINSTALL, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
         return rc;
     static struct mota_verify_result vr;

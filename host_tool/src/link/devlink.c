@@ -138,6 +138,7 @@ static void parse_model_field(struct mota_cbor_dec *d, int64_t key, struct dev_m
         }
         break;
     case MOTA_MINFO_PREVIOUS: parse_previous(d, m); break;
+    case MOTA_MINFO_IO: dev_io_parse(d, &m->io); break;
     case MOTA_MINFO_EPOCHS:
         mota_epoch_summary_get(d, &m->epochs);
         m->has_epochs = d->err == 0;
@@ -290,6 +291,31 @@ bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[1
     return true;
 }
 
+void dev_identity_name(const uint8_t *info, size_t len, unsigned which, char *out, size_t cap)
+{
+    struct mota_cbor_dec d;
+    size_t n;
+    out[0] = 0;
+    if (!info_find(&d, info, len, MOTA_INFO_IDENTITY_NAMES) || mota_cbor_get_array(&d, &n) != 0 || n != 2)
+        return;
+    if (which == 1)
+        mota_cbor_skip(&d);
+    get_str(&d, out, cap);
+    if (d.err != 0)
+        out[0] = 0;
+}
+
+/* "example.com (id 5c8d...)", or the id alone when the name is not known */
+void dev_named_id(const char *name, const uint8_t id[16], char *out, size_t cap)
+{
+    char u[37];
+    tool_uuid_str(id, u);
+    if (name != NULL && name[0] != 0)
+        snprintf(out, cap, "%s (id %s)", name, u);
+    else
+        snprintf(out, cap, "id %s", u);
+}
+
 bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n)
 {
     struct mota_cbor_dec d;
@@ -372,6 +398,18 @@ static void print_trial(const struct dev_model *x, unsigned max_boots)
            next, x->boots, max_boots);
 }
 
+/* what the model takes and gives, where the device says it (what invoke and a self-test must match) */
+static void print_io(const struct dev_model *x)
+{
+    if (!x->io.known)
+        return;
+    printf("  inputs:    ");
+    dev_io_line(stdout, x->io.in, x->io.n_in, x->io.in_bytes);
+    printf("\n  outputs:   ");
+    dev_io_line(stdout, x->io.out, x->io.n_out, x->io.out_bytes);
+    printf("\n");
+}
+
 void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsigned max_boots)
 {
     for (unsigned i = 0; i < n; i++) {
@@ -421,6 +459,7 @@ void print_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsi
                    (unsigned)(x->about_tool_version >> 16) & 0xFF, (unsigned)(x->about_tool_version >> 8) & 0xFF,
                    (unsigned)x->about_tool_version & 0xFF, (unsigned long long)x->about_acts,
                    (unsigned long long)x->about_weights);
+        print_io(x);
     }
 }
 
@@ -530,6 +569,7 @@ void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned
         json_uint(j, "ext_ram", x->ext_size);
         json_obj_end(j);
         json_about(j, x);
+        dev_io_json(j, &x->io);
         json_obj_end(j);
     }
     json_arr_end(j);

@@ -3,6 +3,7 @@
 #ifndef MOTA_TOOL_DEVLINK_H
 #define MOTA_TOOL_DEVLINK_H
 
+#include "model_io.h"
 #include "client.h"
 #include "mota/compat.h"
 #include "mota/loader.h"
@@ -22,7 +23,7 @@ struct dev_model {
     unsigned up_state;
     uint64_t up_off, up_len;
     bool has;
-    char version[65];
+    char version[257]; /* up to 256 bytes, as a manifest may carry */
     uint8_t digest[32];
     unsigned slot, mode, boots;
     bool testing;
@@ -34,7 +35,7 @@ struct dev_model {
     /* the model a rollback would bring back (key 15): [seq, version, manifest digest, slot] */
     bool has_previous;
     uint64_t previous_seq;
-    char previous_version[65];
+    char previous_version[257];
     uint8_t previous_digest[32];
     unsigned previous_slot;
     /* when last_error happened (key 16): in this boot, last_error_ms after it began (compare STATUS key 5,
@@ -45,6 +46,7 @@ struct dev_model {
     /* where the active model's work runs (key 17): its manifest's npu-epochs */
     bool has_epochs;
     struct mota_epoch_summary epochs;
+    struct dev_io io; /* its inputs and outputs, where the device says them (key 18) */
 };
 
 /* The device's compatibility profile (HELLO key 6) and its name (key 11). */
@@ -94,6 +96,10 @@ bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v);
 bool info_bool(const uint8_t *p, size_t len, int64_t want, bool *v);
 /* HELLO key 5, [vendor id, class id]: which 0 or 1 into out; false when absent. */
 bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[16]);
+/* HELLO key 15: the name vendor (which 0) or class (1) id is made from; "" when the device does not say */
+void dev_identity_name(const uint8_t *info, size_t len, unsigned which, char *out, size_t cap);
+/* "NAME (id UUID)", or "id UUID" without a name: how an identity is shown */
+void dev_named_id(const char *name, const uint8_t id[16], char *out, size_t cap);
 /* HELLO key 14, the device's unique id (1 to 16 bytes) into out, its length in *n; false when the device
  * does not send one or sends something else. */
 bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n);
@@ -109,7 +115,16 @@ struct json;
 /* "models": [...] as docs/json.md describes them. */
 void json_models(struct json *j, const struct dev_model *m, unsigned n, unsigned max_boots);
 /* Options a link command takes besides --baud and --timeout. */
-enum { LO_JSON = 1, LO_QUIET = 2, LO_MODEL = 4, LO_CONFIRM = 8, LO_INVOKE = 16, LO_EXPECT = 32, LO_WAIT = 64, LO_REINSTALL = 128 };
+enum {
+    LO_JSON = 1,
+    LO_QUIET = 2,
+    LO_MODEL = 4,
+    LO_CONFIRM = 8,
+    LO_INVOKE = 16,
+    LO_EXPECT = 32,
+    LO_WAIT = 64,
+    LO_REINSTALL = 128
+};
 int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsigned allowed, const char *usage,
               bool want_container, const char **container, double default_timeout);
 int connect_device(struct client *c, const struct link_opts *o, double deadline, bool first, const uint8_t **info,

@@ -13,7 +13,127 @@
 #include <getopt.h>
 #include <string.h>
 
-static void info_text(const char *path, size_t len, const struct mota_nbin_info *in)
+/* ---- inputs and outputs (mota_nbin_io); `mota status` mirrors these lines for a running model ---- */
+
+/* What the model file says of its inputs and outputs: io, or the reason it cannot be read. */
+struct info_io {
+    int ret;
+    struct mota_nbin_io io;
+};
+
+static bool io_known(const struct info_io *x)
+{
+    return x->ret == MOTA_OK && (x->io.source == MOTA_NBIN_IO_TABLES || x->io.source == MOTA_NBIN_IO_CPU_ABI);
+}
+
+/* A name from the file, its bytes outside printable ASCII shown as '?' (the JSON has them escaped). */
+static void text_name(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        putchar(s[i] >= 0x20 && s[i] < 0x7F ? s[i] : '?');
+}
+
+/* "name: uint8 1x256x256x3 (196608 B)", leaving out what the file does not say. */
+static void tensor_text(const struct mota_nbin_tensor *t)
+{
+    if (t->name != NULL) {
+        text_name(t->name, t->name_len);
+        printf(": ");
+    }
+    if (t->format != NULL)
+        printf("%s ", t->format);
+    for (unsigned i = 0; i < t->ndims; i++)
+        printf("%s%u%s", i ? "x" : "", t->dims[i], i + 1 == t->ndims ? " " : "");
+    printf("(%u B)", t->bytes);
+}
+
+/* "inputs:        1 tensor, 196608 bytes: ...": the count and bytes, then each tensor the file describes. */
+static void tensors_text(const char *label, unsigned n, uint64_t bytes, const struct mota_nbin_tensor *ts)
+{
+    bool detail = false;
+    printf("%s:%*s%u tensor%s, %llu bytes", label, (int)(14 - strlen(label)), "", n, n == 1 ? "" : "s",
+           (unsigned long long)bytes);
+    for (unsigned i = 0; i < n; i++)
+        detail |= ts[i].name != NULL || ts[i].format != NULL || ts[i].ndims > 0;
+    for (unsigned i = 0; detail && i < n; i++) {
+        printf("%s", i ? "; " : ": ");
+        tensor_text(&ts[i]);
+    }
+    printf("\n");
+}
+
+static void io_text(const struct info_io *x)
+{
+    const char *name = mota_err_name(x->ret);
+    if (io_known(x)) {
+        tensors_text("inputs", x->io.n_in, x->io.in_bytes, x->io.in);
+        tensors_text("outputs", x->io.n_out, x->io.out_bytes, x->io.out);
+    } else if (x->ret != MOTA_OK) {
+        printf("inputs:        not read: %s in %s: %s\n", name != NULL ? name : "UNKNOWN",
+               x->io.source == MOTA_NBIN_IO_CPU_ABI ? "the CPU-ABI interface (rt_ctx itf_network)"
+                                                    : "the buffer-info tables (entries 20, 21)",
+               mota_err_str(x->ret));
+        printf("outputs:       not read: as the inputs\n");
+    } else if (x->io.source == MOTA_NBIN_IO_RUN_TIME) {
+        printf(
+            "inputs:        reported by the model when it runs: `mota status` on a device that runs it shows them\n"
+            "outputs:       reported by the model when it runs: `mota status` on a device that runs it shows them\n");
+    } else {
+        printf("inputs:        not in the file: no buffer-info tables, and not a mota CPU-ABI model\n"
+               "outputs:       not in the file: no buffer-info tables, and not a mota CPU-ABI model\n");
+    }
+}
+
+static void tensors_json(struct json *j, const char *key, unsigned n, const struct mota_nbin_tensor *ts)
+{
+    json_arr(j, key);
+    for (unsigned i = 0; i < n; i++) {
+        const struct mota_nbin_tensor *t = &ts[i];
+        json_obj(j, NULL);
+        if (t->name != NULL)
+            json_strn(j, "name", t->name, t->name_len);
+        else
+            json_null(j, "name");
+        json_uint(j, "bytes", t->bytes);
+        if (t->format != NULL)
+            json_str(j, "format", t->format);
+        else
+            json_null(j, "format");
+        if (t->ndims > 0) {
+            json_arr(j, "shape");
+            for (unsigned k = 0; k < t->ndims; k++)
+                json_uint(j, NULL, t->dims[k]);
+            json_arr_end(j);
+        } else {
+            json_null(j, "shape");
+        }
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* "io": null (not in the file, or unreadable: io_reason says why), or the tensors and their bytes */
+static void io_json(struct json *j, const struct info_io *x)
+{
+    if (io_known(x)) {
+        json_obj(j, "io");
+        tensors_json(j, "inputs", x->io.n_in, x->io.in);
+        tensors_json(j, "outputs", x->io.n_out, x->io.out);
+        json_uint(j, "input_bytes", x->io.in_bytes);
+        json_uint(j, "output_bytes", x->io.out_bytes);
+        json_obj_end(j);
+    } else {
+        json_null(j, "io");
+    }
+    if (x->ret != MOTA_OK && mota_err_name(x->ret) != NULL)
+        json_str(j, "io_reason", mota_err_name(x->ret));
+    else
+        json_null(j, "io_reason");
+}
+
+/* ---- the report ---- */
+
+static void info_text(const char *path, size_t len, const struct mota_nbin_info *in, const struct info_io *io)
 {
     printf("file:          %s (%zu bytes)\n", path, len);
     printf("family:        %s, reloc runtime %u.%u, %u-word header\n",
@@ -41,6 +161,7 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
         printf("model report:  name, tool version and compile date come from the model's own report\n"
                "               (ai_rel_network_get_report) when it runs: `mota status` shows them\n");
     }
+    io_text(io);
     printf("sections:      RO %u, data copy %u, RW %u, GOT %u entries, REL %u entries\n", in->ro_size, in->data_copy,
            in->rw_size, (in->got_end - in->got_off) / 4, in->rel_count);
     const char *pw = in->family == MOTA_NBIN_FAMILY_NPU ? "params" : "weights";
@@ -75,7 +196,8 @@ static void pools_json(struct json *j, const struct mota_nbin_info *in)
     json_arr_end(j);
 }
 
-static void info_json(struct json *jp, const char *path, size_t len, const struct mota_nbin_info *in)
+static void info_json(struct json *jp, const char *path, size_t len, const struct mota_nbin_info *in,
+                      const struct info_io *io)
 {
     struct json j = *jp;
     json_str(&j, "file", path);
@@ -121,6 +243,7 @@ static void info_json(struct json *jp, const char *path, size_t len, const struc
     json_uint(&j, "exec_ram_xip", in->exec_ram_xip);
     json_uint(&j, "exec_ram_copy", in->exec_ram_copy);
     json_bool(&j, "split", in->split);
+    io_json(&j, io);
     pools_json(&j, in);
     *jp = j;
 }
@@ -144,7 +267,8 @@ static int info_args(int argc, char **argv, struct info_opts *o)
         if (c == 'h') {
             printf("usage: mota info [--json] [--epochs [--baseline OLD]] network_rel.bin\n\n"
                    "Decodes the header, runtime context and memory-pool descriptors of an ST\n"
-                   "runtime-loadable model (both NBIN families) and checks every offset.\n"
+                   "runtime-loadable model (both NBIN families) and checks every offset; names its\n"
+                   "input and output tensors where the file holds them.\n"
                    "  --epochs          also the epoch report of a Neural-ART model: every epoch block,\n"
                    "                    where it runs (NPU, NPU+CPU, CPU), the CPU operation of hybrid and\n"
                    "                    software blocks, the input/output buffers, a summary\n"
@@ -195,8 +319,10 @@ static int info_fail(const struct info_opts *o, int ret, const char *path)
 static int info_report(const struct info_opts *o, const struct mapped *f, struct epochs_view *v,
                        const struct epochs_view *old)
 {
+    static struct info_io io; /* static: the tensors take a few KiB */
+    io.ret = mota_nbin_io(f->data, f->len, &v->in, &io.io);
     if (!o->json) {
-        info_text(o->path, f->len, &v->in);
+        info_text(o->path, f->len, &v->in, &io);
         if (o->epochs)
             epochs_text(stdout, v);
         if (old != NULL)
@@ -207,7 +333,7 @@ static int info_report(const struct info_opts *o, const struct mapped *f, struct
     json_doc(&j, stdout, "info", false);
     json_reason(&j, MOTA_OK);
     json_str(&j, "detail", "");
-    info_json(&j, o->path, f->len, &v->in);
+    info_json(&j, o->path, f->len, &v->in, &io);
     if (o->epochs)
         epochs_json(&j, v);
     if (old != NULL)

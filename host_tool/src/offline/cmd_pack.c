@@ -227,6 +227,7 @@ static int describe(const struct pack_opts *o, const struct mota_nbin_info *info
     spec->description = o->description;
     spec->created = created;
     spec->vendor_name = o->vendor;
+    spec->class_name = o->klass; /* shown beside the class id (status, refusals) */
     spec->model_name = o->name ? o->name : name;
     spec->version = o->version;
     mota_nbin_compat(info, o->mode, &spec->compat);

@@ -58,6 +58,8 @@ static void manifest_text(const char *path, const struct mota_verify_result *r)
         printf("version:     %.*s\n", (int)m->text.version_len, m->text.version);
     if (m->text.vendor_name)
         printf("vendor:      %.*s\n", (int)m->text.vendor_name_len, m->text.vendor_name);
+    if (m->text.class_name)
+        printf("class:       %.*s\n", (int)m->text.class_name_len, m->text.class_name);
     if (m->text.description)
         printf("description: %.*s\n", (int)m->text.description_len, m->text.description);
     if (m->text.created)
@@ -189,6 +191,7 @@ static void texts_json(struct json *j, const struct mota_manifest *m)
     TXT("model_name", model_name);
     TXT("version", version);
     TXT("vendor_name", vendor_name);
+    TXT("class_name", class_name);
     TXT("description", description);
     TXT("created", created);
 #undef TXT

@@ -74,6 +74,8 @@ static void help(FILE *f)
                "  --rx-ring BYTES        the UART RX ring bytes arrive in at the --baud rate while\n"
                "                         the agent works (default: the profile's, else 32768); a full\n"
                "                         ring, or a single-bank part's flash at work, loses them\n"
+               "  --max-payload BYTES    the largest frame payload it takes and sends, as a board's\n"
+               "                         build sets it (64 to 2048; default 2048; the boards: 512)\n"
                "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
                "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
                "  --model C_NAME         a model pair (repeat; default network)\n"
@@ -237,6 +239,7 @@ enum {
     O_BAUD,
     O_TIMING,
     O_RX_RING,
+    O_MAX_PAYLOAD,
     O_DEVICE_ID
 };
 
@@ -330,6 +333,7 @@ struct sim_opts {
     unsigned n_keys, n_models;
     uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
     uint64_t rx_ring;                          /* 0: the profile's */
+    uint64_t max_payload;                      /* 0: the build's (MOTA_LINK_MAX_PAYLOAD) */
     enum mota_posix_flash_timing timing;
     bool exec_set, ext_set, torn, once;
     uint32_t trial_boots;
@@ -628,6 +632,7 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
     case O_HEAD:
     case O_STRUCT:
     case O_RX_RING:
+    case O_MAX_PAYLOAD:
     case O_IDLE: break;
     default: return 0;
     }
@@ -645,6 +650,7 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
         break;
     case O_HEAD: o->head = v; break;
     case O_RX_RING: o->rx_ring = v; break;
+    case O_MAX_PAYLOAD: o->max_payload = v; break;
     case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
     case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
     case O_TRIAL: o->trial_boots = (uint32_t)v; break;
@@ -698,6 +704,7 @@ static const struct option sim_long_opts[] = {
     {"seed", required_argument, 0, O_SEED}, {"once", no_argument, 0, O_ONCE},
     {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD},
     {"flash-timing", required_argument, 0, O_TIMING}, {"rx-ring", required_argument, 0, O_RX_RING},
+    {"max-payload", required_argument, 0, O_MAX_PAYLOAD},
     {"device-id", required_argument, 0, O_DEVICE_ID}, {0, 0, 0, 0}};
 /* clang-format on */
 
@@ -778,6 +785,11 @@ static int size_memories(struct sim_opts *o)
         return EXIT_USAGE;
     if (o->rx_ring == 0)
         o->rx_ring = o->prof.rx_ring ? o->prof.rx_ring : 32 * 1024;
+    if (o->max_payload != 0 && (o->max_payload < 64 || o->max_payload > MOTA_LINK_MAX_PAYLOAD)) {
+        tool_usage_err("sim", "--max-payload %llu: from 64 to %u bytes", (unsigned long long)o->max_payload,
+                       MOTA_LINK_MAX_PAYLOAD);
+        return EXIT_USAGE;
+    }
     if (o->rx_ring < 1024 || o->rx_ring > (1u << 20)) {
         tool_usage_err("sim", "--rx-ring %llu: from 1 KiB to 1 MiB", (unsigned long long)o->rx_ring);
         return EXIT_USAGE;
@@ -991,7 +1003,7 @@ static int open_line(struct sim *s, const struct sim_opts *o, char *port_name, s
 }
 
 /* The agent started; then, and only then, the port file says where it serves. */
-static int boot(struct sim *s, const char *port_path, const char *port_name)
+static int boot(struct sim *s, const char *port_path, const char *port_name, uint16_t max_payload)
 {
     signal(SIGPIPE, SIG_IGN);
     /* SIGTERM and SIGINT end the simulator between steps: the flash file is closed, the client's
@@ -1004,6 +1016,7 @@ static int boot(struct sim *s, const char *port_path, const char *port_name)
         tool_fail(ret, "agent start");
         return EXIT_IO;
     }
+    s->d.device.link.payload_limit = max_payload; /* a board's frame size */
     report_models(s);
     if (port_path != NULL) {
         if (tool_out_line(port_path, port_name) != MOTA_OK)
@@ -1117,7 +1130,7 @@ int cmd_sim(int argc, char **argv)
         return EXIT_IO;
     if ((rc = open_device(&sim, &o)) != EXIT_OK || (rc = open_line(&sim, &o, port_name, sizeof(port_name))) != EXIT_OK)
         return rc;
-    if ((rc = boot(&sim, o.port_path, port_name)) != EXIT_OK)
+    if ((rc = boot(&sim, o.port_path, port_name, (uint16_t)o.max_payload)) != EXIT_OK)
         return rc;
     return run(&sim, o.once);
 }

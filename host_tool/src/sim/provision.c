@@ -63,6 +63,17 @@ static int build_identity(const struct board_identity *id, struct mota_provision
     if (strlen(id->name) > MOTA_PROVISION_NAME_MAX)
         return tool_fail(MOTA_ERR_ARG, "--name: at most %u characters", MOTA_PROVISION_NAME_MAX);
     strcpy(p.name, id->name);
+    /* the names beside the ids in mota status: kept when they fit, else the ids alone (said) */
+    if (strlen(id->vendor) <= MOTA_PROVISION_ID_NAME_MAX)
+        strcpy(p.vendor_name, id->vendor);
+    else
+        fprintf(stderr, "mota: note: the vendor name is longer than %u bytes: the device keeps its id only\n",
+                MOTA_PROVISION_ID_NAME_MAX);
+    if (strlen(id->klass) <= MOTA_PROVISION_ID_NAME_MAX)
+        strcpy(p.class_name, id->klass);
+    else
+        fprintf(stderr, "mota: note: the class name is longer than %u bytes: the device keeps its id only\n",
+                MOTA_PROVISION_ID_NAME_MAX);
     p.n_keys = id->n_keys;
     for (unsigned k = 0; k < id->n_keys; k++) {
         struct mota_p256_key key;
@@ -96,6 +107,10 @@ static int build_record(const struct mota_provision *identity, const struct mota
 {
     struct mota_provision p = *identity;
     int ret = MOTA_ERR_PROVISION;
+    if (cur_ret == MOTA_OK) { /* the names are shown, not checked: a board keeps its own (none: an older one's) */
+        memcpy(p.vendor_name, cur->vendor_name, sizeof(p.vendor_name));
+        memcpy(p.class_name, cur->class_name, sizeof(p.class_name));
+    }
     if (identity->device_id_len > 0) {
         /* given: this one */
     } else if (cur_ret == MOTA_OK) {
@@ -243,7 +258,9 @@ int board_provision(const char *flash, const struct board_identity *id, const ch
     int have_ret = mota_provision_decode(cur, sizeof(cur), &have);
     ret = build_record(&want, &have, have_ret, rec);
     if (ret == MOTA_OK && (have_ret == MOTA_OK || have_ret == MOTA_ERR_PROVISION)) {
-        if (have_ret != MOTA_OK || memcmp(cur, rec, sizeof(rec)) != 0) /* else the same identity: nothing to do */
+        /* the record the board holds, as this mota writes it (an older version's too): the same identity is
+         * nothing to do, and the record stays as it is */
+        if (have_ret != MOTA_OK || mota_provision_encode(&have, cur, sizeof(cur)) < 0 || memcmp(cur, rec, sizeof(rec)))
             ret = refuse_reprovision(flash, have_ret, &have, &want, fix);
     } else if (ret == MOTA_OK && (ret = write_record(fd, flash, rec, sizeof(rec))) == MOTA_OK) {
         *done = true;
@@ -384,7 +401,7 @@ static void help_provision(FILE *f)
                "12-byte device id (HELLO, `mota status`: device id). A board is provisioned\n"
                "once: a different record over an existing one is refused; the same identity\n"
                "again keeps the board's device id.\n"
-               "With --image and/or --hex, for a real part: the same 480-byte record alone, raw\n"
+               "With --image and/or --hex, for a real part: the same 608-byte record alone, raw\n"
                "(--image) and as Intel HEX placed at ADDR (--hex), for a programmer to write at\n"
                "ADDR, the part's provisioning sector (docs/porting.md, \"Provisioning a real\n"
                "part\"). ADDR: a 32-bit address, 0x... or decimal, 16-byte aligned.\n"

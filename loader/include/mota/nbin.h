@@ -147,6 +147,68 @@ int mota_nbin_check_params(const struct mota_nbin_info *info, const uint8_t *par
 int mota_nbin_params_crc_span(const struct mota_nbin_info *info, size_t len, size_t *off, size_t *n);
 
 
+/*
+ * A model's inputs and outputs, as far as the file describes them
+ * (docs/model-abi.md, "Inputs and outputs"):
+ * - a Neural-ART model (LL_ATON): the input and output buffer-info tables its
+ *   entries 21 and 20 return: each buffer's name, bytes (offset_end -
+ *   offset_start), data type and shape in memory (mem_shape, else shape);
+ * - a mota CPU model (runtime description MOTA_NBIN_CPU_ABI...): rt_ctx's
+ *   itf_network, relocated to the struct mota_model_info in the RW data:
+ *   one input and one output of the sizes it was built with, no name, type
+ *   or shape;
+ * - a legacy X-CUBE-AI model: nothing in the file (MOTA_NBIN_IO_RUN_TIME):
+ *   the model's own report gives them when it runs.
+ */
+#define MOTA_NBIN_CPU_ABI "mota-cpu-abi-1 " /* how a mota CPU model's runtime description starts */
+#define MOTA_NBIN_IO_MAX 16u                /* tensors read per direction; a model with more is refused */
+#define MOTA_NBIN_IO_MAX_DIMS 8u
+#define MOTA_NBIN_IO_MAX_NAME 255u
+
+enum mota_nbin_io_source {
+    MOTA_NBIN_IO_TABLES = 1, /* LL_ATON buffer-info tables */
+    MOTA_NBIN_IO_CPU_ABI,    /* mota's CPU ABI: struct mota_model_info */
+    MOTA_NBIN_IO_RUN_TIME,   /* legacy: reported by the model when it runs */
+    MOTA_NBIN_IO_NONE,       /* the file describes none: no tables, and not mota's CPU ABI */
+};
+
+struct mota_nbin_tensor {
+    const char *name; /* slice into the image; NULL: unnamed */
+    size_t name_len;
+    uint32_t bytes;
+    const char *format; /* "uint8", "int8", "float32"... (mota_nbin_format_name); NULL: unknown */
+    unsigned ndims;     /* 0: shape unknown */
+    uint32_t dims[MOTA_NBIN_IO_MAX_DIMS];
+};
+
+struct mota_nbin_io {
+    unsigned source; /* enum mota_nbin_io_source: where they were (or would have been) read */
+    unsigned n_in, n_out;
+    uint64_t in_bytes, out_bytes;
+    struct mota_nbin_tensor in[MOTA_NBIN_IO_MAX], out[MOTA_NBIN_IO_MAX];
+};
+
+/*
+ * Read the inputs and outputs of a model mota_nbin_validate accepted (info,
+ * over the same img and len: this relies on its REL and GOT proofs). Pure and
+ * bounded: every word it reads lies in the image, every table it walks ends
+ * inside the RW data, every pointer it follows is named by a REL entry.
+ * MOTA_OK with io->source TABLES or CPU_ABI (tensors filled), RUN_TIME or
+ * NONE (no tensors); or the reason the description cannot be read, io->source
+ * saying which one (no tensors): MOTA_ERR_NBIN_EPOCH_GETTER (a table getter
+ * of another shape), _EPOCH_POINTER (a table or field pointer not relocated
+ * or outside its segment), _EPOCH_UNTERMINATED, _EPOCH_TOO_MANY (more than
+ * MOTA_NBIN_IO_MAX), _EPOCH_BUFFER (a record mota cannot read: its size per
+ * rt_c_struct_sizes, offsets, dimensions, name), MOTA_ERR_NBIN_RTCTX
+ * (itf_network or the struct it points to not where the CPU ABI puts them),
+ * MOTA_ERR_NBIN_STRING, MOTA_ERR_NBIN_SIZE_LIMIT.
+ */
+int mota_nbin_io(const uint8_t *img, size_t len, const struct mota_nbin_info *info, struct mota_nbin_io *io);
+
+/* A Buffer_DataType_TypeDef of the model's LL_ATON (renumbered after 1.1.0) as a lower-case element
+ * format with its width ("uint8", "float32", "fxp"); NULL for UNDEFINED and unknown values. */
+const char *mota_nbin_format_name(unsigned type, uint32_t rt_version);
+
 /* The compatibility requirements of a parsed model (container compat data). */
 struct mota_compat;
 void mota_nbin_compat(const struct mota_nbin_info *info, uint32_t install_mode, struct mota_compat *compat);

@@ -26,7 +26,9 @@
     X(MOTA_INFO_PROFILE_NAME, 11, "profile-name")                                                                      \
     X(MOTA_INFO_IO_BUFFER, 12, "io-buffer")                                                                            \
     X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")                                                                    \
-    X(MOTA_INFO_DEVICE_ID, 14, "device-id")
+    X(MOTA_INFO_DEVICE_ID, 14, "device-id")                                                                            \
+    X(MOTA_INFO_IDENTITY_NAMES, 15, "identity-names")                                                                  \
+    X(MOTA_INFO_MODELS_FROM, 16, "models-from")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
 #define MOTA_MINFO_KEYS(X) /* cddl: model */                                                                           \
@@ -46,7 +48,8 @@
     X(MOTA_MINFO_MEMORY, 14, "memory")                                                                                 \
     X(MOTA_MINFO_PREVIOUS, 15, "previous")                                                                             \
     X(MOTA_MINFO_ERROR_WHEN, 16, "last-error-when")                                                                    \
-    X(MOTA_MINFO_EPOCHS, 17, "npu-epochs")
+    X(MOTA_MINFO_EPOCHS, 17, "npu-epochs")                                                                             \
+    X(MOTA_MINFO_IO, 18, "io")
 
 /* STATUS's answer */
 #define MOTA_STATUS_KEYS(X) /* cddl: status */                                                                         \
@@ -54,7 +57,8 @@
     X(MOTA_STATUS_COUNTERS, 2, "link-counters")                                                                        \
     X(MOTA_STATUS_RESULT, 3, "last-result")                                                                            \
     X(MOTA_STATUS_TIMING, 4, "timing")                                                                                 \
-    X(MOTA_STATUS_UPTIME, 5, "uptime-ms")
+    X(MOTA_STATUS_UPTIME, 5, "uptime-ms")                                                                              \
+    X(MOTA_STATUS_MODELS_FROM, 6, "models-from")
 
 #define MOTA_PROTO_KEY_ENUM_(name, value, cddl) name = (value),
 enum mota_info_key { MOTA_INFO_KEYS(MOTA_PROTO_KEY_ENUM_) };

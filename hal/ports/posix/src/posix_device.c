@@ -231,6 +231,8 @@ void mota_posix_device_identity(struct mota_posix_device *d, const char *vendor,
 {
     mota_uuid5(mota_uuid_ns_dns, vendor, strlen(vendor), d->cfg.vendor_id);
     mota_uuid5(d->cfg.vendor_id, klass, strlen(klass), d->cfg.class_id);
+    d->cfg.vendor_name = vendor; /* shown beside the ids (HELLO key 15): the caller keeps them */
+    d->cfg.class_name = klass;
 }
 
 int mota_posix_device_boot(struct mota_posix_device *d, const struct mota_transport *tr, const char *name)

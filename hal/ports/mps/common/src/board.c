@@ -244,22 +244,63 @@ static int legacy_open(const struct mota_legacy_env *env, struct legacy_ctx *l, 
     return MOTA_OK;
 }
 
-int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mota_model_about *out)
+/* A legacy model's report: it was opened for its first run; if not yet, it is now, guarded (the
+ * application would have created it by now). */
+static int legacy_report(struct mota_board *b, const struct mota_installed *m, const struct mota_legacy_about **out)
 {
-    struct mota_board *b = ctx;
     struct legacy_ctx l;
     struct mota_legacy_env env;
-    if (b == NULL || m == NULL || m->family != MOTA_NBIN_FAMILY_LEGACY)
-        return MOTA_ERR_ARG; /* only legacy models describe themselves */
     struct opened *o = opened_find(m);
-    if (o == NULL) { /* not run since boot: the application would have created it by now; do it, guarded */
+    if (o == NULL) {
         if (!legacy_env(b, m, mps_now_us(NULL) + 3u * GUARD_DEFAULT_BUDGET_US, &l, &env))
             return MOTA_ERR_SELFTEST_RUN;
         int ret = legacy_open(&env, &l, &o);
         if (ret != MOTA_OK)
             return ret;
     }
-    const struct mota_legacy_about *a = &o->about;
+    *out = &o->about;
+    return MOTA_OK;
+}
+
+int mota_board_model_io(void *ctx, const struct mota_installed *m, struct mota_model_io *out)
+{
+    struct mota_board *b = ctx;
+    const struct mota_legacy_about *a;
+    uint32_t in_size = 0, out_size = 0;
+    int ret;
+    if (b == NULL || m == NULL)
+        return MOTA_ERR_ARG;
+    memset(out, 0, sizeof(*out));
+    if (m->family == MOTA_NBIN_FAMILY_LEGACY) { /* its report: each tensor's format and size */
+        if ((ret = legacy_report(b, m, &a)) != MOTA_OK)
+            return ret;
+        out->n_in = (uint8_t)(a->n_inputs < MOTA_MODEL_IO_MAX ? a->n_inputs : MOTA_MODEL_IO_MAX);
+        out->n_out = (uint8_t)(a->n_outputs < MOTA_MODEL_IO_MAX ? a->n_outputs : MOTA_MODEL_IO_MAX);
+        for (unsigned i = 0; i < out->n_in; i++)
+            out->in[i] = (struct mota_model_tensor){a->in[i].format, a->in[i].bytes};
+        for (unsigned i = 0; i < out->n_out; i++)
+            out->out[i] = (struct mota_model_tensor){a->out[i].format, a->out[i].bytes};
+        return MOTA_OK;
+    }
+    if (m->n_entries < 4) /* a CPU model says its sizes through entries 2 and 3, guarded like any call */
+        return MOTA_ERR_ARG;
+    uint64_t end = mps_now_us(NULL) + 2u * GUARD_DEFAULT_BUDGET_US;
+    if ((ret = guarded(b, m, 2, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
+        (ret = guarded(b, m, 3, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
+        return ret;
+    *out = (struct mota_model_io){.n_in = 1, .n_out = 1, .in = {{0, in_size}}, .out = {{0, out_size}}};
+    return MOTA_OK;
+}
+
+int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mota_model_about *out)
+{
+    struct mota_board *b = ctx;
+    const struct mota_legacy_about *a;
+    if (b == NULL || m == NULL || m->family != MOTA_NBIN_FAMILY_LEGACY)
+        return MOTA_ERR_ARG; /* only legacy models describe themselves */
+    int ret = legacy_report(b, m, &a);
+    if (ret != MOTA_OK)
+        return ret;
     memset(out, 0, sizeof(*out));
     memcpy(out->name, a->name, sizeof(out->name));
     memcpy(out->compiled, a->compiled, sizeof(out->compiled));
@@ -373,6 +414,7 @@ static void port_fill(struct mota_board *b)
                                  .infer = mota_board_infer,
                                  .infer_detail = mota_board_infer_detail,
                                  .model_about = mota_board_model_about,
+                                 .model_io = mota_board_model_io,
                                  .infer_ctx = b};
 }
 

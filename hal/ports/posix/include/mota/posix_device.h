@@ -92,7 +92,7 @@ int mota_posix_device_boot(struct mota_posix_device *d, const struct mota_transp
 
 void mota_posix_device_close(struct mota_posix_device *d);
 
-/* Set the trust anchors and identity, as provisioning does on a board. */
+/* Set the trust anchors and identity, as provisioning does on a board (vendor and klass are kept, not copied). */
 void mota_posix_device_identity(struct mota_posix_device *d, const char *vendor, const char *klass);
 
 #endif

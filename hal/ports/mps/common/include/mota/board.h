@@ -91,6 +91,8 @@ size_t mota_board_infer_detail(void *ctx, char *out, size_t cap);
 
 /* The agent's model_about callback: a legacy model's own report (name, compile date, tool, sizes). */
 int mota_board_model_about(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
+/* The model's inputs and outputs (the port's model_io): a legacy model's report, a CPU model's size entries. */
+int mota_board_model_io(void *ctx, const struct mota_installed *model, struct mota_model_io *out);
 
 /* A line on the launcher's log (semihosting stderr): diagnostics, not the link.
  * Every line the firmware logs starts with MOTA_BOARD_TAG ("mota-an505: "),
