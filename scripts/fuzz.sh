@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Long fuzzing runs:
 #   scripts/fuzz.sh TARGET [seconds [runs]]   one of fuzz_container fuzz_nbin fuzz_agent fuzz_link
-#                                             fuzz_decompress fuzz_gateway; runs: stop after that many
+#                                             fuzz_decompress fuzz_gateway fuzz_answers; runs: stop after that many
 #                                             executions
 #   scripts/fuzz.sh all [seconds [runs]]      every target, as many at once as there are cores
 #                                             (MOTA_FUZZ_JOBS), then one summary table
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-fuzz_container}
 secs=${2:-600}
 runs=${3:-0}
-targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_gateway)
+targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_gateway fuzz_answers)
 jobs=${MOTA_FUZZ_JOBS:-$(nproc)}
 cd "$root"
 scripts/setup.sh "$([ "$what" = coverage ] && echo coverage || echo test)"
@@ -50,7 +50,7 @@ run() {
     fuzz_nbin) max_len=65536; extra=(-dict=tests/fuzz/nbin.dict) ;;
     fuzz_decompress) max_len=65536 ;;
     fuzz_agent|fuzz_link) max_len=32768 ;;
-    fuzz_gateway) max_len=8192 ;;
+    fuzz_gateway|fuzz_answers) max_len=8192 ;;
   esac
   [ "$runs" != 0 ] && extra+=(-runs="$runs")
   seed "$target"
@@ -98,7 +98,7 @@ if [ "$what" != all ]; then
   exit 0
 fi
 # The slowest targets first, $jobs at a time.
-for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_gateway; do
+for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_gateway fuzz_answers; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   (rc=0; run "$t" || rc=$?; echo $rc >build/fuzz/logs/"$t".rc) &
 done

@@ -80,6 +80,38 @@ elif target == "fuzz_gateway":
     for i, d in enumerate(metas):
         open(os.path.join(corpus, "meta%d" % i), "wb").write(b"\x01" + d)
     max_len = 8192
+elif target == "fuzz_answers":
+    # seeds: a simulated device's answers (byte 0: 0 HELLO, 1 STATUS), whole and in parts (4 models in 256-byte
+    # frames), and a provisioning record (2) as `mota provision --image` writes it
+    import re
+    import time
+    sys.path.insert(0, os.path.join(src, "tests", "link"))
+    from harness import RawLink
+    k = os.path.join(work, "k.pem")
+    subprocess.run([mota, "keygen", k], check=True, capture_output=True)
+    rec = os.path.join(work, "rec.bin")
+    subprocess.run([mota, "provision", "--image", rec, "--address", "0x08100000", "--key", k.replace(".pem", ".pub.pem"),
+                    "--vendor", "example.com", "--class", "board-a", "--model", "a", "--model", "b"], check=True,
+                   capture_output=True)
+    open(os.path.join(corpus, "record"), "wb").write(b"\x02" + open(rec, "rb").read())
+    pf = os.path.join(work, "port")
+    sim = subprocess.Popen([mota, "sim", "--tcp", "127.0.0.1:0", "--port-file", pf, "--max-payload", "256",
+                            "--key", k.replace(".pem", ".pub.pem"), *[a for m in "abcd" for a in ("--model", m)]],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(pf) and open(pf).read().strip():
+                break
+            time.sleep(0.05)
+        link = RawLink(re.sub(r"^tcp:", "", open(pf).read().strip()))
+        for i, (cmd, req) in enumerate(((1, struct.pack("<BH", 1, 256)), (1, struct.pack("<BHB", 1, 256, 0)),
+                                        (4, b""), (4, b"\x00"), (4, b"\x02"))):
+            st, body = link.request(cmd, req)
+            open(os.path.join(corpus, "answer%d" % i), "wb").write(bytes([0 if cmd == 1 else 1]) + body)
+    finally:
+        sim.terminate()
+        sim.wait()
+    max_len = 8192
 elif target == "fuzz_agent":
     # seeds: scripts of operations on two containers the fuzz device accepts (tests/fuzz/fuzz_agent.c reads
     # them), signed by `mota pack` with a key of its own (the target signs them again)

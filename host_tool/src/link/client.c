@@ -3,6 +3,7 @@
 #include "client.h"
 
 #include "common/util.h"
+#include "pages.h"
 
 #include "mota/cbor.h"
 #include "mota/err.h"
@@ -305,75 +306,6 @@ int client_call(struct client *c, uint8_t cmd, const uint8_t *payload, size_t le
     return MOTA_ERR_DEVICE_LOST;
 }
 
-/* One answer's models: its array's items (raw), how many, and "models-from" [first, total] if it has one. */
-struct info_part {
-    const uint8_t *items;
-    size_t items_len, n;
-    uint64_t first, total;
-    bool partial;
-};
-
-static int info_part(const uint8_t *b, size_t len, int64_t models_key, int64_t from_key, struct info_part *p)
-{
-    struct mota_cbor_dec d;
-    size_t n, k;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    memset(p, 0, sizeof(*p));
-    mota_cbor_dec_init(&d, b, len);
-    if (mota_cbor_get_map(&d, &n) != 0)
-        return MOTA_ERR_PROTO_FRAME;
-    for (size_t i = 0; i < n; i++) {
-        if (mota_cbor_get_int_key(&d, &key, &prev) != 0)
-            return MOTA_ERR_PROTO_FRAME;
-        if (key == models_key && mota_cbor_get_array(&d, &p->n) == 0) {
-            size_t at = d.pos;
-            for (size_t m = 0; m < p->n; m++)
-                mota_cbor_skip(&d);
-            p->items = b + at;
-            p->items_len = d.pos - at;
-        } else if (key == from_key && mota_cbor_get_array(&d, &k) == 0 && k == 2) {
-            p->partial = mota_cbor_get_uint(&d, &p->first) == 0 && mota_cbor_get_uint(&d, &p->total) == 0;
-        } else if (key == models_key || key == from_key) {
-            return MOTA_ERR_PROTO_FRAME;
-        } else {
-            mota_cbor_skip(&d);
-        }
-    }
-    return d.err || (p->partial && p->first + p->n > p->total) ? MOTA_ERR_PROTO_FRAME : MOTA_OK;
-}
-
-/* The first answer's map with the models of every answer, and without "models-from". */
-static int info_merge(const uint8_t *base, size_t blen, int64_t models_key, int64_t from_key, const uint8_t *items,
-                      size_t items_len, size_t n_items, uint8_t *out, size_t cap, size_t *out_len)
-{
-    struct mota_cbor_dec d;
-    struct mota_cbor_enc e;
-    size_t n;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    mota_cbor_dec_init(&d, base, blen);
-    mota_cbor_enc_init(&e, out, cap);
-    if (mota_cbor_get_map(&d, &n) != 0 || n == 0)
-        return MOTA_ERR_PROTO_FRAME;
-    mota_cbor_put_map(&e, n - 1);
-    for (size_t i = 0; i < n && d.err == 0; i++) {
-        size_t at = d.pos, val;
-        mota_cbor_get_int_key(&d, &key, &prev);
-        val = d.pos;
-        mota_cbor_skip(&d);
-        if (key == from_key)
-            continue;
-        mota_cbor_put_raw(&e, base + at, val - at);
-        if (key == models_key) {
-            mota_cbor_put_array(&e, n_items);
-            mota_cbor_put_raw(&e, items, items_len);
-        } else {
-            mota_cbor_put_raw(&e, base + val, d.pos - val);
-        }
-    }
-    *out_len = e.len;
-    return d.err || e.err ? MOTA_ERR_PROTO_FRAME : MOTA_OK;
-}
-
 /*
  * HELLO or STATUS from the first model on, then from each model the last answer did not reach: a device with
  * more models than one answer holds says "models-from" [first, total] (docs/protocol.md). An older device
@@ -389,10 +321,10 @@ static int call_paged(struct client *c, uint8_t cmd, uint8_t *req, size_t at, in
     for (uint64_t first = 0;;) {
         const uint8_t *b;
         size_t bl;
-        struct info_part p;
+        struct answer_page p;
         req[at] = (uint8_t)first;
         int ret = client_call(c, cmd, req, at + 1u, status, &b, &bl, timeout_ms, tries);
-        if (ret != MOTA_OK || *status != MOTA_OK || (ret = info_part(b, bl, models_key, from_key, &p)) != MOTA_OK)
+        if (ret != MOTA_OK || *status != MOTA_OK || (ret = answer_page(b, bl, models_key, from_key, &p)) != MOTA_OK)
             return ret;
         if (first == 0 && !p.partial) { /* every model in one answer */
             memcpy(doc, b, bl < CLIENT_DOC_MAX ? bl : CLIENT_DOC_MAX);
@@ -409,8 +341,8 @@ static int call_paged(struct client *c, uint8_t cmd, uint8_t *req, size_t at, in
         items_len += p.items_len;
         n_items += p.n;
         if ((first += p.n) >= p.total)
-            return info_merge(base, base_len, models_key, from_key, items, items_len, n_items, doc, CLIENT_DOC_MAX,
-                              doc_len);
+            return answer_merge(base, base_len, models_key, from_key, items, items_len, n_items, doc, CLIENT_DOC_MAX,
+                                doc_len);
     }
 }
 
