@@ -78,8 +78,20 @@ bool client_port_syntax(const char *port, char *why, size_t cap)
         return true; /* a path: whether it is a terminal is found when it is opened */
     const char *host = tcp_host(port), *colon = strrchr(host, ':');
     uint64_t p;
-    /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET) */
-    if (host[0] == '[' || (colon != NULL && memchr(host, ':', (size_t)(colon - host)) != NULL)) {
+    if (strncmp(host, "tcp:", 4) == 0) { /* a port file's line given after tcp: of its own */
+        snprintf(why, cap, "%s: tcp: twice (a port file holds the whole tcp:HOST:PORT)", port);
+        return false;
+    }
+    /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET); other colons: not HOST:PORT */
+    if (colon != NULL && memchr(host, ':', (size_t)(colon - host)) != NULL) {
+        size_t hexish = strspn(host, "[]0123456789abcdefABCDEF:.");
+        snprintf(why, cap, host[0] == '[' || hexish >= (size_t)(colon - host)
+                               ? "%s: an IPv6 address, and the link connects over IPv4 only"
+                               : "%s: more than one ':' after the host (tcp:HOST:PORT)",
+                 port);
+        return false;
+    }
+    if (host[0] == '[') {
         snprintf(why, cap, "%s: an IPv6 address, and the link connects over IPv4 only", port);
         return false;
     }

@@ -88,6 +88,7 @@ struct client_upload {
     uint64_t total;
     uint8_t digest[MOTA_SHA256_LEN]; /* the manifest's: a resume is for this container only */
     uint8_t begin_flags;             /* MOTA_BEGIN_*: BEGIN's flags */
+    uint64_t head_len;               /* the container's head (0: not known): a resume sends it alone first */
     double timeout_s;                /* no acknowledged progress for this long: MOTA_ERR_TIMEOUT */
     double last_progress;            /* when the device last acknowledged more */
     /* optional: told as it goes */
@@ -103,6 +104,7 @@ struct client_upload {
     void *ctx;
     /* the transfer's state */
     uint64_t acked, send_ptr; /* of the current connection */
+    uint64_t send_limit;      /* nothing sent from here until the device answers past it (0: no limit) */
     unsigned inflight;
     uint16_t stale_below;      /* offset complaints about frames sent before a rewind are ignored */
     bool sent;                 /* any DATA went out */

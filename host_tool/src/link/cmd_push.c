@@ -449,6 +449,7 @@ static int push_send(struct push *p, const struct mapped *m)
     u->total = m->len;
     memcpy(u->digest, env->digest, sizeof(u->digest));
     u->begin_flags = p->o->reinstall ? MOTA_BEGIN_REINSTALL : 0;
+    u->head_len = env->head_len;
     u->timeout_s = p->o->timeout_s;
     u->last_progress = p->t0;
     u->on_progress = on_progress;

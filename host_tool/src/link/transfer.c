@@ -31,6 +31,9 @@ static int begin(struct client *c, struct client_upload *u)
     if (ret != MOTA_OK)
         return ret;
     if (status == MOTA_OK && mota_begun_decode(body, blen, &begun) == MOTA_OK) {
+        /* a resume: the head alone, which the device checks again before it jumps to what it kept; frames
+         * past it would only be refused, and on a slow line they would hold the jump back for seconds */
+        u->send_limit = begun.resume > 0 && u->head_len > 0 && u->head_len < begun.resume ? u->head_len : 0;
         if (begun.resume > 0 && u->on_resume != NULL)
             u->on_resume(u->ctx, begun.resume);
         return MOTA_OK;
@@ -43,7 +46,7 @@ static int begin(struct client *c, struct client_upload *u)
 static int send_window(struct client *c, struct client_upload *u)
 {
     uint32_t chunk = c->max_payload > 4 ? c->max_payload - 4u : 60u;
-    while (u->inflight < c->window && u->send_ptr < u->total) {
+    while (u->inflight < c->window && u->send_ptr < u->total && (u->send_limit == 0 || u->send_ptr < u->send_limit)) {
         uint8_t frame[MOTA_PROTO_MAX_PAYLOAD];
         uint32_t n = u->total - u->send_ptr < chunk ? (uint32_t)(u->total - u->send_ptr) : chunk;
         mota_put32(frame, (uint32_t)u->send_ptr);
@@ -97,6 +100,8 @@ static int data_answer(struct client *c, struct client_upload *u, const struct m
         u->inflight--;
     if (status == MOTA_OK && f->len >= 6) {
         uint32_t next = mota_get32(b);
+        if (u->send_limit > 0 && next >= u->send_limit)
+            u->send_limit = 0; /* the head is in: the device said where it goes on from */
         if (next > u->acked) {
             u->acked = next;
             u->last_progress = tool_now();
