@@ -85,9 +85,10 @@ bool client_port_syntax(const char *port, char *why, size_t cap)
     /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET); other colons: not HOST:PORT */
     if (colon != NULL && memchr(host, ':', (size_t)(colon - host)) != NULL) {
         size_t hexish = strspn(host, "[]0123456789abcdefABCDEF:.");
-        snprintf(why, cap, host[0] == '[' || hexish >= (size_t)(colon - host)
-                               ? "%s: an IPv6 address, and the link connects over IPv4 only"
-                               : "%s: more than one ':' after the host (tcp:HOST:PORT)",
+        snprintf(why, cap,
+                 host[0] == '[' || hexish >= (size_t)(colon - host)
+                     ? "%s: an IPv6 address, and the link connects over IPv4 only"
+                     : "%s: more than one ':' after the host (tcp:HOST:PORT)",
                  port);
         return false;
     }
