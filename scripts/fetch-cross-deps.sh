@@ -13,6 +13,7 @@ src="$deps/src"
 pins=(
   "mbedtls|mbedtls=2.28.3-1|mbedtls_2.28.3.orig.tar.gz|3b4953aa55a681e084d31892d9904cc5328d6b4958ea57b90ae4b4f94ae69a8d"
   "libcbor|libcbor=0.10.2-2|libcbor_0.10.2.orig.tar.gz|e75f712215d7b7e5c89ef322a09b701f7159f028b8b48978865725f00f79875b"
+  "mbedtls36|mbedtls=3.6.6-0.1~deb13u1|mbedtls_3.6.6.orig.tar.bz2|8fb65fae8dcae5840f793c0a334860a411f884cc537ea290ce1c52bb64ca007a"
 )
 
 all_present=1

@@ -512,6 +512,7 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
     memset(a, 0, sizeof(*a));
     a->cfg = cfg;
     a->up_model = MOTA_AGENT_NOT_RECEIVING;
+    a->verdict_model = -1;
     for (unsigned m = 0; m < MOTA_AGENT_MAX_MODELS; m++) {
         a->st[m].active.slot = a->st[m].previous.slot = a->st[m].upload.slot = MOTA_AGENT_NO_SLOT;
     }

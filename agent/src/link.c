@@ -284,7 +284,11 @@ static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
     /* an interrupted upload of the same container: where it stands (the head is sent again) */
     struct mota_begun rsp = {0, l->max_payload, (uint8_t)mota_link_window(l)};
     const struct mota_agent_model_state *s = &l->agent->st[upload_model(l)];
-    if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0)
+    /* an upload kept of what the model runs already is a reinstall's: only another reinstall resumes it, a
+     * plain push of it is answered "already active" at the head */
+    bool runs = s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, req.digest, sizeof(req.digest)) == 0;
+    if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0 &&
+        (!runs || l->agent->reinstall))
         rsp.resume = s->upload_offset;
     uint8_t b[MOTA_PROTO_BEGUN_LEN];
     mota_begun_encode(&rsp, b);
@@ -300,7 +304,7 @@ static int end_upload(struct mota_link *l, const struct mota_frame *f, int resul
     if (result == MOTA_OK)
         return answer_u32(l, f, MOTA_OK, l->expected);
     if (result != MOTA_ERR_ALREADY_ACTIVE) /* nothing went wrong: the container runs already */
-        note_error(l, result, (unsigned)upload_model(l));
+        note_error(l, result, (unsigned)(l->agent->verdict_model >= 0 ? l->agent->verdict_model : upload_model(l)));
     return respond(l, f, result, BODY(l), detail_len);
 }
 

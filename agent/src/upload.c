@@ -431,6 +431,7 @@ static int head_complete(struct mota_agent *a)
     uint32_t t0 = mota_agent_now_us(a);
     memset(&a->timing, 0, sizeof(a->timing)); /* a new update */
     int ret = mota_agent_check_head(a, &a->up_env, &a->up_man, &hc, MOTA_AGENT_AUTH_NEW_UPLOAD);
+    a->verdict_model = hc.model; /* the errors ring names it, whatever the verdict */
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
         const struct mota_agent_model_state *s = &a->st[m];
@@ -725,6 +726,7 @@ static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *da
         }
         a->up_ready = false;
         a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        a->verdict_model = -1;
         a->up_expected = 0;
     } else if (offset != a->up_expected || (!a->up_ready && !a->up_active)) {
         return MOTA_ERR_UPLOAD_OFFSET; /* a head is collected from offset 0 on, over as many writes as it takes */

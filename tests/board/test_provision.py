@@ -181,6 +181,16 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
     assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
     assert rec[REC_ID:REC_ID + 12].hex() != did and rec[:REC_ID_LEN] == on_board[:REC_ID_LEN], rec.hex()
     assert "device id " + rec[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
+    # for a part whose firmware predates version 2: the 480-byte version 1, the same record without the names
+    r = mota("provision", "--image", env.p("v1.bin"), "--address", "0x%08X" % AN547_RECORD, "--key", key, *IDENTITY,
+             "--device-id", did, "--record-version", "1")
+    assert r.returncode == 0 and "480 bytes raw" in r.stdout, (r.stdout, r.stderr)
+    with open(env.p("v1.bin"), "rb") as f:
+        v1 = f.read()
+    assert len(v1) == 480 and v1[4:8] == bytes([1, 0, 0xE0, 1]), v1[:8].hex()
+    assert v1[8:REC_VENDOR] == on_board[8:REC_VENDOR] and zlib.crc32(v1[:476]).to_bytes(4, "little") == v1[476:]
+    r = mota("provision", "--flash", env.p("x.flash"), "--key", key, "--record-version", "1")
+    assert r.returncode == 2 and "--record-version goes with --image" in r.stderr, r.stderr
     print("record image: %d bytes at 0x%08X, equal to the board flash's; HEX across 64 KiB reads back" %
           (len(image), AN547_RECORD))
 

@@ -215,8 +215,12 @@ def case_a_model_the_device_does_not_have_is_refused_with_its_names():
         v1 = env.pack("v1.mota", rel, params, seq=1)
         sim, port = env.sim()
         tcp = "tcp:" + port
-        env.push(port, v1)
         inp = env.p("v1.mota.in")
+        # the model's slot holds nothing yet: said first, whatever else the command line lacks
+        r = run("invoke", "--json", "--input", inp, tcp)
+        d = one_doc(r.stdout)
+        assert r.returncode == 1 and d["status"] == "MOTA_ERR_NO_MODEL" and "nothing installed" in d["detail"], d
+        env.push(port, v1)
         r = run("invoke", "--json", "--model", "nope", "--input", inp, "--output-size", "10", tcp)
         assert r.returncode == 1, (r.returncode, r.stderr)
         d = one_doc(r.stdout)

@@ -76,10 +76,10 @@ def case_pack_push_install_confirm_end_to_end():
     rc, events, res, err = env.push("127.0.0.1:%d" % dead_port, v1, "--timeout", "20")
     assert rc == 3 and res["status"] == "MOTA_ERR_TRANSPORT" and res["installed"] is False, (rc, res, err)
     assert "Connection refused" in err and time.time() - t < 5, (err, time.time() - t)
-    for port, cause in (("nosuchhost.invalid:1", "cannot resolve host 'nosuchhost.invalid'"),  # not "no route"
-                        (":5", "no host before the port")):
+    for port, cause, code in (("nosuchhost.invalid:1", "cannot resolve host 'nosuchhost.invalid'", 3),  # no route
+                              (":5", "no host before :PORT", 2)):  # not a port at all: a usage error
         rc, events, res, err = env.push(port, v1, "--timeout", "20")
-        assert rc == 3 and cause in err, (port, rc, err)
+        assert rc == code and cause in err, (port, rc, err)
     for cmd, bad in (("push", ["--timeout", "0"]), ("status", ["--baud", "0"]), ("invoke", ["--output-size", "x"])):
         r = env.run(cmd, *bad, "tcp:127.0.0.1:1", *([v1] if cmd == "push" else []), check=False)
         assert r.returncode == 2 and r.stderr.startswith("mota: error: %s: %s " % (cmd, bad[0])) \

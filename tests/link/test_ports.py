@@ -156,7 +156,9 @@ def case_port_syntax_errors_are_usage_errors_that_show_the_accepted_forms():
                              ("tcp:%s:99999" % host, "'99999' is no TCP port number"),
                              ("tcp:%s:0" % host, "'0' is no TCP port number"), ("tcp:%s" % host, "no :PORT"),
                              ("tcp://%s:x" % host, "'x'"), ("udp://%s" % port, "no such kind of port"),
-                             ("tcp:tcp:%s" % port, "tcp: twice"), ("tcp:my-host:x:%s" % num, "more than one ':'")):
+                             ("tcp:tcp:%s" % port, "tcp: twice"), ("tcp:my-host:x:%s" % num, "more than one ':'"),
+                             ("tcp:%s:%s" % (port, num), "more than one ':'"), ("TCP:" + port, "lower case"),
+                             ("tcp::%s" % num, "no host before :PORT")):
                 r = env.run(*cmd, bad, *([v1] if cmd[0] == "push" else []), check=False, timeout=30)
                 usage_error(r, "%s: " % cmd[0], bad, why, FORMS, PATH_FORM)
         # the container where the port goes, the port after it: swapped, nothing sent

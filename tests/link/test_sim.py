@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -676,8 +677,30 @@ def case_reinstall_puts_the_running_container_on_trial_again_in_the_other_slot()
         log = stop_and_log(proc)
         used = flash_used(log)
         assert used[2][1] > 0 and used[3] == (0, 0), used  # the reinstall programmed; the refused one did not
-        print("--reinstall: the running container on trial again in slot %d; rolled back to slot %d"
-              % (again["active"]["slot"], back["active"]["slot"]))
+        # an interrupted reinstall is resumed by another reinstall only: a plain push of the container is
+        # "already active" at once, no resume announced, no 100% claimed
+        big_rel, big_params = env.model("big", 80000)
+        big = env.pack("big.mota", big_rel, big_params, seq=1)
+        proc, port = sim(env, "--dbg-info", "--async", "--baud", "230400", flash="big.flash")
+        rc, _, res, err = env.push(port, big, "--confirm")
+        assert rc == 0 and res["confirmed"], (rc, res, err)
+        p = subprocess.Popen([MOTA, "push", "--json", "--reinstall", "tcp:" + port, big], stdout=subprocess.PIPE)
+        for line in p.stdout:
+            if b'"progress"' in line and json.loads(line)["offset"] > 20000:
+                break
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        assert env.status(port)["upload"] is not None, env.status(port)
+        rc, events, res, err = env.push(port, big)
+        assert rc == 0 and res["already_active"], (rc, res, err)
+        assert not [e for e in events if e["event"] == "resume" or (e["event"] == "progress" and
+                                                                     e["offset"] == e["total"])], events
+        rc, events, res, err = env.push(port, big, "--reinstall")
+        assert rc == 0 and res["installed"] and not res["already_active"], (rc, res, err)
+        assert [e for e in events if e["event"] == "resume"], events[:4]
+        stop_and_log(proc)
+        print("--reinstall: the running container on trial again in slot %d; rolled back to slot %d; an "
+              "interrupted reinstall resumed by another only" % (again["active"]["slot"], back["active"]["slot"]))
     finally:
         env.close()
 
@@ -703,7 +726,12 @@ def case_four_models_span_several_answers_at_a_boards_frame_size():
             c = env.pack(n + ".mota", rel, params, seq=1, version=version)
             rc, _, res, err = env.push(port, c)
             assert rc == 0 and res["installed"], (n, rc, res, err)
+        # a refusal of the third model's container is the third model's, in its state and the errors ring
+        rel, params = env.p("m2_rel.bin"), env.p("m2_params.bin")
+        rc, _, res, err = env.push(port, env.pack("m2x.mota", rel, params, seq=2, cls="another-board"))
+        assert rc == 1 and res["status"] == "MOTA_ERR_CLASS_MISMATCH", (rc, res)
         st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        assert st["recent_errors"][-1]["model"] == "m2", st["recent_errors"]
         assert [m["name"] for m in st["models"]] == names, st["models"]
         assert all(m["active"]["version"] == version for m in st["models"]), st["models"]
         text = env.run("status", "tcp:" + port).stdout
@@ -755,6 +783,16 @@ def case_names_are_shown_beside_the_vendor_and_class_ids():
         assert "pack --class board-rev-a" in res["detail"], res
         shown = json.loads(env.run("inspect", "--json", other_class).stdout)["text"]
         assert shown["class_name"] == "board-rev-b" and shown["vendor_name"] == "example.com", shown
+        stop_and_log(proc)
+        # a name of 254 bytes is shown whole; one that would write to the terminal is not shown at all (its
+        # control characters replaced, it no longer makes its id): the id alone
+        long_vendor = "v" * 250 + ".com"
+        proc, port = sim(env, "--vendor", long_vendor, "--class", "c\nfake line\x1b[31m", flash="odd.flash")
+        dev = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["device"]
+        assert dev["vendor"] == long_vendor and dev["class"] is None, dev
+        text = env.run("status", "tcp:" + port).stdout
+        assert "vendor %s (id " % long_vendor in text and "class id %s" % dev["class_id"] in text, text
+        assert "\nfake line" not in text and "\x1b" not in text, text
         stop_and_log(proc)
         print("names beside ids: %s" % res["detail"])
     finally:

@@ -186,6 +186,7 @@ struct mota_agent {
     struct mota_nbin_info code_info;
     /* the upload being received (RAM part) */
     int up_model;         /* -1: none */
+    int verdict_model;    /* the model the current or last upload is for, once its head said (-1: not known) */
     bool up_ready;        /* head verified and decoded into up_env/up_man */
     uint32_t up_expected; /* next stream offset */
     struct mota_envelope up_env;

@@ -74,6 +74,10 @@ bool client_port_syntax(const char *port, char *why, size_t cap)
         snprintf(why, cap, "%s: no such kind of port (the network one is tcp:)", port);
         return false;
     }
+    if (strncasecmp(port, "tcp:", 4) == 0 && strncmp(port, "tcp:", 4) != 0) {
+        snprintf(why, cap, "%s: tcp: is written in lower case", port);
+        return false;
+    }
     if (strncmp(port, "tcp:", 4) != 0)
         return true; /* a path: whether it is a terminal is found when it is opened */
     const char *host = tcp_host(port), *colon = strrchr(host, ':');
@@ -82,18 +86,21 @@ bool client_port_syntax(const char *port, char *why, size_t cap)
         snprintf(why, cap, "%s: tcp: twice (a port file holds the whole tcp:HOST:PORT)", port);
         return false;
     }
-    /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET); other colons: not HOST:PORT */
-    if (colon != NULL && memchr(host, ':', (size_t)(colon - host)) != NULL) {
-        size_t hexish = strspn(host, "[]0123456789abcdefABCDEF:.");
+    /* [::1]:P or ::1:P: the transport connects over IPv4 only (AF_INET); other colons (an IPv4 address
+     * with two ports, a name with a colon): not HOST:PORT */
+    size_t hl = colon != NULL ? (size_t)(colon - host) : strlen(host);
+    bool v6 = host[0] == '[' || (hl >= 2 && memmem(host, hl, "::", 2) != NULL) ||
+              (memchr(host, ':', hl) != NULL && memchr(host, '.', hl) == NULL &&
+               strspn(host, "0123456789abcdefABCDEF:") >= hl);
+    if (v6 || (colon != NULL && memchr(host, ':', hl) != NULL)) {
         snprintf(why, cap,
-                 host[0] == '[' || hexish >= (size_t)(colon - host)
-                     ? "%s: an IPv6 address, and the link connects over IPv4 only"
-                     : "%s: more than one ':' after the host (tcp:HOST:PORT)",
+                 v6 ? "%s: an IPv6 address, and the link connects over IPv4 only"
+                    : "%s: more than one ':' after the host (tcp:HOST:PORT)",
                  port);
         return false;
     }
-    if (host[0] == '[') {
-        snprintf(why, cap, "%s: an IPv6 address, and the link connects over IPv4 only", port);
+    if (hl == 0) {
+        snprintf(why, cap, "%s: no host before :PORT", port);
         return false;
     }
     if (colon == NULL) {

@@ -22,7 +22,7 @@
 struct report {
     char name[65];
     bool provisioned, has_cause, has_identity;
-    char vendor_name[65], class_name[65]; /* what the ids are made from, where the device says it */
+    char vendor_name[257], class_name[257]; /* what the ids are made from, where the device says it */
     uint64_t cause, protocol, head_cap, max_payload, window, io_buffer, max_boots;
     bool has_uptime;
     uint64_t uptime_ms;
@@ -135,6 +135,10 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
     r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
     dev_identity_name(info, len, 0, r->vendor_name, sizeof(r->vendor_name));
     dev_identity_name(info, len, 1, r->class_name, sizeof(r->class_name));
+    if (!r->has_identity || !dev_name_makes_id(r->vendor_name, NULL, r->vendor)) /* shown only where true */
+        r->vendor_name[0] = 0;
+    if (!r->has_identity || !dev_name_makes_id(r->class_name, r->vendor, r->klass))
+        r->class_name[0] = 0;
     if (!dev_id(info, len, r->device_id, &r->device_id_len))
         r->device_id_len = 0;
     parse_profile(info, len, &r->profile);
@@ -159,9 +163,9 @@ static void print_report(const struct report *r)
         printf("\n");
     }
     if (r->has_identity) {
-        char v[128], k[128];
-        dev_named_id(r->vendor_name, r->vendor, v, sizeof(v));
-        dev_named_id(r->class_name, r->klass, k, sizeof(k));
+        char v[320], k[320];
+        dev_named_id(r->vendor_name, NULL, r->vendor, v, sizeof(v));
+        dev_named_id(r->class_name, r->vendor, r->klass, k, sizeof(k));
         printf("  identity: vendor %s, class %s\n", v, k);
     }
     if (r->profile.valid) {

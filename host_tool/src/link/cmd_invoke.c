@@ -134,6 +134,7 @@ struct invoke_result {
     uint32_t us;       /* how long the run took, on the device's clock */
     char detail[600];  /* the device's words, or why it could not be reached, or the host's facts */
     uint64_t out_size; /* --output-size, or the model's output as the device says it */
+    bool out_given;    /* --output-size was given */
     uint8_t *out;      /* the output (out_size bytes), once run */
 };
 
@@ -159,9 +160,9 @@ static void sizes_detail(size_t in_len, struct invoke_result *r)
     if (m != NULL && m->io.known) {
         snprintf(r->detail, sizeof(r->detail),
                  "model %s takes %llu input bytes and gives %llu output bytes (mota status); given %zu input bytes "
-                 "and --output-size %llu",
+                 "and %s %llu",
                  m->name, (unsigned long long)m->io.in_bytes, (unsigned long long)m->io.out_bytes, in_len,
-                 (unsigned long long)r->out_size);
+                 r->out_given ? "--output-size" : "an output size of", (unsigned long long)r->out_size);
         return;
     }
     snprintf(r->detail, sizeof(r->detail),
@@ -178,8 +179,21 @@ static bool sizes_settled(const struct link_opts *o, size_t in_len, struct invok
 {
     const struct dev_model *m = &r->models[r->idx];
     r->out_size = o->out_size;
+    r->out_given = o->out_size != 0;
+    if (!m->has) { /* what the device would answer, said before anything else is asked of the user */
+        r->status = MOTA_ERR_NO_MODEL;
+        snprintf(r->detail, sizeof(r->detail), "model %s: nothing installed (mota status)", m->name);
+        return false;
+    }
     if (r->out_size == 0 && m->io.known)
         r->out_size = m->io.out_bytes;
+    if (m->io.known && (m->io.out_bytes == 0 || m->io.out_bytes > INVOKE_MAX_OUTPUT)) {
+        r->status = MOTA_ERR_SELFTEST_RUN;
+        snprintf(r->detail, sizeof(r->detail), "model %s says it gives %llu output bytes (mota status): %s", m->name,
+                 (unsigned long long)m->io.out_bytes,
+                 m->io.out_bytes == 0 ? "no output to run it for" : "more than this host takes (16 MiB)");
+        return false;
+    }
     if (r->out_size == 0 || r->out_size > INVOKE_MAX_OUTPUT) {
         r->status = MOTA_ERR_ARG;
         snprintf(r->detail, sizeof(r->detail),

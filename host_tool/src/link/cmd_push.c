@@ -44,7 +44,7 @@ struct push {
     int result;
     bool connected; /* the device answered HELLO once: acked is its */
     bool container; /* the file is a container: vr says what it holds */
-    char detail[640];
+    char detail[1024];
 };
 
 /*
@@ -308,15 +308,18 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
             const struct mota_component *c = &man->comp[i];
             if (vendor ? !c->has_vendor : !c->has_class)
                 continue;
-            char dn[65], cn[65], w[128], g[128];
+            char dn[257], cn[257], w[320], g[320];
+            uint8_t dev_vendor[16];
             const char *ctext = vendor ? man->text.vendor_name : man->text.class_name;
             size_t clen = vendor ? man->text.vendor_name_len : man->text.class_name_len;
+            const uint8_t *dns = vendor || !dev_identity(info, info_len, 0, dev_vendor) ? NULL : dev_vendor;
             dev_identity_name(info, info_len, vendor ? 0 : 1, dn, sizeof(dn));
             copy_str(cn, sizeof(cn), ctext != NULL ? ctext : "", ctext != NULL ? clen : 0);
-            dev_named_id(dn, want, w, sizeof(w));
-            dev_named_id(cn, vendor ? c->vendor_id : c->class_id, g, sizeof(g));
+            dev_named_id(dn, dns, want, w, sizeof(w));
+            dev_named_id(cn, vendor ? NULL : c->vendor_id, vendor ? c->vendor_id : c->class_id, g, sizeof(g));
             snprintf(detail, cap, "%s: device %s, container %s; pack --%s %s", vendor ? "vendor" : "class", w, g,
-                     vendor ? "vendor" : "class", dn[0] ? dn : "NAME, with the device's name");
+                     vendor ? "vendor" : "class",
+                     dev_name_makes_id(dn, dns, want) ? dn : "NAME, with the device's name");
             return;
         }
     }
@@ -725,8 +728,8 @@ static int push_run(struct push *p, const struct mapped *m)
         p->detail[0] = 0;
     }
     explain(p);
-    if (p->result == MOTA_OK && (p->tty || p->shown < p->total))
-        progress(p, p->total, true);
+    if (p->result == MOTA_OK && !p->already && (p->tty || p->shown < p->total))
+        progress(p, p->total, true); /* every byte in (already active: only the head went, and said so) */
     else if (p->tty && !p->o->quiet && p->shown > 0)
         fputc('\n', stderr);
     return p->result == MOTA_OK ? push_installed(p) : push_failed(p);

@@ -332,6 +332,17 @@ static int run_sample(struct client *cl, const struct validate_opts *o, const ch
         refuse(d, MOTA_ERR_ARG, EXIT_USAGE, "--outputs: %s: no output of %s elements", rp, dtypes[o->dtype].name);
         return EXIT_OK;
     }
+    const struct dev_io *io = &d->models[d->idx].io;
+    if (io->known && (in.len != io->in_bytes || ref.len != io->out_bytes)) { /* the model's sizes: nothing sent */
+        refuse(d, MOTA_ERR_SELFTEST_RUN, EXIT_INVALID,
+               "on input %s: model %s takes %llu input bytes and gives %llu output bytes (mota status); the input "
+               "has %zu bytes, its reference output %zu",
+               name, d->models[d->idx].name, (unsigned long long)io->in_bytes, (unsigned long long)io->out_bytes,
+               in.len, ref.len);
+        tool_unmap(&in);
+        tool_unmap(&ref);
+        return EXIT_OK;
+    }
     d->ret = dev_invoke(cl, d->io, (unsigned)d->idx, in.data, in.len, out, ref.len, o->link.timeout_s, &t->lat[i],
                         &d->status, d->detail, sizeof(d->detail));
     if (d->ret == MOTA_OK && d->status == MOTA_OK)

@@ -26,6 +26,9 @@ void copy_str(char *dst, size_t cap, const char *s, size_t n)
         n = cap - 1;
     memcpy(dst, s, n);
     dst[n] = 0;
+    for (size_t i = 0; i < n; i++) /* a device's text reaches a terminal: no escape sequences, no forged lines */
+        if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7F)
+            dst[i] = '?';
 }
 
 /* A device of another version may send an array of another length: its items are skipped, so the rest of
@@ -305,12 +308,20 @@ void dev_identity_name(const uint8_t *info, size_t len, unsigned which, char *ou
         out[0] = 0;
 }
 
-/* "example.com (id 5c8d...)", or the id alone when the name is not known */
-void dev_named_id(const char *name, const uint8_t id[16], char *out, size_t cap)
+bool dev_name_makes_id(const char *name, const uint8_t *vendor_id, const uint8_t id[16])
+{
+    uint8_t made[16];
+    if (name == NULL || name[0] == 0)
+        return false;
+    mota_uuid5(vendor_id != NULL ? vendor_id : mota_uuid_ns_dns, name, strlen(name), made);
+    return memcmp(made, id, 16) == 0;
+}
+
+void dev_named_id(const char *name, const uint8_t *vendor_id, const uint8_t id[16], char *out, size_t cap)
 {
     char u[37];
     tool_uuid_str(id, u);
-    if (name != NULL && name[0] != 0)
+    if (dev_name_makes_id(name, vendor_id, id))
         snprintf(out, cap, "%s (id %s)", name, u);
     else
         snprintf(out, cap, "id %s", u);

@@ -98,8 +98,10 @@ bool info_bool(const uint8_t *p, size_t len, int64_t want, bool *v);
 bool dev_identity(const uint8_t *info, size_t len, unsigned which, uint8_t out[16]);
 /* HELLO key 15: the name vendor (which 0) or class (1) id is made from; "" when the device does not say */
 void dev_identity_name(const uint8_t *info, size_t len, unsigned which, char *out, size_t cap);
-/* "NAME (id UUID)", or "id UUID" without a name: how an identity is shown */
-void dev_named_id(const char *name, const uint8_t id[16], char *out, size_t cap);
+/* name makes id: a vendor id is UUID5(DNS, name) (vendor_id NULL), a class id UUID5(vendor_id, name) */
+bool dev_name_makes_id(const char *name, const uint8_t *vendor_id, const uint8_t id[16]);
+/* "NAME (id UUID)", or "id UUID" when there is no name or it does not make the id: how an identity is shown */
+void dev_named_id(const char *name, const uint8_t *vendor_id, const uint8_t id[16], char *out, size_t cap);
 /* HELLO key 14, the device's unique id (1 to 16 bytes) into out, its length in *n; false when the device
  * does not send one or sends something else. */
 bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n);

@@ -38,6 +38,12 @@ static int begin(struct client *c, struct client_upload *u)
             u->on_resume(u->ctx, begun.resume);
         return MOTA_OK;
     }
+    if (u->begin_flags != 0 && status == MOTA_ERR_PROTO_FRAME) { /* a BEGIN one byte longer than it knows */
+        static const char older[] = "the device's agent predates BEGIN's flags (push --reinstall): update its "
+                                    "firmware, or push without --reinstall";
+        client_upload_verdict(u, MOTA_ERR_PROTO_FLAGS, (const uint8_t *)older, sizeof(older) - 1);
+        return MOTA_OK;
+    }
     client_upload_verdict(u, status != MOTA_OK ? status : MOTA_ERR_PROTO_FRAME, body, blen);
     return MOTA_OK;
 }

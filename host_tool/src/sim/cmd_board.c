@@ -817,6 +817,8 @@ int cmd_sim_board(int argc, char **argv)
     if (b->port_path != NULL)
         unlink(b->port_path); /* a stale one would send a client to a port nobody serves */
     board_identity_defaults(&o.id, b->t);
+    if ((rc = board_identity_fits(&o.id, b->t, "sim")) != EXIT_OK)
+        return rc;
     snprintf(b->tag, sizeof(b->tag), "mota-%s: ", b->t->name);
     if (b->flash == NULL) {
         if (default_flash(b->t, o.default_flash, sizeof(o.default_flash)) != MOTA_OK)

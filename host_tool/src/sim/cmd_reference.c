@@ -259,6 +259,12 @@ static bool check_files(const struct ref_opts *o, struct ref_run *r, struct mapp
             tool_unmap(&m);
             if (ret != MOTA_OK)
                 return ref_fail(r, "files", ret, EXIT_INVALID, "%s: not a model pack takes", o->model);
+            /* a board's model slot is named in its provisioning record: 23 characters at most */
+            if (info.c_name_len >= sizeof(((struct mota_provision *)0)->models[0]))
+                return ref_fail(r, "files", MOTA_ERR_NO_SLOT, EXIT_INVALID,
+                                "%s: its C name '%s' is %zu characters, and a board's model slot holds at most %zu",
+                                o->model, r->c_name, info.c_name_len,
+                                sizeof(((struct mota_provision *)0)->models[0]) - 1);
         } else if (i == 1) {
             tool_unmap(&m);
         }
@@ -609,11 +615,15 @@ static bool not_run(const struct ref_opts *o, struct ref_run *r, int status, con
 static bool output_size(const struct ref_opts *o, struct ref_run *r)
 {
     r->out_size = o->out_size ? o->out_size : r->io.known ? r->io.out_bytes : 0;
+    if (r->out_size == 0 && r->io.known) /* the model says so itself: no --output-size changes that */
+        return ref_fail(r, "invoke", MOTA_ERR_SELFTEST_RUN, EXIT_INVALID,
+                        "model %s says it gives 0 output bytes (the board reports its sizes): no output to make a "
+                        "reference of",
+                        r->c_name);
     if (r->out_size == 0)
         return ref_fail(r, "invoke", MOTA_ERR_ARG, EXIT_USAGE,
-                        "the %s board does not report model %s's output size (its firmware is older): give "
-                        "--output-size N",
-                        o->t->name, r->c_name);
+                        "the %s board does not report model %s's output size: give --output-size N", o->t->name,
+                        r->c_name);
     if (r->out_size > REF_MAX_OUTPUT)
         return ref_fail(r, "invoke", MOTA_ERR_ARG, EXIT_INVALID,
                         "model %s gives %llu bytes (the board says): at most %u", r->c_name,

@@ -334,6 +334,7 @@ struct sim_opts {
     uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
     uint64_t rx_ring;                          /* 0: the profile's */
     uint64_t max_payload;                      /* 0: the build's (MOTA_LINK_MAX_PAYLOAD) */
+    bool max_payload_set;
     enum mota_posix_flash_timing timing;
     bool exec_set, ext_set, torn, once;
     uint32_t trial_boots;
@@ -650,7 +651,10 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
         break;
     case O_HEAD: o->head = v; break;
     case O_RX_RING: o->rx_ring = v; break;
-    case O_MAX_PAYLOAD: o->max_payload = v; break;
+    case O_MAX_PAYLOAD:
+        o->max_payload = v;
+        o->max_payload_set = true;
+        break;
     case O_CPU: o->prof.dev.cpu_part = (uint32_t)(v & 0xFFF); break;
     case O_STRUCT: o->prof.dev.struct_sizes = (uint32_t)v; break;
     case O_TRIAL: o->trial_boots = (uint32_t)v; break;
@@ -785,7 +789,7 @@ static int size_memories(struct sim_opts *o)
         return EXIT_USAGE;
     if (o->rx_ring == 0)
         o->rx_ring = o->prof.rx_ring ? o->prof.rx_ring : 32 * 1024;
-    if (o->max_payload != 0 && (o->max_payload < 64 || o->max_payload > MOTA_LINK_MAX_PAYLOAD)) {
+    if (o->max_payload_set && (o->max_payload < 64 || o->max_payload > MOTA_LINK_MAX_PAYLOAD)) {
         tool_usage_err("sim", "--max-payload %llu: from 64 to %u bytes", (unsigned long long)o->max_payload,
                        MOTA_LINK_MAX_PAYLOAD);
         return EXIT_USAGE;

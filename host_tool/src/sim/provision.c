@@ -17,7 +17,9 @@
 #include "mota/board.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
+#include "mota/crc32.h"
 #include "mota/err.h"
+#include "mota/le.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,8 +38,10 @@
 #endif
 
 static const struct board_target targets[] = {
-    {"an547", "mps3-an547", MOTA_FIRMWARE_DIR_AN547}, /* Cortex-M55 */
-    {"an505", "mps2-an505", MOTA_FIRMWARE_DIR_AN505}, /* Cortex-M33 */
+    /* the models: MOTA_AGENT_MAX_MODELS of the boards' build (sizes.cmake); a record naming more is refused
+     * whole at boot (the board would come up unprovisioned) */
+    {"an547", "mps3-an547", MOTA_FIRMWARE_DIR_AN547, 2}, /* Cortex-M55 */
+    {"an505", "mps2-an505", MOTA_FIRMWARE_DIR_AN505, 2}, /* Cortex-M33 */
 };
 
 const struct board_target *board_target_find(const char *name)
@@ -304,6 +308,18 @@ static int hex_write(struct outfile *o, const uint8_t *d, size_t n, uint32_t add
     return ret == MOTA_OK ? hex_record(o, 0x01, 0, NULL, 0) : ret;
 }
 
+/* The record as version 1 (480 bytes: no names, its CRC where version 2 has them) for a part whose
+ * firmware reads only that, else as it is; its length. */
+static size_t record_as(uint8_t rec[sizeof(struct mota_provision_rec)], unsigned version)
+{
+    if (version != 1)
+        return sizeof(struct mota_provision_rec);
+    mota_put16(rec + offsetof(struct mota_provision_rec, version), 1);
+    mota_put16(rec + offsetof(struct mota_provision_rec, size), MOTA_PROVISION_V1_SIZE);
+    mota_put32(rec + MOTA_PROVISION_V1_SIZE - 4u, mota_crc32(0, rec, MOTA_PROVISION_V1_SIZE - 4u));
+    return MOTA_PROVISION_V1_SIZE;
+}
+
 int board_provision_image(const struct board_identity *id, const char *bin, const char *hex, uint32_t addr,
                           uint8_t rec[sizeof(struct mota_provision_rec)])
 {
@@ -312,6 +328,7 @@ int board_provision_image(const struct board_identity *id, const char *bin, cons
     int ret = build_identity(id, &want);
     if (ret != MOTA_OK || (ret = build_record(&want, NULL, MOTA_ERR_NOT_PROVISIONED, rec)) != MOTA_OK)
         return ret;
+    size_t len = record_as(rec, id->record_version);
     if (bin != NULL && (ret = tool_out_open(&ob, bin, 0644)) != MOTA_OK)
         return ret;
     if (hex != NULL && (ret = tool_out_open(&oh, hex, 0644)) != MOTA_OK) {
@@ -320,9 +337,9 @@ int board_provision_image(const struct board_identity *id, const char *bin, cons
         return ret;
     }
     if (bin != NULL && ret == MOTA_OK)
-        ret = tool_out_write(&ob, rec, sizeof(struct mota_provision_rec));
+        ret = tool_out_write(&ob, rec, len);
     if (hex != NULL && ret == MOTA_OK)
-        ret = hex_write(&oh, rec, sizeof(struct mota_provision_rec), addr);
+        ret = hex_write(&oh, rec, len, addr);
     if (ret != MOTA_OK) {
         if (bin != NULL)
             tool_out_abort(&ob);
@@ -362,6 +379,16 @@ int board_identity_opt(struct board_identity *id, int c, const char *arg)
         return 1;
     default: return 0;
     }
+}
+
+int board_identity_fits(const struct board_identity *id, const struct board_target *t, const char *cmd)
+{
+    if (id->n_models > t->max_models)
+        return tool_usage_err(cmd,
+                              "%u --model: the %s firmware serves at most %u models (a record naming more "
+                              "is refused at boot, and the board would come up unprovisioned)",
+                              id->n_models, t->name, t->max_models);
+    return EXIT_OK;
 }
 
 void board_identity_defaults(struct board_identity *id, const struct board_target *t)
@@ -405,6 +432,8 @@ static void help_provision(FILE *f)
                "(--image) and as Intel HEX placed at ADDR (--hex), for a programmer to write at\n"
                "ADDR, the part's provisioning sector (docs/porting.md, \"Provisioning a real\n"
                "part\"). ADDR: a 32-bit address, 0x... or decimal, 16-byte aligned.\n"
+               "--record-version 1 writes the 480-byte version 1 (no vendor and class names) for a part\n"
+               "whose firmware predates version 2.\n"
                "  --device-id HEX        the record's device id, 1 to 16 bytes as hex digits\n"
                "                         (default: the board's own, or 12 random bytes)\n"
                "Defaults: example.com / mota-TARGET (an547), model network, 3 trial boots.\n");
@@ -443,6 +472,11 @@ static int provision_opt(struct provision_opts *o, int c, const char *arg)
     case 'I': o->bin = arg; return 1;
     case 'H': o->hex = arg; return 1;
     case 'A': return address_opt(o, arg);
+    case 'R':
+        if (strcmp(arg, "1") != 0 && strcmp(arg, "2") != 0)
+            return tool_usage_err("provision", "--record-version '%s': 1 or 2", arg), -1;
+        o->id.record_version = (unsigned)(arg[0] - '0');
+        return 1;
     case 'D':
         if (strlen(arg) % 2 != 0 || n == 0 || n > MOTA_AGENT_DEVICE_ID_MAX || !tool_parse_hex(arg, o->id.device_id, n))
             return tool_usage_err("provision", "--device-id '%s': 1 to %u bytes as hex digits", arg,
@@ -464,7 +498,8 @@ static int parse_provision(int argc, char **argv, struct provision_opts *o, bool
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
         {"trial-boots", required_argument, 0, 'T'}, {"target", required_argument, 0, 'B'},
         {"image", required_argument, 0, 'I'}, {"hex", required_argument, 0, 'H'},
-        {"address", required_argument, 0, 'A'}, {"device-id", required_argument, 0, 'D'}, {0, 0, 0, 0}};
+        {"address", required_argument, 0, 'A'}, {"device-id", required_argument, 0, 'D'},
+        {"record-version", required_argument, 0, 'R'}, {0, 0, 0, 0}};
     /* clang-format on */
     int c;
     memset(o, 0, sizeof(*o));
@@ -490,6 +525,9 @@ static int parse_provision(int argc, char **argv, struct provision_opts *o, bool
     if (image != o->have_addr)
         return tool_usage_err("provision", image ? "--image and --hex need --address, where the record is programmed"
                                                  : "--address goes with --image or --hex");
+    if (o->id.record_version != 0 && !image)
+        return tool_usage_err("provision", "--record-version goes with --image or --hex (a board's flash file gets "
+                                           "the version its firmware reads)");
     if (o->bin != NULL && o->hex != NULL && tool_same_file(o->bin, o->hex))
         return tool_usage_err("provision", "--image and --hex name the same file");
     return EXIT_OK;
@@ -508,8 +546,9 @@ static int provision_image(const struct provision_opts *o)
     const char *files[2] = {o->bin, o->hex}, *what[2] = {"raw", "Intel HEX"};
     for (int i = 0; i < 2; i++)
         if (files[i] != NULL)
-            printf("%s: provisioning record, %zu bytes %s, for 0x%08X (%u key%s, class %s, device id %s)\n", files[i],
-                   sizeof(rec), what[i], o->addr, o->id.n_keys, o->id.n_keys == 1 ? "" : "s", o->id.klass, did);
+            printf("%s: provisioning record, %u bytes %s, for 0x%08X (%u key%s, class %s, device id %s)\n", files[i],
+                   o->id.record_version == 1 ? MOTA_PROVISION_V1_SIZE : (unsigned)sizeof(rec), what[i], o->addr,
+                   o->id.n_keys, o->id.n_keys == 1 ? "" : "s", o->id.klass, did);
     return EXIT_OK;
 }
 
@@ -522,7 +561,9 @@ int cmd_provision(int argc, char **argv)
         return rc;
     board_identity_defaults(&o.id, o.t);
     if (o.flash == NULL)
-        return provision_image(&o);
+        return provision_image(&o); /* a real part: its own firmware's limit, up to the record's 4 */
+    if ((rc = board_identity_fits(&o.id, o.t, "provision")) != EXIT_OK)
+        return rc;
     char fix[PATH_MAX + 160];
     snprintf(fix, sizeof(fix),
              "give --flash another file for another board, delete %s to provision it anew, or provision it "

@@ -14,6 +14,7 @@ struct board_target {
     const char *name;         /* hal/ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
     const char *machine;      /* qemu-system-arm -M */
     const char *firmware_dir; /* where this build put its firmware */
+    unsigned max_models;      /* the models its firmware serves (hal/ports/mps/common/sizes.cmake) */
 };
 
 /* The board called name, or NULL. */
@@ -31,11 +32,14 @@ struct board_identity {
     uint32_t trial_boots;
     uint8_t device_id[MOTA_AGENT_DEVICE_ID_MAX]; /* --device-id; device_id_len 0: the board's own, or random */
     uint8_t device_id_len;
+    unsigned record_version; /* --record-version: 1 for a part whose firmware predates version 2; 0: 2 */
 };
 
 /* The identity's options both commands take (getopt values 'k' --key, 'm' --model, 'V' --vendor,
  * 'C' --class, 'N' --name, 'T' --trial-boots): 1 when c is one of them, 0 if not, <0 on an error (said). */
 int board_identity_opt(struct board_identity *id, int c, const char *arg);
+/* The identity fits the board's firmware (its models): EXIT_OK, else a usage error of cmd, said. */
+int board_identity_fits(const struct board_identity *id, const struct board_target *t, const char *cmd);
 /* Defaults for what the options left out: vendor example.com, class and name "mota-<board>", 3 trial boots. */
 void board_identity_defaults(struct board_identity *id, const struct board_target *t);
 

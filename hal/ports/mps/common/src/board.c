@@ -445,8 +445,12 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
     b->provision_status =
         mota_provision_decode(b->flash.map(NULL, MOTA_BOARD_PROVISION, MOTA_BOARD_SECTOR), MOTA_BOARD_SECTOR, &prov);
     unsigned n = 1;
-    if (b->provision_status == MOTA_OK && (prov.n_models > MOTA_AGENT_MAX_MODELS || prov.n_keys > MOTA_AGENT_MAX_KEYS))
+    if (b->provision_status == MOTA_OK &&
+        (prov.n_models > MOTA_AGENT_MAX_MODELS || prov.n_keys > MOTA_AGENT_MAX_KEYS)) {
         b->provision_status = MOTA_ERR_PROVISION; /* more than this firmware serves: not half-applied */
+        mota_board_log(MOTA_BOARD_TAG "provisioning: the record names more models or keys than this firmware "
+                                      "serves (MOTA_AGENT_MAX_MODELS, MOTA_AGENT_MAX_KEYS)\n");
+    }
     if (b->provision_status == MOTA_OK) {
         mota_provision_apply(&prov, cfg);
         n = prov.n_models ? prov.n_models : 1;
