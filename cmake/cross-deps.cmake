@@ -1,28 +1,36 @@
 # SPDX-License-Identifier: Apache-2.0
 # Device dependencies compiled from Debian's source packages, unpacked by
 # scripts/fetch-cross-deps.sh into .deps/src (pinned SHA-256). Only the parts
-# the device path uses are built: mbed TLS's SHA-256/ECDSA-verify stack with a
-# static heap, and libcbor's streaming decoder and encoders.
+# the device path uses are built: mbed TLS 2.28's SHA-256, p256-m (from mbed
+# TLS 3.6.6) for the ECDSA P-256 verify, and libcbor's streaming decoder and
+# encoders.
 set(MOTA_DEPS_SRC ${CMAKE_SOURCE_DIR}/.deps/src CACHE PATH "unpacked dependency sources")
-if(NOT EXISTS ${MOTA_DEPS_SRC}/mbedtls/.unpacked OR NOT EXISTS ${MOTA_DEPS_SRC}/libcbor/.unpacked)
-  message(FATAL_ERROR "run scripts/fetch-cross-deps.sh first")
-endif()
+foreach(dep mbedtls mbedtls36 libcbor)
+  if(NOT EXISTS ${MOTA_DEPS_SRC}/${dep}/.unpacked)
+    message(FATAL_ERROR "run scripts/fetch-cross-deps.sh first (${dep} is missing)")
+  endif()
+endforeach()
 
 set(MBED ${MOTA_DEPS_SRC}/mbedtls)
-add_library(mota_dep_mbedtls_lib STATIC
-  ${MBED}/library/sha256.c ${MBED}/library/ecdsa.c ${MBED}/library/ecp.c ${MBED}/library/ecp_curves.c
-  ${MBED}/library/bignum.c ${MBED}/library/asn1parse.c ${MBED}/library/asn1write.c
-  ${MBED}/library/platform.c ${MBED}/library/platform_util.c ${MBED}/library/memory_buffer_alloc.c
-  ${MBED}/library/constant_time.c)
+add_library(mota_dep_mbedtls_lib STATIC ${MBED}/library/sha256.c ${MBED}/library/platform_util.c)
 target_include_directories(mota_dep_mbedtls_lib SYSTEM PUBLIC ${MBED}/include ${CMAKE_SOURCE_DIR}/cmake)
 target_compile_definitions(mota_dep_mbedtls_lib PUBLIC MBEDTLS_CONFIG_FILE="mbedtls_config_device.h")
+# SHA-256 at -Os is as fast on Cortex-M55 as at -O2 (without MBEDTLS_SHA256_SMALLER): 42 instructions/byte
 target_compile_options(mota_dep_mbedtls_lib PRIVATE -Os -w)
-# the verify's inner loops at -O2: the signature check is the agent's largest cost (bench-board.sh);
-# SHA-256 stays -Os, which is as fast on Cortex-M55 (without MBEDTLS_SHA256_SMALLER)
-set_source_files_properties(${MBED}/library/bignum.c ${MBED}/library/ecp.c ${MBED}/library/ecp_curves.c
-                            PROPERTIES COMPILE_OPTIONS -O2)
 add_library(mota_dep_mbedtls INTERFACE)
 target_link_libraries(mota_dep_mbedtls INTERFACE mota_dep_mbedtls_lib)
+
+# p256-m: the verify at -O2 (13.3 M instructions on Cortex-M55, 3.8 KB; -Os is 16.5 M, 2.4 KB:
+# docs/porting.md). It is compiled against 3.6.6's own headers (its zeroize and the PSA random source of
+# its signing, which the device never links: --gc-sections), and only crypto/ sees its header.
+set(P256M ${MOTA_DEPS_SRC}/mbedtls36/3rdparty/p256-m/p256-m)
+add_library(mota_dep_p256m_lib STATIC ${P256M}/p256-m.c)
+target_include_directories(mota_dep_p256m_lib PRIVATE ${MOTA_DEPS_SRC}/mbedtls36/include)
+target_include_directories(mota_dep_p256m_lib SYSTEM INTERFACE ${P256M})
+target_compile_definitions(mota_dep_p256m_lib PRIVATE MBEDTLS_PSA_P256M_DRIVER_ENABLED)
+target_compile_options(mota_dep_p256m_lib PRIVATE -O2 -w)
+add_library(mota_dep_p256m INTERFACE)
+target_link_libraries(mota_dep_p256m INTERFACE mota_dep_p256m_lib mota_dep_mbedtls_lib)
 
 set(CBOR ${MOTA_DEPS_SRC}/libcbor/src)
 set(CBOR_VERSION_MAJOR 0)
@@ -44,6 +52,3 @@ target_compile_options(mota_dep_cbor_lib PRIVATE -Os -w)
 add_library(mota_dep_cbor INTERFACE)
 target_link_libraries(mota_dep_cbor INTERFACE mota_dep_cbor_lib)
 
-# crypto: mbed TLS allocates inside bignum/ECP; on the device it gets a
-# caller-provided arena instead of a heap (mota_crypto_setup).
-set(MOTA_DEVICE_DEFINES MOTA_CRYPTO_STATIC_ARENA)

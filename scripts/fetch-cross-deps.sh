@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Download the Debian source packages that the Cortex-M cross build compiles
-# (mbed TLS 2.28.3 from bookworm, libcbor from trixie), verify each tarball's
+# (mbed TLS 2.28.3 from bookworm for SHA-256; libcbor, and mbed TLS 3.6.6 for
+# its p256-m, from trixie), verify each tarball's
 # pinned SHA-256 and unpack them into .deps/src. Uses a private deb-src list,
 # so the machine's apt configuration is left untouched. Idempotent.
 set -euo pipefail

@@ -291,7 +291,6 @@ def main():
            (ram, big.get("ring", 0), big.get("selftest_out", 0), peak),
            "%d B (%.1f KiB)" % (agent_ram, agent_ram / 1024), ("<= 8 KiB", agent_ram <= 8 * 1024))
     report("  of which: container head buffer (scratch)", "%d B" % big.get("scratch", 0))
-    report("  of which: mbed TLS arena (P-256 peak about 3.6 KiB)", "%d B" % big.get("crypto_arena", 0))
     report("  of which: agent + link state (dev)", "%d B" % big.get("dev", 0))
     with open(env.p("bench-board.json"), "w") as f:
         json.dump([{"name": n, "value": v, "goal": g} for n, v, g in results], f, indent=1)

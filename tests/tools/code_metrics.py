@@ -43,6 +43,7 @@ LAYERS = [
 RESTRICTED = [
     (re.compile(r"^hal/include/mota/port\.h$"), ["agent/", "hal/"], "only agent/ and the ports see port.h"),
     (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
+    (re.compile(r"^<p256-m\.h>"), ["crypto/"], "only crypto/ sees p256-m"),
     (re.compile(r"^<openssl/"), ["crypto/src/sha256_openssl.c"], "only crypto/'s host SHA-256 sees OpenSSL"),
     (re.compile(r"^<cbor[./]"), ["container/src/cbor.c"], "only the CBOR decoder sees libcbor"),
     (re.compile(r"^<zlib\.h>$"), ["base/src/crc32.c", "host_tool/src/", "tests/unit/encoders.h"],

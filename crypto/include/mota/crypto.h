@@ -70,12 +70,5 @@ void mota_key_id(const uint8_t pub[MOTA_P256_PUB_LEN], uint8_t kid[MOTA_KEY_ID_L
 /* Constant-time comparison: 0 if equal. */
 int mota_ct_memcmp(const void *a, const void *b, size_t len);
 
-/*
- * Device builds without a system heap (MOTA_CRYPTO_STATIC_ARENA): mbed TLS's
- * big-number code allocates, so it gets this caller-provided arena. Call once
- * before the first verification. 8 KiB is enough for P-256 verification.
- * On host builds this is a no-op returning MOTA_OK.
- */
-int mota_crypto_setup(void *arena, size_t len);
 
 #endif /* MOTA_CRYPTO_H */

@@ -7,7 +7,6 @@
  * product's main() looks like.
  */
 #include "mota/board.h"
-#include "mota/crypto.h"
 #include "mota/device.h"
 #include "mota/err.h"
 #include "mota/proto.h"
@@ -21,10 +20,6 @@ static struct mota_agent_config cfg;
 static struct mota_device dev;
 static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
 static uint8_t selftest_out[4096];
-/* mbed TLS: the kept P-256 group with its base-point table, plus a verify's
- * temporaries (window 4); 6 KiB was measured too small for the second verify */
-static uint8_t crypto_arena[7168] __attribute__((aligned(8)));
-
 static const char *decimal(char buf[12], int v)
 {
     char *p = buf + 11;
@@ -114,14 +109,13 @@ static void report_boot(void)
 
 int main(void)
 {
-    int ret = mota_crypto_setup(crypto_arena, sizeof(crypto_arena));
+    int ret;
     cfg.scratch = scratch;
     cfg.scratch_size = sizeof(scratch);
     cfg.selftest_buf = selftest_out;
     cfg.selftest_buf_size = sizeof(selftest_out);
     cfg.max_trial_boots = 3;
-    if (ret == MOTA_OK)
-        ret = mota_board_init(&board, &cfg);
+    ret = mota_board_init(&board, &cfg);
     if (ret != MOTA_OK) {
         log_result(MOTA_BOARD_TAG "board init failed: ", ret);
         return ret;
