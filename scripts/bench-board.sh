@@ -11,7 +11,8 @@
 # on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
 # the QEMU boards").
 #   scripts/bench-board.sh [an547|an505 ...]   the boards to run (default both)
-#   scripts/bench-board.sh --footprint         the footprint of each port's image only
+#   scripts/bench-board.sh --footprint         the footprint of each board's min and full builds: by module,
+#                                              one "footprint VARIANT-BOARD: ..." line each, the head check
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -24,7 +25,20 @@ map() { # the firmware map of a board in the release build
              an505) echo build/release/firmware-m33/boards/an505/mota-an505.map ;; esac
 }
 if [ "${1:-}" = --footprint ]; then
-  exec /usr/bin/python3 tests/bench/bench_board.py --footprint "$(map an547)" "$(map an505)"
+  # each board's min variant (cmake/features.cmake) beside its full one: by module, then one line each
+  # ("footprint VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B", "head check: N instructions")
+  specs=()
+  for b in an547:cortex-m55 an505:cortex-m33; do
+    board=${b%%:*} cpu=${b##*:} dir=build/release/firmware-min-${b%%:*}
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$cpu.cmake" \
+          -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min >/dev/null
+    cmake --build "$dir" >/dev/null
+    specs+=("min:$board:$dir/boards/$board/mota-$board.map" "full:$board:$(map "$board")")
+  done
+  w=$(mktemp -d)
+  trap 'rm -rf "$w"' EXIT
+  /usr/bin/python3 tests/bench/bench_footprint.py build/release/host_tool/mota "$root" "$w/fp" "${specs[@]}"
+  exit 0
 fi
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT

@@ -19,6 +19,11 @@ cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cort
       -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 >/dev/null
 cmake --build build/m55
 
+echo "== cross build: the smallest variant (MOTA_VARIANT=min) of the an547 firmware"
+cmake -S . -B build/min55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 -DMOTA_VARIANT=min >/dev/null
+cmake --build build/min55
+
 echo "== cross build: device libraries and the an505 firmware for Cortex-M33"
 cmake -S . -B build/m33 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m33.cmake \
       -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an505 >/dev/null
@@ -34,7 +39,8 @@ cmake --build build/fuzz
 
 echo "== host build with ASan+UBSan, and the tests"
 cmake -S . -B build/asan -G Ninja -DMOTA_SANITIZE=ON -DMOTA_FUZZ_BIN_DIR="$root/build/fuzz/tests/fuzz" \
-      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" -DMOTA_CROSS_BUILD_DIR_M33="$root/build/m33" >/dev/null
+      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" -DMOTA_CROSS_BUILD_DIR_M33="$root/build/m33" \
+      -DMOTA_CROSS_BUILD_DIR_MIN="$root/build/min55" >/dev/null
 cmake --build build/asan
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 ctest --test-dir build/asan --output-on-failure -j "$(nproc)"

@@ -3,6 +3,7 @@
 #include "agent_int.h"
 
 #include "mota/cbor.h"
+#include "mota/decompress.h"
 #include "mota/err.h"
 
 #include <string.h>
@@ -141,6 +142,9 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         lay->comp_phl[c] = payload_head_len(&man->comp[c]);
         if (lay->comp_phl[c] == 0)
             return MOTA_ERR_COMPONENT_ID;
+        /* a decoder this build has (MOTA_FEATURE_LZ4, _DEFLATE): said before any erase */
+        if (man->comp[c].compressed && !mota_decompress_built(man->comp[c].z_alg))
+            return MOTA_ERR_DECOMP_OFF;
         /* a compressed image resumes at its blocks' ends: each must leave the program unit empty */
         if (man->comp[c].compressed && man->comp[c].z_block % mota_agent_chunk_size(a) != 0)
             return MOTA_ERR_COMPRESSION_INFO;

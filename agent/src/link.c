@@ -4,6 +4,7 @@
 
 #include "link_replies.h"
 #include "mota/err.h"
+#include "mota/features.h"
 #include "mota/crc32.h"
 
 #include <stdint.h>
@@ -187,6 +188,7 @@ static void send_busy(void *ctx, uint32_t max_us)
         event(l, MOTA_PHASE_FLASH_BUSY, l->expected, (max_us + 999u) / 1000u);
 }
 
+#if MOTA_FEATURE_INVOKE
 /* Run model m once. A guarding port's fault or time verdict is counted as the model's fault. */
 static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
                      uint64_t *us)
@@ -208,6 +210,7 @@ static int run_model(struct mota_link *l, unsigned m, const uint8_t *in, size_t 
     }
     return ret;
 }
+#endif
 
 static int upload_model(const struct mota_link *l)
 {
@@ -380,6 +383,7 @@ static int cmd_errors(struct mota_link *l, const struct mota_frame *f)
     return respond(l, f, status, BODY(l), n);
 }
 
+#if MOTA_FEATURE_INVOKE
 static uint32_t clamp_us(uint64_t us)
 {
     return us > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)us;
@@ -454,6 +458,17 @@ static int cmd_output(struct mota_link *l, const struct mota_frame *f)
     len = len < l->io_out - off ? len : l->io_out - off;
     return respond(l, f, MOTA_OK, l->agent->cfg->selftest_buf + l->io_out_at + off, len < cap ? len : cap);
 }
+#else
+/* a build without running models over the link (MOTA_FEATURE_INVOKE 0): HELLO's I/O buffer is 0 */
+static int cmd_no_invoke(struct mota_link *l, const struct mota_frame *f)
+{
+    return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0);
+}
+#define cmd_invoke cmd_no_invoke
+#define cmd_input cmd_no_invoke
+#define cmd_run cmd_no_invoke
+#define cmd_output cmd_no_invoke
+#endif
 
 static const command_fn commands[] = {
     [MOTA_CMD_HELLO] = cmd_hello,

@@ -9,6 +9,7 @@
 #include "mota/container.h" /* mota_epoch_summary_put */
 #include "mota/crypto.h"    /* mota_key_id */
 #include "mota/err.h"
+#include "mota/features.h"
 #include "mota/proto_keys.h"
 
 #include <string.h>
@@ -246,7 +247,7 @@ static void put_ref(struct mota_cbor_enc *e, const struct mota_agent *a, unsigne
     struct mota_agent_previous prev;
     bool has_prev = extras && mota_agent_previous(a, m, &prev) == MOTA_OK;
     bool has_when = extras && s->last_error != 0;
-    bool has_epochs = extras && has && info.epochs != NULL;
+    bool has_epochs = MOTA_FEATURE_EPOCHS && extras && has && info.epochs != NULL;
     mota_cbor_put_map(e, (has ? 13u + ps.has_about + ps.has_io : 7u) + has_prev + has_when + has_epochs);
     mota_cbor_put_uint(e, MOTA_MINFO_C_NAME);
     mota_cbor_put_tstr(e, mc->c_name);
@@ -354,7 +355,7 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, cons
     struct mota_cbor_enc e;
     bool partial = page_partial(l, pg), names = has_names(c);
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 12u + (p->name != NULL) + (c->device_id_len > 0) + names + partial);
+    mota_cbor_put_map(&e, 13u + (p->name != NULL) + (c->device_id_len > 0) + names + partial);
     mota_cbor_put_uint(&e, MOTA_INFO_NAME);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
@@ -383,7 +384,8 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, cons
     }
     mota_cbor_put_uint(
         &e, MOTA_INFO_IO_BUFFER); /* the I/O buffer for invoke's INPUT, RUN and OUTPUT (0: cannot run models) */
-    mota_cbor_put_uint(&e, c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
+    mota_cbor_put_uint(
+        &e, MOTA_FEATURE_INVOKE && c->port->infer != NULL && c->selftest_buf != NULL ? c->selftest_buf_size : 0);
     mota_cbor_put_uint(&e, MOTA_INFO_TRIAL_BOOTS); /* boots a model on trial gets before it is reverted: "boots left" */
     mota_cbor_put_uint(&e, c->max_trial_boots ? c->max_trial_boots : 3);
     if (c->device_id_len > 0) { /* which device this is (an STM32's UID): never left out, at most 18 bytes */
@@ -394,6 +396,8 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, cons
         put_names(&e, c);
     if (partial)
         put_models_from(&e, l, pg, MOTA_INFO_MODELS_FROM);
+    mota_cbor_put_uint(&e, MOTA_INFO_FEATURES); /* what this build can take (mota/features.h) */
+    mota_cbor_put_uint(&e, mota_features_built());
     return e.err ? 0 : e.len;
 }
 

@@ -14,49 +14,97 @@ bool mota_decompress_known(uint32_t alg)
     return alg == MOTA_DECOMP_LZ4 || alg == MOTA_DECOMP_DEFLATE;
 }
 
+bool mota_decompress_built(uint32_t alg)
+{
+    return (alg == MOTA_DECOMP_LZ4 && MOTA_FEATURE_LZ4) || (alg == MOTA_DECOMP_DEFLATE && MOTA_FEATURE_DEFLATE);
+}
+
 int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out)
 {
     if (!mota_decompress_known(alg) || block == 0 || out > size || (out % block != 0 && out != size))
         return MOTA_ERR_ARG;
+    if (!mota_decompress_built(alg))
+        return MOTA_ERR_DECOMP_OFF;
     d->alg = alg;
+#if MOTA_FEATURE_DEFLATE
     if (alg == MOTA_DECOMP_DEFLATE) {
         if (out == 0)
             mota_inflate_init(&d->u.inflate, size, block);
         else
             mota_inflate_resume(&d->u.inflate, size, block, out);
-    } else if (out == 0) {
-        mota_lz4_init(&d->u.lz4, size, block);
-    } else {
-        mota_lz4_resume(&d->u.lz4, size, block, out);
+        return MOTA_OK;
     }
+#endif
+#if MOTA_FEATURE_LZ4
+    if (out == 0)
+        mota_lz4_init(&d->u.lz4, size, block);
+    else
+        mota_lz4_resume(&d->u.lz4, size, block, out);
+#endif
     return MOTA_OK;
 }
 
+/* Each call goes to the decoder of d->alg; a build without it never starts one (mota_decompress_start). */
 int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink,
                          size_t *used)
 {
+#if MOTA_FEATURE_DEFLATE
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return mota_inflate_feed(&d->u.inflate, in, len, sink, used);
-    return mota_lz4_feed(&d->u.lz4, in, len, sink, used);
+#endif
+#if MOTA_FEATURE_LZ4
+    if (d->alg == MOTA_DECOMP_LZ4)
+        return mota_lz4_feed(&d->u.lz4, in, len, sink, used);
+#endif
+    (void)d, (void)in, (void)len, (void)sink, (void)used;
+    return MOTA_ERR_DECOMP_OFF;
 }
 
 bool mota_decompress_at_boundary(const struct mota_decompress *d)
 {
-    return d->alg == MOTA_DECOMP_DEFLATE ? mota_inflate_at_boundary(&d->u.inflate) : mota_lz4_at_boundary(&d->u.lz4);
+#if MOTA_FEATURE_DEFLATE
+    if (d->alg == MOTA_DECOMP_DEFLATE)
+        return mota_inflate_at_boundary(&d->u.inflate);
+#endif
+#if MOTA_FEATURE_LZ4
+    if (d->alg == MOTA_DECOMP_LZ4)
+        return mota_lz4_at_boundary(&d->u.lz4);
+#endif
+    (void)d;
+    return false;
 }
 
 int mota_decompress_finish(const struct mota_decompress *d)
 {
-    return d->alg == MOTA_DECOMP_DEFLATE ? mota_inflate_finish(&d->u.inflate) : mota_lz4_finish(&d->u.lz4);
+#if MOTA_FEATURE_DEFLATE
+    if (d->alg == MOTA_DECOMP_DEFLATE)
+        return mota_inflate_finish(&d->u.inflate);
+#endif
+#if MOTA_FEATURE_LZ4
+    if (d->alg == MOTA_DECOMP_LZ4)
+        return mota_lz4_finish(&d->u.lz4);
+#endif
+    (void)d;
+    return MOTA_ERR_DECOMP_OFF;
 }
 
 uint32_t mota_decompress_out(const struct mota_decompress *d)
 {
-    return d->alg == MOTA_DECOMP_DEFLATE ? d->u.inflate.out : d->u.lz4.out;
+#if MOTA_FEATURE_DEFLATE
+    if (d->alg == MOTA_DECOMP_DEFLATE)
+        return d->u.inflate.out;
+#endif
+#if MOTA_FEATURE_LZ4
+    if (d->alg == MOTA_DECOMP_LZ4)
+        return d->u.lz4.out;
+#endif
+    (void)d;
+    return 0;
 }
 
 uint32_t mota_decompress_bound(uint32_t alg, uint32_t size, uint32_t block)
 {
+    /* of the format, whatever this build decodes: the manifest's checks are the same everywhere */
     return alg == MOTA_DECOMP_DEFLATE ? mota_inflate_bound(size, block)
            : alg == MOTA_DECOMP_LZ4   ? mota_lz4_bound(size, block)
                                       : 0;

@@ -33,6 +33,11 @@ BOARDS = {
               "other": "an547", "cut_rounds": 11},
 }
 MOTA, SRC, FIXTURES, WORK, TARGET, CASE = sys.argv[1:7]
+# the build under test: the full one, or MOTA_VARIANT=min (cmake/features.cmake: one model, no legacy models, no
+# decompressor, no epoch summary) from MOTA_MIN_FIRMWARE, where the list's cases that need what it leaves out
+# are skipped, saying so
+VARIANT = os.environ.get("MOTA_BOARD_VARIANT", "full")
+MIN_FIRMWARE = os.environ.get("MOTA_MIN_FIRMWARE", "")
 B = BOARDS[TARGET]
 TAG = "mota-%s: " % TARGET
 CLASS = "mota-" + TARGET
@@ -73,13 +78,24 @@ def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budg
     return env.p(out)
 
 
+def needs(what):
+    """A case the min build cannot run (what: two models, legacy models, compression): skipped there."""
+    if VARIANT == "min":
+        print("SKIPPED: needs %s, which the min build leaves out" % what)
+        sys.exit(77)
+
+
 class Board:
     """The launcher with its QEMU board on a flash file of this case."""
 
     def __init__(self, *extra, flash="board.flash", provision=True):
         args = []
         if provision:
-            args += ["--key", env.p("k.pub.pem"), "--model", "dense", "--model", "network", "--trial-boots", "2"]
+            models = ["dense"] if VARIANT == "min" else ["dense", "network"]
+            args += ["--key", env.p("k.pub.pem"), *[a for m in models for a in ("--model", m)], "--trial-boots", "2"]
+        if VARIANT == "min":
+            assert os.path.exists(MIN_FIRMWARE), "MOTA_BOARD_VARIANT=min needs MOTA_MIN_FIRMWARE"
+            args += ["--firmware", MIN_FIRMWARE]
         self.flash = env.p(flash)
         self.proc, self.port = env.board(self.flash, *args, *extra, target=TARGET)
         self.wait_ready()
@@ -189,6 +205,8 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
                            env.p("profile.flash"), "--profile", TARGET], r"listening on tcp:(\S+)")
     sim_profile = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["profile"]
     env.stop(sim)
+    if VARIANT == "min":  # the profile says the families its build runs: the NBIN v8 one alone
+        sim_profile["families"] = [f for f in sim_profile["families"] if f != "legacy"]
     assert board_profile == sim_profile and board_profile["name"] == TARGET, (board_profile, sim_profile)
     # one host at a time, as on a cable: a second client is told the device is busy
     host, p = b.port.rsplit(":", 1)
@@ -231,6 +249,7 @@ def case_v2_whose_expected_output_is_wrong_is_refused_and_v1_still_runs():
 def case_invoke_moves_an_input_and_an_output_larger_than_a_frame():
     """The wide model takes 600 bytes and gives 1200: more than a 512-byte frame each way, so `mota invoke`
     sends the input in pieces, runs the model and reads the output in windows (INPUT, RUN, OUTPUT)."""
+    needs("two models")
     subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "wide", GEN],
                    check=True, stdout=subprocess.DEVNULL)
     rel = build_model(env.p("wide_rel.bin"), os.path.join(SRC, "tests", "models", "wide.c"),
@@ -317,8 +336,11 @@ def case_st_n6_model_is_refused_before_any_flash_erase():
         print("SKIPPED: ../shared/fixtures absent")
         sys.exit(77)
     rel = model()
-    b = Board()
-    b.push_ok(pack("v1.mota", rel, 1), "--confirm")
+    if VARIANT == "min":  # its one model slot is the N6 model's ("network"): nothing runs before it
+        b = Board("--key", env.p("k.pub.pem"), "--model", "network", provision=False)
+    else:
+        b = Board()
+        b.push_ok(pack("v1.mota", rel, 1), "--confirm")
     before = slots_region()
     c = pack("n6.mota", n6, 5, selftest=False)
     t0 = time.time()
@@ -331,7 +353,8 @@ def case_st_n6_model_is_refused_before_any_flash_erase():
     assert res["detail"] == detail and detail in err, (res, err)
     assert slots_region() == before, "a slot changed: something was erased or written"
     assert took < 20, took  # the head only: 3.3 MB at UART speed would take minutes
-    assert_runs_v(b, 1)
+    if VARIANT != "min":
+        assert_runs_v(b, 1)
     print("yolov8n (3.3 MB) refused after its head in %.1f s: %s (%s); no flash byte of the slots changed"
           % (took, reason, detail))
 
@@ -475,6 +498,7 @@ def power_cut_rounds(rounds, *flash):
 def case_compressed_containers_install_resume_after_power_cuts_and_run():
     """pack --compress: the firmware decodes an LZ4 frame (v1) and a deflate stream (v2) into its slot, checks
     the image from flash, runs it; power cuts inside v2's payload resume at journaled block boundaries."""
+    needs("compression")
     model()  # the weights and vectors
     # dense with 96 KiB of unused weights beside its own (kept: MOTA_PARAM): rows repeated, zeroed or new, as
     # real weights compress (about 1.5x), so the compressed stream spans several 16 KiB progress steps
@@ -531,6 +555,7 @@ def case_long_version_texts_never_lock_the_host_out():
     """HELLO and STATUS answer whatever the manifests' text: two models with 256-byte versions are more
     than one 512-byte answer holds, so the device answers in parts and mota shows both versions whole (an
     older host, which asks for one answer, gets them cut short: sim_four_models_span_...)."""
+    needs("two models")
     long_version = "1.0.0+" + "b" * 250
     containers = []
     for name in ("dense", "conv"):
@@ -561,6 +586,7 @@ def case_both_models_with_previous_models_and_errors_fit_one_answer():
     """The board's worst case for HELLO and STATUS (no long texts): both of its models with a release's
     from-version sequence numbers, a previous model and a last error each, in one 512-byte answer, all said
     (the device leaves the extras out only when an answer cannot hold them)."""
+    needs("two models")
     names = ("dense", "wide")  # MOTA_AGENT_MAX_MODELS of the boards
     b = Board("--key", env.p("k.pub.pem"), *[a for n in names for a in ("--model", n)], provision=False)
     for name in names:
@@ -709,6 +735,7 @@ def case_legacy_models_run_through_their_own_api_and_describe_themselves():
     component), self-tested through create/init_v2/report/run with ST's licence check on the emulated CRC
     unit; the model's report in status; invoke equals the reference. A licence check that fails loops
     (time verdict); a CRC configuration the guard does not emulate stays a fault; v1 keeps running."""
+    needs("legacy models")
     b = Board()
     v1 = pack("l1.mota", legacy_model("l1.bin"), 1)
     rc, _, res, err = b.push(v1, "--confirm")
@@ -764,6 +791,7 @@ def case_st_u585_model_runs_bit_exact_through_its_own_runtime_in_xip_and_copy():
     its rt_ctx, the emulated unit); status shows the model's own report. Then the same code without the
     callbacks (its rt_ctx declared 52 bytes long, as an older runtime's): it probes the unit's aliases
     with CR = 0x18, and the emulated CR answers as the part does."""
+    needs("legacy models")
     st = os.path.join(FIXTURES, "st-legacy")
     rel, data = os.path.join(st, "u585_network_rel.bin"), os.path.join(st, "u585_network_data.bin")
     vin, vout = os.path.join(st, "u585_static_input.bin"), os.path.join(st, "u585_static_output.bin")
@@ -908,6 +936,40 @@ def case_the_board_has_a_stable_device_id():
     u.stop()
     print("board device ids: %s (kept across a reboot and a restart), %s (another board), %s (derived from a "
           "record without one); none unprovisioned" % (first, second, derived))
+
+
+def case_the_min_build_refuses_what_it_leaves_out_before_any_erase():
+    """MOTA_VARIANT=min (one model, CPU models of the NBIN v8 family, no decompressor, no epoch summary): the
+    board says what its build has (HELLO key 17); a compressed container is refused by the host before it
+    sends anything, and by the device itself at the head (MOTA_ERR_DECOMP_OFF), a legacy model by its family;
+    nothing is erased, and a plain container installs, runs and confirms."""
+    if VARIANT != "min":
+        print("SKIPPED: the min build's case (MOTA_BOARD_VARIANT=min)")
+        sys.exit(77)
+    b = Board()
+    dev = b.status()["device"]
+    assert dev["features"] == ["invoke"], dev
+    assert "built with: no lz4 no deflate no legacy no epochs invoke" in b.cmd("status").stdout
+    rel = model()
+    z = pack("z.mota", rel, 1, compress="lz4")
+    rc, _, res, err = b.push(z)
+    assert rc == 1 and res["status"] == "MOTA_ERR_DECOMP_OFF" and not res["sent"], (rc, res, err)
+    assert "no LZ4 decoder" in res["detail"], res
+    data = open(z, "rb").read()
+    digest = bytes.fromhex(json.loads(env.run("inspect", "--json", z).stdout)["digest"])
+    link = RawLink(b.port)
+    st, body = link.upload(data, len(data), digest)  # as a host that does not look at key 17
+    link.close()
+    assert st == -336, (st, body)
+    rc, _, res, err = b.push(pack("l.mota", legacy_model("l.bin"), 1))
+    assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_FAMILY", (rc, res, err)
+    m, _ = b.dense()
+    assert m["active"] is None and m["upload"] is None, m  # nothing erased, nothing kept
+    b.push_ok(pack("v1.mota", rel, 1), "--confirm")
+    assert_runs_v(b, 1)
+    b.stop()
+    print("min build: features %s; compressed and legacy containers refused before any erase (host and "
+          "device), a plain one installed, self-tested, invoked and confirmed" % dev["features"])
 
 
 def main():

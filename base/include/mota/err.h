@@ -110,6 +110,7 @@
     X(MOTA_ERR_DECOMP_TRAILING, -333, "bytes after the compressed payload's end mark")                                 \
     X(MOTA_ERR_DECOMP_DIGEST, -334, "compressed payload differs from its signed transport digest")                     \
     X(MOTA_ERR_DECOMP_IMAGE_DIGEST, -335, "decompressed image differs from its signed digest")                         \
+    X(MOTA_ERR_DECOMP_OFF, -336, "compressed payload: this device's build has no decoder for its algorithm")           \
     /* NBIN model files: -400 .. -499 */                                                                               \
     X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")                                   \
     X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")                                     \

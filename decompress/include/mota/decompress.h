@@ -12,6 +12,8 @@
 #ifndef MOTA_DECOMPRESS_H
 #define MOTA_DECOMPRESS_H
 
+#include "mota/features.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,14 +74,23 @@ struct mota_inflate {
 
 struct mota_decompress {
     uint32_t alg; /* MOTA_DECOMP_LZ4 or MOTA_DECOMP_DEFLATE */
-    union {
+    union {       /* only the decoders this build has (mota/features.h) */
+#if MOTA_FEATURE_LZ4
         struct mota_lz4 lz4;
+#endif
+#if MOTA_FEATURE_DEFLATE
         struct mota_inflate inflate;
+#endif
+        uint32_t none; /* a build with neither */
     } u;
 };
 
-/* The algorithm is one this build decodes. */
+/* The algorithm is one the container format has (a host checks every container with it). */
 bool mota_decompress_known(uint32_t alg);
+
+/* ... and one this build decodes (MOTA_FEATURE_LZ4, _DEFLATE): a device refuses the others before any erase
+ * (MOTA_ERR_DECOMP_OFF). */
+bool mota_decompress_built(uint32_t alg);
 
 /* A new stream, or one resumed at a block boundary after `out` image bytes (0: a new one). MOTA_ERR_ARG for an
  * unknown algorithm, a block of 0, or an `out` past the image or off a block boundary. */

@@ -24,6 +24,8 @@ struct report {
     bool provisioned, has_cause, has_identity;
     char vendor_name[257], class_name[257]; /* what the ids are made from, where the device says it */
     uint64_t cause, protocol, head_cap, max_payload, window, io_buffer, max_boots;
+    uint64_t features; /* HELLO key 17: the build's (mota/features.h) */
+    bool has_features;
     bool has_uptime;
     uint64_t uptime_ms;
     uint8_t vendor[16], klass[16];
@@ -131,6 +133,7 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
     info_uint(info, len, MOTA_INFO_PAYLOAD, &r->max_payload);
     info_uint(info, len, MOTA_INFO_WINDOW, &r->window);
     info_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
+    r->has_features = info_uint(info, len, MOTA_INFO_FEATURES, &r->features);
     info_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
     r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
     dev_identity_name(info, len, 0, r->vendor_name, sizeof(r->vendor_name));
@@ -144,6 +147,9 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
     parse_profile(info, len, &r->profile);
     parse_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
 }
+
+/* HELLO key 17's bits in order (mota/features.h) */
+static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke"};
 
 /* ---- text ---- */
 
@@ -174,6 +180,12 @@ static void print_report(const struct report *r)
         printf("  profile %s: %s; installs%s%s\n", dp->name[0] ? dp->name : "(unnamed)", d,
                (dp->p.install_modes & (1u << MOTA_INSTALL_XIP)) ? " xip" : "",
                (dp->p.install_modes & (1u << MOTA_INSTALL_COPY)) ? " copy" : "");
+    }
+    if (r->has_features) {
+        printf("  built with:");
+        for (unsigned i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+            printf(" %s%s", r->features & (1u << i) ? "" : "no ", feature_names[i]);
+        printf("\n");
     }
     print_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
     if (r->has_timing && r->timing[0] != 0) { /* 0: no update since boot */
@@ -235,6 +247,15 @@ static void json_device(struct json *j, const struct report *r)
     json_uint(j, "max_payload", r->max_payload);
     json_uint(j, "window", r->window);
     json_uint(j, "io_buffer", r->io_buffer);
+    if (r->has_features) { /* the names of the features the build has */
+        json_arr(j, "features");
+        for (unsigned i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+            if (r->features & (1u << i))
+                json_str(j, NULL, feature_names[i]);
+        json_arr_end(j);
+    } else {
+        json_null(j, "features");
+    }
     json_uint(j, "max_trial_boots", r->max_boots);
     if (r->has_uptime)
         json_uint(j, "uptime_ms", r->uptime_ms);

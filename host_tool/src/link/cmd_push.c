@@ -12,6 +12,8 @@
 #include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/err.h"
+#include "mota/features.h"
+#include "mota/decompress.h"
 #include "mota/nbin.h"
 
 #include <setjmp.h>
@@ -436,6 +438,29 @@ static void on_all_sent(void *ctx)
         all_sent_hook(all_sent_ctx);
 }
 
+/* A compressed payload whose decoder the device's build leaves out (HELLO key 17): refused before anything is
+ * sent, as the device would refuse it at the head. MOTA_OK where it has them, or does not say. */
+static int decoders_present(struct push *p)
+{
+    uint64_t feats;
+    const struct mota_manifest *man = &p->vr->manifest;
+    if (!info_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
+        return MOTA_OK;
+    for (size_t c = 0; c < man->n_components; c++) {
+        uint32_t alg = man->comp[c].z_alg, need = alg == MOTA_DECOMP_LZ4 ? MOTA_FEAT_LZ4 : MOTA_FEAT_DEFLATE;
+        if (man->comp[c].compressed && mota_decompress_known(alg) && !(feats & need)) {
+            snprintf(p->detail, sizeof(p->detail),
+                     "the device's build has no %s decoder (HELLO features 0x%llx): pack without --compress%s",
+                     alg == MOTA_DECOMP_LZ4 ? "LZ4" : "deflate", (unsigned long long)feats,
+                     feats & (MOTA_FEAT_LZ4 | MOTA_FEAT_DEFLATE)
+                         ? (feats & MOTA_FEAT_LZ4 ? ", or with --compress=lz4" : ", or with --compress=deflate")
+                         : "");
+            return MOTA_ERR_DECOMP_OFF;
+        }
+    }
+    return MOTA_OK;
+}
+
 /* The container, over as many connections as it takes: the device's verdict, or why there is none. */
 static int push_send(struct push *p, const struct mapped *m)
 {
@@ -447,6 +472,9 @@ static int push_send(struct push *p, const struct mapped *m)
                  env->head_len, (unsigned long long)head_cap);
         return MOTA_ERR_ENV_TOO_LARGE;
     }
+    int ret = decoders_present(p);
+    if (ret != MOTA_OK)
+        return ret;
     struct client_upload *u = &p->u;
     u->data = m->data;
     u->total = m->len;
@@ -461,7 +489,7 @@ static int push_send(struct push *p, const struct mapped *m)
     u->on_all_sent = on_all_sent;
     u->ctx = p;
     for (;;) {
-        int ret = client_upload(p->c, u);
+        ret = client_upload(p->c, u);
         if (ret == MOTA_OK) {
             snprintf(p->detail, sizeof(p->detail), "%s", u->detail);
             return u->status;

@@ -28,7 +28,8 @@
     X(MOTA_INFO_TRIAL_BOOTS, 13, "max-trial-boots")                                                                    \
     X(MOTA_INFO_DEVICE_ID, 14, "device-id")                                                                            \
     X(MOTA_INFO_IDENTITY_NAMES, 15, "identity-names")                                                                  \
-    X(MOTA_INFO_MODELS_FROM, 16, "models-from")
+    X(MOTA_INFO_MODELS_FROM, 16, "models-from")                                                                        \
+    X(MOTA_INFO_FEATURES, 17, "features")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
 #define MOTA_MINFO_KEYS(X) /* cddl: model */                                                                           \

@@ -4,6 +4,7 @@
 #include "mps.h"
 
 #include "mota/err.h"
+#include "mota/features.h"
 #include "mota/legacy.h"
 #include "mota/loader.h"
 #include "mota/provision.h"
@@ -35,8 +36,9 @@ void mota_board_profile(struct mota_device_profile *p)
         __asm__ volatile("tt %0, %1" : "=r"(tt) : "r"(addr));
         p->secure = ((tt >> 22) & 1u) && SCB_CPUID_NS != 0;
     }
-    /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy */
-    p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (1u << MOTA_NBIN_FAMILY_LEGACY);
+    /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy (a build with it:
+     * without, a legacy container is refused by its family before any erase) */
+    p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (MOTA_FEATURE_LEGACY ? 1u << MOTA_NBIN_FAMILY_LEGACY : 0u);
     p->has_ll_aton = false; /* no Neural-ART NPU on these boards: CPU models only */
     p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
     p->split_policy = MOTA_SPLIT_ALLOWED;
@@ -152,6 +154,7 @@ size_t mota_board_infer_detail(void *ctx, char *out, size_t cap)
     return n;
 }
 
+#if MOTA_FEATURE_LEGACY
 /* ---- X-CUBE-AI legacy models: through their own API (mota/legacy.h), every call guarded ---- */
 
 struct legacy_ctx {
@@ -261,16 +264,18 @@ static int legacy_report(struct mota_board *b, const struct mota_installed *m, c
     *out = &o->about;
     return MOTA_OK;
 }
+#endif /* MOTA_FEATURE_LEGACY */
 
 int mota_board_model_io(void *ctx, const struct mota_installed *m, struct mota_model_io *out)
 {
     struct mota_board *b = ctx;
-    const struct mota_legacy_about *a;
     uint32_t in_size = 0, out_size = 0;
     int ret;
     if (b == NULL || m == NULL)
         return MOTA_ERR_ARG;
     memset(out, 0, sizeof(*out));
+#if MOTA_FEATURE_LEGACY
+    const struct mota_legacy_about *a;
     if (m->family == MOTA_NBIN_FAMILY_LEGACY) { /* its report: each tensor's format and size */
         if ((ret = legacy_report(b, m, &a)) != MOTA_OK)
             return ret;
@@ -282,6 +287,7 @@ int mota_board_model_io(void *ctx, const struct mota_installed *m, struct mota_m
             out->out[i] = (struct mota_model_tensor){a->out[i].format, a->out[i].bytes};
         return MOTA_OK;
     }
+#endif
     if (m->n_entries < 4) /* a CPU model says its sizes through entries 2 and 3, guarded like any call */
         return MOTA_ERR_ARG;
     uint64_t end = mps_now_us(NULL) + 2u * GUARD_DEFAULT_BUDGET_US;
@@ -292,6 +298,7 @@ int mota_board_model_io(void *ctx, const struct mota_installed *m, struct mota_m
     return MOTA_OK;
 }
 
+#if MOTA_FEATURE_LEGACY
 int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mota_model_about *out)
 {
     struct mota_board *b = ctx;
@@ -341,6 +348,7 @@ static int legacy_infer(struct mota_board *b, const struct mota_installed *m, co
     }
     return ret;
 }
+#endif /* MOTA_FEATURE_LEGACY */
 
 int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                      size_t out_len, uint64_t *latency_us)
@@ -357,8 +365,10 @@ int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_
     uint32_t wd = mps_watchdog_period_ms();
     uint64_t end =
         mps_now_us(NULL) + (wd > 200u ? (uint64_t)(wd - 200u) * 1000u : budget + 3u * GUARD_DEFAULT_BUDGET_US);
+#if MOTA_FEATURE_LEGACY
     if (model->family == MOTA_NBIN_FAMILY_LEGACY)
         return legacy_infer(b, model, in, in_len, out, out_len, budget, end, latency_us);
+#endif
     memset(guard_io, 0, sizeof(guard_io)); /* nothing of an earlier call's input or output */
     if ((ret = guarded(b, model, 2, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
         (ret = guarded(b, model, 3, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
@@ -404,18 +414,20 @@ static struct mota_provision prov;
 static void port_fill(struct mota_board *b)
 {
     b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
+#if MOTA_FEATURE_LEGACY
     /* a legacy model's licence check asks these for the CRC unit (guard.c: code the model may run) */
     b->mem.crc_acquire = (uint32_t)(uintptr_t)&mps_guard_crc_acquire;
     b->mem.crc_release = (uint32_t)(uintptr_t)&mps_guard_crc_release;
-    b->port = (struct mota_port){.flash = &b->flash,
-                                 .sys = &b->sys,
-                                 .transport = &b->uart,
-                                 .mem = &b->mem,
-                                 .infer = mota_board_infer,
-                                 .infer_detail = mota_board_infer_detail,
-                                 .model_about = mota_board_model_about,
-                                 .model_io = mota_board_model_io,
-                                 .infer_ctx = b};
+#endif
+    b->port = (struct mota_port)
+    {
+        .flash = &b->flash, .sys = &b->sys, .transport = &b->uart, .mem = &b->mem, .infer = mota_board_infer,
+        .infer_detail = mota_board_infer_detail,
+#if MOTA_FEATURE_LEGACY
+        .model_about = mota_board_model_about,
+#endif
+        .model_io = mota_board_model_io, .infer_ctx = b
+    };
 }
 
 int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)

@@ -17,6 +17,7 @@
  */
 #include "mps.h"
 #include "mota/err.h"
+#include "mota/features.h"
 #include "mota/trap.h"
 
 #include <string.h>
@@ -62,7 +63,9 @@ static const struct mps_guard_call *guard_pending; /* the call SVC #0 may enter,
 __attribute__((used)) static const uint32_t guard_zeros[32];
 static struct mps_guard_fault guard_fault;
 static const struct mps_guard_call *guard_current; /* the call running */
-static struct mota_trap_state guard_trap;          /* its emulated peripherals, fresh per call */
+#if MOTA_FEATURE_LEGACY
+static struct mota_trap_state guard_trap; /* its emulated peripherals, fresh per call */
+#endif
 
 /* The model's stack: its own MPU region, with PSPLIM at its base. */
 #define GUARD_STACK 4096u
@@ -252,6 +255,7 @@ static bool from_model(uint32_t exc_return)
     return mps_guard_active && !((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0);
 }
 
+#if MOTA_FEATURE_LEGACY
 static bool within_range(uint32_t a, uint32_t n, uint32_t base, uint32_t end)
 {
     return a >= base && a < end && n <= end - a;
@@ -306,6 +310,19 @@ uint32_t mps_guard_emulated(void)
 {
     return guard_trap.accesses;
 }
+#else
+/* no legacy models in this build (MOTA_FEATURE_LEGACY 0): no licence check to emulate, every fault stands */
+static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *r4_r11)
+{
+    (void)exc_return, (void)cfsr, (void)psp, (void)r4_r11;
+    return false;
+}
+
+uint32_t mps_guard_emulated(void)
+{
+    return 0;
+}
+#endif
 
 /* The one decision on a fault while a model runs (mps.h): an access the
  * port emulates resumes the model; every other fault of the model ends its
@@ -344,7 +361,9 @@ int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_gua
     regions_set(c);
     guard_fault = (struct mps_guard_fault){0};
     guard_current = c;
+#if MOTA_FEATURE_LEGACY
     mota_trap_reset(&guard_trap);
+#endif
     guard_ret = 0;
     guard_deadline_us = mps_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
     uint32_t ccr = SCB_CCR;

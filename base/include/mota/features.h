@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The device library's build-time features (cmake/features.cmake; docs/porting.md, "Features chosen at
+ * build time"): each MOTA_FEATURE_* is 1 unless the build turned it off, and the host tool, which must read
+ * every container, has them all. HELLO key 17 carries the bits of those that are on, so that a host refuses
+ * a container the device's build cannot take before it sends it.
+ */
+#ifndef MOTA_FEATURES_H
+#define MOTA_FEATURES_H
+
+#include <stdint.h>
+
+#ifndef MOTA_FEATURE_LZ4
+#define MOTA_FEATURE_LZ4 1
+#endif
+#ifndef MOTA_FEATURE_DEFLATE
+#define MOTA_FEATURE_DEFLATE 1
+#endif
+#ifndef MOTA_FEATURE_LEGACY
+#define MOTA_FEATURE_LEGACY 1
+#endif
+#ifndef MOTA_FEATURE_EPOCHS
+#define MOTA_FEATURE_EPOCHS 1
+#endif
+#ifndef MOTA_FEATURE_INVOKE
+#define MOTA_FEATURE_INVOKE 1
+#endif
+
+/* HELLO key 17's bits (docs/protocol.md) */
+#define MOTA_FEAT_LZ4 0x01u     /* LZ4-compressed payloads */
+#define MOTA_FEAT_DEFLATE 0x02u /* deflate-compressed payloads */
+#define MOTA_FEAT_LEGACY 0x04u  /* X-CUBE-AI legacy models (also in the profile's families) */
+#define MOTA_FEAT_EPOCHS 0x08u  /* the epoch summary in answers */
+#define MOTA_FEAT_INVOKE 0x10u  /* INVOKE, INPUT, RUN, OUTPUT */
+
+static inline uint32_t mota_features_built(void)
+{
+    return (MOTA_FEATURE_LZ4 ? MOTA_FEAT_LZ4 : 0u) | (MOTA_FEATURE_DEFLATE ? MOTA_FEAT_DEFLATE : 0u) |
+           (MOTA_FEATURE_LEGACY ? MOTA_FEAT_LEGACY : 0u) | (MOTA_FEATURE_EPOCHS ? MOTA_FEAT_EPOCHS : 0u) |
+           (MOTA_FEATURE_INVOKE ? MOTA_FEAT_INVOKE : 0u);
+}
+
+#endif /* MOTA_FEATURES_H */

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The firmware's footprint per build variant (cmake/features.cmake) and board.
+
+usage: bench_footprint.py MOTA SOURCE_DIR WORK VARIANT:BOARD:MAP [...]
+For each firmware: its flash and static RAM by module (the linker map, tests/tools/footprint.py), then the
+board run once under -icount with --measure-stack (one CPU model pushed twice): the painted stack peak and
+the head check of the second push (ECDSA + manifest + compatibility), and one line in this form:
+  footprint VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B
+  head check: N instructions
+ram is the static RAM without the RX ring and the stack's reservation; the RAM goal counts ram + stack.
+"""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "link"))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+from harness import Env  # noqa: E402
+import footprint  # noqa: E402
+
+CPU = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21)}
+GOALS = {"min": (32 * 1024, 8 * 1024), "full": (48 * 1024, 16 * 1024)}  # flash, ram + stack (issue 30)
+
+
+def static_ram(map_path):
+    """(flash, static RAM, stack reservation, RX ring) of an image, from its map and its ELF."""
+    sizes, syms = footprint.parse(map_path)
+    elf = map_path[:-len(".map")] + ".elf"
+    text, data, bss = (int(v) for v in subprocess.run(["arm-none-eabi-size", elf], capture_output=True, text=True,
+                                                      check=True).stdout.splitlines()[1].split()[:3])
+    m = re.search(r"^\s+0x[0-9a-f]+\s+__stack_size = (0x[0-9a-f]+)", open(map_path).read(), re.M)
+    ring = {n: z for n, z, _ in syms}.get("ring", 0)
+    for mod, _ in footprint.MODULES:
+        if mod in sizes:
+            print("    %-40s flash %6d B, RAM %6d B" % (mod, sizes[mod]["flash"],
+                                                        sizes[mod]["data"] + sizes[mod]["bss"]))
+    return text + data, data + bss, int(m.group(1), 16) if m else 0, ring
+
+
+def measured(env, board, elf, work):
+    """(stack peak, head check instructions) of one run: a CPU model pushed twice, the second check timed."""
+    cpu, part = CPU[board]
+    gen = os.path.join(work, "gen")
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "models", "gen_weights.py"), "dense", gen],
+                   check=True, stdout=subprocess.DEVNULL)
+    rel = os.path.join(work, "dense_rel.bin")
+    env.run("build-model", "--cpu", cpu, "-D", "MOTA_MODEL_CPU_PART=0x%Xu" % part, "-o", rel,
+            os.path.join(SRC, "tests", "models", "dense.c"), os.path.join(gen, "dense_weights.c"))
+    flash = os.path.join(work, "board.flash")
+    proc, port = env.board(flash, "--key", env.p("k.pub.pem"), "--model", "dense", "--firmware", elf, "--icount",
+                           "--measure-stack", target=board)
+    checks = []
+    for seq in (1, 2):
+        c = os.path.join(work, "v%d.mota" % seq)
+        env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-" + board, "--seq",
+                str(seq), "--version", "%d.0.0" % seq, "-o", c, rel)
+        rc, _, res, err = env.push(port, c, "--confirm", timeout=600)
+        assert rc == 0, (res, err)
+        checks.append(env.wait_status(port, 60)["last_update"]["head_check_us"])
+    proc.terminate()
+    proc.wait(timeout=20)
+    log = open(flash + ".log").read()
+    peak = max([int(u) for u in re.findall(r"stack high-water (\d+) bytes in", log)] or [0])
+    return peak, checks[-1] * 1000  # -icount shift=0: 1 instruction per ns
+
+
+def main():
+    env = Env(MOTA, WORK)  # with its key, k.pem
+    try:
+        for spec in sys.argv[4:]:
+            variant, board, map_path = spec.split(":", 2)
+            print("Footprint of the %s build on the %s (%s):" % (variant, board, os.path.basename(map_path)),
+                  flush=True)
+            flash, ram, stack_res, ring = static_ram(map_path)
+            work = env.p("%s-%s" % (variant, board))
+            os.makedirs(work, exist_ok=True)
+            peak, check = measured(env, board, map_path[:-len(".map")] + ".elf", work)
+            ram_only = ram - stack_res - ring
+            print("footprint %s-%s: flash %d B, ram %d B, stack %d B, rx-ring %d B" % (variant, board, flash,
+                                                                                    ram_only, peak, ring))
+            print("head check: %d instructions" % check)
+            goal = GOALS.get(variant)
+            if goal:
+                print("  goals: flash <= %d B: %s; ram + stack <= %d B: %s (%d B)" % (
+                    goal[0], "met" if flash <= goal[0] else "NOT MET", goal[1],
+                    "met" if ram_only + peak <= goal[1] else "NOT MET", ram_only + peak), flush=True)
+    finally:
+        env.close()
+
+
+MOTA, SRC, WORK = sys.argv[1:4]
+main()
