@@ -19,6 +19,9 @@
 #ifndef MOTA_FEATURE_LEGACY
 #define MOTA_FEATURE_LEGACY 1
 #endif
+#ifndef MOTA_FEATURE_TRAP
+#define MOTA_FEATURE_TRAP 1
+#endif
 #ifndef MOTA_FEATURE_EPOCHS
 #define MOTA_FEATURE_EPOCHS 1
 #endif
@@ -32,12 +35,14 @@
 #define MOTA_FEAT_LEGACY 0x04u  /* X-CUBE-AI legacy models (also in the profile's families) */
 #define MOTA_FEAT_EPOCHS 0x08u  /* the epoch summary in answers */
 #define MOTA_FEAT_INVOKE 0x10u  /* INVOKE, INPUT, RUN, OUTPUT */
+#define MOTA_FEAT_TRAP 0x20u    /* a legacy model's licence check emulated (without: a part with its CRC unit) */
 
 static inline uint32_t mota_features_built(void)
 {
     return (MOTA_FEATURE_LZ4 ? MOTA_FEAT_LZ4 : 0u) | (MOTA_FEATURE_DEFLATE ? MOTA_FEAT_DEFLATE : 0u) |
            (MOTA_FEATURE_LEGACY ? MOTA_FEAT_LEGACY : 0u) | (MOTA_FEATURE_EPOCHS ? MOTA_FEAT_EPOCHS : 0u) |
-           (MOTA_FEATURE_INVOKE ? MOTA_FEAT_INVOKE : 0u);
+           (MOTA_FEATURE_INVOKE ? MOTA_FEAT_INVOKE : 0u) |
+           (MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP ? MOTA_FEAT_TRAP : 0u);
 }
 
 #endif /* MOTA_FEATURES_H */

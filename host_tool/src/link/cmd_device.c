@@ -149,7 +149,7 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
 }
 
 /* HELLO key 17's bits in order (mota/features.h) */
-static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke"};
+static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke", "trap"};
 
 /* ---- text ---- */
 

@@ -63,7 +63,7 @@ static const struct mps_guard_call *guard_pending; /* the call SVC #0 may enter,
 __attribute__((used)) static const uint32_t guard_zeros[32];
 static struct mps_guard_fault guard_fault;
 static const struct mps_guard_call *guard_current; /* the call running */
-#if MOTA_FEATURE_LEGACY
+#if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
 static struct mota_trap_state guard_trap; /* its emulated peripherals, fresh per call */
 #endif
 
@@ -255,7 +255,7 @@ static bool from_model(uint32_t exc_return)
     return mps_guard_active && !((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0);
 }
 
-#if MOTA_FEATURE_LEGACY
+#if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
 static bool within_range(uint32_t a, uint32_t n, uint32_t base, uint32_t end)
 {
     return a >= base && a < end && n <= end - a;
@@ -311,7 +311,8 @@ uint32_t mps_guard_emulated(void)
     return guard_trap.accesses;
 }
 #else
-/* no legacy models in this build (MOTA_FEATURE_LEGACY 0): no licence check to emulate, every fault stands */
+/* no licence check to emulate in this build (MOTA_FEATURE_LEGACY or _TRAP 0): every fault stands; a legacy
+ * model's check then needs the part's own CRC unit granted (MOTA_MPS_CRC_BASE) */
 static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *r4_r11)
 {
     (void)exc_return, (void)cfsr, (void)psp, (void)r4_r11;
@@ -361,7 +362,7 @@ int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_gua
     regions_set(c);
     guard_fault = (struct mps_guard_fault){0};
     guard_current = c;
-#if MOTA_FEATURE_LEGACY
+#if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
     mota_trap_reset(&guard_trap);
 #endif
     guard_ret = 0;
