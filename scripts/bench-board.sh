@@ -11,25 +11,28 @@
 # on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
 # the QEMU boards").
 #   scripts/bench-board.sh [an547|an505 ...]   the boards to run (default both)
+#   scripts/bench-board.sh --quick [BOARD ...] CI's run: the an547 only, one UART round, fewer head checks
 #   scripts/bench-board.sh --footprint         the footprint of each board's min and full builds: by module,
 #                                              one "footprint VARIANT-BOARD: ..." line each, the head check
+# Build trees: $MOTA_BENCH_BUILD (default build/release), $MOTA_BENCH_CROSS (Cortex-M55, default build/m55).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+build=${MOTA_BENCH_BUILD:-build/release} cross=${MOTA_BENCH_CROSS:-build/m55}
 scripts/setup.sh test >/dev/null
 scripts/fetch-cross-deps.sh
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
-cmake --build build/release >/dev/null # mota and, through it, both firmwares (build/release/firmware*)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
+cmake --build "$build" >/dev/null # mota and, through it, both firmwares ($build/firmware*)
 map() { # the firmware map of a board in the release build
-  case $1 in an547) echo build/release/firmware/boards/an547/mota-an547.map ;;
-             an505) echo build/release/firmware-m33/boards/an505/mota-an505.map ;; esac
+  case $1 in an547) echo "$build"/firmware/boards/an547/mota-an547.map ;;
+             an505) echo "$build"/firmware-m33/boards/an505/mota-an505.map ;; esac
 }
 if [ "${1:-}" = --footprint ]; then
   # each board's min variant (cmake/features.cmake) beside its full one: by module, then one line each
   # ("footprint VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B", "head check: N instructions")
   specs=()
   for b in an547:cortex-m55 an505:cortex-m33; do
-    board=${b%%:*} cpu=${b##*:} dir=build/release/firmware-min-${b%%:*}
+    board=${b%%:*} cpu=${b##*:} dir=$build/firmware-min-${b%%:*}
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$cpu.cmake" \
           -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min >/dev/null
     cmake --build "$dir" >/dev/null
@@ -37,18 +40,21 @@ if [ "${1:-}" = --footprint ]; then
   done
   w=$(mktemp -d)
   trap 'rm -rf "$w"' EXIT
-  /usr/bin/python3 tests/bench/bench_footprint.py build/release/host_tool/mota "$root" "$w/fp" "${specs[@]}"
+  /usr/bin/python3 tests/bench/bench_footprint.py "$build"/host_tool/mota "$root" "$w/fp" "${specs[@]}"
   exit 0
 fi
+quick=() boards=(an547 an505)
+if [ "${1:-}" = --quick ]; then quick=(--quick) boards=(an547); shift; fi
+if [ $# -gt 0 ]; then boards=("$@"); fi
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-for board in ${@:-an547 an505}; do
-  /usr/bin/python3 tests/bench/bench_board.py build/release/host_tool/mota "$root" "$(map "$board")" \
-    "$w/$board" "$board"
+for board in "${boards[@]}"; do
+  /usr/bin/python3 tests/bench/bench_board.py "$build"/host_tool/mota "$root" "$(map "$board")" \
+    "$w/$board" "$board" "${quick[@]}"
 done
-cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
-cmake --build build/m55 >/dev/null
+cmake -S . -B "$cross" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 >/dev/null
+cmake --build "$cross" >/dev/null
 echo "Loader install cost on the Cortex-M55 (tests/qemu/bench_install.py):"
-/usr/bin/python3 tests/qemu/bench_install.py build/release/host_tool/mota \
-  build/m55/tests/qemu/mota_qemu_models.elf "$w/install" | sed 's/^/  /'
+/usr/bin/python3 tests/qemu/bench_install.py "$build"/host_tool/mota \
+  "$cross"/tests/qemu/mota_qemu_models.elf "$w/install" "${quick[@]}" | sed 's/^/  /'

@@ -9,23 +9,26 @@
 # --sync, whose ratio is bound by the disk (cp + sync of the same file is
 # printed for scale).
 # usage: scripts/bench-container.sh [MiB]
+#        scripts/bench-container.sh --quick   a 4 MiB params file, best of 2 runs (CI runs it)
+# Build tree: $MOTA_BENCH_BUILD (default build/release).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mib=${1:-64}
+if [ "${1:-}" = --quick ]; then mib=4 runs=2; else mib=${1:-64} runs=7; fi
 cd "$root"
+build=${MOTA_BENCH_BUILD:-build/release}
 scripts/setup.sh build >/dev/null
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
-cmake --build build/release --target mota >/dev/null
-mota=$root/build/release/host_tool/mota
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
+cmake --build "$build" --target mota >/dev/null
+mota=$(cd "$build" && pwd)/host_tool/mota
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 /usr/bin/python3 tests/tools/synth_nbin.py "$w/rel.bin" "$w/params.bin" $((mib * 1048576))
 "$mota" keygen "$w/k.pem" >/dev/null
-/usr/bin/python3 - "$mota" "$w" "$mib" <<'PY'
+/usr/bin/python3 - "$mota" "$w" "$mib" "$runs" <<'PY'
 import os, subprocess, sys, time
-mota, w, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mota, w, mib, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 size = os.path.getsize(w + "/params.bin")
-def best(cmd, n=7, pre=None):
+def best(cmd, n=runs, pre=None):
     t = []
     for _ in range(n):
         if pre:

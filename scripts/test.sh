@@ -30,7 +30,7 @@ cmake -S . -B build/m33 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cort
 cmake --build build/m33
 
 echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=ON >/dev/null
 cmake --build build/release
 
 echo "== fuzz targets (clang, libFuzzer)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Benchmark of the update link over a rate-limited serial-line emulator.
 
-usage: bench_link.py MOTA WORKDIR
+usage: bench_link.py MOTA WORKDIR [FIXTURES_DIR] [--quick]
 For 115200 and 921600 baud (8N1: baud/10 bytes per second), pushes a
 container through tests/link/linkemu.py to `mota sim` and prints the goodput
 as a fraction of the raw line rate, the protocol's overhead in bytes per MiB
@@ -12,6 +12,8 @@ Then, for compressed payloads (pack --compress), the effective goodput: image
 bytes installed per second over the raw 8N1 rate, for the yolov8n fixture (on
 the stm32n6570-dk profile) and a test model with model-like weights, each
 packed as it is, as LZ4 frames and deflated, and pushed at both rates.
+--quick (CI's run): every kind of line at 921600 baud only, from the small model and a 64 KiB test model; no
+yolov8n.
 """
 import json
 import os
@@ -21,16 +23,18 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env  # noqa: E402
 
-mota, work = sys.argv[1:3]
-FIXTURES = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                                                  "fixtures")
+args = [a for a in sys.argv[1:] if a != "--quick"]
+QUICK = len(args) < len(sys.argv) - 1
+mota, work = args[:2]
+FIXTURES = args[2] if len(args) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+BAUDS = (921600,) if QUICK else (115200, 921600)
 
 
-def weights_like_model(env):
-    """A split test model whose 400 KiB params compress as real weights do (synth_nbin.py weights)."""
+def weights_like_model(env, kib):
+    """A split test model whose KIB KiB params compress as real weights do (synth_nbin.py weights)."""
     rel, params = env.p("wl_rel.bin"), env.p("wl_params.bin")
     subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
-                                                      "synth_nbin.py"), rel, params, str(400 * 1024), "3", "weights"],
+                                                      "synth_nbin.py"), rel, params, str(kib * 1024), "3", "weights"],
                    check=True)
     return rel, params
 
@@ -41,13 +45,16 @@ def compressed_goodput(env):
                                              "speedup"))
     cases = []
     yolo = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
-    if os.path.exists(yolo):
+    if QUICK:
+        print("yolov8n: left out (--quick)")
+    elif os.path.exists(yolo):
         cases.append(("yolov8n (N6 fixture)", yolo, None, ["--profile", "stm32n6570-dk", "--flash-size", "16777216"]))
     else:
         print("SKIPPED: yolov8n (../shared/fixtures absent)")
-    rel, params = weights_like_model(env)
-    cases.append(("test model, 400 KiB", rel, params, []))
-    for baud in (115200, 921600):
+    kib = 64 if QUICK else 400
+    rel, params = weights_like_model(env, kib)
+    cases.append(("test model, %d KiB" % kib, rel, params, []))
+    for baud in BAUDS:
         for label, rel, params, sim_args in cases:
             image = os.path.getsize(rel) + (os.path.getsize(params) if params else 0)
             plain_rate = None
@@ -71,7 +78,7 @@ env = Env(mota, work)
 try:
     print("%-8s %10s %9s %10s %9s %14s %14s" % ("baud", "container", "seconds", "goodput", "of 8N1", "overhead/MiB",
                                                   "acks/MiB"))
-    for baud, params in ((115200, 60 * 1024), (921600, 500 * 1024)):
+    for baud, params in ((921600, 60 * 1024),) if QUICK else ((115200, 60 * 1024), (921600, 500 * 1024)):
         rel, prm = env.model("m%d" % baud, params, seed=baud)
         c = env.pack("c%d.mota" % baud, rel, prm, seq=1)
         size = os.path.getsize(c)

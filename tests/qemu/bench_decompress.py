@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Decode cost of compressed payloads on QEMU's Cortex-M55, in instructions.
 
-usage: bench_decompress.py MOTA FIRMWARE_ELF WORKDIR FIXTURES_DIR [DEVICE_MAP]
+usage: bench_decompress.py MOTA FIRMWARE_ELF WORKDIR FIXTURES_DIR [DEVICE_MAP] [--quick]
 Packs the yolov8n fixture (when present) and the test models with
 `mota pack --compress=lz4` and `--compress=deflate`, takes each code
 payload, and has the firmware (tests/qemu/bench_decompress.c) decode it the
@@ -10,7 +10,7 @@ agent's way under
 `-icount shift=0` (31.25 instructions per SysTick tick), next to memcpy of
 the image and SHA-256 of the frame in the same run. Prints instructions per
 image byte and per frame byte. With the device firmware's linker map, also
-the code the decoder and the agent's sink take in it.
+the code the decoder and the agent's sink take in it. --quick (CI's run): the test models only, no yolov8n.
 """
 import json
 import os
@@ -24,7 +24,9 @@ import qemu_jobs as Q  # noqa: E402
 
 INSN_PER_TICK = 31.25
 DDR = 0x60000000
-mota, fw, work, fixtures = sys.argv[1:5]
+args = [a for a in sys.argv[1:] if a != "--quick"]
+quick = len(args) < len(sys.argv) - 1
+mota, fw, work, fixtures = args[:4]
 os.makedirs(work, exist_ok=True)
 key = os.path.join(work, "k.pem")
 if not os.path.exists(key):
@@ -46,7 +48,9 @@ def frame_of(name, rel, alg):
 
 models = []
 yolo = os.path.join(fixtures, "st-n6", "yolov8n_network_rel.bin")
-if os.path.exists(yolo):
+if quick:
+    print("yolov8n: left out (--quick)")
+elif os.path.exists(yolo):
     models.append(("yolov8n", yolo))
 else:
     print("SKIPPED: yolov8n (../shared/fixtures absent)")
@@ -114,8 +118,8 @@ def code_in_map(path):
     return sizes
 
 
-if len(sys.argv) > 5:
-    sizes = code_in_map(sys.argv[5])
+if len(args) > 4:
+    sizes = code_in_map(args[4])
     lz4, inf = sum(sizes.get("lz4.c.obj", {}).values()), sum(sizes.get("inflate.c.obj", {}).values())
     disp, sink = sum(sizes.get("decompress.c.obj", {}).values()), sizes.get("upload.c.obj", {})
     print("code in the an547 firmware (Cortex-M55, -Os): lz4 decoder %d bytes (decompress/src/lz4.c), deflate "
