@@ -287,13 +287,12 @@ def main():
 
     sizes, syms, flash, ram = image_footprint(MAP)
     big = {n: z for n, z, _ in syms}
-    buffers = big.get("ring", 0) + big.get("selftest_out", 0)
     peak = max(stack.values()) if stack else 0
-    report("flash, whole image", "%d B (%.1f KiB)" % (flash, flash / 1024), ("<= 32 KiB", flash <= 32 * 1024))
-    agent_ram = ram - buffers + peak
-    report("RAM: static %d B - RX ring %d - self-test output buffer %d + stack %d" %
-           (ram, big.get("ring", 0), big.get("selftest_out", 0), peak),
-           "%d B (%.1f KiB)" % (agent_ram, agent_ram / 1024), ("<= 8 KiB", agent_ram <= 8 * 1024))
+    # the goals of the full build (issue 30); bench-board.sh --footprint measures the min build's too
+    report("flash, whole image", "%d B (%.1f KiB)" % (flash, flash / 1024), ("<= 48 KiB", flash <= 48 * 1024))
+    agent_ram = ram - big.get("ring", 0) + peak
+    report("RAM: static %d B - RX ring %d + stack %d" % (ram, big.get("ring", 0), peak),
+           "%d B (%.1f KiB)" % (agent_ram, agent_ram / 1024), ("<= 16 KiB", agent_ram <= 16 * 1024))
     report("  of which: container head buffer (scratch)", "%d B" % big.get("scratch", 0))
     report("  of which: agent + link state (dev)", "%d B" % big.get("dev", 0))
     with open(env.p("bench-board.json"), "w") as f:

@@ -82,7 +82,7 @@ EXPECTED = {
         "bytes on the wire during that push (frames, retries) # KiB/s",
         "image (arm-none-eabi-size: text + data | data + bss) flash # B, RAM # B (of which stack #)",
         "flash, whole image # B (# KiB)",
-        "RAM: static # B - RX ring # - self-test output buffer # + stack # # B (# KiB)",
+        "RAM: static # B - RX ring # + stack # # B (# KiB)",
         "Loader install cost on the Cortex-M55 (tests/qemu/bench_install.py):",
     ] + INSTALL,
     "bench-board-footprint": [  # scripts/bench-board.sh --footprint (issue 30's exact form)

@@ -19,7 +19,6 @@ static struct mota_board board;
 static struct mota_agent_config cfg;
 static struct mota_device dev;
 static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
-static uint8_t selftest_out[4096];
 static const char *decimal(char buf[12], int v)
 {
     char *p = buf + 11;
@@ -112,8 +111,6 @@ int main(void)
     int ret;
     cfg.scratch = scratch;
     cfg.scratch_size = sizeof(scratch);
-    cfg.selftest_buf = selftest_out;
-    cfg.selftest_buf_size = sizeof(selftest_out);
     cfg.max_trial_boots = 3;
     ret = mota_board_init(&board, &cfg);
     if (ret != MOTA_OK) {

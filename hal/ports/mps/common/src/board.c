@@ -47,9 +47,19 @@ void mota_board_profile(struct mota_device_profile *p)
 
 /* ---- inference: a CPU model (mota build-model ABI: init, run, sizes), under guard (guard.c) ---- */
 
-/* The I/O the model may touch: its input, then its output, each 32-byte aligned (MPU granule). */
+/* The I/O a CPU model may touch: its input, then its output, each 32-byte aligned (MPU granule).
+ * The agent gets it as its self-test buffer (mota_board_init): a RUN's input is already where the
+ * model reads it, and one 4 KiB area serves both. */
 #define GUARD_IO 4096u
 static uint8_t guard_io[GUARD_IO] __attribute__((aligned(32)));
+#if MOTA_FEATURE_LEGACY
+/* A legacy model's buffer descriptors, inputs and outputs (loader/src/legacy.c): an area of its own,
+ * since the input of a RUN waits in guard_io while the model is opened. */
+static uint8_t legacy_io[GUARD_IO] __attribute__((aligned(32)));
+#define MODEL_IO(m) ((m)->family == MOTA_NBIN_FAMILY_LEGACY ? legacy_io : guard_io)
+#else
+#define MODEL_IO(m) guard_io
+#endif
 #define ROUND32(n) (((n) + 31u) & ~(size_t)31u)
 
 /* The device-wide budget of a call without one of its own (init, sizes, invoke). */
@@ -60,8 +70,8 @@ static uint8_t guard_io[GUARD_IO] __attribute__((aligned(32)));
 static bool model_regions(const struct mota_board *b, const struct mota_installed *m, struct mps_guard_call *c)
 {
     const struct mota_agent_config *cfg = b->cfg;
-    c->io_base = (uint32_t)(uintptr_t)guard_io;
-    c->io_end = (uint32_t)(uintptr_t)guard_io + GUARD_IO;
+    c->io_base = (uint32_t)(uintptr_t)MODEL_IO(m);
+    c->io_end = (uint32_t)(uintptr_t)MODEL_IO(m) + GUARD_IO;
     for (unsigned i = 0; i < cfg->n_models; i++) {
         const struct mota_agent_model_config *mc = &cfg->models[i];
         if (m->ram_addr >= mc->exec_ram_addr && m->ram_addr < mc->exec_ram_addr + mc->exec_ram_size) {
@@ -217,8 +227,8 @@ static bool legacy_env(struct mota_board *b, const struct mota_installed *m, uin
     *env = (struct mota_legacy_env){.call = legacy_call,
                                     .peek = legacy_peek,
                                     .ctx = l,
-                                    .io = guard_io,
-                                    .io_addr = (uint32_t)(uintptr_t)guard_io,
+                                    .io = legacy_io,
+                                    .io_addr = (uint32_t)(uintptr_t)legacy_io,
                                     .io_size = GUARD_IO};
     return model_regions(b, m, &l->regions);
 }
@@ -237,7 +247,7 @@ static int legacy_open(const struct mota_legacy_env *env, struct legacy_ctx *l, 
             k = i;
     struct opened *o = &opened[k < MOTA_AGENT_MAX_MODELS ? k : 0];
     o->valid = false;
-    memset(guard_io, 0, sizeof(guard_io));
+    memset(legacy_io, 0, sizeof(legacy_io));
     int ret = mota_legacy_open(env, m, &o->handle, &o->about);
     if (ret != MOTA_OK)
         return ret;
@@ -369,7 +379,14 @@ int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_
     if (model->family == MOTA_NBIN_FAMILY_LEGACY)
         return legacy_infer(b, model, in, in_len, out, out_len, budget, end, latency_us);
 #endif
-    memset(guard_io, 0, sizeof(guard_io)); /* nothing of an earlier call's input or output */
+    /* a RUN's input is in place (the agent's buffer is guard_io); anything else of it is another
+     * call's, cleared, and never a source */
+    uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);
+    bool in_place = in == gin && in_len <= GUARD_IO;
+    uintptr_t src = (uintptr_t)in, io = (uintptr_t)guard_io;
+    if (!in_place && src < io + GUARD_IO && in_len > 0 && src + in_len > io)
+        return MOTA_ERR_ARG;
+    memset(guard_io + (in_place ? in_len : 0u), 0, GUARD_IO - (in_place ? in_len : 0u));
     if ((ret = guarded(b, model, 2, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
         (ret = guarded(b, model, 3, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
         return ret;
@@ -379,14 +396,15 @@ int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_
         return ret;
     if (r != 0)
         return MOTA_ERR_SELFTEST_RUN;
-    uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);
-    memcpy(gin, in, in_len);
+    if (!in_place)
+        memcpy(gin, in, in_len);
     uint64_t t0 = mps_now_us(NULL);
     ret = guarded(b, model, 1, (uint32_t)(uintptr_t)gin, (uint32_t)(uintptr_t)gout, 0, within(budget, end), &r);
     *latency_us = mps_now_us(NULL) - t0;
     if (ret != MOTA_OK)
         return ret;
-    memcpy(out, gout, out_len);
+    if (out != gout)
+        memmove(out, gout, out_len); /* the self-test's output goes to the buffer's start */
     return r == 0 ? MOTA_OK : MOTA_ERR_SELFTEST_RUN;
 }
 
@@ -450,6 +468,8 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
     port_fill(b);
     b->cfg = cfg;
     cfg->port = &b->port;
+    cfg->selftest_buf = guard_io; /* lent: the model's I/O area is the self-test's and INVOKE's */
+    cfg->selftest_buf_size = GUARD_IO;
     mota_board_profile(&cfg->profile);
     cfg->journal_offset = MOTA_BOARD_JOURNAL;
 

@@ -54,13 +54,14 @@ struct guard_ctx {
 _Static_assert(__builtin_offsetof(struct guard_ctx, msp) == 100 && __builtin_offsetof(struct guard_ctx, fpscr) == 104,
                "the offsets the handlers use");
 
-struct guard_ctx mps_guard_ctx;
-volatile uint32_t mps_guard_active;
-uint32_t mps_guard_r9;
+/* `used` on what only the handlers' asm names: a link-time-optimised build keeps it (porting.md) */
+__attribute__((used)) struct guard_ctx mps_guard_ctx;
+__attribute__((used)) volatile uint32_t mps_guard_active;
+__attribute__((used)) uint32_t mps_guard_r9;
 static volatile uint64_t guard_deadline_us;
 static uint32_t guard_ret;
-static const struct mps_guard_call *guard_pending; /* the call SVC #0 may enter, once */
-__attribute__((used)) static const uint32_t guard_zeros[32];
+static const struct mps_guard_call *guard_pending;        /* the call SVC #0 may enter, once */
+__attribute__((used)) const uint32_t mps_guard_zeros[32]; /* global: LTO would rename a static */
 static struct mps_guard_fault guard_fault;
 static const struct mps_guard_call *guard_current; /* the call running */
 #if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
@@ -133,7 +134,7 @@ static void regions_set(const struct mps_guard_call *c)
 
 /* Called from the SVC #0 handler: the model's first frame on its stack. Returns EXC_RETURN. */
 uint32_t mps_guard_enter(const uint32_t *caller_frame);
-uint32_t mps_guard_enter(const uint32_t *caller_frame)
+__attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
 {
     const struct mps_guard_call *c = (const struct mps_guard_call *)(uintptr_t)caller_frame[0];
     if (c == NULL || c != guard_pending) /* an SVC #0 left pending by a model, or from anywhere else */
@@ -175,7 +176,7 @@ __attribute__((naked)) void mps_svc_handler(void)
                      "str r1, [r12]\n\t"
                      "bl mps_guard_enter\n\t"
                      /* nothing of the agent's in the model's registers */
-                     "ldr r1, =guard_zeros\n\t"
+                     "ldr r1, =mps_guard_zeros\n\t"
                      "vldmia r1, {s0-s31}\n\t"
                      "movs r1, #0\n\t"
                      "vmsr fpscr, r1\n\t"
@@ -202,7 +203,7 @@ __attribute__((naked)) void mps_svc_handler(void)
 
 /* The model returned to the stub (anything else issuing SVC is a fault). */
 int mps_guard_returned(const uint32_t *model_frame);
-int mps_guard_returned(const uint32_t *model_frame)
+__attribute__((used)) int mps_guard_returned(const uint32_t *model_frame)
 {
     uint32_t pc = model_frame[6];
     /* the stub's own SVC (its region also holds the CRC callbacks, which have none) */
@@ -215,7 +216,7 @@ int mps_guard_returned(const uint32_t *model_frame)
 }
 
 /* Leave the model with r0 as the call's result: never returns to the interrupted code. */
-__attribute__((naked)) void mps_guard_unwind(void)
+__attribute__((naked, used)) void mps_guard_unwind(void)
 {
     __asm__ volatile(
         /* the model's lazily stacked FP state is abandoned, not saved */
@@ -328,7 +329,7 @@ uint32_t mps_guard_emulated(void)
 /* The one decision on a fault while a model runs (mps.h): an access the
  * port emulates resumes the model; every other fault of the model ends its
  * call. */
-int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
+__attribute__((used)) int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
 {
     if (!from_model(exc_return))
         return MPS_GUARD_NOT_MODEL;
@@ -348,7 +349,7 @@ int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
 }
 
 /* SysTick: a model past its deadline is stopped where it is. */
-bool mps_guard_overdue(uint32_t exc_return)
+__attribute__((used)) bool mps_guard_overdue(uint32_t exc_return)
 {
     /* its deadline, or the watchdog about to expire whatever the tick count says: a verdict, not a reset */
     if (!from_model(exc_return) || (mps_now_us(NULL) < guard_deadline_us && mps_watchdog_left_ms() > 150u))

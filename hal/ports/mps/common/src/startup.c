@@ -132,7 +132,7 @@ uint32_t mps_fault_address(uint32_t cfsr)
 /* A fault is reported (stacked PC, fault address, CFSR) on the launcher's
  * log as the reset cause, and the board resets: at the next boot the agent
  * reverts a model on trial (MOTA_ERR_DEVICE_FAULT). */
-void mps_fault_report(const uint32_t *frame, uint32_t exc_return)
+__attribute__((used)) void mps_fault_report(const uint32_t *frame, uint32_t exc_return)
 {
     (void)exc_return;
     uint32_t cfsr = SCB_CFSR;

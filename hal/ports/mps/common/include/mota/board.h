@@ -73,7 +73,8 @@ struct mota_board {
  * (reloaded from its host file), the watchdog, and read the provisioning
  * record and the hardware profile into cfg, and point cfg at the board's
  * port (flash, system, UART, exec RAM, guarded inference). The caller's cfg
- * supplies the buffers (scratch, self-test).
+ * supplies the scratch buffer; the self-test buffer is the board's model I/O
+ * area (4 KiB), lent to the agent.
  */
 int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg);
 
