@@ -3,7 +3,8 @@
 # on in the full build; a product turns off what it does not need, and the device then refuses a
 # container that asks for it with a reason of its own, before any erase (HELLO key 17 tells the host,
 # which refuses first). MOTA_VARIANT=min is the smallest build the boards are measured in: one model, CPU
-# models of the NBIN v8 family only, no decompressor, no epoch summary; the guard and invoke stay.
+# models of the NBIN v8 family only, no decompressor, no epoch summary, a 2 KiB model stack (a board's
+# sizes.cmake); the guard and invoke stay.
 set(MOTA_VARIANT "full" CACHE STRING "full, or min (sets the features and the model count below)")
 set_property(CACHE MOTA_VARIANT PROPERTY STRINGS full min)
 if(MOTA_VARIANT STREQUAL "min")

@@ -12,6 +12,13 @@ endif()
 if(NOT DEFINED MOTA_LINK_WINDOW)
   set(MOTA_LINK_WINDOW 12u)        # 12 frames in flight (about 6.3 KiB) fit the UART RX ring
 endif()
+if(NOT DEFINED MOTA_MPS_GUARD_STACK)  # a model's stack under guard (a power of two, for any MPU)
+  if(MOTA_VARIANT STREQUAL "min")
+    set(MOTA_MPS_GUARD_STACK 2048u)  # CPU models of mota build-model's ABI: the dense one peaks far below
+  else()
+    set(MOTA_MPS_GUARD_STACK 4096u)  # ST's legacy runtimes too
+  endif()
+endif()
 if(NOT DEFINED MOTA_MPS_RX_RING)
   set(MOTA_MPS_RX_RING 8192u)      # UART RX ring (a power of two): more than the whole window
 endif()
@@ -20,4 +27,5 @@ add_compile_definitions(
   MOTA_LINK_MAX_PAYLOAD=${MOTA_LINK_MAX_PAYLOAD}
   MOTA_LINK_WINDOW=${MOTA_LINK_WINDOW}
   MOTA_MPS_RX_RING=${MOTA_MPS_RX_RING}
+  MOTA_MPS_GUARD_STACK=${MOTA_MPS_GUARD_STACK}
   MOTA_ERR_STRINGS=0)              # bare reason codes on the device: the host names them

@@ -69,7 +69,8 @@ static struct mota_trap_state guard_trap; /* its emulated peripherals, fresh per
 #endif
 
 /* The model's stack: its own MPU region, with PSPLIM at its base. */
-#define GUARD_STACK 4096u
+#define GUARD_STACK MOTA_MPS_GUARD_STACK /* sizes.cmake */
+_Static_assert((GUARD_STACK & (GUARD_STACK - 1u)) == 0 && GUARD_STACK >= 1024u, "a power of two, 1 KiB or more");
 static uint8_t guard_stack[GUARD_STACK] __attribute__((aligned(32)));
 
 void mps_guard_exit_stub(void);
