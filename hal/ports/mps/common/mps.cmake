@@ -10,9 +10,15 @@ function(mota_mps_board board)
   set(lib mota_hal_${board})
   set(elf mota-${board}.elf)
   set(ld ${CMAKE_CURRENT_SOURCE_DIR}/${board}.ld)
+  # the guard's MPU: PMSAv7 on the Armv7-M cores (the toolchain file's -mcpu), else Armv8-M's
+  if(MOTA_CPU_FLAGS MATCHES "cortex-m(3|4|7)([^0-9]|$)")
+    set(mpu mpu_pmsav7.c)
+  else()
+    set(mpu mpu_armv8m.c)
+  endif()
   add_library(${lib} STATIC ${MOTA_MPS_DIR}/src/startup.c ${MOTA_MPS_DIR}/src/console.c ${MOTA_MPS_DIR}/src/system.c ${MOTA_MPS_DIR}/src/uart.c
               ${MOTA_MPS_DIR}/src/flash.c ${MOTA_MPS_DIR}/src/flash_ecc.c ${MOTA_MPS_DIR}/src/board.c
-              ${MOTA_MPS_DIR}/src/guard.c)
+              ${MOTA_MPS_DIR}/src/guard.c ${MOTA_MPS_DIR}/src/${mpu})
   target_compile_options(${lib} PRIVATE ${MOTA_WARNINGS})
   target_include_directories(${lib} PUBLIC ${MOTA_MPS_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(${lib} PUBLIC MOTA_BOARD_NAME="${board}")

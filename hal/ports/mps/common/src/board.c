@@ -31,11 +31,13 @@ void mota_board_profile(struct mota_device_profile *p)
 #endif
     /* Secure state: the Security Extension is present, TT says this code is
      * Secure, and the Non-secure CPUID alias (RAZ from Non-secure) answers */
+#if MPS_V8M
     if (((SCB_ID_PFR1 >> 4) & 0xFu) != 0) {
         uint32_t tt, addr = (uint32_t)(uintptr_t)&mota_board_profile;
         __asm__ volatile("tt %0, %1" : "=r"(tt) : "r"(addr));
         p->secure = ((tt >> 22) & 1u) && SCB_CPUID_NS != 0;
     }
+#endif /* Armv7-M has no Security Extension (and no TT): never Secure */
     /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy (a build with it:
      * without, a legacy container is refused by its family before any erase) */
     p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (MOTA_FEATURE_LEGACY ? 1u << MOTA_NBIN_FAMILY_LEGACY : 0u);
@@ -51,11 +53,11 @@ void mota_board_profile(struct mota_device_profile *p)
  * The agent gets it as its self-test buffer (mota_board_init): a RUN's input is already where the
  * model reads it, and one 4 KiB area serves both. */
 #define GUARD_IO 4096u
-static uint8_t guard_io[GUARD_IO] __attribute__((aligned(32)));
+static uint8_t guard_io[GUARD_IO] __attribute__((aligned(MPS_REGION_ALIGN(GUARD_IO))));
 #if MOTA_FEATURE_LEGACY
 /* A legacy model's buffer descriptors, inputs and outputs (loader/src/legacy.c): an area of its own,
  * since the input of a RUN waits in guard_io while the model is opened. */
-static uint8_t legacy_io[GUARD_IO] __attribute__((aligned(32)));
+static uint8_t legacy_io[GUARD_IO] __attribute__((aligned(MPS_REGION_ALIGN(GUARD_IO))));
 #define MODEL_IO(m) ((m)->family == MOTA_NBIN_FAMILY_LEGACY ? legacy_io : guard_io)
 #else
 #define MODEL_IO(m) guard_io
@@ -448,6 +450,25 @@ static void port_fill(struct mota_board *b)
     };
 }
 
+/* The A/B slot pairs after the journal, and each model's exec RAM. Armv8-M: equal shares in whole sectors.
+ * PMSAv7: each a power of two aligned to its size, so that it is one MPU region (mpu_pmsav7.c): slots of
+ * 4 MiB for one model, 2 MiB for two, starting at the first such boundary. */
+static void layout(unsigned n, uint32_t *slot, uint32_t *first, uint32_t *exec)
+{
+    uint32_t share = (MOTA_BOARD_PROVISION - MOTA_BOARD_SLOTS) / (2u * n);
+    if (MPS_V8M) {
+        *slot = share / MOTA_BOARD_SECTOR * MOTA_BOARD_SECTOR;
+        *first = MOTA_BOARD_SLOTS;
+        *exec = MOTA_MPS_EXEC_SIZE / n / 8u * 8u;
+        return;
+    }
+    *slot = 1u << (31u - (uint32_t)__builtin_clz(share));
+    while ((uint64_t)*slot * (2u * n + 1u) > MOTA_BOARD_PROVISION) /* the journal's first boundary, then 2n */
+        *slot >>= 1;
+    *first = *slot;
+    *exec = 1u << (31u - (uint32_t)__builtin_clz(MOTA_MPS_EXEC_SIZE / n));
+}
+
 int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
 {
     int ret;
@@ -491,13 +512,13 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
         cfg->n_keys = 0; /* every upload is refused: MOTA_ERR_NOT_PROVISIONED */
         strcpy(b->name, "mota-" MOTA_BOARD_NAME " (not provisioned)");
     }
-    uint32_t slot = (MOTA_BOARD_PROVISION - MOTA_BOARD_SLOTS) / (2u * n) / MOTA_BOARD_SECTOR * MOTA_BOARD_SECTOR;
-    uint32_t exec = MOTA_MPS_EXEC_SIZE / n / 8u * 8u;
+    uint32_t slot, first, exec;
+    layout(n, &slot, &first, &exec);
     cfg->n_models = n;
     for (unsigned m = 0; m < n; m++) {
         cfg->models[m].c_name = b->provision_status == MOTA_OK ? prov.models[m] : "network";
-        cfg->models[m].slot_offset[0] = MOTA_BOARD_SLOTS + 2u * m * slot;
-        cfg->models[m].slot_offset[1] = MOTA_BOARD_SLOTS + (2u * m + 1u) * slot;
+        cfg->models[m].slot_offset[0] = first + 2u * m * slot;
+        cfg->models[m].slot_offset[1] = first + (2u * m + 1u) * slot;
         cfg->models[m].slot_size = slot;
         cfg->models[m].exec_ram_addr = MOTA_MPS_EXEC_BASE + m * exec;
         cfg->models[m].exec_ram_size = exec;

@@ -4,12 +4,12 @@
  * on its own stack, with the MPU granting it only its flash slot (code and
  * params), its exec RAM (RW data, activations), one I/O buffer and its
  * stack; everything else (the agent, the journal, the provisioning record,
- * the peripherals) faults. A fault or an overrun of the time budget ends the
+ * the peripherals) faults (the MPU: mpu_armv8m.c, mpu_pmsav7.c). A fault or an overrun of the time budget ends the
  * call, not the device: the handler unwinds to the caller with a reason code.
  *
  * Mechanism: the caller enters with SVC #0, whose handler saves the caller's
  * callee-saved registers and returns into the model in unprivileged thread
- * mode on the guard stack (PSP, with PSPLIM). The model returns to a stub in
+ * mode on the guard stack (PSP; PSPLIM on Armv8-M). The model returns to a stub in
  * its own executable region that issues SVC #1. SVC #1, a fault taken from
  * the model, or SysTick past the deadline all leave through mps_guard_unwind():
  * MSP back to the SVC #0 frame, the result in its r0, the caller's registers
@@ -22,25 +22,11 @@
 
 #include <string.h>
 
-#define MPU_TYPE REG(0xE000ED90u)
-#define MPU_CTRL REG(0xE000ED94u)
-#define MPU_RNR REG(0xE000ED98u)
-#define MPU_RBAR REG(0xE000ED9Cu)
-#define MPU_RLAR REG(0xE000EDA0u)
-#define MPU_MAIR0 REG(0xE000EDC0u)
 #define CCR_DIV_0_TRP (1u << 4)
 #define FPCCR REG(0xE000EF34u)
 #define FPCCR_LSPEN (1u << 30)
 /* SHCSR pending bits: UsageFault, MemManage, BusFault, SVCall, SecureFault */
 #define SHCSR_PENDED ((1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 20))
-
-#define ATTR_NORMAL 0u /* MAIR attribute 0: normal memory, non-cacheable */
-#define ATTR_DEVICE 1u /* MAIR attribute 1: Device-nGnRE (a peripheral's registers) */
-#define ATTR_MAIR0 0x0444u
-#define CRC_PAGE_MASK 0x3FFu /* an STM32 peripheral's address block: 1 KiB */
-#define AP_RW 0x2u           /* AP=01: read-write at any privilege */
-#define AP_RO 0x6u           /* AP=11: read-only at any privilege */
-#define XN 0x1u
 
 /* Saved at SVC #0, restored by the unwind: r4-r11, s16-s31, EXC_RETURN, MSP,
  * FPSCR (the model may change rounding or flush-to-zero: not for the agent). */
@@ -68,10 +54,12 @@ static const struct mps_guard_call *guard_current; /* the call running */
 static struct mota_trap_state guard_trap; /* its emulated peripherals, fresh per call */
 #endif
 
-/* The model's stack: its own MPU region, with PSPLIM at its base. */
+/* The model's stack: its own MPU region, with PSPLIM at its base (Armv8-M) or a no-access region below it
+ * (PMSAv7). First in RAM (mps.ld), so nothing the model is granted lies below it. */
 #define GUARD_STACK MOTA_MPS_GUARD_STACK /* sizes.cmake */
 _Static_assert((GUARD_STACK & (GUARD_STACK - 1u)) == 0 && GUARD_STACK >= 1024u, "a power of two, 1 KiB or more");
-static uint8_t guard_stack[GUARD_STACK] __attribute__((aligned(32)));
+static uint8_t guard_stack[GUARD_STACK]
+    __attribute__((section(".bss.guard_stack"), aligned(MPS_REGION_ALIGN(GUARD_STACK))));
 
 void mps_guard_exit_stub(void);
 
@@ -100,39 +88,6 @@ __attribute__((section(".guard_exit.crc"), noinline)) void mps_guard_crc_release
     (void)base; /* the unit is the model's for its whole call: nothing to hand back */
 }
 
-static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags, uint32_t attr)
-{
-    MPU_RNR = n;
-    MPU_RBAR = (base & ~31u) | flags;
-    MPU_RLAR = ((end - 1u) & ~31u) | attr << 1 | 1u; /* AttrIndx, enabled */
-}
-
-static void regions_set(const struct mps_guard_call *c)
-{
-    MPU_CTRL = 0;
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
-    MPU_MAIR0 = ATTR_MAIR0;
-    unsigned regions = (MPU_TYPE >> 8) & 0xFFu; /* every region the MPU has (DREGION), not only those used here */
-    for (unsigned n = 0; n < regions; n++) {
-        MPU_RNR = n;
-        MPU_RLAR = 0;
-    }
-    /* the slot: code and params (XIP), params only (COPY: the code runs from its exec RAM) */
-    if (c->code_base != 0)
-        region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0), ATTR_NORMAL);
-    region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN), ATTR_NORMAL); /* exec RAM */
-    region(2, c->io_base, c->io_end, AP_RW | XN, ATTR_NORMAL);                       /* input, then output */
-    region(3, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK, AP_RW | XN,
-           ATTR_NORMAL);
-    /* the exit stub and the CRC callbacks */
-    region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO, ATTR_NORMAL);
-    if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
-        region(5, MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK, (MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u,
-               AP_RW | XN, ATTR_DEVICE);
-    MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
-}
-
 /* Called from the SVC #0 handler: the model's first frame on its stack. Returns EXC_RETURN. */
 uint32_t mps_guard_enter(const uint32_t *caller_frame);
 __attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
@@ -151,11 +106,13 @@ __attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
     sp[6] = c->fn & ~1u;                                   /* pc */
     sp[7] = 1u << 24;                                      /* xPSR: Thumb */
     mps_guard_r9 = c->r9;
-    __asm__ volatile("msr psplim, %0\n\t"
-                     "msr psp, %1\n\t"
-                     "msr control, %2\n\t" /* nPRIV: the model runs unprivileged */
-                     "isb" ::"r"((uint32_t)(uintptr_t)guard_stack),
-                     "r"(sp), "r"(1u)
+#if MPS_V8M
+    __asm__ volatile("msr psplim, %0" ::"r"((uint32_t)(uintptr_t)guard_stack) : "memory");
+#endif
+    __asm__ volatile("msr psp, %0\n\t"
+                     "msr control, %1\n\t" /* nPRIV: the model runs unprivileged */
+                     "isb" ::"r"(sp),
+                     "r"(1u)
                      : "memory");
     mps_guard_active = 1;
     return 0xFFFFFFFDu; /* thread mode, PSP, Secure, basic frame */
@@ -334,7 +291,9 @@ __attribute__((used)) int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, ui
 {
     if (!from_model(exc_return))
         return MPS_GUARD_NOT_MODEL;
+#if MPS_V8M
     SCB_SFSR = SCB_SFSR;
+#endif
     uint32_t cfsr = SCB_CFSR, psp, pc = 0;
     __asm__ volatile("mrs %0, psp" : "=r"(psp));
     if (emulate(exc_return, cfsr, psp, r4_r11))
@@ -361,8 +320,9 @@ __attribute__((used)) bool mps_guard_overdue(uint32_t exc_return)
 
 int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_guard_fault *fault)
 {
-    regions_set(c);
     guard_fault = (struct mps_guard_fault){0};
+    if (!mps_mpu_grant(c, (uint32_t)(uintptr_t)guard_stack, GUARD_STACK))
+        return MOTA_ERR_SELFTEST_RUN; /* what it owns is not one region each on this MPU: it does not run */
     guard_current = c;
 #if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
     mota_trap_reset(&guard_trap);
@@ -381,8 +341,7 @@ int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_gua
     guard_current = NULL;
     FPCCR = fpccr;
     SCB_CCR = ccr;
-    MPU_CTRL = 0; /* nothing else runs unprivileged */
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    mps_mpu_off();
     *ret = guard_ret;
     if (fault != NULL)
         *fault = guard_fault;

@@ -18,6 +18,19 @@
 #error "MOTA_MPS_CRC_BASE: the board's STM32 CRC unit, 0u if it has none (board_config.h)"
 #endif
 
+/* The core's architecture: Armv8-M (M33, M55: its MPU, PSPLIM, TT, the Security Extension) or Armv7-M
+ * (M4, M7: the PMSAv7 MPU, none of the others) */
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+#define MPS_V8M 1
+#elif defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_7M__)
+#define MPS_V8M 0
+#else
+#error "the MPS layer runs on Armv7-M or Armv8-M Mainline"
+#endif
+/* What the guard grants a model must be one MPU region: 32-byte granules on Armv8-M; on PMSAv7 a power of
+ * two aligned to its size (the model's I/O area and stack are placed so) */
+#define MPS_REGION_ALIGN(size) (MPS_V8M ? 32u : (size))
+
 #define REG(a) (*(volatile uint32_t *)(a))
 #define SCB_ICSR REG(0xE000ED04u)
 #define SCB_AIRCR REG(0xE000ED0Cu)
@@ -84,6 +97,11 @@ struct mps_guard_fault {
     uint32_t kind, pc, addr, cfsr;
 };
 int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_guard_fault *fault);
+/* The MPU for one guarded call (mpu_armv8m.c or mpu_pmsav7.c, by the core; guard.c): the model's slot, exec
+ * RAM, I/O area, its stack [stack, stack + stack_size) and the exit stub, nothing else; privileged code
+ * keeps the default map. False, with nothing granted, if a region cannot be one of this MPU's. */
+bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stack_size);
+void mps_mpu_off(void);
 /* accesses the guard emulated for the last call (FP_CTRL, the STM32 CRC unit: mota/trap.h) */
 uint32_t mps_guard_emulated(void);
 /* ST's CRC-unit callbacks for legacy models (mota/loader.h crc_acquire, crc_release): code a guarded

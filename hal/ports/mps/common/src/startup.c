@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Armv8-M vector table, reset, fault handlers. No heap, no stdio. */
+/* Armv7-M and Armv8-M vector table, reset, fault handlers. No heap, no stdio. */
 #include "mps.h"
 #include "mota/err.h"
 
@@ -57,7 +57,8 @@ void mps_reset_handler(void)
     for (uint32_t *p = &__stack_limit; (uintptr_t)p < sp - 64u; p++)
         *p = STACK_PAINT;
     /* vectors for every IRQ: the table above leaves the rest zero */
-    SCB_SHCSR |= (1u << 16) | (1u << 17) | (1u << 18) | (1u << 19); /* MemManage, Bus, Usage, Secure faults */
+    SCB_SHCSR |= (1u << 16) | (1u << 17) | (1u << 18) | (MPS_V8M ? 1u << 19 : 0u); /* MemManage, Bus, Usage,
+                                                                                       Secure faults */
     main();
     mps_reset_announce("software", 0, 0, 0);
 }

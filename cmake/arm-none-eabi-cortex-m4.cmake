@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0
+# Cross build for Cortex-M4 (Armv7E-M, hard float), as on STM32F4/L4/G4/WB-class parts (single-precision FPU) and QEMU's
+# mps2-an386 (the default board). Every cross tree builds its own mbed TLS,
+# libcbor and p256-m with these flags (cmake/cross-deps.cmake).
+set(MOTA_CPU_FLAGS "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard")
+set(MOTA_DEFAULT_BOARD an386)
+include(${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi.cmake)
