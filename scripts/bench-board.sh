@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Benchmarks of the mota firmware on the QEMU boards (mps3-an547, Cortex-M55;
-# mps2-an505, Cortex-M33), through mota commands: instruction counts under
+# mps2-an505, Cortex-M33; mps2-an386, Cortex-M4; mps2-an500, Cortex-M7),
+# through mota commands: instruction counts under
 # -icount shift=0 (signature check, SHA-256 per byte, install, self-test run,
 # last byte to verdict; what ST's licence check costs when trapped: per access,
 # and per inference of ST's U585 model on the an505 with and without the CRC
@@ -10,10 +11,11 @@
 # the linker map (and arm-none-eabi-size); then the loader's install cost per GOT and REL entry
 # on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
 # the QEMU boards").
-#   scripts/bench-board.sh [an547|an505 ...]   the boards to run (default both)
+#   scripts/bench-board.sh [an547|an505|an386|an500 ...]   the boards to run (default all four)
 #   scripts/bench-board.sh --quick [BOARD ...] CI's run: the an547 only, one UART round, fewer head checks
-#   scripts/bench-board.sh --footprint         the footprint of each board's min and full builds: by module,
-#                                              one "footprint VARIANT-BOARD: ..." line each, the head check
+#   scripts/bench-board.sh --footprint         the footprint of the an547's and an505's min and full builds
+#                                              and of the an386's and an500's full ones: by module, one
+#                                              "footprint VARIANT-BOARD: ..." line each, the head check
 # Build trees: $MOTA_BENCH_BUILD (default build/release), $MOTA_BENCH_CROSS (Cortex-M55, default build/m55).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,13 +24,17 @@ build=${MOTA_BENCH_BUILD:-build/release} cross=${MOTA_BENCH_CROSS:-build/m55}
 scripts/setup.sh test >/dev/null
 scripts/fetch-cross-deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=OFF >/dev/null
-cmake --build "$build" >/dev/null # mota and, through it, both firmwares ($build/firmware*)
+cmake --build "$build" >/dev/null # mota and, through it, every board's firmware ($build/firmware*)
 map() { # the firmware map of a board in the release build
   case $1 in an547) echo "$build"/firmware/boards/an547/mota-an547.map ;;
-             an505) echo "$build"/firmware-m33/boards/an505/mota-an505.map ;; esac
+             an505) echo "$build"/firmware-m33/boards/an505/mota-an505.map ;;
+             an386) echo "$build"/firmware-m4/boards/an386/mota-an386.map ;;
+             an500) echo "$build"/firmware-m7/boards/an500/mota-an500.map ;;
+             *) echo "bench-board.sh: no board $1 (an547, an505, an386, an500)" >&2; exit 2 ;; esac
 }
 if [ "${1:-}" = --footprint ]; then
-  # each board's min variant (cmake/features.cmake) beside its full one: by module, then one line each
+  # the an547's and an505's min variant (cmake/features.cmake) beside their full one, and the an386's and
+  # an500's full builds: by module, then one line each
   # ("footprint VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B", "head check: N instructions")
   specs=()
   for b in an547:cortex-m55 an505:cortex-m33; do
@@ -38,14 +44,16 @@ if [ "${1:-}" = --footprint ]; then
     cmake --build "$dir" >/dev/null
     specs+=("min:$board:$dir/boards/$board/mota-$board.map" "full:$board:$(map "$board")")
   done
+  specs+=("full:an386:$(map an386)" "full:an500:$(map an500)") # the Armv7-M boards: their full builds
   w=$(mktemp -d)
   trap 'rm -rf "$w"' EXIT
   /usr/bin/python3 tests/bench/bench_footprint.py "$build"/host_tool/mota "$root" "$w/fp" "${specs[@]}"
   exit 0
 fi
-quick=() boards=(an547 an505)
+quick=() boards=(an547 an505 an386 an500)
 if [ "${1:-}" = --quick ]; then quick=(--quick) boards=(an547); shift; fi
 if [ $# -gt 0 ]; then boards=("$@"); fi
+for board in "${boards[@]}"; do map "$board" >/dev/null; done # an unknown board: said, before any run
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 for board in "${boards[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Benchmarks of the firmware on a QEMU board (an547: mps3-an547, Cortex-M55;
-an505: mps2-an505, Cortex-M33), driven through mota commands.
+an505: mps2-an505, Cortex-M33; an386: mps2-an386, Cortex-M4; an500:
+mps2-an500, Cortex-M7), driven through mota commands.
 
 usage: bench_board.py MOTA SOURCE_DIR FIRMWARE_MAP WORKDIR [TARGET] [--quick]   (default an547)
        bench_board.py --footprint FIRMWARE_MAP ...   (the footprint of each image only)
@@ -43,6 +44,8 @@ import footprint  # noqa: E402
 BOARDS = {
     "an547": {"machine": "mps3-an547", "cpu": "cortex-m55", "part": 0xD22, "sysclk_mhz": 32},
     "an505": {"machine": "mps2-an505", "cpu": "cortex-m33", "part": 0xD21, "sysclk_mhz": 20},
+    "an386": {"machine": "mps2-an386", "cpu": "cortex-m4", "part": 0xC24, "sysclk_mhz": 25},
+    "an500": {"machine": "mps2-an500", "cpu": "cortex-m7", "part": 0xC27, "sysclk_mhz": 25},
 }
 results = []
 
@@ -146,7 +149,8 @@ def invoke_us(board, model, inp, size):
 
 def legacy_run(board):
     """The last legacy model's first run, as the board logs it at each open: its guarded call in instructions
-    (SysTick ticks: 50 instructions on the an505, finer than invoke's whole microseconds) and the accesses
+    (SysTick ticks: 50 instructions on the an505, 40 on the an386 and an500, finer than invoke's whole
+    microseconds) and the accesses
     the guard emulated in it."""
     log = board.log()
     ticks = int(re.findall(r"legacy run, guarded call \(SysTick ticks\) 0x([0-9a-f]+)", log)[-1], 16)

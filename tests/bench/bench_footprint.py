@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from harness import Env  # noqa: E402
 import footprint  # noqa: E402
 
-CPU = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21)}
+CPU = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21), "an386": ("cortex-m4", 0xC24),
+       "an500": ("cortex-m7", 0xC27)}
 GOALS = {"min": (32 * 1024, 8 * 1024), "full": (48 * 1024, 16 * 1024)}  # flash, ram + stack (issue 30)
 
 

@@ -90,6 +90,8 @@ EXPECTED = {
         "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint min-an505: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-an505: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-an386: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-an500: flash # B, ram # B, stack # B, rx-ring # B$",
         "head check: # instructions$",
     ],
     "bench-container": [

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """System tests of the firmware on the QEMU boards (mps3-an547, Cortex-M55;
-mps2-an505, Cortex-M33), through `mota` commands only, as a user drives a
-board: `mota sim --target TARGET`, push, status, confirm, reboot, invoke. One
-test list for both boards; one case per run.
+mps2-an505, Cortex-M33; mps2-an386, Cortex-M4; mps2-an500, Cortex-M7), through
+`mota` commands only, as a user drives a board: `mota sim --target TARGET`,
+push, status, confirm, reboot, invoke. One test list for every board; one case
+per run.
 
 usage: test_board.py MOTA SOURCE_DIR FIXTURES_DIR WORKDIR TARGET CASE
 """
@@ -22,15 +23,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "link"))
 from harness import Env, RawLink  # noqa: E402
 
-# What the cases need to know of each board: its CPU (models are built for it), and addresses a
-# hostile model reaches for: the agent's RAM, the provisioning record, the watchdog.
+# What the cases need to know of each board: its CPU (models are built for it) and its architecture (Armv8-M
+# with the Security Extension, or Armv7-M: no Secure state), addresses a hostile model reaches for: the agent's
+# RAM, the provisioning record, the watchdog; the board whose CPU model it must refuse.
 BOARDS = {
-    "an547": {"cpu": "cortex-m55", "part": 0xD22, "ram": 0x20000000, "flash": 0x60000000, "wdog": 0x5802E000,
-              "other": "an505", "cut_rounds": 32},
-    # the power-cut sweep at a third of its length: its flash and journal code is the an547's (hal/ports/mps/common), and
-    # the whole suite stays within its time on two cores
-    "an505": {"cpu": "cortex-m33", "part": 0xD21, "ram": 0x38000000, "flash": 0x80000000, "wdog": 0x5002E000,
-              "other": "an547", "cut_rounds": 11},
+    # the power-cut sweeps in CI: 12 rounds here (4 of each phase), half on the an505, a third on the Armv7-M
+    # boards: the flash and journal code is the same layer on all (hal/ports/mps/common), and the suite stays within
+    # its 15 minutes on two cores. MOTA_CUT_ROUNDS=N runs N on any board (docs/ci.md: a long sweep).
+    "an547": {"cpu": "cortex-m55", "part": 0xD22, "arch": "v8-m", "ram": 0x20000000, "flash": 0x60000000,
+              "wdog": 0x5802E000, "other": "an505", "cut_rounds": 12},
+    "an505": {"cpu": "cortex-m33", "part": 0xD21, "arch": "v8-m", "ram": 0x38000000, "flash": 0x80000000,
+              "wdog": 0x5002E000, "other": "an547", "cut_rounds": 6},
+    # the Armv7-M boards (the flash on each board's PSRAM, at two addresses)
+    "an386": {"cpu": "cortex-m4", "part": 0xC24, "arch": "v7-m", "ram": 0x20000000, "flash": 0x21000000,
+              "wdog": 0x40008000, "other": "an500", "cut_rounds": 4},
+    "an500": {"cpu": "cortex-m7", "part": 0xC27, "arch": "v7-m", "ram": 0x20000000, "flash": 0x60000000,
+              "wdog": 0x40008000, "other": "an386", "cut_rounds": 4},
 }
 MOTA, SRC, FIXTURES, WORK, TARGET, CASE = sys.argv[1:7]
 # the build under test: the full one, or MOTA_VARIANT=min (cmake/features.cmake: one model, no legacy models, no
@@ -47,8 +55,8 @@ FLASH_SIZE, SECTOR = 16 << 20, 4096
 
 
 def build_model(out, *sources, board=B):
-    """mota build-model for a board's CPU: its -mcpu (the M33's single-precision FPU comes with it) and its
-    part number in the model's flags word."""
+    """mota build-model for a board's CPU: its -mcpu (its FPU comes with it: single precision on the M33 and
+    the M4, double on the M7) and its part number in the model's flags word."""
     env.run("build-model", "--cpu", board["cpu"], "-D", "MOTA_MODEL_CPU_PART=0x%Xu" % board["part"], "-o", out,
             *sources)
     return out
@@ -85,14 +93,17 @@ def needs(what):
         sys.exit(77)
 
 
+# the model slots a board is provisioned with: as many as its build serves
+MODELS = ["dense"] if VARIANT == "min" else ["dense", "network"]
+
+
 class Board:
     """The launcher with its QEMU board on a flash file of this case."""
 
     def __init__(self, *extra, flash="board.flash", provision=True):
         args = []
         if provision:
-            models = ["dense"] if VARIANT == "min" else ["dense", "network"]
-            args += ["--key", env.p("k.pub.pem"), *[a for m in models for a in ("--model", m)], "--trial-boots", "2"]
+            args += ["--key", env.p("k.pub.pem"), *[a for m in MODELS for a in ("--model", m)], "--trial-boots", "2"]
         if VARIANT == "min":
             assert os.path.exists(MIN_FIRMWARE), "MOTA_BOARD_VARIANT=min needs MOTA_MIN_FIRMWARE"
             args += ["--firmware", MIN_FIRMWARE]
@@ -199,15 +210,22 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     d = json.loads(r.stdout)
     assert r.returncode == 1 and d["status"] == "MOTA_ERR_SELFTEST_RUN" and "takes %d input bytes" % in_size in \
         d["detail"], d
-    # the profile the firmware reads from the hardware is the one `mota sim --profile TARGET` simulates
-    board_profile = b.status()["profile"]
+    # the profile the firmware reads from the hardware is the one `mota sim --profile TARGET` simulates, and
+    # with the same model slots the simulated device lays them out as the board does: the largest container
+    # (a power of two on the Armv7-M boards) and the exec RAM each model gets
+    board_st = b.status()
+    board_profile = board_st["profile"]
     sim, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash",
-                           env.p("profile.flash"), "--profile", TARGET], r"listening on tcp:(\S+)")
-    sim_profile = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["profile"]
+                           env.p("profile.flash"), "--profile", TARGET, *[a for m in MODELS for a in ("--model", m)]],
+                          r"listening on tcp:(\S+)")
+    sim_st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+    sim_profile = sim_st["profile"]
     env.stop(sim)
     if VARIANT == "min":  # the profile says the families its build runs: the NBIN v8 one alone
         sim_profile["families"] = [f for f in sim_profile["families"] if f != "legacy"]
     assert board_profile == sim_profile and board_profile["name"] == TARGET, (board_profile, sim_profile)
+    slots = lambda st: [(m["name"], m["max_container"], m["memory"]["exec_ram"]) for m in st["models"]]  # noqa: E731
+    assert slots(board_st) == slots(sim_st), (slots(board_st), slots(sim_st))
     # one host at a time, as on a cable: a second client is told the device is busy
     host, p = b.port.rsplit(":", 1)
     holder = socket.create_connection((host, int(p)))
@@ -216,7 +234,7 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     holder.close()
     assert r.returncode == 5 and "MOTA_ERR_BUSY" in r.stderr, (r.returncode, r.stderr)
     print("v1 self-tested on the %s (real output), confirmed; invoke equals the host reference on 3 vectors; "
-          "its profile is --profile %s's" % (B["cpu"], TARGET))
+          "its profile and slots are --profile %s's (%s)" % (B["cpu"], TARGET, slots(board_st)))
 
 
 def case_v2_whose_expected_output_is_wrong_is_refused_and_v1_still_runs():
@@ -346,7 +364,7 @@ def case_st_n6_model_is_refused_before_any_flash_erase():
     t0 = time.time()
     rc, _, res, err = b.push(c)
     took = time.time() - t0
-    # an NPU model for a Cortex-M55: on the M55 board the NPU rule refuses it, on the M33 the CPU rule comes first
+    # an NPU model for a Cortex-M55: on the M55 board the NPU rule refuses it, on the others the CPU rule comes first
     reason, detail = (("MOTA_ERR_COMPAT_NPU", "npu: device 0x0, model 0x1") if B["part"] == 0xD22 else
                       ("MOTA_ERR_COMPAT_CPU", "cpu_part: device 0x%x, model 0xd22" % B["part"]))
     assert rc == 1 and res["status"] == reason and not res["installed"], (res, err)
@@ -360,21 +378,25 @@ def case_st_n6_model_is_refused_before_any_flash_erase():
 
 
 def case_model_for_the_other_cpu_is_refused_before_any_flash_erase():
-    """The other board's model (Cortex-M55 on an505, Cortex-M33 on an547): refused on its head with the CPU
-    reason and both part numbers, before anything is erased; v1 still runs."""
+    """The other board's model (Cortex-M55 on an505, Cortex-M33 on an547, Cortex-M7 on an386, Cortex-M4 on
+    an500), and on the an505 a Cortex-M4 one too: refused on its head with the CPU reason and both part
+    numbers, before anything is erased; v1 still runs. (An M4 model on the M7 is refused too: the part number
+    must equal the device's, loader/src/compat.c.)"""
     rel = model()
     b = Board()
     b.push_ok(pack("v1.mota", rel, 1), "--confirm")
     before = slots_region()
-    other = BOARDS[B["other"]]
-    rc, _, res, err = b.push(pack("other.mota", model(board=other), 2))
-    assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_CPU" and not res["installed"], (res, err)
-    detail = "cpu_part: device 0x%x, model 0x%x" % (B["part"], other["part"])
-    assert res["detail"] == detail and detail in err, (res, err)
-    assert slots_region() == before, "a slot changed: something was erased or written"
-    assert_runs_v(b, 1)
-    print("a %s model refused on the %s board: MOTA_ERR_COMPAT_CPU (%s); no flash byte of the slots changed; "
-          "v1 runs" % (other["cpu"], TARGET, detail))
+    others = [B["other"]] + (["an386"] if TARGET == "an505" else [])
+    for name in others:
+        other = BOARDS[name]
+        rc, _, res, err = b.push(pack("other_%s.mota" % name, model(board=other), 2))
+        assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_CPU" and not res["installed"], (name, res, err)
+        detail = "cpu_part: device 0x%x, model 0x%x" % (B["part"], other["part"])
+        assert res["detail"] == detail and detail in err, (res, err)
+        assert slots_region() == before, "a slot changed: something was erased or written"
+        assert_runs_v(b, 1)
+        print("a %s model refused on the %s board: MOTA_ERR_COMPAT_CPU (%s); no flash byte of the slots changed; "
+              "v1 runs" % (other["cpu"], TARGET, detail))
 
 
 def case_hostile_containers_are_refused_and_v1_is_untouched():
@@ -429,9 +451,11 @@ def case_random_power_cuts_on_ecc_flash_that_programs_once_and_cannot_read_torn_
 
 
 def cut_rounds():
-    """The board's rounds; the min build's sweep at the an505's length: its agent, flash and journal code is the
-    full build's, less the features it leaves out, and the suite stays within its time on two cores."""
-    return 11 if VARIANT == "min" else B["cut_rounds"]
+    """The board's rounds, or MOTA_CUT_ROUNDS's; the min build's sweep at the an505's length: its agent, flash
+    and journal code is the full build's, less the features it leaves out."""
+    if os.environ.get("MOTA_CUT_ROUNDS"):
+        return int(os.environ["MOTA_CUT_ROUNDS"])
+    return BOARDS["an505"]["cut_rounds"] if VARIANT == "min" else B["cut_rounds"]
 
 
 def power_cut_rounds(rounds, *flash):
@@ -623,10 +647,13 @@ def case_both_models_with_previous_models_and_errors_fit_one_answer():
           "say all of it in one 512-byte frame" % len(hello))
 
 
+# The agent's own RAM: past the guard's areas at RAM's start (mps.ld: the model's stack, I/O areas), in its bss.
+AGENT_RAM = B["ram"] + 0x8000
+
 HOSTILE = {
-    # name: (body of run(), expected reason, expected fault address or None)
-    "write_agent_ram": ("*(volatile uint32_t *)0x%xu = 0xdeadbeefu;" % (B["ram"] + 0x100), "MOTA_ERR_SELFTEST_FAULT",
-                        B["ram"] + 0x100),
+    # name: (body of run(), expected reason, expected fault address or None[, the fault if not a MemManage])
+    "write_agent_ram": ("*(volatile uint32_t *)0x%xu = 0xdeadbeefu;" % (AGENT_RAM + 0x100), "MOTA_ERR_SELFTEST_FAULT",
+                        AGENT_RAM + 0x100),
     "read_provisioning": ("out[0] = *(volatile int8_t *)0x%xu;" % (B["flash"] + 0xFFF000), "MOTA_ERR_SELFTEST_FAULT",
                           B["flash"] + 0xFFF000),
     "write_watchdog": ("*(volatile uint32_t *)0x%xu = 0x1ACCE551u;" % (B["wdog"] + 0xC00), "MOTA_ERR_SELFTEST_FAULT",
@@ -637,12 +664,17 @@ HOSTILE = {
     # a budget beyond the watchdog's first expiry: stopped short of it, a verdict and not a reset
     "infinite_loop_10s_budget": ("for (;;) __asm__ volatile(\"\");", "MOTA_ERR_SELFTEST_TIMEOUT", None),
     "runaway_recursion": ("out[0] = (int8_t)deep(in, 100000);", "MOTA_ERR_SELFTEST_FAULT", None),
-    # into the Non-secure state (all memory is Secure): a SecureFault, not a board reset
-    "bxns_to_nonsecure": ("__asm__ volatile(\"movs r0, #0\\n\\tbxns r0\" ::: \"r0\");", "MOTA_ERR_SELFTEST_FAULT", None),
+    # the guard's own MPU turned off (MPU_CTRL, in the System Control Space): unprivileged, a precise BusFault
+    "write_mpu_ctrl": ("*(volatile uint32_t *)0xE000ED94u = 0u;", "MOTA_ERR_SELFTEST_FAULT", 0xE000ED94, "BusFault"),
     # a stack outside its region, then SVC: the SVC stays pending behind the fault and must die with the model
     "svc_on_a_stolen_stack": ("__asm__ volatile(\"ldr r0, =0x%x\\n\\tmov sp, r0\\n\\tsvc #0\" ::: \"r0\");" % (B["ram"] + 0x70000),
                               "MOTA_ERR_SELFTEST_FAULT", None),
 }
+if B["arch"] == "v8-m":
+    # into the Non-secure state (all memory is Secure): a SecureFault, not a board reset. Armv7-M has no
+    # Security Extension (BXNS does not assemble): write_mpu_ctrl is its nearest, the guard's own registers
+    HOSTILE["bxns_to_nonsecure"] = ("__asm__ volatile(\"movs r0, #0\\n\\tbxns r0\" ::: \"r0\");",
+                                    "MOTA_ERR_SELFTEST_FAULT", None)
 
 
 def hostile_model(name):
@@ -667,7 +699,7 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     b = Board()
     b.push_ok(pack("v1.mota", rel, 1), "--confirm")
     boots = b.log().count(TAG + "boot")
-    for name, (_, reason, addr) in HOSTILE.items():
+    for name, (_, reason, addr, *fault) in HOSTILE.items():
         before = len(b.log())
         c = pack("%s.mota" % name, hostile_model(name), 2, expect=vec("out", 0),
                  budget_us=10000000 if "10s" in name else 200000)
@@ -678,7 +710,8 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
         if addr is not None:
             assert "model fault address 0x%08x" % addr in log, (name, log)
             # and the host is told where: the verdict's detail
-            assert "address 0x%08x" % addr in res["detail"] and "MemManage at pc 0x" in res["detail"], (name, res)
+            assert "address 0x%08x" % addr in res["detail"] and \
+                "%s at pc 0x" % (fault or ["MemManage"])[0] in res["detail"], (name, res)
         if reason == "MOTA_ERR_SELFTEST_TIMEOUT":
             assert "time budget" in res["detail"], (name, res)
         m, st = b.dense()                       # it answers right after
@@ -693,7 +726,7 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
                 "static int32_t run(const int8_t *in, int8_t *out)\n{\n"
                 "    if (in[0] == 0x55)\n        *(volatile uint32_t *)0x%xu = 1;\n"
                 "    for (int i = 0; i < 10; i++)\n        out[i] = in[i];\n    return 0;\n}\n"
-                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (B["ram"] + 0x200))
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (AGENT_RAM + 0x200))
     trap = build_model(env.p("trap_rel.bin"), src)
     expect = env.p("trap.out")
     with open(vec("in", 0), "rb") as fi, open(expect, "wb") as fo:
@@ -721,8 +754,8 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     assert b.log().count(TAG + "boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
     b.stop()
     print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "
-          "runaway recursion) each stopped with its reason; no reset; v1 still answers like the reference"
-          % len(HOSTILE))
+          "runaway recursion, the MPU's control register%s, a stolen stack) each stopped with its reason; no "
+          "reset; v1 still answers like the reference" % (len(HOSTILE), ", BXNS" if B["arch"] == "v8-m" else ""))
 
 
 def legacy_model(out, *extra, sources=None, split=None):

@@ -3,7 +3,7 @@
 """`mota reference`: a board self-test's expected output made on the QEMU board itself, through `mota` only.
 The reference a model gives on an input is the host reference's (tests/models/gen_weights.py), packed as a
 self-test it passes when pushed to a fresh board, and a corrupted one fails there with its reason; a legacy
-model's (with its split weights) on the an505 the same; command lines and files it cannot use are refused
+model's (with its split weights) on the an505 and on the an386 the same; command lines and files it cannot use are refused
 before any board starts; --json prints one document; an interrupted run stops its board and leaves nothing
 behind. Every run's private directory goes to the case's own TMPDIR, which must be empty after it.
 One case per run; the board cases need the board's firmware and arm-none-eabi-gcc (exit 77 without them).
@@ -27,7 +27,8 @@ from harness import Env, Skip, run_case  # noqa: E402
 MOTA, SRC, WORK, CASE = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4]
 env = Env(MOTA, WORK)
 GEN, TMP = env.p("gen"), env.p("tmp")
-CPUS = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21)}
+CPUS = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21), "an386": ("cortex-m4", 0xC24),
+        "an500": ("cortex-m7", 0xC27)}
 os.makedirs(TMP)
 
 
@@ -124,18 +125,29 @@ def case_made_on_an547_passes_as_a_self_test_and_a_corrupted_one_fails_with_the_
           "one is refused (%s)" % (took, res["detail"]))
 
 
-def case_of_a_legacy_model_made_on_an505_passes_as_its_self_test():
-    """A legacy X-CUBE-AI model with its weights in their own file (--params), referenced on the an505 (a
-    Cortex-M33): the host reference's output, and a self-test that passes there."""
-    rel = dense("an505", "--split", env.p("weights.bin"), legacy=True)
+def legacy_made_on(target):
+    """A legacy X-CUBE-AI model with its weights in their own file (--params), referenced on the target: the
+    host reference's output, and a self-test that passes there."""
+    rel = dense(target, "--split", env.p("weights.bin"), legacy=True)
     ref = env.p("legacy.ref.bin")
-    reference_of("an505", rel, ref, "--params", env.p("weights.bin"))
-    proc, port = board("an505")
-    c = pack("l1.mota", rel, 1, "an505", ref, "--params", env.p("weights.bin"), "--install-mode", "copy")
+    reference_of(target, rel, ref, "--params", env.p("weights.bin"))
+    proc, port = board(target)
+    c = pack("l1.mota", rel, 1, target, ref, "--params", env.p("weights.bin"), "--install-mode", "copy")
     rc, _, res, err = env.push(port, c)
     env.stop(proc)
     assert rc == 0 and res["status"] == "MOTA_OK" and res["installed"], (rc, res, err)
-    print("a legacy model with split weights: its reference on the an505 passes as its self-test there")
+    print("a legacy model with split weights: its reference on the %s (%s) passes as its self-test there"
+          % (target, CPUS[target][0]))
+
+
+def case_of_a_legacy_model_made_on_an505_passes_as_its_self_test():
+    """On the an505, a Cortex-M33 (an STM32U5's core)."""
+    legacy_made_on("an505")
+
+
+def case_of_a_legacy_model_made_on_an386_passes_as_its_self_test():
+    """On the an386, a Cortex-M4 (an STM32F4's core: X-CUBE-AI's default series for relocatable models)."""
+    legacy_made_on("an386")
 
 
 def case_usage_and_file_errors_are_refused_before_any_board_starts():
@@ -150,8 +162,9 @@ def case_usage_and_file_errors_are_refused_before_any_board_starts():
     good = ["--target", "an547", "--input", inp, "--output-size", "10"]
     usage = [
         (["--target", "an547", "--output-size", "10", rel], "needs --input FILE"),
-        (["--target", "an999", "--input", inp, "--output-size", "10", rel], "--target 'an999': an547 or an505"),
-        (["--input", inp, "--output-size", "10", rel], "needs --target an547|an505"),
+        (["--target", "an999", "--input", inp, "--output-size", "10", rel],
+         "--target 'an999': an547, an505, an386 or an500"),
+        (["--input", inp, "--output-size", "10", rel], "needs --target an547|an505|an386|an500"),
         (good[:5] + ["0", rel], "--output-size '0'"),
         (good + ["--timeout", "soon", rel], "--timeout 'soon'"),
         (good, "needs the model file"),

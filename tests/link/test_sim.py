@@ -176,7 +176,8 @@ def case_profiles_are_listed_and_bad_profile_options_are_usage_errors():
     env = Env(MOTA, WORK)
     try:
         r = env.run("sim", "--list-profiles")
-        for name in ("stm32n6570-dk", "stm32h747i-disco", "b-u585i-iot02a", "nucleo-f401re", "an547", "an505"):
+        for name in ("stm32n6570-dk", "stm32h747i-disco", "b-u585i-iot02a", "nucleo-f401re", "an547", "an505", "an386",
+                     "an500"):
             assert re.search(r"^%s " % name, r.stdout, re.M), (name, r.stdout)
         base = ["sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash", env.p("x.flash")]
         for bad in (["--profile", "stm32n6570"], ["--family", "npu6"], ["--float-abi", "hardish"],
@@ -440,6 +441,7 @@ def case_transports_are_exclusive_and_misplaced_transport_options_are_usage_erro
                      ["--stdio", "--port-file", env.p("pf")], ["--tcp", "127.0.0.1:0", "--baud", "fast"],
                      ["--tcp", "127.0.0.1:0", "--baud", "0"],
                      ["--target", "an547", "--pty"], ["--target", "an505", "--stdio"],
+                     ["--target", "an386", "--pty"], ["--target", "an500", "--stdio"], ["--target", "an999"],
                      ["--target", "an547", "--tcp", "127.0.0.1:0", "--tcp", "127.0.0.1:0"]):
             r = env.run("sim", *args, *k, check=False, timeout=10)
             assert r.returncode == 2 and r.stderr.startswith("mota: error: sim: ") and r.stderr.count("\n") == 1, \
@@ -494,6 +496,82 @@ FAKE_QEMU = """#!/bin/sh
 echo "mota-an547: ready" >&2
 exec sleep 60
 """
+
+
+# stands in for qemu-system-arm and records its command line: the board named in its semihosting arguments
+# (arg=mota-BOARD) says it is ready, then runs
+RECORDING_QEMU = """#!/bin/sh
+printf '%s\\n' "$@" > "$MOTA_TEST_QEMU_ARGS"
+tag=$(printf '%s\\n' "$@" | sed -n 's/^enable=on,target=native,arg=\\(mota-[a-z0-9]*\\),.*/\\1/p')
+echo "$tag: ready" >&2
+exec sleep 60
+"""
+
+
+def case_board_launcher_starts_each_target_on_its_own_qemu_machine():
+    """mota sim --target BOARD for each QEMU board: QEMU is given the board's machine (-M) and no -cpu (each of
+    these machines implies its CPU: an386 a Cortex-M4, an500 a Cortex-M7), the firmware, and the board's name
+    in its semihosting arguments; the launcher serves once the board says it is ready."""
+    env = Env(MOTA, WORK)
+    try:
+        qemu = env.p("fake-qemu")
+        open(qemu, "w").write(RECORDING_QEMU)
+        os.chmod(qemu, 0o755)
+        machines = {"an547": "mps3-an547", "an505": "mps2-an505", "an386": "mps2-an386", "an500": "mps2-an500"}
+        for target, machine in machines.items():
+            pf, args = env.p(target + ".port"), env.p(target + ".args")
+            proc = subprocess.Popen([MOTA, "sim", "--target", target, "--flash", env.p(target + ".flash"), "--qemu",
+                                     qemu, "--firmware", qemu, "--port-file", pf],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env=dict(os.environ, MOTA_TEST_QEMU_ARGS=args))
+            env.procs.append(proc)
+            wait_file(pf, proc)
+            argv = open(args).read().splitlines()
+            proc.terminate()
+            proc.communicate(timeout=10)
+            assert argv[argv.index("-M") + 1] == machine and "-cpu" not in argv, (target, argv)
+            assert argv[argv.index("-kernel") + 1] == qemu and "-no-reboot" in argv, (target, argv)
+            semi = argv[argv.index("-semihosting-config") + 1]
+            assert ",arg=mota-%s,arg=flash=%s," % (target, os.path.realpath(env.p(target + ".flash"))) in semi, semi
+        print("each board on its machine, without -cpu: %s" % ", ".join("%s -M %s" % tm for tm in machines.items()))
+    finally:
+        env.close()
+
+
+def case_armv7m_board_profiles_lay_out_power_of_two_slots_aligned_to_their_size():
+    """--profile an386 and an500 (Armv7-M: no Secure state) lay out the slots as those boards' firmware does,
+    each a power of two aligned to its size (one PMSAv7 MPU region): 4 MiB with one model, 2 MiB with two,
+    from the first such boundary after the journal; the exec RAM a power of two per model too. A container
+    installs there. The an505's slots stay equal shares in whole sectors."""
+    env = Env(MOTA, WORK)
+    try:
+        layouts = (("an386", ["network"], "0x400000 0x800000 (4096 KiB each)", 2 << 20),
+                   ("an500", ["network", "other"], "0x200000 0x400000 0x600000 0x800000 (2048 KiB each)", 1 << 20),
+                   ("an386", ["network", "a", "b"], "0x200000 0x400000 0x600000 0x800000 0xA00000 0xC00000 "
+                                                    "(2048 KiB each)", 512 << 10))
+        c = env.pack("v1.mota", *env.model("v1", 20000), seq=1)
+        for profile, models, slots, exec_ram in layouts:
+            # the synthetic model's compatibility over the profile's, which leaves its memories as they are
+            proc, port = sim(env, "--profile", profile, *[a for m in models for a in ("--model", m)], *SYNTH_COMPAT)
+            st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+            assert [(m["max_container"], m["memory"]["exec_ram"]) for m in st["models"]] == \
+                [(int(slots.split("(")[1].split()[0]) * 1024, exec_ram)] * len(models), (profile, st["models"])
+            rc, _, res, err = env.push(port, c, "--confirm")
+            log = stop_and_log(proc)
+            assert rc == 0 and res["installed"], (profile, rc, res, err)
+            assert "journal at 0x0, slots at %s" % slots in log, (profile, log)
+        proc, port = sim(env, "--profile", "an386")
+        st = json.loads(env.run("status", "--json", "tcp:" + port).stdout)
+        stop_and_log(proc)
+        p = st["profile"]
+        assert (p["cpu_part"], p["fpu"], p["float_abi"], p["secure"]) == (0xC24, True, "hard", False), p
+        proc, port = sim(env, "--profile", "an505")
+        log = stop_and_log(proc)
+        assert "journal at 0x0, slots at 0x2000 0x800000 (8184 KiB each)" in log, log
+        print("an386 and an500 profiles: slots of 4 MiB (one model) and 2 MiB (two, three) aligned to their size, "
+              "exec RAM a power of two per model; a container installed; the an505's unchanged")
+    finally:
+        env.close()
 
 
 def case_board_launcher_writes_its_port_file_once_the_board_is_ready():

@@ -142,6 +142,37 @@ static const struct tool_profile profiles[] = {
      .flash = MOTA_BOARD_FLASH_SIZE,
      .update_area = MOTA_BOARD_PROVISION,
      .rx_ring = 8 * KIB},
+    /* Armv7-M: no Security Extension; the PMSAv7 MPU wants each region a power of two aligned to its size, so
+     * the firmware lays out the slots and the exec RAM so (pow2_regions: 4 MiB slots for one model, 2 MiB
+     * for two) */
+    {.name = "an386",
+     .board = "QEMU mps2-an386: Arm MPS2 AN386, Cortex-M4",
+     .dev = {.cpu_part = 0xC24,
+             .fpu_enabled = true, /* FPv4-SP, single precision */
+             .float_abi = 2,
+             .secure = false,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
+     .internal_ram = 8 * MIB + 16 * KIB, /* SSRAM1, SSRAM2/3, block RAM */
+     .exec_ram = 2 * MIB,                /* SSRAM2/3's upper half: hal/ports/mps/an386/board_config.h */
+     .flash = MOTA_BOARD_FLASH_SIZE,     /* PSRAM at 0x21000000, the emulated NOR */
+     .update_area = MOTA_BOARD_PROVISION,
+     .pow2_regions = true,
+     .rx_ring = 8 * KIB},
+    {.name = "an500",
+     .board = "QEMU mps2-an500: Arm MPS2 AN500, Cortex-M7",
+     .dev = {.cpu_part = 0xC27,
+             .fpu_enabled = true, /* FPv5, double precision */
+             .float_abi = 2,
+             .secure = false,
+             .reloc_families = LEGACY | NPU,
+             .install_modes = XIP_COPY},
+     .internal_ram = 8 * MIB,        /* SSRAM1, SSRAM2/3 */
+     .exec_ram = 2 * MIB,            /* SSRAM2/3's upper half: hal/ports/mps/an500/board_config.h */
+     .flash = MOTA_BOARD_FLASH_SIZE, /* PSRAM at 0x60000000, the emulated NOR */
+     .update_area = MOTA_BOARD_PROVISION,
+     .pow2_regions = true,
+     .rx_ring = 8 * KIB},
 };
 
 const struct tool_profile *tool_profile_find(const char *name)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The QEMU board launcher (`mota sim --target an547|an505`); a new board's
- * flash is provisioned as `mota provision` does it (provision.c).
+ * The QEMU board launcher (`mota sim --target an547|an505|an386|an500`); a
+ * new board's flash is provisioned as `mota provision` does it (provision.c).
+ * QEMU is given the board's machine alone (-M): each of these machines
+ * implies its CPU, and the firmware knows its board's addresses.
  *
  * The launcher is the board's surroundings: its power supply, its reset
  * line and reset-cause register, and the cable to its UART. It owns the
@@ -326,13 +328,13 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
 
 static void help_board(FILE *f)
 {
-    fprintf(f, "usage: mota sim --target an547|an505 [options]\n\n"
-               "A device on QEMU mps3-an547 (Cortex-M55) or mps2-an505 (Cortex-M33): the mota\n"
-               "firmware with the agent on UART0, a persistent emulated NOR flash (a host file), a\n"
-               "real watchdog. Models run for real, under guard: the self-test and `mota invoke`\n"
-               "execute them. The UART is reachable on a TCP endpoint that stays the same across\n"
-               "reboots and power cuts (printed as 'listening on tcp:HOST:PORT', as the simulated\n"
-               "device does).\n"
+    fprintf(f, "usage: mota sim --target " BOARD_TARGET_NAMES " [options]\n\n"
+               "A device on QEMU mps3-an547 (Cortex-M55), mps2-an505 (Cortex-M33), mps2-an386\n"
+               "(Cortex-M4) or mps2-an500 (Cortex-M7): the mota firmware with the agent on UART0,\n"
+               "a persistent emulated NOR flash (a host file), a real watchdog. Models run for\n"
+               "real, under guard: the self-test and `mota invoke` execute them. The UART is\n"
+               "reachable on a TCP endpoint that stays the same across reboots and power cuts\n"
+               "(printed as 'listening on tcp:HOST:PORT', as the simulated device does).\n"
                "  --tcp HOST:PORT        listen here (default 127.0.0.1:0: any free port). One client\n"
                "                         at a time, as on a cable: another one is answered MOTA_ERR_BUSY\n"
                "  --idle-timeout S       drop a client silent for S seconds (default 30; 0: never)\n"
@@ -403,7 +405,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     switch (c) {
     case O_TARGET:
         if ((b->t = board_target_find(arg)) == NULL)
-            return tool_usage_err("sim", "--target: an547 or an505"), -1;
+            return tool_usage_err("sim", "--target: " BOARD_TARGET_CHOICE), -1;
         return 1;
     case O_TCP:
         if (o->have_tcp)
@@ -414,7 +416,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     case O_PTY:
     case O_STDIO:
         /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
-        return tool_usage_err("sim", "%s: the QEMU boards (--target an547|an505) listen on TCP only (--tcp)",
+        return tool_usage_err("sim", "%s: the QEMU boards (--target " BOARD_TARGET_NAMES ") listen on TCP only (--tcp)",
                               c == O_PTY ? "--pty" : "--stdio"),
                -1;
     case O_PORT_FILE: b->port_path = arg; return 1;

@@ -46,8 +46,9 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota reference --target an547|an505 --input FILE [--output-size N] [--params PARAMS.bin]\n"
-               "                      [-o OUT] [--json] [--timeout S] [--firmware ELF] [--qemu PATH] MODEL.bin\n\n"
+    fprintf(f, "usage: mota reference --target " BOARD_TARGET_NAMES " --input FILE [--output-size N]\n"
+               "                      [--params PARAMS.bin] [-o OUT] [--json] [--timeout S] [--firmware ELF]\n"
+               "                      [--qemu PATH] MODEL.bin\n\n"
                "Runs MODEL.bin (an ST runtime-loadable model, CPU-executable or legacy X-CUBE-AI,\n"
                "as pack takes it) on FILE on a fresh QEMU board of the target, and writes the\n"
                "model's output bytes to OUT: the expected output of a self-test that passes on that\n"
@@ -56,7 +57,9 @@ static void help(FILE *f)
                "end, also on an error or Ctrl-C: a signing key made for this run only (never shown),\n"
                "a board flash provisioned to trust it, the model packed without a self-test, the\n"
                "board started (mota sim --target), the container pushed, the model invoked.\n"
-               "  --target an547|an505   the board: mps3-an547 (Cortex-M55) or mps2-an505 (Cortex-M33)\n"
+               "  --target BOARD         the board: an547 (mps3-an547, Cortex-M55), an505 (mps2-an505,\n"
+               "                         Cortex-M33), an386 (mps2-an386, Cortex-M4) or an500\n"
+               "                         (mps2-an500, Cortex-M7)\n"
                "  --input FILE           the model's input\n"
                "  --output-size N        the model's output size in bytes (default: what the board says\n"
                "                         of the model, as `mota status` shows it; required with a\n"
@@ -179,7 +182,7 @@ static int ref_opt(struct ref_opts *o, int c, const char *arg)
     switch (c) {
     case 'B':
         if ((o->t = board_target_find(arg)) == NULL)
-            return tool_usage_err("reference", "--target '%s': an547 or an505", arg), -1;
+            return tool_usage_err("reference", "--target '%s': " BOARD_TARGET_CHOICE, arg), -1;
         return 1;
     case 'i': o->input = arg; return 1;
     case 'p': o->params = arg; return 1;
@@ -228,7 +231,7 @@ static int parse(int argc, char **argv, struct ref_opts *o, bool *answered)
                                   : tool_usage_err("reference", "unexpected argument '%s'", argv[optind + 1]);
     o->model = argv[optind];
     if (o->t == NULL || o->input == NULL)
-        return tool_usage_err("reference", "needs%s%s", o->t == NULL ? " --target an547|an505" : "",
+        return tool_usage_err("reference", "needs%s%s", o->t == NULL ? " --target " BOARD_TARGET_NAMES : "",
                               o->input == NULL ? " --input FILE" : "");
     if (o->output == NULL)
         default_output(o);

@@ -8,6 +8,7 @@
  */
 #include "cmds.h"
 #include "gate.h"
+#include "provision.h"
 #include "uart.h"
 
 #include "common/files.h"
@@ -36,12 +37,12 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: mota sim [--target posix] [options]\n"
-               "       mota sim --target an547|an505 [options]   (a QEMU board: see its --help)\n\n"
+               "       mota sim --target " BOARD_TARGET_NAMES " [options]   (QEMU: see its --help)\n\n"
                "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
                "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
                "Its self-test inference is simulated, not executed (this host cannot run the\n"
                "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
-               "an547 and an505 targets run the model for real.\n"
+               "QEMU boards (an547, an505, an386, an500) run the model for real.\n"
                "Transport (exactly one of):\n"
                "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
                "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
@@ -55,7 +56,7 @@ static void help(FILE *f)
                "                         push takes as long as on a UART (default: unlimited)\n"
                "Device profile (docs/device-profiles.md; later options override it):\n"
                "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
-               "                         nucleo-f401re, an547, an505 (--list-profiles describes them)\n"
+               "                         nucleo-f401re, an547, an505, an386, an500 (--list-profiles)\n"
                "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
                "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
                "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
@@ -769,6 +770,15 @@ static int size_part(struct sim_opts *o)
     return EXIT_OK;
 }
 
+/* The largest power of two not above v (0 for 0). */
+static uint64_t pow2_floor(uint64_t v)
+{
+    uint64_t p = 1;
+    while (v != 0 && p <= v / 2)
+        p <<= 1;
+    return v ? p : 0;
+}
+
 /* The memories: the profile's are the board's, shared out among the models as a firmware would; each in
  * the range the simulator takes. */
 static int size_memories(struct sim_opts *o)
@@ -776,7 +786,8 @@ static int size_memories(struct sim_opts *o)
     if (o->n_models == 0)
         o->models[o->n_models++] = "network";
     if (!o->exec_set)
-        o->exec = o->prof.exec_ram / o->n_models / 8 * 8;
+        o->exec =
+            o->prof.pow2_regions ? pow2_floor(o->prof.exec_ram / o->n_models) : o->prof.exec_ram / o->n_models / 8 * 8;
     if (!o->ext_set)
         o->ext = o->prof.ext_ram / o->n_models / 8 * 8;
     if (o->flash_size == 0)
@@ -886,6 +897,23 @@ static void describe_flash(const struct sim *s, enum mota_posix_flash_timing t)
     fprintf(stderr, " (%u KiB each)\n", c->models[0].slot_size / 1024);
 }
 
+/* A profile whose slots are powers of two aligned to their size (pow2_regions): the largest of which 2 per
+ * model fit from the first such boundary after the journal's two sectors to the end of the flash, as the
+ * board's firmware lays them out; else (a flash too small) the slots shared out evenly. */
+static void pow2_slots(const struct sim_opts *o, struct mota_posix_device_options *dev)
+{
+    uint32_t sector = o->prof.part.n_regions ? o->prof.part.regions[0].sector_size : 4096;
+    uint64_t journal_end = (uint64_t)o->prof.journal_offset + 2u * sector;
+    for (uint64_t slot = pow2_floor(o->flash_size); slot >= sector; slot >>= 1) {
+        uint64_t first = (journal_end + slot - 1) / slot * slot;
+        if (first + 2u * o->n_models * slot <= o->flash_size) {
+            dev->slot_size = (uint32_t)slot;
+            dev->slots_offset = (uint32_t)first;
+            return;
+        }
+    }
+}
+
 /* The device on its flash file, configured; the line's pace and faults as the options set them. */
 static int open_device(struct sim *s, const struct sim_opts *o)
 {
@@ -905,6 +933,8 @@ static int open_device(struct sim *s, const struct sim_opts *o)
                                             .n_regions = o->prof.n_regions};
     memcpy(dev.regions, o->prof.regions, sizeof(dev.regions));
     memcpy(dev.models, o->models, sizeof(o->models[0]) * o->n_models);
+    if (o->prof.pow2_regions)
+        pow2_slots(o, &dev);
     int ret = mota_posix_device_open(&s->d, &dev);
     if (ret == MOTA_ERR_CONFIG) {
         tool_fail(ret, "the profile's memories overlap or do not fit the address space (--ext-ram, --exec-ram)");
@@ -1110,11 +1140,10 @@ static int run(struct sim *s, bool once)
 int cmd_sim(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--target") == 0 &&
-            (strcmp(argv[i + 1], "an547") == 0 || strcmp(argv[i + 1], "an505") == 0))
+        if (strcmp(argv[i], "--target") == 0 && board_target_find(argv[i + 1]) != NULL)
             return cmd_sim_board(argc, argv);
         if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
-            tool_usage_err("sim", "--target: posix (the default), an547 or an505");
+            tool_usage_err("sim", "--target: posix (the default), " BOARD_TARGET_CHOICE);
             return EXIT_USAGE;
         }
     }

@@ -36,12 +36,21 @@
 #ifndef MOTA_FIRMWARE_DIR_AN505
 #define MOTA_FIRMWARE_DIR_AN505 ""
 #endif
+#ifndef MOTA_FIRMWARE_DIR_AN386
+#define MOTA_FIRMWARE_DIR_AN386 ""
+#endif
+#ifndef MOTA_FIRMWARE_DIR_AN500
+#define MOTA_FIRMWARE_DIR_AN500 ""
+#endif
 
 static const struct board_target targets[] = {
     /* the models: MOTA_AGENT_MAX_MODELS of the boards' build (sizes.cmake); a record naming more is refused
      * whole at boot (the board would come up unprovisioned) */
     {"an547", "mps3-an547", MOTA_FIRMWARE_DIR_AN547, 2}, /* Cortex-M55 */
     {"an505", "mps2-an505", MOTA_FIRMWARE_DIR_AN505, 2}, /* Cortex-M33 */
+    /* Armv7-M: QEMU's machine implies its CPU (no -cpu) */
+    {"an386", "mps2-an386", MOTA_FIRMWARE_DIR_AN386, 2}, /* Cortex-M4 */
+    {"an500", "mps2-an500", MOTA_FIRMWARE_DIR_AN500, 2}, /* Cortex-M7 */
 };
 
 const struct board_target *board_target_find(const char *name)
@@ -411,7 +420,7 @@ static int target_opt(const struct board_target **t, int c, const char *arg)
     if (c != 'B')
         return 0;
     if ((*t = board_target_find(arg)) == NULL)
-        return tool_usage_err("provision", "--target: an547 or an505"), -1;
+        return tool_usage_err("provision", "--target: " BOARD_TARGET_CHOICE), -1;
     return 1;
 }
 
@@ -420,14 +429,15 @@ static void help_provision(FILE *f)
     fprintf(f, "usage: mota provision --flash FILE --key PUBLIC.pem [--key ...] [identity options]\n"
                "       mota provision --image OUT.bin|--hex OUT.hex --address ADDR --key PUBLIC.pem [...]\n"
                "identity options: [--vendor DOMAIN] [--class NAME] [--name DEVICE] [--model C_NAME ...]\n"
-               "                  [--trial-boots N] [--device-id HEX] [--target an547|an505]\n\n"
-               "The factory step. With --flash, for a QEMU board (an547, an505: one flash layout):\n"
-               "writes the device's identity (vendor and class, checked against every container),\n"
-               "its trusted keys (key slots 1, 2, ...), its name and model slots into the\n"
-               "provisioning sector of its flash file (created erased if absent), with a random\n"
-               "12-byte device id (HELLO, `mota status`: device id). A board is provisioned\n"
-               "once: a different record over an existing one is refused; the same identity\n"
-               "again keeps the board's device id.\n"
+               "                  [--trial-boots N] [--device-id HEX]\n"
+               "                  [--target " BOARD_TARGET_NAMES "]\n\n"
+               "The factory step. With --flash, for a QEMU board (an547, an505, an386, an500:\n"
+               "one flash layout): writes the device's identity (vendor and class, checked\n"
+               "against every container), its trusted keys (key slots 1, 2, ...), its name and\n"
+               "model slots into the provisioning sector of its flash file (created erased if\n"
+               "absent), with a random 12-byte device id (HELLO, `mota status`: device id).\n"
+               "A board is provisioned once: a different record over an existing one is refused;\n"
+               "the same identity again keeps the board's device id.\n"
                "With --image and/or --hex, for a real part: the same 608-byte record alone, raw\n"
                "(--image) and as Intel HEX placed at ADDR (--hex), for a programmer to write at\n"
                "ADDR, the part's provisioning sector (docs/porting.md, \"Provisioning a real\n"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The QEMU boards (an547, an505) and their factory step: a board's identity written into its flash file, or
+/* The QEMU boards (an547, an505, an386, an500) and their factory step: a board's identity written into its flash file, or
  * into a provisioning image a real part's programmer writes. */
 #ifndef MOTA_TOOL_PROVISION_H
 #define MOTA_TOOL_PROVISION_H
@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 /* The QEMU boards of the MPS layer (hal/ports/mps/common, hal/ports/mps/<name>): one flash layout, one firmware each. */
+/* Their names, as the usage lines and errors list them (the table in provision.c) */
+#define BOARD_TARGET_NAMES "an547|an505|an386|an500"
+#define BOARD_TARGET_CHOICE "an547, an505, an386 or an500"
 struct board_target {
     const char *name;         /* hal/ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
     const char *machine;      /* qemu-system-arm -M */

@@ -53,11 +53,12 @@ void mota_board_profile(struct mota_device_profile *p)
  * The agent gets it as its self-test buffer (mota_board_init): a RUN's input is already where the
  * model reads it, and one 4 KiB area serves both. */
 #define GUARD_IO 4096u
-static uint8_t guard_io[GUARD_IO] __attribute__((aligned(MPS_REGION_ALIGN(GUARD_IO))));
+static uint8_t guard_io[GUARD_IO] __attribute__((section(".bss.guard_io"), aligned(MPS_REGION_ALIGN(GUARD_IO))));
 #if MOTA_FEATURE_LEGACY
 /* A legacy model's buffer descriptors, inputs and outputs (loader/src/legacy.c): an area of its own,
  * since the input of a RUN waits in guard_io while the model is opened. */
-static uint8_t legacy_io[GUARD_IO] __attribute__((aligned(MPS_REGION_ALIGN(GUARD_IO))));
+static uint8_t legacy_io[GUARD_IO]
+    __attribute__((section(".bss.guard_io.legacy"), aligned(MPS_REGION_ALIGN(GUARD_IO))));
 #define MODEL_IO(m) ((m)->family == MOTA_NBIN_FAMILY_LEGACY ? legacy_io : guard_io)
 #else
 #define MODEL_IO(m) guard_io

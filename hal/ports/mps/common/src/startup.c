@@ -8,6 +8,7 @@
 #define STACK_PAINT 0xA5A5A5A5u
 
 extern uint32_t __data_start, __data_end, __data_load, __bss_start, __bss_end, __stack_limit, __stack_top;
+extern uint32_t __guard_ram_start, __guard_ram_end; /* bss too: the model's stack and I/O areas (mps.ld) */
 int main(void);
 void mps_reset_handler(void);
 void mps_fault_entry(void);
@@ -51,6 +52,7 @@ void mps_reset_handler(void)
     __asm__ volatile("dsb\n\tisb");
     memcpy(&__data_start, &__data_load, (size_t)((uint8_t *)&__data_end - (uint8_t *)&__data_start));
     memset(&__bss_start, 0, (size_t)((uint8_t *)&__bss_end - (uint8_t *)&__bss_start));
+    memset(&__guard_ram_start, 0, (size_t)((uint8_t *)&__guard_ram_end - (uint8_t *)&__guard_ram_start));
     /* paint the stack below this frame, for the high-water mark */
     uint32_t sp;
     __asm__ volatile("mov %0, sp" : "=r"(sp));

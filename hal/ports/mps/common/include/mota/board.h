@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Board port: Arm MPS2/MPS3 FPGA boards as QEMU 7.2 models them, with an
- * Armv8-M core (Cortex-M33 on mps2-an505, Cortex-M55 on mps3-an547), the
+ * Armv8-M core (Cortex-M33 on mps2-an505, Cortex-M55 on mps3-an547) or an
+ * Armv7-M one (Cortex-M4 on mps2-an386, Cortex-M7 on mps2-an500), the
  * CMSDK UART and watchdog, and flash on a host file through semihosting.
  * The shared layer (hal/ports/mps/common/) is everything these boards have in common;
- * each board folder (hal/ports/mps/an547/, hal/ports/mps/an505/) gives its addresses, IRQ
+ * each board folder (hal/ports/mps/<board>/) gives its addresses, IRQ
  * numbers and clock (board_config.h), its memory layout (linker script) and
  * its build-time sizes (board.cmake). docs/porting.md tells how to add one.
  *
@@ -12,10 +13,11 @@
  * window of the board (MOTA_MPS_FLASH_BASE in board_config.h) stands in for
  * a memory-mapped part, with this layout:
  *   0x000000  the agent's journal (2 sectors)
- *   0x002000  A/B slot pairs, one per provisioned model, equal sizes
+ *   0x002000  A/B slot pairs, one per provisioned model, equal sizes (on Armv7-M
+ *            from the first boundary of their size, a power of two: board.c)
  *   0xFFF000  the provisioning record (last sector), written by the factory
  * These numbers are shared with the host's launcher (`mota sim --target
- * an547|an505`, `mota provision`), which creates and provisions the flash file.
+ * an547|an505|an386|an500`, `mota provision`), which creates and provisions the flash file.
  */
 #ifndef MOTA_BOARD_H
 #define MOTA_BOARD_H
