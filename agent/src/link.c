@@ -397,6 +397,9 @@ static int cmd_invoke(struct mota_link *l, const struct mota_frame *f)
     uint16_t out_len = mota_get16(f->payload + 1);
     if (out_len + 4u > BODY_CAP(l) || out_len + 6u > l->max_payload)
         return respond(l, f, MOTA_ERR_PROTO_TOO_LARGE, NULL, 0);
+    /* a port may lend its model I/O area as the I/O buffer (the MPS boards): this inference's input and output
+     * pass through it, so what INPUT held or RUN left is gone */
+    l->io_in = l->io_out = 0;
     int ret = run_model(l, f->payload[0], f->payload + 3, f->len - 3u, BODY(l) + 4, out_len, &us);
     if (ret != MOTA_OK)
         return respond(l, f, ret, BODY(l), fault_detail(l, ret));

@@ -15,6 +15,7 @@ import random
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -226,6 +227,22 @@ def case_v1_is_installed_runs_and_answers_like_the_reference():
     assert board_profile == sim_profile and board_profile["name"] == TARGET, (board_profile, sim_profile)
     slots = lambda st: [(m["name"], m["max_container"], m["memory"]["exec_ram"]) for m in st["models"]]  # noqa: E731
     assert slots(board_st) == slots(sim_st), (slots(board_st), slots(sim_st))
+    # the I/O buffer holds one exchange (on these boards it is the guard's model I/O area): an INVOKE between
+    # INPUT, RUN and OUTPUT never passes its own data off as theirs
+    i0, i1 = (open(vec("in", i), "rb").read() for i in (0, 1))
+    o0, o1 = (open(vec("out", i), "rb").read() for i in (0, 1))
+    link = RawLink(b.port)
+    link.request(1, struct.pack("<BH", 1, 512))  # HELLO
+    put = lambda data: link.request(12, struct.pack("<I", 0) + data)[0]  # noqa: E731  INPUT
+    run = lambda: link.request(13, struct.pack("<BI", 0, len(o1)))[0]  # noqa: E731  RUN
+    out = lambda: link.request(14, struct.pack("<IH", 0, len(o1)))  # noqa: E731  OUTPUT
+    invoke = lambda data: link.request(11, struct.pack("<BH", 0, len(o0)) + data)  # noqa: E731  INVOKE
+    assert put(i1) == 0 and run() == 0 and out() == (0, o1)
+    assert put(i1) == 0 and invoke(i0)[0] == 0 and invoke(i0)[1][4:] == o0
+    assert run() != 0, "RUN ran on an input an INVOKE replaced"
+    assert put(i1) == 0 and run() == 0 and invoke(i0)[0] == 0
+    assert out()[0] == -908, "OUTPUT gave an INVOKE's output as RUN's"  # MOTA_ERR_PROTO_NO_OUTPUT
+    link.close()
     # one host at a time, as on a cable: a second client is told the device is busy
     host, p = b.port.rsplit(":", 1)
     holder = socket.create_connection((host, int(p)))

@@ -104,6 +104,8 @@ static int guarded(struct mota_board *b, const struct mota_installed *m, unsigne
     if (entry >= m->n_entries || !model_regions(b, m, &c))
         return MOTA_ERR_SELFTEST_RUN;
     c.fn = m->entries[entry];
+    if (m->family != MOTA_NBIN_FAMILY_LEGACY && entry != 1)
+        c.io_base = c.io_end = 0; /* a CPU model's init and size queries get no I/O: another's input may wait there */
     struct mps_guard_fault f;
     uint64_t t0 = mps_ticks();
     int r = mps_guard_call(&c, ret, &f);
@@ -339,6 +341,7 @@ static int legacy_infer(struct mota_board *b, const struct mota_installed *m, co
     if (!legacy_env(b, m, end, &l, &env))
         return MOTA_ERR_SELFTEST_RUN;
     struct opened *o = opened_find(m);
+    memset(legacy_io, 0, sizeof(legacy_io)); /* nothing of another legacy model's last call */
     uint32_t at_open = 0; /* accesses emulated for create, init and the report, when this inference opened it */
     bool opening = o == NULL;
     if (opening) {

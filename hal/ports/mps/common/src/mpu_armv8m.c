@@ -6,6 +6,10 @@
  */
 #include "mps.h"
 
+#if !MPS_V8M /* mps.cmake picked this file from -mcpu; the compiler says otherwise */
+#error "the MPU file does not match the core's architecture (Armv8-M expected)"
+#endif
+
 #define MPU_TYPE REG(0xE000ED90u)
 #define MPU_CTRL REG(0xE000ED94u)
 #define MPU_RNR REG(0xE000ED98u)
@@ -44,8 +48,9 @@ bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stac
     if (c->code_base != 0)
         region(0, c->code_base, c->code_end, AP_RO | (c->ram_exec ? XN : 0), ATTR_NORMAL);
     region(1, c->ram_base, c->ram_end, AP_RW | (c->ram_exec ? 0 : XN), ATTR_NORMAL); /* exec RAM */
-    region(2, c->io_base, c->io_end, AP_RW | XN, ATTR_NORMAL);                       /* input, then output */
-    region(3, stack, stack + stack_size, AP_RW | XN, ATTR_NORMAL);                   /* PSPLIM at its base (guard.c) */
+    if (c->io_end > c->io_base)
+        region(2, c->io_base, c->io_end, AP_RW | XN, ATTR_NORMAL); /* input, then output (a run only) */
+    region(3, stack, stack + stack_size, AP_RW | XN, ATTR_NORMAL); /* PSPLIM at its base (guard.c) */
     /* the exit stub and the CRC callbacks */
     region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO, ATTR_NORMAL);
     if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */

@@ -13,6 +13,10 @@
  */
 #include "mps.h"
 
+#if MPS_V8M /* mps.cmake picked this file from -mcpu; the compiler says otherwise */
+#error "the MPU file does not match the core's architecture (Armv7-M expected)"
+#endif
+
 #define MPU_TYPE REG(0xE000ED90u)
 #define MPU_CTRL REG(0xE000ED94u)
 #define MPU_RNR REG(0xE000ED98u)
@@ -50,7 +54,8 @@ static bool regions(const struct mps_guard_call *c, uint32_t stack, uint32_t sta
     uint32_t exit_base = (uint32_t)(uintptr_t)&__guard_exit_start, exit_end = (uint32_t)(uintptr_t)&__guard_exit_end;
     bool ok = c->code_base == 0 || region(0, c->code_base, c->code_end, RASR_AP_RO | code_xn | RASR_NORMAL);
     ok = ok && region(1, c->ram_base, c->ram_end, RASR_AP_RW | ram_xn | RASR_NORMAL);
-    ok = ok && region(2, c->io_base, c->io_end, RASR_AP_RW | RASR_XN | RASR_NORMAL);
+    if (c->io_end > c->io_base) /* input, then output (a run only) */
+        ok = ok && region(2, c->io_base, c->io_end, RASR_AP_RW | RASR_XN | RASR_NORMAL);
     ok = ok && region(3, stack, stack + stack_size, RASR_AP_RW | RASR_XN | RASR_NORMAL);
     ok = ok && region(4, exit_base, exit_end, RASR_AP_RO | RASR_NORMAL);
     if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
