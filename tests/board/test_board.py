@@ -666,6 +666,8 @@ def case_both_models_with_previous_models_and_errors_fit_one_answer():
 
 # The agent's own RAM: past the guard's areas at RAM's start (mps.ld: the model's stack, I/O areas), in its bss.
 AGENT_RAM = B["ram"] + 0x8000
+# The model I/O area (board.c guard_io), right after the model's stack (MOTA_MPS_GUARD_STACK) at RAM's start.
+GUARD_IO = B["ram"] + (0x800 if VARIANT == "min" else 0x1000)
 
 HOSTILE = {
     # name: (body of run(), expected reason, expected fault address or None[, the fault if not a MemManage])
@@ -681,6 +683,8 @@ HOSTILE = {
     # a budget beyond the watchdog's first expiry: stopped short of it, a verdict and not a reset
     "infinite_loop_10s_budget": ("for (;;) __asm__ volatile(\"\");", "MOTA_ERR_SELFTEST_TIMEOUT", None),
     "runaway_recursion": ("out[0] = (int8_t)deep(in, 100000);", "MOTA_ERR_SELFTEST_FAULT", None),
+    # a model's init (and its size queries) gets no I/O region: another model's input may wait there
+    "init_reads_the_io_area": ("(void)*(volatile int8_t *)0x%xu;" % GUARD_IO, "MOTA_ERR_SELFTEST_FAULT", GUARD_IO),
     # the guard's own MPU turned off (MPU_CTRL, in the System Control Space): unprivileged, a precise BusFault
     "write_mpu_ctrl": ("*(volatile uint32_t *)0xE000ED94u = 0u;", "MOTA_ERR_SELFTEST_FAULT", 0xE000ED94, "BusFault"),
     # a stack outside its region, then SVC: the SVC stays pending behind the fault and must die with the model
@@ -695,17 +699,19 @@ if B["arch"] == "v8-m":
 
 
 def hostile_model(name):
+    """The hostile body in run(), or in init() for the init_ cases."""
     body = HOSTILE[name][0]
+    init_body, body = (body, "") if name.startswith("init_") else ("", body)
     src = env.p("hostile_%s.c" % name)
     with open(src, "w") as f:
         f.write('#include "mota_model.h"\n'
                 "static int32_t deep(const int8_t *p, int32_t n)\n"
                 "{\n    volatile int8_t frame[256];\n    frame[0] = p[0];\n"
                 "    return n ? deep((const int8_t *)frame, n - 1) + frame[1] : frame[0];\n}\n"
-                "static int32_t init(void) { return 0; }\n"
+                "static int32_t init(void)\n{\n    %s\n    return 0;\n}\n"
                 "static int32_t run(const int8_t *in, int8_t *out)\n{\n    (void)in;\n    (void)deep;\n"
                 "    %s\n    out[1] = 1;\n    return 0;\n}\n"
-                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % body)
+                'MOTA_MODEL("dense", init, run, 64, 10, 0);\n' % (init_body, body))
     return build_model(env.p("hostile_%s_rel.bin" % name), src)
 
 
@@ -776,8 +782,8 @@ def case_hostile_models_are_stopped_and_the_device_keeps_running_v1():
     assert b.log().count(TAG + "boot") == boots and "reset fault" not in b.log(), b.log()[-2000:]
     b.stop()
     print("%d hostile models (agent RAM, provisioning, watchdog, division by zero, jump to 0, endless loop, "
-          "runaway recursion, the MPU's control register%s, a stolen stack) each stopped with its reason; no "
-          "reset; v1 still answers like the reference" % (len(HOSTILE), ", BXNS" if B["arch"] == "v8-m" else ""))
+          "runaway recursion, the I/O area from init, the MPU's control register%s, a stolen stack) each stopped "
+          "with its reason; no reset; v1 still answers like the reference" % (len(HOSTILE), ", BXNS" if B["arch"] == "v8-m" else ""))
 
 
 def legacy_model(out, *extra, sources=None, split=None):
