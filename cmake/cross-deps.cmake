@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Device dependencies compiled from Debian's source packages, unpacked by
 # scripts/fetch-cross-deps.sh into .deps/src (pinned SHA-256). Only the parts
-# the device path uses are built: mbed TLS 2.28's SHA-256, p256-m (from mbed
+# the device path uses are built: mbed TLS 2.28's SHA-256 and AES block, p256-m (from mbed
 # TLS 3.6.6) for the ECDSA P-256 verify, and libcbor's streaming decoder and
 # encoders.
 set(MOTA_DEPS_SRC ${CMAKE_SOURCE_DIR}/.deps/src CACHE PATH "unpacked dependency sources")
@@ -12,7 +12,7 @@ foreach(dep mbedtls mbedtls36 libcbor)
 endforeach()
 
 set(MBED ${MOTA_DEPS_SRC}/mbedtls)
-add_library(mota_dep_mbedtls_lib STATIC ${MBED}/library/sha256.c ${MBED}/library/platform_util.c)
+add_library(mota_dep_mbedtls_lib STATIC ${MBED}/library/sha256.c ${MBED}/library/aes.c ${MBED}/library/platform_util.c)
 target_include_directories(mota_dep_mbedtls_lib SYSTEM PUBLIC ${MBED}/include ${CMAKE_SOURCE_DIR}/cmake)
 target_compile_definitions(mota_dep_mbedtls_lib PUBLIC MBEDTLS_CONFIG_FILE="mbedtls_config_device.h")
 # SHA-256 at -Os is as fast on Cortex-M55 as at -O2 (without MBEDTLS_SHA256_SMALLER): 42 instructions/byte

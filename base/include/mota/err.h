@@ -73,6 +73,7 @@
     X(MOTA_ERR_COSE_DUP_LABEL, -219, "COSE label in protected and unprotected headers")                                \
     X(MOTA_ERR_UNSIGNED, -220, "container is not signed yet (pack --unsigned): never executable")                      \
     X(MOTA_ERR_ALREADY_SIGNED, -221, "container is already signed")                                                    \
+    X(MOTA_ERR_ENC_UNWRAP, -225, "the payload's content key does not unwrap: the wrong key-encryption key")            \
     /* SUIT manifest: -300 .. -399 */                                                                                  \
     X(MOTA_ERR_MANIFEST_VERSION, -300, "unsupported manifest version")                                                 \
     X(MOTA_ERR_MANIFEST_SEQ, -301, "manifest sequence number missing or invalid")                                      \
@@ -111,6 +112,7 @@
     X(MOTA_ERR_DECOMP_DIGEST, -334, "compressed payload differs from its signed transport digest")                     \
     X(MOTA_ERR_DECOMP_IMAGE_DIGEST, -335, "decompressed image differs from its signed digest")                         \
     X(MOTA_ERR_DECOMP_OFF, -336, "compressed payload: this device's build has no decoder for its algorithm")           \
+    X(MOTA_ERR_DECRYPT_TAG, -337, "encrypted payload: its AES-GCM tag does not match (altered, or the wrong key)")     \
     /* NBIN model files: -400 .. -499 */                                                                               \
     X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")                                   \
     X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")                                     \
