@@ -59,9 +59,28 @@ void mota_ctr_start(struct mota_ctr *c, struct mota_aes128 *aes, const uint8_t i
     }
 }
 
+/* out = in ^ s, one block */
+static void xor16(uint8_t *out, const uint8_t *in, const uint8_t *s)
+{
+    uint32_t a[4], b[4];
+    memcpy(a, in, 16);
+    memcpy(b, s, 16);
+    for (unsigned k = 0; k < 4; k++)
+        a[k] ^= b[k];
+    memcpy(out, a, 16);
+}
+
 void mota_ctr_xor(struct mota_ctr *c, const uint8_t *in, uint8_t *out, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    for (; c->used < MOTA_AES_BLOCK && i < len; i++) /* the rest of a block begun */
+        out[i] = in[i] ^ c->stream[c->used++];
+    for (; len - i >= MOTA_AES_BLOCK; i += MOTA_AES_BLOCK) { /* whole blocks */
+        mota_aes128_block(c->aes, c->counter, c->stream);
+        counter_add(c->counter, 1);
+        xor16(out + i, in + i, c->stream);
+    }
+    for (; i < len; i++) {
         if (c->used == MOTA_AES_BLOCK) {
             mota_aes128_block(c->aes, c->counter, c->stream);
             counter_add(c->counter, 1);
@@ -166,21 +185,37 @@ int mota_gcm_resume(struct mota_gcm *g, const uint8_t state[MOTA_GCM_STATE_LEN],
     return MOTA_OK;
 }
 
+/* one byte of text; a block completed is multiplied in */
+static uint8_t gcm_byte(struct mota_gcm *g, uint8_t x)
+{
+    uint8_t c;
+    mota_ctr_xor(&g->ctr, &x, &c, 1);
+    g->block[g->fill] = g->decrypt ? x : c; /* GHASH runs over the ciphertext */
+    g->y[g->fill] ^= g->block[g->fill];
+    if (++g->fill == MOTA_AES_BLOCK) {
+        ghash_mult(g->table, g->y);
+        g->fill = 0;
+    }
+    return c;
+}
+
 void mota_gcm_update(struct mota_gcm *g, const uint8_t *in, uint8_t *out, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        uint8_t x = in[i], c;
-        mota_ctr_xor(&g->ctr, &x, &c, 1);
-        g->block[g->fill] = g->decrypt ? x : c; /* GHASH runs over the ciphertext */
-        g->y[g->fill] ^= g->block[g->fill];
-        g->fill++;
-        out[i] = c;
-        if (g->fill == MOTA_AES_BLOCK) {
-            ghash_mult(g->table, g->y);
-            g->fill = 0;
-        }
-    }
     g->len += len;
+    for (size_t i = 0; i < len;) {
+        if (g->fill != 0 || len - i < MOTA_AES_BLOCK) {
+            out[i] = gcm_byte(g, in[i]);
+            i++;
+            continue;
+        }
+        if (g->decrypt) /* a whole block on a block boundary (in and out may be the same) */
+            xor16(g->y, g->y, in + i);
+        mota_ctr_xor(&g->ctr, in + i, out + i, MOTA_AES_BLOCK);
+        if (!g->decrypt)
+            xor16(g->y, g->y, out + i);
+        ghash_mult(g->table, g->y);
+        i += MOTA_AES_BLOCK;
+    }
 }
 
 uint64_t mota_gcm_state(const struct mota_gcm *g, uint8_t state[MOTA_GCM_STATE_LEN])

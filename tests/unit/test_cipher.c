@@ -148,6 +148,37 @@ static void test_gcm_encrypts_the_reference_case_and_resumes_from_a_saved_state(
     assert_int_equal(mota_gcm_resume(&gcm, st, 31), MOTA_ERR_ARG);
 }
 
+/* any split of the text gives the same ciphertext and tag, and decrypting in place gives the text back */
+static void test_gcm_gives_the_same_bytes_and_tag_whatever_the_pieces(void **state)
+{
+    (void)state;
+    static uint8_t text[1000], one[1000], pieces[1000];
+    struct mota_aes128 aes;
+    struct mota_gcm gcm;
+    uint8_t key[16], iv[12], tag1[16], tag2[16];
+    memset(key, 0x42, sizeof(key));
+    memset(iv, 0x24, sizeof(iv));
+    for (unsigned i = 0; i < sizeof(text); i++)
+        text[i] = (uint8_t)(i * 7u + 3u);
+    mota_aes128_setkey(&aes, key, false);
+    mota_gcm_start(&gcm, &aes, iv, false, key, 5);
+    mota_gcm_update(&gcm, text, one, sizeof(text));
+    assert_int_equal(mota_gcm_finish(&gcm, tag1), MOTA_OK);
+    mota_gcm_start(&gcm, &aes, iv, false, key, 5);
+    for (size_t at = 0, n = 1; at < sizeof(text); at += n, n = n * 3 % 41 + 1) {
+        n = n < sizeof(text) - at ? n : sizeof(text) - at;
+        mota_gcm_update(&gcm, text + at, pieces + at, n);
+    }
+    assert_int_equal(mota_gcm_finish(&gcm, tag2), MOTA_OK);
+    assert_memory_equal(one, pieces, sizeof(one));
+    assert_memory_equal(tag1, tag2, 16);
+    mota_gcm_start(&gcm, &aes, iv, true, key, 5);
+    mota_gcm_update(&gcm, pieces, pieces, 333);
+    mota_gcm_update(&gcm, pieces + 333, pieces + 333, sizeof(pieces) - 333);
+    assert_int_equal(mota_gcm_finish(&gcm, tag1), MOTA_OK);
+    assert_memory_equal(pieces, text, sizeof(text));
+}
+
 /* RFC 5869 A.1, and the SUIT ES-DH example's KEK from its shared secret and KDF context */
 static void test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek(void **state)
 {
@@ -175,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_suit_example_ctr_payload_decrypts_from_any_offset),
         cmocka_unit_test(test_suit_example_gcm_payload_decrypts_and_a_changed_bit_fails_its_tag),
         cmocka_unit_test(test_gcm_encrypts_the_reference_case_and_resumes_from_a_saved_state),
+        cmocka_unit_test(test_gcm_gives_the_same_bytes_and_tag_whatever_the_pieces),
         cmocka_unit_test(test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
