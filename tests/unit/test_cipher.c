@@ -198,6 +198,36 @@ static void test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek(void **state)
     assert_int_equal(mota_hkdf_sha256(NULL, 0, z, sizeof(z), ctx, sizeof(ctx), okm, 255u * 32u + 1u), MOTA_ERR_ARG);
 }
 
+/* The SUIT ES-DH example end to end: kid-2's private key and the sender's ephemeral point give Z, the COSE KDF
+ * context gives the KEK, which unwraps the content key; a point off the curve is refused as such */
+static void test_suit_es_dh_example_gives_its_content_key_and_refuses_a_point_off_the_curve(void **state)
+{
+    (void)state;
+    uint8_t d[32], epk[65], z[32], want[32], ctx[42], kek[16], wrapped[24], cek[16];
+    unhex("60FE6DD6D85D5740A5349B6F91267EEAC5BA81B8CB53EE249E4B4EB102C476B3", d);
+    epk[0] = 0x04;
+    unhex("73024f415aa51529a66ccefd88f3f62a734492ff45f6ad37fd2888e73eaf19da"
+          "4005b48a6fd091aa6abfe3cfbeede88b347e521d43405fdbd7d2cff0ebc21b26",
+          epk + 1);
+    unhex("13bd7df22a0b2fa132a02083de47e209ae79231de158037f51aa663ae758fcd7", want);
+    assert_int_equal(mota_p256_ecdh(d, epk, z), MOTA_OK);
+    assert_memory_equal(z, want, 32);
+    unhex("842283f6f6f683f6f6f683188044a101381c5753554954205061796c6f616420456e6372797074696f6e", ctx);
+    assert_int_equal(mota_hkdf_sha256(NULL, 0, z, sizeof(z), ctx, sizeof(ctx), kek, sizeof(kek)), MOTA_OK);
+    unhex("a06b8e6550f308712b1df044b21b7d11d9b22792f1de0997", wrapped);
+    assert_int_equal(mota_kw_unwrap(kek, wrapped, 24, cek), MOTA_OK);
+    unhex("15f785b5c931414411b4b71373a9c0f7", want);
+    assert_memory_equal(cek, want, 16);
+    epk[64] ^= 1;
+    assert_int_equal(mota_p256_ecdh(d, epk, z), MOTA_ERR_ENC_EPK);
+    epk[64] ^= 1;
+    epk[0] = 0x02;
+    assert_int_equal(mota_p256_ecdh(d, epk, z), MOTA_ERR_ENC_EPK);
+    epk[0] = 0x04;
+    memset(d, 0, sizeof(d));
+    assert_int_equal(mota_p256_ecdh(d, epk, z), MOTA_ERR_KEY_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_gcm_encrypts_the_reference_case_and_resumes_from_a_saved_state),
         cmocka_unit_test(test_gcm_gives_the_same_bytes_and_tag_whatever_the_pieces),
         cmocka_unit_test(test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek),
+        cmocka_unit_test(test_suit_es_dh_example_gives_its_content_key_and_refuses_a_point_off_the_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

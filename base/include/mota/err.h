@@ -74,6 +74,7 @@
     X(MOTA_ERR_UNSIGNED, -220, "container is not signed yet (pack --unsigned): never executable")                      \
     X(MOTA_ERR_ALREADY_SIGNED, -221, "container is already signed")                                                    \
     X(MOTA_ERR_ENC_UNWRAP, -225, "the payload's content key does not unwrap: the wrong key-encryption key")            \
+    X(MOTA_ERR_ENC_EPK, -226, "encrypted payload: the sender's ephemeral key is not a P-256 point")                    \
     /* SUIT manifest: -300 .. -399 */                                                                                  \
     X(MOTA_ERR_MANIFEST_VERSION, -300, "unsupported manifest version")                                                 \
     X(MOTA_ERR_MANIFEST_SEQ, -301, "manifest sequence number missing or invalid")                                      \

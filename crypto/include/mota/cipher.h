@@ -82,6 +82,12 @@ int mota_kw_wrap(const uint8_t kek[MOTA_AES128_KEY_LEN], const uint8_t *in, size
 int mota_hkdf_sha256(const uint8_t *salt, size_t salt_len, const uint8_t *ikm, size_t ikm_len, const uint8_t *info,
                      size_t info_len, uint8_t *out, size_t out_len);
 
+/* ECDH on P-256 (ES-DH, RFC 9053): z = the x-coordinate of d * pub, pub an uncompressed point; MOTA_ERR_ENC_EPK
+ * if pub is not a point of the curve, MOTA_ERR_KEY_INVALID if d is not a private key (0 or not below the
+ * order). p256-m on the device, mbed TLS on the host. */
+#define MOTA_ECDH_SECRET_LEN 32u
+int mota_p256_ecdh(const uint8_t d[32], const uint8_t pub[65], uint8_t z[MOTA_ECDH_SECRET_LEN]);
+
 /* Zero a context or key buffer (not optimised away). */
 void mota_cipher_wipe(void *p, size_t len);
 
