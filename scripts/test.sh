@@ -14,30 +14,22 @@ cd "$root"
 scripts/setup.sh test
 scripts/fetch-cross-deps.sh
 
+# cross NAME CPU BOARD [CMAKE ARGS]: a cross tree build/NAME, the device libraries and one board's firmware
+cross() {
+  cmake -S . -B "build/$1" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$2.cmake" \
+        -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$3" "${@:4}" >/dev/null
+  cmake --build "build/$1"
+}
 echo "== cross build: device libraries and the an547 firmware for Cortex-M55"
-cmake -S . -B build/m55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 >/dev/null
-cmake --build build/m55
-
+cross m55 cortex-m55 an547
 echo "== cross build: the smallest variant (MOTA_VARIANT=min) of the an547 firmware"
-cmake -S . -B build/min55 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m55.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an547 -DMOTA_VARIANT=min >/dev/null
-cmake --build build/min55
-
+cross min55 cortex-m55 an547 -DMOTA_VARIANT=min
 echo "== cross build: device libraries and the an505 firmware for Cortex-M33"
-cmake -S . -B build/m33 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m33.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an505 >/dev/null
-cmake --build build/m33
-
+cross m33 cortex-m33 an505
 echo "== cross build: device libraries and the an386 firmware for Cortex-M4"
-cmake -S . -B build/m4 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m4.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an386 >/dev/null
-cmake --build build/m4
-
+cross m4 cortex-m4 an386
 echo "== cross build: device libraries and the an500 firmware for Cortex-M7"
-cmake -S . -B build/m7 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-cortex-m7.cmake \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD=an500 >/dev/null
-cmake --build build/m7
+cross m7 cortex-m7 an500
 
 echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=ON >/dev/null

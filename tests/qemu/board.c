@@ -95,6 +95,30 @@ void uart_int(int32_t v)
     }
 }
 
+unsigned check_failures;
+
+void unhex(const char *h, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = h[2 * i + k];
+            v = (uint8_t)(v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10));
+        }
+        out[i] = v;
+    }
+}
+
+void check(const char *what, int got, int want)
+{
+    uart_puts(got == want ? "ok   " : "FAIL ");
+    uart_puts(what);
+    uart_puts(": ");
+    uart_int(got);
+    uart_puts("\n");
+    check_failures += got != want;
+}
+
 static int semihost(int op, void *arg)
 {
     register int r0 __asm__("r0") = op;

@@ -15,30 +15,7 @@
 
 #include <string.h>
 
-static unsigned failures;
 static uint8_t big[4096];
-
-static void unhex(const char *h, uint8_t *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint8_t v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = h[2 * i + k];
-            v = (uint8_t)(v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10));
-        }
-        out[i] = v;
-    }
-}
-
-static void check(const char *what, int got, int want)
-{
-    uart_puts(got == want ? "ok   " : "FAIL ");
-    uart_puts(what);
-    uart_puts(": ");
-    uart_int(got);
-    uart_puts("\n");
-    failures += got != want;
-}
 
 static void per_byte(const char *what, uint64_t ticks)
 {
@@ -116,5 +93,5 @@ int main(void)
     uint64_t t2 = ticks_now();
     per_byte("AES-CTR decryption: ", t1 - t0);
     per_byte("AES-GCM decryption: ", t2 - t1);
-    board_exit((int)failures);
+    board_exit((int)check_failures);
 }

@@ -13,30 +13,6 @@
 
 #include <string.h>
 
-static unsigned failures;
-
-static void unhex(const char *h, uint8_t *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint8_t v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = h[2 * i + k];
-            v = (uint8_t)(v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10));
-        }
-        out[i] = v;
-    }
-}
-
-static void check(const char *what, int got, int want)
-{
-    uart_puts(got == want ? "ok   " : "FAIL ");
-    uart_puts(what);
-    uart_puts(": ");
-    uart_int(got);
-    uart_puts("\n");
-    failures += got != want;
-}
-
 int main(void)
 {
     uint8_t pub[MOTA_P256_PUB_LEN], sig[MOTA_P256_SIG_LEN], h[MOTA_SHA256_LEN];
@@ -78,5 +54,5 @@ int main(void)
     uart_puts("verify: ");
     uart_dec((uint32_t)(t * 3125u / 100u)); /* 31.25 instructions per tick */
     uart_puts(" instructions\n");
-    board_exit((int)failures);
+    board_exit((int)check_failures);
 }
