@@ -52,10 +52,11 @@ void mota_ctr_xor(struct mota_ctr *c, const uint8_t *in, uint8_t *out, size_t le
 struct mota_gcm {
     struct mota_aes128 *aes; /* an encryption schedule */
     uint32_t table[16][4];   /* multiples of the hash key H (Shoup's 4-bit method) */
-    uint8_t j0[MOTA_AES_BLOCK], y[MOTA_AES_BLOCK], block[MOTA_AES_BLOCK];
+    uint32_t y[4];           /* the GHASH state after the last whole block, as big-endian words */
+    uint8_t j0[MOTA_AES_BLOCK], block[MOTA_AES_BLOCK];
     struct mota_ctr ctr;
     uint64_t aad_len, len;
-    unsigned fill; /* bytes of the current text block absorbed into y so far */
+    unsigned fill; /* bytes of the current text block so far, kept in block until it is whole */
     bool decrypt;
 };
 
