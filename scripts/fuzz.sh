@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Long fuzzing runs:
 #   scripts/fuzz.sh TARGET [seconds [runs]]   one of fuzz_container fuzz_nbin fuzz_agent fuzz_link
-#                                             fuzz_decompress fuzz_gateway fuzz_answers; runs: stop after that many
-#                                             executions
+#                                             fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo; runs: stop
+#                                             after that many executions
 #   scripts/fuzz.sh all [seconds [runs]]      every target, as many at once as there are cores
 #                                             (MOTA_FUZZ_JOBS), then one summary table
 #   scripts/fuzz.sh coverage           the line coverage the corpora reach (llvm-cov): each target's
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-fuzz_container}
 secs=${2:-600}
 runs=${3:-0}
-targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_gateway fuzz_answers)
+targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo)
 jobs=${MOTA_FUZZ_JOBS:-$(nproc)}
 cd "$root"
 scripts/setup.sh "$([ "$what" = coverage ] && echo coverage || echo test)"
@@ -51,6 +51,7 @@ run() {
     fuzz_decompress) max_len=65536 ;;
     fuzz_agent|fuzz_link) max_len=32768 ;;
     fuzz_gateway|fuzz_answers) max_len=8192 ;;
+    fuzz_encinfo) max_len=1024 ;;
   esac
   [ "$runs" != 0 ] && extra+=(-runs="$runs")
   seed "$target"
@@ -78,7 +79,8 @@ coverage() {
   llvm-profdata merge -o build/fuzz-cov/all.profdata build/fuzz-cov/prof/*.profraw
   local files=(agent/src/agent.c agent/src/upload.c agent/src/journal.c agent/src/link.c agent/src/link_replies.c
                loader/src/install.c loader/src/nbin.c container/src/cose.c container/src/manifest.c
-               container/src/payload.c container/src/cbor.c decompress/src/lz4.c decompress/src/inflate.c)
+               container/src/payload.c container/src/cbor.c container/src/encinfo.c decompress/src/lz4.c
+               decompress/src/inflate.c)
   echo "line coverage of the fuzzed code by the corpora in build/fuzz/corpus (every target):"
   printf "%-28s %7s %7s %8s\n" file lines missed covered
   llvm-cov report -instr-profile=build/fuzz-cov/all.profdata "${objs[@]:1}" "${files[@]}" |
@@ -98,7 +100,7 @@ if [ "$what" != all ]; then
   exit 0
 fi
 # The slowest targets first, $jobs at a time.
-for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_gateway fuzz_answers; do
+for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   (rc=0; run "$t" || rc=$?; echo $rc >build/fuzz/logs/"$t".rc) &
 done

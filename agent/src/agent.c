@@ -145,6 +145,9 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         /* a decoder this build has (MOTA_FEATURE_LZ4, _DEFLATE): said before any erase */
         if (man->comp[c].compressed && !mota_decompress_built(man->comp[c].z_alg))
             return MOTA_ERR_DECOMP_OFF;
+        /* decryption comes with the agent's decrypting upload; until a build has it, refused here */
+        if (man->comp[c].encrypted)
+            return MOTA_ERR_DECRYPT_OFF;
         /* a compressed image resumes at its blocks' ends: each must leave the program unit empty */
         if (man->comp[c].compressed && man->comp[c].z_block % mota_agent_chunk_size(a) != 0)
             return MOTA_ERR_COMPRESSION_INFO;
@@ -242,7 +245,9 @@ int mota_agent_verify_components(const struct mota_agent *a, unsigned m, unsigne
         if (ret != MOTA_OK)
             return ret;
         if (mota_ct_memcmp(md, man->comp[c].digest, MOTA_SHA256_LEN) != 0)
-            return man->comp[c].compressed ? MOTA_ERR_DECOMP_IMAGE_DIGEST : MOTA_ERR_PAYLOAD_DIGEST;
+            return man->comp[c].encrypted    ? MOTA_ERR_DECRYPT_IMAGE_DIGEST
+                   : man->comp[c].compressed ? MOTA_ERR_DECOMP_IMAGE_DIGEST
+                                             : MOTA_ERR_PAYLOAD_DIGEST;
     }
     return MOTA_OK;
 }

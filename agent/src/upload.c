@@ -209,7 +209,7 @@ static int z_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint
     const struct mota_component *comp = &a->up_man.comp[c];
     bool at_block = s->upload_plain % comp->z_block == 0 || s->upload_plain == comp->size;
     if (done % 64u != 0 || s->upload_skip >= 64u || s->upload_plain > comp->size || !at_block ||
-        (uint64_t)done + s->upload_skip > comp->z_size)
+        (uint64_t)done + s->upload_skip > comp->wire_size)
         return MOTA_ERR_JOURNAL;
     (void)mota_sha256_resume(&a->up_sha, s->upload_mid, done); /* done is a multiple of 64 */
     a->up_sha_comp = c;
@@ -649,8 +649,8 @@ static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end,
     mota_sha256_finish(&a->up_sha, md);
     a->up_sha_comp = -1;
     /* the bytes sent; a compressed image's own digest is checked from flash with the others */
-    if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
-        return fail_upload(a, m, comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST);
+    if (mota_ct_memcmp(md, comp->transport ? comp->wire_digest : comp->digest, MOTA_SHA256_LEN) != 0)
+        return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
     if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
         return ret;
     if (end != a->st[m].upload_len)

@@ -6,6 +6,7 @@
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -34,6 +35,44 @@ static void put_component_id(struct mota_cbor_enc *e, enum mota_component_role r
     mota_cbor_put_bstr(e, name, strlen(name));
 }
 
+static bool transformed(const struct mota_pack_component *c)
+{
+    return c->compressed || c->encrypted;
+}
+
+/* Identifiers: the images first, in the spec's order, then a transport for each transformed one */
+static size_t n_ids(const struct mota_pack_spec *s)
+{
+    size_t n = s->n_components;
+    for (size_t i = 0; i < s->n_components; i++)
+        n += transformed(&s->comp[i]);
+    return n;
+}
+
+/* The index of image i's transport component */
+static size_t transport_index(const struct mota_pack_spec *s, size_t i)
+{
+    size_t t = s->n_components;
+    for (size_t j = 0; j < i; j++)
+        t += transformed(&s->comp[j]);
+    return t;
+}
+
+static void put_components(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
+{
+    mota_cbor_put_array(e, n_ids(s));
+    for (size_t i = 0; i < s->n_components; i++)
+        put_component_id(e, s->comp[i].role);
+    for (size_t i = 0; i < s->n_components; i++) {
+        if (!transformed(&s->comp[i]))
+            continue;
+        const char *name = mota_component_name(s->comp[i].role);
+        mota_cbor_put_array(e, 2);
+        mota_cbor_put_bstr(e, name, strlen(name));
+        mota_cbor_put_bstr(e, MOTA_SUIT_TRANSPORT, strlen(MOTA_SUIT_TRANSPORT));
+    }
+}
+
 static void put_digest(struct mota_cbor_enc *e, const uint8_t d[MOTA_SHA256_LEN])
 {
     mota_cbor_put_array(e, 2);
@@ -43,32 +82,44 @@ static void put_digest(struct mota_cbor_enc *e, const uint8_t d[MOTA_SHA256_LEN]
 
 static void put_set_index(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i)
 {
-    if (s->n_components > 1) {
+    if (n_ids(s) > 1) {
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
         mota_cbor_put_uint(e, i);
     }
 }
 
+/* vendor, class, image-digest and image-size of one identifier */
+static void put_identity(struct mota_cbor_enc *e, const struct mota_pack_spec *s, const uint8_t *digest, uint64_t size)
+{
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
+    mota_cbor_put_map(e, 4);
+    mota_cbor_put_uint(e, MOTA_PAR_VENDOR);
+    mota_cbor_put_bstr(e, s->vendor_id, 16);
+    mota_cbor_put_uint(e, MOTA_PAR_CLASS);
+    mota_cbor_put_bstr(e, s->class_id, 16);
+    mota_cbor_put_uint(e, MOTA_PAR_DIGEST);
+    size_t o = mota_cbor_bstr_open(e);
+    put_digest(e, digest);
+    mota_cbor_bstr_close(e, o);
+    mota_cbor_put_uint(e, MOTA_PAR_SIZE);
+    mota_cbor_put_uint(e, size);
+}
+
 static void put_shared(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
-    size_t items = s->n_components * 2 + 4 + (s->n_components > 1 ? s->n_components * 2 + 2 : 0);
-    mota_cbor_put_array(e, items);
+    size_t ids = n_ids(s);
+    mota_cbor_put_array(e, ids * 2 + 4 + (ids > 1 ? ids * 2 + 2 : 0));
     for (size_t i = 0; i < s->n_components; i++) {
         put_set_index(e, s, i);
-        mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
-        mota_cbor_put_map(e, 4);
-        mota_cbor_put_uint(e, MOTA_PAR_VENDOR);
-        mota_cbor_put_bstr(e, s->vendor_id, 16);
-        mota_cbor_put_uint(e, MOTA_PAR_CLASS);
-        mota_cbor_put_bstr(e, s->class_id, 16);
-        mota_cbor_put_uint(e, MOTA_PAR_DIGEST);
-        size_t o = mota_cbor_bstr_open(e);
-        put_digest(e, s->comp[i].digest);
-        mota_cbor_bstr_close(e, o);
-        mota_cbor_put_uint(e, MOTA_PAR_SIZE);
-        mota_cbor_put_uint(e, s->comp[i].size);
+        put_identity(e, s, s->comp[i].digest, s->comp[i].size);
     }
-    if (s->n_components > 1) {
+    for (size_t i = 0; i < s->n_components; i++) {
+        if (transformed(&s->comp[i])) {
+            put_set_index(e, s, transport_index(s, i));
+            put_identity(e, s, s->comp[i].wire_digest, s->comp[i].wire_size);
+        }
+    }
+    if (ids > 1) {
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
         mota_cbor_put_bool(e, true);
     }
@@ -78,49 +129,85 @@ static void put_shared(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
     mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
+/* image-match of the stored images: all of them, not their transports */
 static void put_validate(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
-    mota_cbor_put_array(e, s->n_components > 1 ? 4 : 2);
-    if (s->n_components > 1) {
+    size_t ids = n_ids(s), n = s->n_components;
+    mota_cbor_put_array(e, ids > 1 ? 4 : 2);
+    if (ids > 1) {
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_SET_INDEX);
-        mota_cbor_put_bool(e, true);
+        if (ids == n) {
+            mota_cbor_put_bool(e, true);
+        } else if (n == 1) {
+            mota_cbor_put_uint(e, 0);
+        } else {
+            mota_cbor_put_array(e, n);
+            for (size_t i = 0; i < n; i++)
+                mota_cbor_put_uint(e, i);
+        }
     }
     mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
     mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
-/* mota-parameter-compression: the fetched payload is the image compressed (mota/decompress.h) */
-static void put_compression(struct mota_cbor_enc *e, const struct mota_pack_component *c)
+/* fetch into component i, then image-match it */
+static void put_fetch(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i, enum mota_component_role role)
 {
-    mota_cbor_put_int(e, MOTA_PAR_COMPRESSION);
-    size_t o = mota_cbor_bstr_open(e);
-    mota_cbor_put_map(e, 4);
-    mota_cbor_put_uint(e, MOTA_Z_ALG);
-    mota_cbor_put_uint(e, c->z_alg);
-    mota_cbor_put_uint(e, MOTA_Z_BLOCK);
-    mota_cbor_put_uint(e, c->z_block);
-    mota_cbor_put_uint(e, MOTA_Z_SIZE);
-    mota_cbor_put_uint(e, c->z_size);
-    mota_cbor_put_uint(e, MOTA_Z_DIGEST);
-    put_digest(e, c->z_digest);
-    mota_cbor_bstr_close(e, o);
+    put_set_index(e, s, i);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
+    mota_cbor_put_map(e, 1);
+    mota_cbor_put_uint(e, MOTA_PAR_URI);
+    mota_cbor_put_tstr(e, mota_component_payload_name(role));
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_FETCH);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_FAILURE);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
+}
+
+/* Image i made from its transport: copy with encryption info, or mota-directive-decompress (which also
+ * decrypts when encryption info is set), then image-match */
+static void put_make(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i)
+{
+    const struct mota_pack_component *c = &s->comp[i];
+    put_set_index(e, s, i);
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
+    mota_cbor_put_map(e, c->encrypted ? 2 : 1);
+    if (c->encrypted) {
+        mota_cbor_put_uint(e, MOTA_PAR_ENCRYPTION_INFO);
+        mota_cbor_put_bstr(e, c->enc_info, c->enc_len);
+    }
+    mota_cbor_put_uint(e, MOTA_PAR_SOURCE);
+    mota_cbor_put_uint(e, transport_index(s, i));
+    if (c->compressed) {
+        mota_cbor_put_int(e, MOTA_SUIT_CMD_DECOMPRESS);
+        size_t o = mota_cbor_bstr_open(e);
+        mota_cbor_put_map(e, 2);
+        mota_cbor_put_uint(e, MOTA_Z_ALG);
+        mota_cbor_put_uint(e, c->z_alg);
+        mota_cbor_put_uint(e, MOTA_Z_BLOCK);
+        mota_cbor_put_uint(e, c->z_block);
+        mota_cbor_bstr_close(e, o);
+    } else {
+        mota_cbor_put_uint(e, MOTA_SUIT_CMD_COPY);
+        mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
+    }
+    mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
+    mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
 static void put_install(struct mota_cbor_enc *e, const struct mota_pack_spec *s)
 {
-    mota_cbor_put_array(e, s->n_components * (s->n_components > 1 ? 8 : 6));
+    size_t items = 0, per = n_ids(s) > 1 ? 8 : 6;
+    for (size_t i = 0; i < s->n_components; i++)
+        items += transformed(&s->comp[i]) ? 16 : per;
+    mota_cbor_put_array(e, items);
     for (size_t i = 0; i < s->n_components; i++) {
-        put_set_index(e, s, i);
-        mota_cbor_put_uint(e, MOTA_SUIT_CMD_OVERRIDE_PARAMS);
-        mota_cbor_put_map(e, s->comp[i].compressed ? 2 : 1);
-        mota_cbor_put_uint(e, MOTA_PAR_URI);
-        mota_cbor_put_tstr(e, mota_component_payload_name(s->comp[i].role));
-        if (s->comp[i].compressed)
-            put_compression(e, &s->comp[i]);
-        mota_cbor_put_uint(e, MOTA_SUIT_CMD_FETCH);
-        mota_cbor_put_uint(e, MOTA_SUIT_REPORT_FAILURE);
-        mota_cbor_put_uint(e, MOTA_SUIT_CMD_IMAGE_MATCH);
-        mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
+        if (!transformed(&s->comp[i])) {
+            put_fetch(e, s, i, s->comp[i].role);
+            continue;
+        }
+        put_fetch(e, s, transport_index(s, i), s->comp[i].role);
+        put_make(e, s, i);
     }
 }
 
@@ -267,9 +354,7 @@ static void put_manifest(struct mota_cbor_enc *e, const struct mota_pack_spec *s
     o = mota_cbor_bstr_open(e);
     mota_cbor_put_map(e, 2);
     mota_cbor_put_uint(e, MOTA_COMMON_COMPONENTS);
-    mota_cbor_put_array(e, s->n_components);
-    for (size_t i = 0; i < s->n_components; i++)
-        put_component_id(e, s->comp[i].role);
+    put_components(e, s);
     mota_cbor_put_uint(e, MOTA_COMMON_SHARED);
     size_t o2 = mota_cbor_bstr_open(e);
     put_shared(e, s);
@@ -305,6 +390,12 @@ static int check_spec(const struct mota_pack_spec *s)
         /* roles ascend so that payload keys come out in canonical order */
         if (s->comp[i].role <= s->comp[i - 1].role || s->comp[i].role > MOTA_COMPONENT_SELFTEST)
             return MOTA_ERR_COMPONENTS;
+    }
+    for (size_t i = 0; i < s->n_components; i++) {
+        const struct mota_pack_component *c = &s->comp[i];
+        if ((c->encrypted && (c->enc_info == NULL || c->enc_len == 0 || c->enc_len > MOTA_ENC_MAX_INFO)) ||
+            (transformed(c) && c->wire_size == 0))
+            return MOTA_ERR_ARG;
     }
     if (s->compat.c_name == NULL || s->compat.c_name_len == 0)
         return MOTA_ERR_COMPAT_FIELD;
@@ -460,7 +551,7 @@ int mota_container_layout(const struct mota_pack_spec *spec, const uint8_t kid[M
     for (size_t i = 0; i < spec->n_components; i++) {
         const struct mota_pack_component *c = &spec->comp[i];
         struct mota_container_part *p = &out->payload[i];
-        p->len = c->compressed ? c->z_size : c->size;
+        p->len = transformed(c) ? c->wire_size : c->size;
         if ((ret = mota_payload_head_encode(c->role, p->len, p->head, sizeof(p->head), &p->head_len)) != MOTA_OK)
             return ret;
         p->head_off = off;

@@ -7,6 +7,7 @@
 #include "mota/cbor.h"
 #include "mota/err.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/suit_keys.h"
 
 #include <string.h>
@@ -57,9 +58,19 @@ static int open_wrapped(struct mota_cbor_dec *d, struct mota_cbor_dec *inner)
     return d->err;
 }
 
+/* suit-components as the decoder sees them: each identifier is a role's image, or [role, 'transport'],
+ * the component its payload is fetched into; both fold into one m->comp[] entry. */
+struct comp_map {
+    size_t n_ids;
+    uint8_t entry[MOTA_CONTAINER_MAX_IDS];         /* identifier index -> m->comp[] */
+    bool wire[MOTA_CONTAINER_MAX_IDS];             /* the index names a transport component */
+    uint8_t source[MOTA_CONTAINER_MAX_COMPONENTS]; /* suit-parameter-source-component, 0xFF: none */
+};
+
 struct seq_state {
     struct mota_manifest *m;
-    uint8_t selected; /* bitmask of selected components */
+    struct comp_map *map;
+    uint8_t selected; /* bitmask of selected identifier indices */
     int which;        /* manifest key of the sequence being run */
 };
 
@@ -67,37 +78,9 @@ struct seq_state {
 struct param {
     const uint8_t *p;
     size_t len;
-    uint64_t size;
+    uint64_t size; /* image-size, or source-component's index */
     uint8_t digest[MOTA_SHA256_LEN];
-    uint64_t z_alg, z_block, z_size; /* mota-parameter-compression */
 };
-
-/* mota-parameter-compression: bstr .cbor {1: algorithm, 2: block, 3: size, 4: digest}, all four,
- * in order (values are checked against the image by the profile) */
-static void decode_compression(struct mota_cbor_dec *d, struct param *v)
-{
-    struct mota_cbor_dec dd;
-    size_t n = 0;
-    int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    mota_cbor_get_bstr(d, &v->p, &v->len);
-    if (d->err != 0)
-        return;
-    mota_cbor_dec_init(&dd, v->p, v->len);
-    mota_cbor_get_map(&dd, &n);
-    if (dd.err == 0 && n != 4)
-        mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
-    for (size_t i = 0; i < n && dd.err == 0; i++) {
-        mota_cbor_get_int_key(&dd, &key, &prev);
-        switch (key) {
-        case MOTA_Z_ALG: mota_cbor_get_uint(&dd, &v->z_alg); break;
-        case MOTA_Z_BLOCK: mota_cbor_get_uint(&dd, &v->z_block); break;
-        case MOTA_Z_SIZE: mota_cbor_get_uint(&dd, &v->z_size); break;
-        case MOTA_Z_DIGEST: mota_dec_digest(&dd, v->digest); break;
-        default: mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO); break;
-        }
-    }
-    mota_cbor_fail(d, mota_cbor_finish(&dd));
-}
 
 static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
 {
@@ -117,62 +100,86 @@ static void decode_param(struct mota_cbor_dec *d, int64_t key, struct param *v)
             mota_cbor_fail(d, mota_cbor_finish(&dd));
         }
         break;
-    case MOTA_PAR_SIZE: mota_cbor_get_uint(d, &v->size); break;
+    case MOTA_PAR_SIZE:
+    case MOTA_PAR_SOURCE: mota_cbor_get_uint(d, &v->size); break;
     case MOTA_PAR_URI:
         mota_cbor_get_tstr(d, (const char **)&v->p, &v->len);
         if (d->err == 0 && (v->len < 2 || v->len > MOTA_CONTAINER_MAX_PAYLOAD_NAME || v->p[0] != '#'))
             mota_cbor_fail(d, MOTA_ERR_URI);
         break;
-    case MOTA_PAR_COMPRESSION: decode_compression(d, v); break;
+    case MOTA_PAR_ENCRYPTION_INFO: /* decoded by the profile (mota/encinfo.h) */
+        MOTA_DEC_FIELD(d, mota_cbor_get_bstr(d, &v->p, &v->len), MOTA_ERR_ENC_INFO);
+        if (v->len == 0 || v->len > MOTA_ENC_MAX_INFO)
+            mota_cbor_fail(d, MOTA_ERR_ENC_INFO);
+        break;
     default: mota_cbor_fail(d, MOTA_ERR_PARAM_UNSUPPORTED); break;
     }
 }
 
-/* set-parameters keeps what a component has; override-parameters replaces it */
-static void set_param(struct mota_component *comp, int64_t key, const struct param *v, bool override)
+/* The parameters a transport component takes: where its payload comes from, and what it is */
+static int set_wire_param(struct mota_component *comp, int64_t key, const struct param *v, bool override)
 {
+    switch (key) {
+    case MOTA_PAR_DIGEST:
+        if (override || !comp->has_wire_digest) {
+            memcpy(comp->wire_digest, v->digest, MOTA_SHA256_LEN);
+            comp->has_wire_digest = true;
+        }
+        return 0;
+    case MOTA_PAR_SIZE:
+        if (override || !comp->has_wire_size) {
+            comp->wire_size = v->size;
+            comp->has_wire_size = true;
+        }
+        return 0;
+    case MOTA_PAR_ENCRYPTION_INFO: return MOTA_ERR_ENC_INFO; /* it belongs to the image it makes */
+    default: return MOTA_ERR_SOURCE_COMPONENT;               /* MOTA_PAR_SOURCE */
+    }
+}
+
+/* set-parameters keeps what a component has; override-parameters replaces it */
+static int set_param(struct seq_state *st, size_t idx, int64_t key, const struct param *v, bool override)
+{
+    struct mota_component *comp = &st->m->comp[st->map->entry[idx]];
+    bool wire = st->map->wire[idx];
     switch (key) {
     case MOTA_PAR_VENDOR:
         if (override || !comp->has_vendor) {
             memcpy(comp->vendor_id, v->p, 16);
             comp->has_vendor = true;
         }
-        break;
+        return 0;
     case MOTA_PAR_CLASS:
         if (override || !comp->has_class) {
             memcpy(comp->class_id, v->p, 16);
             comp->has_class = true;
         }
-        break;
-    case MOTA_PAR_DIGEST:
-        if (override || !comp->has_digest) {
-            memcpy(comp->digest, v->digest, MOTA_SHA256_LEN);
-            comp->has_digest = true;
-        }
-        break;
-    case MOTA_PAR_SIZE:
-        if (override || !comp->has_size) {
-            comp->size = v->size;
-            comp->has_size = true;
-        }
-        break;
-    case MOTA_PAR_COMPRESSION:
-        if (override || !comp->compressed) {
-            comp->compressed = true;
-            comp->z_alg = v->z_alg > 0xFFFFu ? 0xFFFFu : (uint32_t)v->z_alg; /* the profile refuses both */
-            comp->z_block = v->z_block > 0xFFFFFFFFu ? 0 : (uint32_t)v->z_block;
-            comp->z_size = v->z_size;
-            memcpy(comp->z_digest, v->digest, MOTA_SHA256_LEN);
-        }
-        break;
-    default: /* MOTA_PAR_URI */
+        return 0;
+    case MOTA_PAR_URI:
         if (override || !comp->has_uri) {
             comp->uri = (const char *)v->p;
             comp->uri_len = v->len;
             comp->has_uri = true;
+            comp->pattern |= wire ? MOTA_PAT_URI_WIRE : MOTA_PAT_URI_IMAGE;
         }
-        break;
+        return 0;
+    default: break;
     }
+    if (wire)
+        return set_wire_param(comp, key, v, override);
+    if (key == MOTA_PAR_DIGEST && (override || !comp->has_digest)) {
+        memcpy(comp->digest, v->digest, MOTA_SHA256_LEN);
+        comp->has_digest = true;
+    } else if (key == MOTA_PAR_SIZE && (override || !comp->has_size)) {
+        comp->size = v->size;
+        comp->has_size = true;
+    } else if (key == MOTA_PAR_ENCRYPTION_INFO && (override || comp->enc_info == NULL)) {
+        comp->enc_info = v->p;
+        comp->enc_len = v->len;
+    } else if (key == MOTA_PAR_SOURCE && (override || st->map->source[st->map->entry[idx]] == 0xFF)) {
+        st->map->source[st->map->entry[idx]] = v->size < st->map->n_ids ? (uint8_t)v->size : 0xFE;
+    }
+    return 0;
 }
 
 static int decode_params(struct mota_cbor_dec *d, struct seq_state *st, bool override)
@@ -181,12 +188,12 @@ static int decode_params(struct mota_cbor_dec *d, struct seq_state *st, bool ove
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
     mota_cbor_get_map(d, &n);
     for (size_t i = 0; i < n && d->err == 0; i++) {
-        struct param v = {NULL, 0, 0, {0}, 0, 0, 0};
+        struct param v = {NULL, 0, 0, {0}};
         mota_cbor_get_int_key(d, &key, &prev);
         decode_param(d, key, &v);
-        for (size_t c = 0; c < st->m->n_components && d->err == 0; c++) {
+        for (size_t c = 0; c < st->map->n_ids && d->err == 0; c++) {
             if (st->selected & (1u << c))
-                set_param(&st->m->comp[c], key, &v, override);
+                mota_cbor_fail(d, set_param(st, c, key, &v, override));
         }
     }
     return d->err;
@@ -196,7 +203,7 @@ static int decode_params(struct mota_cbor_dec *d, struct seq_state *st, bool ove
 static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
 {
     struct mota_cbor_item it;
-    size_t n = st->m->n_components, k;
+    size_t n = st->map->n_ids, k;
     uint64_t idx;
     mota_cbor_peek(d, &it);
     if (d->err != 0)
@@ -208,7 +215,7 @@ static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
         st->selected = (uint8_t)(it.type == MOTA_CBOR_TRUE ? (1u << n) - 1 : 1u << (it.val & 7));
     } else if (it.type == MOTA_CBOR_ARRAY) {
         mota_cbor_get_array(d, &k);
-        if (k == 0 || k > MOTA_CONTAINER_MAX_COMPONENTS)
+        if (k == 0 || k > MOTA_CONTAINER_MAX_IDS)
             mota_cbor_fail(d, MOTA_ERR_COMPONENT_INDEX);
         st->selected = 0;
         for (size_t j = 0; j < k && d->err == 0; j++) {
@@ -222,41 +229,95 @@ static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
     }
 }
 
-/* A condition or directive on one selected component, in the sequence `which`. */
-static int apply_command(struct mota_manifest *m, struct mota_component *comp, int64_t cmd, int which)
+/* mota-directive-decompress's argument: bstr .cbor {1: algorithm, 2: block}, both, in order (the profile
+ * checks the values against the image) */
+static void decode_decompress_arg(struct mota_cbor_dec *d, uint64_t z[2])
 {
+    struct mota_cbor_dec dd;
+    const uint8_t *p;
+    size_t n = 0, len;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    MOTA_DEC_FIELD(d, mota_cbor_get_bstr(d, &p, &len), MOTA_ERR_COMPRESSION_INFO);
+    if (d->err != 0)
+        return;
+    mota_cbor_dec_init(&dd, p, len);
+    mota_cbor_get_map(&dd, &n);
+    if (dd.err == 0 && n != 2)
+        mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
+    for (size_t i = 0; i < n && dd.err == 0; i++) {
+        mota_cbor_get_int_key(&dd, &key, &prev);
+        if (dd.err == 0 && key != MOTA_Z_ALG && key != MOTA_Z_BLOCK)
+            mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
+        mota_cbor_get_uint(&dd, &z[key == MOTA_Z_BLOCK]);
+    }
+    mota_cbor_fail(d, mota_cbor_finish(&dd));
+}
+
+/* copy (with encryption info) or mota-directive-decompress: the image made from its role's transport,
+ * once that was fetched */
+static int make_image(struct seq_state *st, size_t idx, int64_t cmd, const uint64_t z[2])
+{
+    uint8_t e = st->map->entry[idx], src = st->map->source[e];
+    struct mota_component *comp = &st->m->comp[e];
+    if (st->which != MOTA_MAN_INSTALL || st->map->wire[idx])
+        return MOTA_ERR_COMMAND_UNSUPPORTED;
+    if (src >= st->map->n_ids || st->map->entry[src] != e || !st->map->wire[src] ||
+        !(comp->pattern & MOTA_PAT_FETCH_WIRE))
+        return MOTA_ERR_SOURCE_COMPONENT;
+    if (cmd == MOTA_SUIT_CMD_COPY && comp->enc_info == NULL)
+        return MOTA_ERR_COMMAND_UNSUPPORTED; /* a plain copy: mota fetches an image where it is stored */
+    comp->pattern |= (comp->pattern & MOTA_PAT_MADE) ? MOTA_PAT_MADE_TWICE : MOTA_PAT_MADE;
+    comp->encrypted = comp->enc_info != NULL;
+    comp->compressed = cmd == MOTA_SUIT_CMD_DECOMPRESS;
+    comp->z_alg = comp->compressed ? (z[0] > 0xFFFFu ? 0xFFFFu : (uint32_t)z[0]) : 0; /* the profile refuses both */
+    comp->z_block = comp->compressed ? (z[1] > 0xFFFFFFFFu ? 0 : (uint32_t)z[1]) : 0;
+    return 0;
+}
+
+/* A condition or directive on one selected identifier, in the sequence st->which. */
+static int apply_command(struct seq_state *st, size_t idx, int64_t cmd, const uint64_t z[2])
+{
+    struct mota_component *comp = &st->m->comp[st->map->entry[idx]];
+    bool wire = st->map->wire[idx];
+    int which = st->which;
     switch (cmd) {
     case MOTA_SUIT_CMD_VENDOR:
         if (!comp->has_vendor)
             return MOTA_ERR_NO_VENDOR_CHECK;
-        m->checks_vendor |= which == MOTA_MAN_COMMON;
+        st->m->checks_vendor |= which == MOTA_MAN_COMMON;
         return 0;
     case MOTA_SUIT_CMD_CLASS:
         if (!comp->has_class)
             return MOTA_ERR_NO_CLASS_CHECK;
-        m->checks_class |= which == MOTA_MAN_COMMON;
+        st->m->checks_class |= which == MOTA_MAN_COMMON;
         return 0;
     case MOTA_SUIT_CMD_IMAGE_MATCH:
-        if (!comp->has_digest || !comp->has_size)
+        if (wire && (which != MOTA_MAN_INSTALL || !(comp->pattern & MOTA_PAT_FETCH_WIRE)))
+            return MOTA_ERR_COMMAND_UNSUPPORTED; /* a transport is checked as it arrives, never stored */
+        if (wire ? !comp->has_wire_digest || !comp->has_wire_size : !comp->has_digest || !comp->has_size)
             return MOTA_ERR_IMAGE_PARAMS;
-        comp->image_match |= which == MOTA_MAN_VALIDATE;
+        comp->pattern |= wire ? MOTA_PAT_WIRE_MATCH : 0;
+        comp->image_match |= !wire && which == MOTA_MAN_VALIDATE;
         return 0;
     case MOTA_SUIT_CMD_FETCH:
         if (which != MOTA_MAN_INSTALL)
             return MOTA_ERR_COMMAND_UNSUPPORTED;
-        if (!comp->has_uri)
+        if (!(comp->pattern & (wire ? MOTA_PAT_URI_WIRE : MOTA_PAT_URI_IMAGE)))
             return MOTA_ERR_URI;
         comp->fetched = true;
+        comp->pattern |= wire ? MOTA_PAT_FETCH_WIRE : MOTA_PAT_FETCH_IMAGE;
         return 0;
-    default: /* MOTA_SUIT_CMD_INVOKE */ return which == MOTA_MAN_INVOKE ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
+    case MOTA_SUIT_CMD_COPY:
+    case MOTA_SUIT_CMD_DECOMPRESS: return make_image(st, idx, cmd, z);
+    default: /* MOTA_SUIT_CMD_INVOKE */ return which == MOTA_MAN_INVOKE && !wire ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
     }
 }
 
-static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m, int which)
+static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m, struct comp_map *map, int which)
 {
     struct mota_cbor_dec d;
     size_t n;
-    struct seq_state st = {m, 1u, which};
+    struct seq_state st = {m, map, 1u, which};
 
     mota_cbor_dec_init(&d, buf, len);
     mota_cbor_get_array(&d, &n);
@@ -264,7 +325,7 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         mota_cbor_fail(&d, MOTA_ERR_SEQUENCE_MALFORMED);
     for (size_t i = 0; i < n && d.err == 0; i += 2) {
         int64_t cmd;
-        uint64_t policy;
+        uint64_t arg, z[2] = {0, 0};
         mota_cbor_get_int(&d, &cmd);
         if (d.err != 0)
             break;
@@ -272,33 +333,75 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         case MOTA_SUIT_CMD_SET_INDEX: decode_set_index(&d, &st); continue;
         case MOTA_SUIT_CMD_OVERRIDE_PARAMS:
         case MOTA_SUIT_CMD_SET_PARAMS: decode_params(&d, &st, cmd == MOTA_SUIT_CMD_OVERRIDE_PARAMS); continue;
+        case MOTA_SUIT_CMD_DECOMPRESS: decode_decompress_arg(&d, z); break;
         case MOTA_SUIT_CMD_VENDOR:
         case MOTA_SUIT_CMD_CLASS:
         case MOTA_SUIT_CMD_IMAGE_MATCH:
         case MOTA_SUIT_CMD_FETCH:
-        case MOTA_SUIT_CMD_INVOKE: break;
+        case MOTA_SUIT_CMD_COPY:
+        case MOTA_SUIT_CMD_INVOKE: mota_cbor_get_uint(&d, &arg); break; /* a reporting policy */
         default: mota_cbor_fail(&d, MOTA_ERR_COMMAND_UNSUPPORTED); continue;
         }
-        mota_cbor_get_uint(&d, &policy); /* conditions and directives take a reporting policy */
-        for (size_t c = 0; c < m->n_components && d.err == 0; c++) {
+        for (size_t c = 0; c < map->n_ids && d.err == 0; c++) {
             if (st.selected & (1u << c))
-                mota_cbor_fail(&d, apply_command(m, &m->comp[c], cmd, which));
+                mota_cbor_fail(&d, apply_command(&st, c, cmd, z));
         }
     }
     return mota_cbor_finish(&d);
 }
 
-/* suit-components: [1*3 [* bstr]], each identifier once */
-static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m)
+/* The role of [h'<role>', h'transport'] (encoded: id, id_len), or OTHER */
+static enum mota_component_role transport_role(const uint8_t *id, size_t id_len)
+{
+    static const uint8_t tail[] = {0x49, 't', 'r', 'a', 'n', 's', 'p', 'o', 'r', 't'};
+    uint8_t base[MOTA_CONTAINER_MAX_COMPONENT_ID + 2];
+    size_t n = id_len - sizeof(tail);
+    if (id_len <= sizeof(tail) + 1 || id[0] != 0x82 || n > sizeof(base) || memcmp(id + n, tail, sizeof(tail)) != 0)
+        return MOTA_COMPONENT_OTHER;
+    base[0] = 0x81; /* the image's identifier: the same first element, alone */
+    memcpy(base + 1, id + 1, n - 1);
+    return mota_component_role_of(base, n);
+}
+
+/* One identifier: a new image entry, or the transport of an image listed before it */
+static void map_component(struct mota_cbor_dec *d, struct mota_manifest *m, struct comp_map *map, size_t idx,
+                          const uint8_t *id, size_t id_len)
+{
+    enum mota_component_role tr = transport_role(id, id_len);
+    size_t e = m->n_components;
+    for (size_t o = 0; o < m->n_components; o++) {
+        if (m->comp[o].id_len == id_len && memcmp(m->comp[o].id, id, id_len) == 0)
+            mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+        if (tr != MOTA_COMPONENT_OTHER && m->comp[o].role == tr)
+            e = o;
+    }
+    if (tr != MOTA_COMPONENT_OTHER && e < m->n_components) {
+        if (m->comp[e].transport)
+            mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
+        m->comp[e].transport = true;
+    } else if (tr != MOTA_COMPONENT_OTHER || e >= MOTA_CONTAINER_MAX_COMPONENTS) {
+        mota_cbor_fail(d, MOTA_ERR_COMPONENTS); /* a transport before its image, or a fourth image */
+    } else {
+        m->comp[e].id = id;
+        m->comp[e].id_len = id_len;
+        m->comp[e].role = mota_component_role_of(id, id_len);
+        m->n_components++;
+    }
+    map->entry[idx] = (uint8_t)(e < MOTA_CONTAINER_MAX_COMPONENTS ? e : 0);
+    map->wire[idx] = tr != MOTA_COMPONENT_OTHER;
+}
+
+/* suit-components: [1*6 [* bstr]], each identifier once: up to three images, each with its transport */
+static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m, struct comp_map *map)
 {
     size_t nc, ne, pl;
     const uint8_t *p;
     mota_cbor_get_array(d, &nc);
-    if (nc == 0 || nc > MOTA_CONTAINER_MAX_COMPONENTS)
+    if (nc == 0 || nc > MOTA_CONTAINER_MAX_IDS)
         mota_cbor_fail(d, MOTA_ERR_COMPONENTS);
     if (d->err != 0)
         return;
-    m->n_components = nc;
+    map->n_ids = nc;
     for (size_t c = 0; c < nc && d->err == 0; c++) {
         size_t start = d->pos;
         mota_cbor_get_array(d, &ne);
@@ -309,18 +412,13 @@ static void decode_components(struct mota_cbor_dec *d, struct mota_manifest *m)
             if (pl > MOTA_CONTAINER_MAX_COMPONENT_ID)
                 mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
         }
-        struct mota_component *comp = &m->comp[c];
-        comp->id = d->buf + start;
-        comp->id_len = d->pos - start;
-        comp->role = mota_component_role_of(comp->id, comp->id_len);
-        for (size_t o = 0; o < c && d->err == 0; o++) {
-            if (m->comp[o].id_len == comp->id_len && memcmp(m->comp[o].id, comp->id, comp->id_len) == 0)
-                mota_cbor_fail(d, MOTA_ERR_COMPONENT_ID);
-        }
+        if (d->err == 0)
+            map_component(d, m, map, c, d->buf + start, d->pos - start);
     }
 }
 
-static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const uint8_t **shared, size_t *shared_len)
+static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, struct comp_map *map, const uint8_t **shared,
+                         size_t *shared_len)
 {
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
@@ -331,7 +429,7 @@ static int decode_common(struct mota_cbor_dec *d, struct mota_manifest *m, const
         if (d->err != 0)
             break;
         if (key == MOTA_COMMON_COMPONENTS)
-            decode_components(d, m);
+            decode_components(d, m, map);
         else if (key == MOTA_COMMON_SHARED)
             mota_cbor_get_bstr(d, shared, shared_len);
         else
@@ -652,6 +750,7 @@ struct manifest_parts {
     const uint8_t *shared, *seqs[3]; /* the shared sequence; validate, install, invoke */
     size_t shared_len, seq_len[3];
     bool have_version, have_seq, have_common;
+    struct comp_map map;
 };
 
 /* One manifest member; the sequences are kept to run once the whole manifest is read. */
@@ -672,12 +771,12 @@ static void decode_member(struct mota_cbor_dec *d, int64_t key, struct mota_mani
         break;
     case MOTA_MAN_COMMON:
         if (open_wrapped(d, &w) == 0)
-            mota_cbor_fail(d, decode_common(&w, m, &pt->shared, &pt->shared_len));
+            mota_cbor_fail(d, decode_common(&w, m, &pt->map, &pt->shared, &pt->shared_len));
         pt->have_common = true;
         break;
     case MOTA_MAN_LOAD: /* run where it stands: nothing after it depends on it */
         if (open_wrapped(d, &w) == 0)
-            mota_cbor_fail(d, pt->have_common ? run_sequence(w.buf, w.len, m, MOTA_MAN_LOAD)
+            mota_cbor_fail(d, pt->have_common ? run_sequence(w.buf, w.len, m, &pt->map, MOTA_MAN_LOAD)
                                               : MOTA_ERR_MANIFEST_NO_COMMON);
         m->has_load = true;
         break;
@@ -712,6 +811,7 @@ int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *
         return MOTA_ERR_ARG;
     memset(m, 0, sizeof(*m));
     memset(&pt, 0, sizeof(pt));
+    memset(pt.map.source, 0xFF, sizeof(pt.map.source));
     mota_cbor_dec_init(&d, env->manifest, env->manifest_len);
     mota_cbor_get_map(&d, &n);
     for (size_t i = 0; i < n && d.err == 0; i++) {
@@ -728,7 +828,7 @@ int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *
     if (!pt.have_common)
         return MOTA_ERR_MANIFEST_NO_COMMON;
     /* Shared sequence first, then the others in processing order. */
-    if (pt.shared != NULL && (ret = run_sequence(pt.shared, pt.shared_len, m, MOTA_MAN_COMMON)) != 0)
+    if (pt.shared != NULL && (ret = run_sequence(pt.shared, pt.shared_len, m, &pt.map, MOTA_MAN_COMMON)) != 0)
         return ret;
     if (!m->checks_vendor)
         return MOTA_ERR_NO_VENDOR_CHECK;
@@ -736,7 +836,7 @@ int mota_manifest_decode(const struct mota_envelope *env, struct mota_manifest *
         return MOTA_ERR_NO_CLASS_CHECK;
     static const int which[3] = {MOTA_MAN_VALIDATE, MOTA_MAN_INSTALL, MOTA_MAN_INVOKE};
     for (int s = 0; s < 3; s++) {
-        if (pt.seqs[s] != NULL && (ret = run_sequence(pt.seqs[s], pt.seq_len[s], m, which[s])) != 0)
+        if (pt.seqs[s] != NULL && (ret = run_sequence(pt.seqs[s], pt.seq_len[s], m, &pt.map, which[s])) != 0)
             return ret;
     }
     m->has_validate = pt.seqs[0] != NULL;
@@ -758,6 +858,7 @@ void mota_manifest_rebase(struct mota_manifest *m, const uint8_t *from, size_t l
     for (size_t c = 0; c < m->n_components; c++) {
         m->comp[c].id = moved(m->comp[c].id, from, len, to);
         m->comp[c].uri = moved(m->comp[c].uri, from, len, to);
+        m->comp[c].enc_info = moved(m->comp[c].enc_info, from, len, to);
     }
     m->text.description = moved(m->text.description, from, len, to);
     m->text.created = moved(m->text.created, from, len, to);
@@ -780,42 +881,80 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
     return NULL;
 }
 
-/* What a device can decode: an algorithm it knows, blocks of a power of two bytes in range, a payload
- * no larger than the image stored block by block (and not empty). */
-static bool compression_ok(const struct mota_component *c)
+/* What a device can decode: an algorithm it knows, blocks of a power of two bytes in range, a stream
+ * (body bytes) no larger than the image stored block by block (and not empty). */
+static bool compression_ok(const struct mota_component *c, uint64_t body)
 {
     uint32_t b = c->z_block, bound = mota_decompress_bound(c->z_alg, (uint32_t)c->size, b);
     return mota_decompress_known(c->z_alg) && b >= MOTA_DECOMP_MIN_BLOCK && b <= MOTA_DECOMP_MAX_BLOCK &&
-           (b & (b - 1)) == 0 && c->z_size >= 2u && bound != 0 && c->z_size <= bound;
+           (b & (b - 1)) == 0 && body >= 2u && bound != 0 && body <= bound;
+}
+
+static bool uri_is(const struct mota_component *c, const char *want)
+{
+    return c->has_uri && c->uri_len == strlen(want) && memcmp(c->uri, want, c->uri_len) == 0;
+}
+
+/* A transformed component: fetched into its transport, made from it once, its sizes consistent */
+static int check_transformed(const struct mota_component *c, const char *want)
+{
+    struct mota_enc_info ei;
+    uint64_t tag = 0;
+    int ret;
+    if ((c->pattern & (MOTA_PAT_URI_IMAGE | MOTA_PAT_FETCH_IMAGE)) != 0 || !(c->pattern & MOTA_PAT_FETCH_WIRE) ||
+        !uri_is(c, want))
+        return MOTA_ERR_URI;
+    if ((c->pattern & (MOTA_PAT_MADE | MOTA_PAT_MADE_TWICE)) != MOTA_PAT_MADE)
+        return MOTA_ERR_SOURCE_COMPONENT;
+    if (!c->has_wire_digest || !c->has_wire_size)
+        return MOTA_ERR_IMAGE_PARAMS;
+    if (c->wire_size == 0 || c->wire_size > 0xFFFFFFFFu)
+        return MOTA_ERR_PAYLOAD_SIZE;
+    if (c->encrypted) {
+        if ((ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei)) != 0)
+            return ret;
+        tag = ei.alg == MOTA_ENC_A128GCM ? MOTA_GCM_TAG_LEN : 0;
+        if (c->wire_size <= tag)
+            return MOTA_ERR_PAYLOAD_SIZE;
+    }
+    if (c->compressed)
+        return compression_ok(c, c->wire_size - tag) ? 0 : MOTA_ERR_COMPRESSION_INFO;
+    return c->wire_size - tag == c->size ? 0 : MOTA_ERR_PAYLOAD_SIZE; /* encryption keeps lengths */
+}
+
+static int check_component(const struct mota_component *comp)
+{
+    const char *want = mota_component_payload_name(comp->role);
+    if (comp->role == MOTA_COMPONENT_OTHER)
+        return MOTA_ERR_COMPONENT_ID;
+    if (!comp->has_digest || !comp->has_size || !comp->image_match)
+        return MOTA_ERR_IMAGE_PARAMS;
+    if (comp->size == 0 || comp->size > 0xFFFFFFFFu)
+        return MOTA_ERR_PAYLOAD_SIZE;
+    if (comp->transport)
+        return check_transformed(comp, want);
+    if (comp->enc_info != NULL)
+        return MOTA_ERR_SOURCE_COMPONENT; /* encryption info, but nothing made from a transport */
+    if (!(comp->pattern & MOTA_PAT_FETCH_IMAGE) || !uri_is(comp, want))
+        return MOTA_ERR_URI;
+    return 0;
 }
 
 int mota_manifest_check_profile(const struct mota_manifest *m)
 {
-    bool have_code = false, have_params = false, have_selftest = false;
+    bool have_code = false, have_selftest = false;
+    int ret;
     if (!m->has_compat)
         return MOTA_ERR_COMPAT_MISSING;
     for (size_t c = 0; c < m->n_components; c++) {
-        const struct mota_component *comp = &m->comp[c];
-        const char *want = mota_component_payload_name(comp->role);
-        if (comp->role == MOTA_COMPONENT_OTHER)
-            return MOTA_ERR_COMPONENT_ID;
-        if (!comp->has_digest || !comp->has_size || !comp->image_match)
-            return MOTA_ERR_IMAGE_PARAMS;
-        if (!comp->has_uri || !comp->fetched || comp->uri_len != strlen(want) ||
-            memcmp(comp->uri, want, comp->uri_len) != 0)
-            return MOTA_ERR_URI;
-        have_code |= comp->role == MOTA_COMPONENT_CODE;
-        have_params |= comp->role == MOTA_COMPONENT_PARAMS;
-        have_selftest |= comp->role == MOTA_COMPONENT_SELFTEST;
-        if (comp->size == 0 || comp->size > 0xFFFFFFFFu)
-            return MOTA_ERR_PAYLOAD_SIZE;
-        if (comp->compressed && !compression_ok(comp))
-            return MOTA_ERR_COMPRESSION_INFO;
+        if ((ret = check_component(&m->comp[c])) != 0)
+            return ret;
+        have_code |= m->comp[c].role == MOTA_COMPONENT_CODE;
+        have_selftest |= m->comp[c].role == MOTA_COMPONENT_SELFTEST;
     }
     if (!have_code)
         return MOTA_ERR_COMPONENTS;
     if (m->compat.selftest.present != have_selftest)
         return MOTA_ERR_SELFTEST_FIELD;
-    (void)have_params;
     return 0;
 }

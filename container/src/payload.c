@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Integrated payloads: their heads after the manifest, the walk that checks them against it (sizes, order,
- * digests), the whole container's verification, and the expansion of a compressed payload. */
+ * digests), the whole container's verification, and the reconstruction of a transformed payload. */
 #include "mota/container.h"
 
 #include "mota/cbor.h"
 #include "mota/crypto.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/err.h"
 
 #include <string.h>
@@ -82,10 +83,10 @@ static int walk_payloads(const uint8_t *buf, size_t len, struct mota_verify_resu
         if (size > len - pos - hl)
             return MOTA_ERR_CBOR_TRUNCATED;
         if (digests) {
-            /* a compressed payload's own digest; its image's is mota_payload_expand's */
+            /* a transformed payload's own digest (its transport's); its image's is mota_payload_reconstruct's */
             mota_sha256(buf + pos + hl, (size_t)size, md);
-            if (mota_ct_memcmp(md, comp->compressed ? comp->z_digest : comp->digest, MOTA_SHA256_LEN) != 0)
-                return comp->compressed ? MOTA_ERR_DECOMP_DIGEST : MOTA_ERR_PAYLOAD_DIGEST;
+            if (mota_ct_memcmp(md, comp->transport ? comp->wire_digest : comp->digest, MOTA_SHA256_LEN) != 0)
+                return MOTA_ERR_PAYLOAD_DIGEST;
             res->n_payloads_checked++;
         }
         seen[comp - m->comp] = true;
@@ -141,15 +142,67 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
     return walk_payloads(buf, len, res, true);
 }
 
-int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out, size_t cap)
+/* Decrypt n bytes of a payload in place, checking a GCM tag that follows them */
+static int decrypt(const struct mota_component *c, const uint8_t cek[MOTA_AES128_KEY_LEN], const uint8_t *wire,
+                   uint8_t *out, size_t n)
 {
-    uint8_t md[MOTA_SHA256_LEN];
-    if (c == NULL || !c->compressed || c->size > cap || c->size > 0xFFFFFFFFu || wire_len != c->z_size)
-        return MOTA_ERR_ARG;
-    struct mota_decompress d; /* host use: its 1.2 KiB of tables on the stack */
-    int ret = mota_decompress_buffer(&d, c->z_alg, wire, wire_len, out, (uint32_t)c->size, c->z_block);
+    struct mota_enc_info ei;
+    struct mota_aes128 aes;
+    uint8_t aad[MOTA_ENC_AAD_MAX];
+    size_t aad_len;
+    int ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei);
     if (ret != MOTA_OK)
         return ret;
+    mota_aes128_setkey(&aes, cek, false);
+    if (ei.alg == MOTA_ENC_A128CTR) {
+        struct mota_ctr ctr;
+        mota_ctr_start(&ctr, &aes, ei.iv, 0);
+        mota_ctr_xor(&ctr, wire, out, n);
+        mota_cipher_wipe(&ctr, sizeof(ctr));
+    } else if ((ret = mota_enc_aad(&ei, aad, sizeof(aad), &aad_len)) == MOTA_OK) {
+        struct mota_gcm gcm;
+        uint8_t tag[MOTA_GCM_TAG_LEN];
+        memcpy(tag, wire + n, MOTA_GCM_TAG_LEN);
+        mota_gcm_start(&gcm, &aes, ei.iv, true, aad, aad_len);
+        mota_gcm_update(&gcm, wire, out, n);
+        ret = mota_gcm_finish(&gcm, tag);
+        mota_cipher_wipe(&gcm, sizeof(gcm));
+    }
+    mota_cipher_wipe(&aes, sizeof(aes));
+    return ret;
+}
+
+int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
+                             uint8_t *out, size_t cap)
+{
+    uint8_t md[MOTA_SHA256_LEN];
+    int ret = MOTA_ERR_ARG;
+    if (c == NULL || wire == NULL || out == NULL || !c->transport || c->encrypted != (cek != NULL) || c->size > cap ||
+        c->size > 0xFFFFFFFFu || wire_len != c->wire_size)
+        return ret;
+    size_t body = wire_len;
+    const uint8_t *in = wire;
+    if (c->encrypted) {
+        struct mota_enc_info ei;
+        if ((ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei)) != MOTA_OK)
+            return ret;
+        body -= ei.alg == MOTA_ENC_A128GCM ? MOTA_GCM_TAG_LEN : 0;
+        /* decrypted where the image goes when it is the image, else in a second buffer behind it */
+        uint8_t *plain = c->compressed ? out + c->size : out;
+        if (c->compressed && cap - c->size < body)
+            return MOTA_ERR_ARG;
+        if ((ret = decrypt(c, cek, wire, plain, body)) != MOTA_OK)
+            return ret;
+        in = plain;
+    }
+    if (c->compressed) {
+        struct mota_decompress d; /* host use: its 1.2 KiB of tables on the stack */
+        ret = mota_decompress_buffer(&d, c->z_alg, in, body, out, (uint32_t)c->size, c->z_block);
+        if (ret != MOTA_OK)
+            return ret;
+    }
     mota_sha256(out, (size_t)c->size, md);
-    return mota_ct_memcmp(md, c->digest, MOTA_SHA256_LEN) == 0 ? MOTA_OK : MOTA_ERR_DECOMP_IMAGE_DIGEST;
+    if (mota_ct_memcmp(md, c->digest, MOTA_SHA256_LEN) == 0)
+        return MOTA_OK;
+    return c->encrypted ? MOTA_ERR_DECRYPT_IMAGE_DIGEST : MOTA_ERR_DECOMP_IMAGE_DIGEST;
 }

@@ -172,9 +172,9 @@ def case_compressed_containers_check_out_with_an_independent_verifier_and_a_dama
     z[at] ^= 0x20
     open(p("zbad.mota"), "wb").write(z)
     r = run("verify", "--key", pub, p("zbad.mota"), rc=1)
-    assert reason(r) == "MOTA_ERR_DECOMP_DIGEST", r.stderr
+    assert reason(r) == "MOTA_ERR_PAYLOAD_DIGEST", r.stderr
     print("yolov8n split: code and params sent deflated and as LZ4 frames; independent decoders give back both "
-          "files; a flipped bit in the params payload is MOTA_ERR_DECOMP_DIGEST")
+          "files; a flipped bit in the params payload is MOTA_ERR_PAYLOAD_DIGEST")
 
 
 def case_inspect_round_trips_every_compatibility_field():

@@ -63,12 +63,13 @@ static void fuzz_fix_payloads(uint8_t *buf, size_t len, const struct mota_envelo
         const struct mota_component *c = mota_manifest_find_payload(&m, name, name_len);
         if (c != NULL && c->has_digest) {
             mota_sha256(content, (size_t)size, md);
-            if (!c->compressed) {
+            if (!c->transport) {
                 fuzz_patch_digest(env, c->digest, md);
             } else {
-                fuzz_patch_digest(env, c->z_digest, md);
-                if (c->size <= sizeof(image) && mota_decompress_buffer(&z, c->z_alg, content, (size_t)size, image,
-                                                                       (uint32_t)c->size, c->z_block) == MOTA_OK) {
+                fuzz_patch_digest(env, c->wire_digest, md);
+                if (c->compressed && !c->encrypted && c->size <= sizeof(image) &&
+                    mota_decompress_buffer(&z, c->z_alg, content, (size_t)size, image, (uint32_t)c->size, c->z_block) ==
+                        MOTA_OK) {
                     mota_sha256(image, (size_t)c->size, md);
                     fuzz_patch_digest(env, c->digest, md);
                 }

@@ -6,7 +6,8 @@ usage: smoke.py FUZZ_BIN_DIR MOTA SOURCE_DIR FIXTURES_DIR TARGET RUNS
 Builds a seed corpus in a temporary directory (containers from the malformed
 catalogue and the SUIT example; the small models of tests/fuzz/corpus with a
 dictionary for fuzz_nbin; LZ4 frames and deflate streams for
-fuzz_decompress), runs TARGET for RUNS executions and fails if the fuzzer
+fuzz_decompress; the SUIT working group's encryption-info items for
+fuzz_encinfo), runs TARGET for RUNS executions and fails if the fuzzer
 finds a crash, leak or timeout. RUNS 0: only build the corpus, print its
 directory and keep it (scripts/fuzz.sh seeds its long runs so).
 """
@@ -118,6 +119,45 @@ elif target == "fuzz_agent":
     import agent_seeds
     agent_seeds.write(mota, src, work, corpus, target)
     max_len = 32768
+elif target == "fuzz_encinfo":
+    # seeds: the working group's four SUIT_Encryption_Info items (../shared/suit-encryption-examples), and parameter 19
+    # as the five signed manifests carry it (the ES-DH ones with kid-2, in the draft's {-1, 4} order)
+    import cbor2
+    data = os.path.join(src, "..", "shared", "suit-encryption-examples")
+    if not os.path.isdir(data):
+        print("SKIPPED: ../shared/suit-encryption-examples is absent (no seeds)")
+        data = None
+
+    def unhex(name):
+        return bytes.fromhex("".join(open(os.path.join(data, name)).read().split()))
+
+    def param19(x):
+        if isinstance(x, cbor2.CBORTag):
+            return param19(x.value)
+        if isinstance(x, dict):
+            if isinstance(x.get(19), bytes):
+                return x[19]
+            vals = x.values()
+        elif isinstance(x, list):
+            vals = x
+        elif isinstance(x, bytes):
+            try:
+                vals = [cbor2.loads(x)]
+            except Exception:
+                return None
+        else:
+            return None
+        for v in vals:
+            found = param19(v)
+            if found is not None:
+                return found
+        return None
+    for f in sorted(os.listdir(data)) if data else []:
+        if f.startswith("suit-encryption-info-"):
+            open(os.path.join(corpus, f[:-4]), "wb").write(unhex(f))
+        elif f.startswith("suit-manifest-") and f.endswith(".hex.signed"):
+            open(os.path.join(corpus, f[:-11] + "-param19"), "wb").write(param19(cbor2.loads(unhex(f))))
+    max_len = 1024
 elif target == "fuzz_container":
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
     subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "vectors", "malformed.py"), mota,

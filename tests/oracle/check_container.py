@@ -119,25 +119,53 @@ def deflate_stream(stream, size, block):
     return out
 
 
-def check_compression(role, install, wire, image):
-    """The compression parameter of role's install step: the payload's size and digest, its frame decoded."""
-    z = None
-    for item in install:
-        if isinstance(item, dict) and item.get(21) == "#" + role and S.COMPRESSION_KEY in item:
-            z = cbor2.loads(item[S.COMPRESSION_KEY])
-    if z is None:
-        check(f"{role}: sent as it is (no compression parameter)", wire == image)
-        return
-    check(f"{role}: compression info is {{1: 1 or 2, 2: 4096, 3: size, 4: digest}}",
-          list(z) == [1, 2, 3, 4] and z[1] in (1, 2) and z[2] == 4096, str(z))
-    check(f"{role}: transport size = the payload's", z.get(3) == len(wire))
-    check(f"{role}: transport digest = SHA-256 of the payload", z.get(4) == [S.SHA256, hashlib.sha256(wire).digest()])
+def run_install(install):
+    """What suit-install does to each component index: its parameters, whether it is fetched, and the
+    command that makes it from another (copy or mota-directive-decompress) with its argument."""
+    idx, st = 0, {}
+    for i in range(0, len(install), 2):
+        cmd, arg = install[i], install[i + 1]
+        s = st.setdefault(idx, {"p": {}, "fetched": False, "made": None})
+        if cmd == 12:
+            idx = arg
+        elif cmd == 20:
+            s["p"].update(arg)
+        elif cmd == 21:
+            s["fetched"] = True
+        elif cmd in (S.CMD_COPY, S.DECOMPRESS_CMD):
+            s["made"] = (cmd, arg)
+    return st
+
+
+def check_transform(role, img, tr, st, shared_params, wire, image):
+    """Role's image made from its transport component: fetched there, its size and digest the payload's,
+    then decompressed (mota-directive-decompress) into the image."""
+    if tr is None:
+        check(f"{role}: fetched into its own component (no transport)", st.get(img, {}).get("fetched"))
+        check(f"{role}: sent as it is", wire == image)
+        return False
+    t, i = st.get(tr, {}), st.get(img, {})
+    check(f"{role}: the payload is fetched into [{role}, transport] from #{role}",
+          t.get("fetched") and t["p"].get(21) == "#" + role and 21 not in i.get("p", {}))
+    tp = shared_params.get(tr, {})
+    check(f"{role}: transport size = the payload's", tp.get(14) == len(wire))
+    check(f"{role}: transport digest = SHA-256 of the payload",
+          cbor2.loads(tp.get(3)) == [S.SHA256, hashlib.sha256(wire).digest()])
+    check(f"{role}: the image's source is its transport", i.get("p", {}).get(S.PARAM_SOURCE) == tr)
+    made = i.get("made")
+    check(f"{role}: made by mota-directive-decompress", made is not None and made[0] == S.DECOMPRESS_CMD, str(made))
+    if made is None or made[0] != S.DECOMPRESS_CMD:
+        return False
+    z = cbor2.loads(made[1])
+    check(f"{role}: decompress argument is {{1: 1 or 2, 2: 4096}}", list(z) == [1, 2] and z[1] in (1, 2) and
+          z[2] == 4096, str(z))
     what = "the LZ4 frame decodes (independent decoder)" if z.get(1) == 1 else "the deflate stream decodes (zlib)"
     try:
         got = lz4_frame(wire, len(image), z.get(2, 0)) if z.get(1) == 1 else deflate_stream(wire, len(image), z[2])
         check(f"{role}: {what} to the file", got == image)
     except Exception as e:  # noqa: BLE001
         check(f"{role}: {what} to the file", False, repr(e))
+    return True
 
 
 def main():
@@ -203,7 +231,10 @@ def main():
     if a.seq is not None:
         check("sequence number", man.get(2) == a.seq, str(man.get(2)))
     common = cbor2.loads(man[3])
-    roles = [c[0].decode() for c in common[2]]
+    roles = [c[0].decode() for c in common[2] if len(c) == 1]
+    transports = {c[0].decode(): i for i, c in enumerate(common[2]) if len(c) == 2 and c[1] == S.TRANSPORT}
+    check("identifiers: the images, then a transport per transformed image",
+          len(common[2]) == len(roles) + len(transports) and set(transports) <= set(roles), str(common[2]))
     expect_roles = ["code"] + (["params"] if a.params else []) + (["selftest"] if a.selftest_input else [])
     check("components " + ",".join(expect_roles), roles == expect_roles, str(roles))
     files = {"code": model}
@@ -230,14 +261,15 @@ def main():
             check(f"{role}: class id = UUID5(vendor, {a.klass})", p.get(2) == cid)
     check("vendor and class conditions in the shared sequence", shared[-4:] == [1, 15, 2, 15])
     install = cbor2.loads(man[20])
-    for role in roles:
-        check(f"install fetches #{role}", any(isinstance(x, dict) and x.get(21) == "#" + role for x in install))
-        if a.compressed:
-            check_compression(role, install, body.get("#" + role), files[role])
-        else:
-            check(f"{role}: integrated payload bytes", body.get("#" + role) == files[role])
+    st = run_install(install)
+    compressed = []
+    for i, role in enumerate(roles):
+        compressed.append(check_transform(role, i, transports.get(role), st, params, body.get("#" + role),
+                                          files[role]))
     if a.compressed:
-        check("the code is compressed", any(isinstance(x, dict) and S.COMPRESSION_KEY in x for x in install))
+        check("the code is compressed", compressed[0])
+    else:
+        check("nothing is compressed", not any(compressed))
 
     compat = cbor2.loads(man[S.COMPAT_KEY])
     named = {S.COMPAT_NAMES[k]: v for k, v in compat.items()}

@@ -20,11 +20,17 @@ SUIT_ENVELOPE_TAG = 107
 COSE_SIGN1_TAG = 18
 ES256 = -7
 SHA256 = -16
-# mota's own members are private use: below -255 (draft-ietf-suit-manifest, IANA considerations)
-COMPAT_KEY = -256
-TEXT_CREATED_KEY = -256
-COMPRESSION_KEY = -256  # mota-parameter-compression, a SUIT parameter (private use)
-RESERVED = range(-255, 0)  # Standards Action: never ours
+# mota's own members sit below -256: private use is -256 and below (draft-ietf-suit-manifest section 11),
+# custom commands below -256 (sections 8.4.9, 8.4.11); -257 satisfies both readings
+COMPAT_KEY = -257
+TEXT_CREATED_KEY = -257
+DECOMPRESS_CMD = -257  # mota-directive-decompress, a custom command: bstr .cbor {1: algorithm, 2: block}
+RESERVED = range(-256, 0)  # Standards Action, or the boundary: never ours
+# standard SUIT numbers of the two-component pattern (draft-ietf-suit-firmware-encryption)
+PARAM_ENCRYPTION_INFO = 19
+PARAM_SOURCE = 22
+CMD_COPY = 22
+TRANSPORT = b"transport"
 
 COMPAT_NAMES = {
     1: "reloc_version", 2: "cpu_part", 3: "fpu", 4: "float_abi", 5: "secure",
@@ -138,12 +144,56 @@ def compat_map(fields):
     return {inv[k]: v for k, v in fields.items()}
 
 
+def deflate_blocks(image, block=4096):
+    """mota's deflate payload (zlib, raw): a sync flush after every block of image bytes but the last."""
+    import zlib
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    out = b""
+    for at in range(0, len(image), block):
+        out += z.compress(image[at:at + block])
+        out += z.flush(zlib.Z_FINISH if at + block >= len(image) else zlib.Z_SYNC_FLUSH)
+    return out
+
+
+def transformed_sequences(payloads, transforms, vid, cid):
+    """ids, shared, validate, install of the two-component pattern: each role in transforms is fetched into
+    [role, 'transport'] and made from it. transforms: role -> {"wire": bytes, "make": (cmd, arg),
+    "params": {19: encryption info} or {}}"""
+    ids = [[role.encode()] for role, _ in payloads]
+    roles = [role for role, _ in payloads]
+    tr = {}
+    for role in roles:
+        if role in transforms:
+            tr[role] = len(ids)
+            ids.append([role.encode(), TRANSPORT])
+    shared = []
+    for i, (role, data) in enumerate(payloads):
+        shared += [12, i, 20, {1: vid, 2: cid, 3: enc([SHA256, hashlib.sha256(data).digest()]), 14: len(data)}]
+    for role in roles:
+        if role in tr:
+            w = transforms[role]["wire"]
+            shared += [12, tr[role], 20, {1: vid, 2: cid, 3: enc([SHA256, hashlib.sha256(w).digest()]),
+                                          14: len(w)}]
+    shared += [12, True, 1, 15, 2, 15]
+    validate = [12, list(range(len(roles))) if len(roles) > 1 else 0, 3, 15]
+    install = []
+    for i, role in enumerate(roles):
+        if role not in tr:
+            install += [12, i, 20, {21: "#" + role}, 21, 2, 3, 15]
+            continue
+        t = transforms[role]
+        install += [12, tr[role], 20, {21: "#" + role}, 21, 2, 3, 15]
+        install += [12, i, 20, {**t.get("params", {}), PARAM_SOURCE: tr[role]}, t["make"][0], t["make"][1], 3, 15]
+    return ids, shared, validate, install
+
+
 def build(priv, vendor, klass, seq, payloads, compat, text=None, kid=None,
           manifest_hook=None, common_hook=None, shared_hook=None, auth_hook=None,
-          envelope_hook=None, protected=None):
+          envelope_hook=None, protected=None, transforms=None, install_hook=None):
     """Build a container the way mota pack does; hooks mutate each layer.
 
-    payloads: list of (role, bytes) in order code, params, selftest.
+    payloads: list of (role, bytes) in order code, params, selftest: the images.
+    transforms: role -> how its payload is sent (transformed_sequences).
     """
     vid, cid = vendor_class(vendor, klass)
     ids = [[role.encode()] for role, _ in payloads]
@@ -156,14 +206,18 @@ def build(priv, vendor, klass, seq, payloads, compat, text=None, kid=None,
     if n > 1:
         shared += [12, True]
     shared += [1, 15, 2, 15]
-    if shared_hook:
-        shared = shared_hook(shared)
     validate = ([12, True] if n > 1 else []) + [3, 15]
     install = []
     for i, (role, _) in enumerate(payloads):
         if n > 1:
             install += [12, i]
         install += [20, {21: "#" + role}, 21, 2, 3, 15]
+    if transforms:
+        ids, shared, validate, install = transformed_sequences(payloads, transforms, vid, cid)
+    if shared_hook:
+        shared = shared_hook(shared)
+    if install_hook:
+        install = install_hook(install)
     common = {2: ids, 4: enc(shared)}
     if common_hook:
         common = common_hook(common)
@@ -184,7 +238,7 @@ def build(priv, vendor, klass, seq, payloads, compat, text=None, kid=None,
         auth = auth_hook(auth, priv)
     env = {2: auth if isinstance(auth, bytes) else enc(auth), 3: manifest_bytes}
     for role, data in payloads:
-        env["#" + role] = data
+        env["#" + role] = transforms[role]["wire"] if transforms and role in transforms else data
     if envelope_hook:
         env = envelope_hook(env)
     if isinstance(env, bytes):

@@ -34,7 +34,7 @@ MAJOR = ["uint", "nint", "bstr", "tstr", "array", "map", "tag", "simple"]
 NAMES = {
     ("env", 2): "authentication-wrapper", ("env", 3): "manifest",
     ("man", 1): "manifest-version", ("man", 2): "sequence-number", ("man", 3): "common",
-    ("man", 7): "validate", ("man", 20): "install", ("man", 23): "text", ("man", -256): "mota-compat",
+    ("man", 7): "validate", ("man", 20): "install", ("man", 23): "text", ("man", -257): "mota-compat",
     ("common", 2): "components", ("common", 4): "shared-sequence",
 }
 NESTED = {"authentication-wrapper": "auth", "manifest": "man", "common": "common",

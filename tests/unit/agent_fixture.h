@@ -290,8 +290,8 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
             s.comp[i].z_block = o->z_block ? o->z_block : 4096;
             if (o->z_params_image_size && s.comp[i].role == MOTA_COMPONENT_PARAMS)
                 s.comp[i].size = o->z_params_image_size;
-            s.comp[i].z_size = zl;
-            mota_sha256(z[i], zl, s.comp[i].z_digest);
+            s.comp[i].wire_size = zl;
+            mota_sha256(z[i], zl, s.comp[i].wire_digest);
             parts[i] = z[i];
             plen[i] = zl;
         }

@@ -511,10 +511,10 @@ static void test_compressed_payload_altered_in_transit_is_refused_by_its_digest(
     assert_int_equal(mota_manifest_decode(&env, &man), MOTA_OK);
     assert_true(man.comp[0].compressed);
     /* the code frame's last literal, just before its end mark: the frame still decodes */
-    size_t code_end =
-        env.head_len + mota_payload_head_size(MOTA_COMPONENT_CODE, man.comp[0].z_size) + (size_t)man.comp[0].z_size;
+    size_t code_end = env.head_len + mota_payload_head_size(MOTA_COMPONENT_CODE, man.comp[0].wire_size) +
+                      (size_t)man.comp[0].wire_size;
     c[code_end - 5] ^= 0x01;
-    attempt(d, c, len, MOTA_ERR_DECOMP_DIGEST, AFTER_ERASE, "compressed payload altered in transit");
+    attempt(d, c, len, MOTA_ERR_PAYLOAD_DIGEST, AFTER_ERASE, "compressed payload altered in transit");
     free(c);
     dev_free(d);
 }

@@ -259,7 +259,7 @@ static void test_layout_places_every_part_where_the_container_has_it(void **stat
         }
     }
     s.comp[1].compressed = true;
-    s.comp[1].z_size = 100;
+    s.comp[1].wire_size = 100;
     assert_int_equal(mota_container_layout(&s, trusted.kid, true, &lay), MOTA_OK);
     assert_int_equal(lay.payload[1].len, 100);
     assert_int_equal(lay.len, lay.payload[1].off + 100);

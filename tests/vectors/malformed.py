@@ -169,6 +169,38 @@ def cases(priv):
     add("compat-unknown-critical-field", "MOTA_ERR_COMPAT_CRITICAL", make(priv, compat={**COMPAT, 99: 1}))
     add("selftest-without-latency", "MOTA_ERR_SELFTEST_FIELD",
         make(priv, compat={**COMPAT, 19: {1: [-16, b"\x00" * 32], 2: 10}}))
+    # -- mota's keys moved below -256 (a format break): the old ones are refused by name
+    add("compat-under-the-old-key-256", "MOTA_ERR_MANIFEST_UNKNOWN_KEY",
+        make(priv, manifest_hook=lambda m: {**{k: v for k, v in m.items() if k != S.COMPAT_KEY},
+                                            -256: m[S.COMPAT_KEY]}))
+    add("old-compression-parameter-256", "MOTA_ERR_PARAM_UNSUPPORTED",
+        make(priv, install_hook=lambda i: [x if not isinstance(x, dict) else {**x, -256: S.enc({1: 1})}
+                                           for x in i]))
+    # -- the two-component pattern: a payload fetched into [role, 'transport'], the image made from it
+    deflated = S.deflate_blocks(CODE)
+    inflate = {"code": {"wire": deflated, "make": (S.DECOMPRESS_CMD, S.enc({1: 2, 2: 4096}))}}
+    add("deflated-by-an-independent-encoder", "MOTA_OK", make(priv, transforms=inflate))
+    add("decompress-argument-without-block", "MOTA_ERR_COMPRESSION_INFO",
+        make(priv, transforms={"code": {**inflate["code"], "make": (S.DECOMPRESS_CMD, S.enc({1: 2}))}}))
+    add("copy-without-encryption-info", "MOTA_ERR_COMMAND_UNSUPPORTED",
+        make(priv, transforms={"code": {"wire": CODE, "make": (S.CMD_COPY, 15)}}))
+    add("decompress-before-the-transport-is-fetched", "MOTA_ERR_SOURCE_COMPONENT",
+        make(priv, transforms=inflate, install_hook=lambda i: i[:2] + i[8:] + i[2:8]))
+    add("source-is-the-image-itself", "MOTA_ERR_SOURCE_COMPONENT",
+        make(priv, transforms=inflate, install_hook=lambda i: [{**x, 22: 0} if isinstance(x, dict) and 22 in x
+                                                               else x for x in i]))
+    add("image-made-twice", "MOTA_ERR_SOURCE_COMPONENT",
+        make(priv, transforms=inflate, install_hook=lambda i: i[:14] + i[12:14] + i[14:]))
+    add("transport-listed-before-its-image", "MOTA_ERR_COMPONENTS",
+        make(priv, transforms=inflate, common_hook=lambda c: {**c, 2: [c[2][2], c[2][0], c[2][1]]}))
+    add("transport-image-matched-in-validate", "MOTA_ERR_COMMAND_UNSUPPORTED",
+        make(priv, transforms=inflate, manifest_hook=lambda m: {**m, 7: S.enc([12, True, 3, 15])}))
+    add("encryption-info-not-cose-encrypt", "MOTA_ERR_ENC_INFO",
+        make(priv, transforms={"code": {"wire": CODE, "make": (S.CMD_COPY, 15),
+                                        "params": {19: S.enc(cbor2.CBORTag(16, [b"", {}, None]))}}}))
+    add("encryption-info-on-a-transport", "MOTA_ERR_ENC_INFO",
+        make(priv, transforms=inflate, install_hook=lambda i: [{**x, 19: b"\x80"} if isinstance(x, dict) and 21 in x
+                                                               else x for x in i]))
     # -- payloads
     add("payload-digest-mismatch", "MOTA_ERR_PAYLOAD_DIGEST",
         tagged(pairs[:3] + [(pairs[3][0], S.enc(bytes([PARAMS[0] ^ 1]) + PARAMS[1:]))]))

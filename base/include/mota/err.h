@@ -37,6 +37,8 @@
     X(MOTA_ERR_SIGNER_KEY, -17, "the external signer signed with another key")                                         \
     X(MOTA_ERR_KEY_MISMATCH, -18, "key is not the one the container names (key id differs)")                           \
     X(MOTA_ERR_VALIDATE_MISMATCH, -19, "an output differs from its reference beyond the tolerance")                    \
+    X(MOTA_ERR_KEK_INVALID, -20,                                                                                       \
+      "key-encryption key file malformed (JWK: kty oct, alg A128KW, 16-byte k, kid 1-32 bytes)")                       \
     /* CBOR well-formedness and profile: -100 .. -199 */                                                               \
     X(MOTA_ERR_CBOR_TRUNCATED, -100, "CBOR item runs past the end of its buffer")                                      \
     X(MOTA_ERR_CBOR_MALFORMED, -101, "CBOR is not well-formed")                                                        \
@@ -73,6 +75,9 @@
     X(MOTA_ERR_COSE_DUP_LABEL, -219, "COSE label in protected and unprotected headers")                                \
     X(MOTA_ERR_UNSIGNED, -220, "container is not signed yet (pack --unsigned): never executable")                      \
     X(MOTA_ERR_ALREADY_SIGNED, -221, "container is already signed")                                                    \
+    X(MOTA_ERR_ENC_INFO, -222, "encryption info (COSE_Encrypt) malformed or outside the profile")                      \
+    X(MOTA_ERR_ENC_ALG, -223, "encrypted payload: unsupported content or key-distribution algorithm")                  \
+    X(MOTA_ERR_ENC_NO_KEY, -224, "encrypted payload: this device holds no key for any of its recipients")              \
     X(MOTA_ERR_ENC_UNWRAP, -225, "the payload's content key does not unwrap: the wrong key-encryption key")            \
     X(MOTA_ERR_ENC_EPK, -226, "encrypted payload: the sender's ephemeral key is not a P-256 point")                    \
     /* SUIT manifest: -300 .. -399 */                                                                                  \
@@ -110,10 +115,13 @@
     X(MOTA_ERR_DECOMP_SHORT, -331, "compressed payload ends (end mark) before its declared image size")                \
     X(MOTA_ERR_DECOMP_TRUNCATED, -332, "compressed payload stops inside a block or before its end mark")               \
     X(MOTA_ERR_DECOMP_TRAILING, -333, "bytes after the compressed payload's end mark")                                 \
-    X(MOTA_ERR_DECOMP_DIGEST, -334, "compressed payload differs from its signed transport digest")                     \
+    /* -334 is retired (was DECOMP_DIGEST): a transformed payload's transport digest is PAYLOAD_DIGEST's */            \
     X(MOTA_ERR_DECOMP_IMAGE_DIGEST, -335, "decompressed image differs from its signed digest")                         \
     X(MOTA_ERR_DECOMP_OFF, -336, "compressed payload: this device's build has no decoder for its algorithm")           \
     X(MOTA_ERR_DECRYPT_TAG, -337, "encrypted payload: its AES-GCM tag does not match (altered, or the wrong key)")     \
+    X(MOTA_ERR_DECRYPT_OFF, -338, "encrypted payload: this device's build has no decryption")                          \
+    X(MOTA_ERR_DECRYPT_IMAGE_DIGEST, -339, "decrypted image differs from its signed digest")                           \
+    X(MOTA_ERR_SOURCE_COMPONENT, -340, "copy or decompress names no fetched transport component of its own role")      \
     /* NBIN model files: -400 .. -499 */                                                                               \
     X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")                                   \
     X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")                                     \

@@ -24,7 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MOTA_CONTAINER_MAX_COMPONENTS 3u
+#define MOTA_CONTAINER_MAX_COMPONENTS 3u /* roles: code, params, selftest */
+#define MOTA_CONTAINER_MAX_IDS 6u        /* identifiers: a role's image and its transport */
 #define MOTA_CONTAINER_MAX_AUTH_BLOCKS 4u
 #define MOTA_CONTAINER_MAX_AUTH 1024u       /* bytes of the authentication wrapper */
 #define MOTA_CONTAINER_MAX_MANIFEST 8192u   /* bytes of the manifest */
@@ -56,27 +57,43 @@ struct mota_component {
     size_t uri_len;
     uint8_t vendor_id[16], class_id[16];
     bool image_match; /* validate checks image-match */
-    bool fetched;     /* install fetches it */
-    /* mota-parameter-compression: the integrated payload is the image compressed (mota/decompress.h:
-     * an LZ4 frame or a deflate stream); digest and size above are the image's (what the device checks
-     * from flash), these the payload's */
-    bool compressed;
+    bool fetched;     /* install fetches its integrated payload (into its transport component, if it has one) */
+    /* The two-component pattern: the payload is fetched into [role, 'transport'] and the image made from
+     * it by suit-directive-copy with encryption info (encrypted) or by mota-directive-decompress
+     * (compressed, and decrypted when encryption info is set). digest and size above are the image's
+     * (what the device checks from flash), wire_* the transported bytes'. */
+    bool transport;
+    bool has_wire_digest, has_wire_size;
+    uint64_t wire_size;
+    uint8_t wire_digest[MOTA_SHA256_LEN];
+    bool compressed; /* mota-directive-decompress: an LZ4 frame or a deflate stream (mota/decompress.h) */
     uint32_t z_alg, z_block;
-    uint64_t z_size;
-    uint8_t z_digest[MOTA_SHA256_LEN];
+    bool encrypted;          /* suit-parameter-encryption-info: a SUIT_Encryption_Info (mota/encinfo.h) */
+    const uint8_t *enc_info; /* its bytes, in the manifest */
+    size_t enc_len;
+    uint8_t pattern; /* the decoder's record of the pattern's steps (MOTA_PAT_*), for the profile */
 };
+
+/* Which side of a role's component pair a parameter or command went to */
+#define MOTA_PAT_URI_IMAGE 0x01u   /* a URI on the image component */
+#define MOTA_PAT_URI_WIRE 0x02u    /* a URI on the transport component */
+#define MOTA_PAT_FETCH_IMAGE 0x04u /* fetch into the image component */
+#define MOTA_PAT_FETCH_WIRE 0x08u  /* fetch into the transport component */
+#define MOTA_PAT_MADE 0x10u        /* copy or decompress made the image from its transport */
+#define MOTA_PAT_MADE_TWICE 0x20u  /* ... more than once */
+#define MOTA_PAT_WIRE_MATCH 0x40u  /* image-match of the transport, after its fetch */
 
 /* Bytes of a component's integrated payload: the transported ones. */
 static inline uint64_t mota_component_wire_size(const struct mota_component *c)
 {
-    return c->compressed ? c->z_size : c->size;
+    return c->transport ? c->wire_size : c->size;
 }
 
 struct mota_text {
     const char *description;
     size_t description_len; /* manifest-description (1) */
     const char *created;
-    size_t created_len; /* mota-text-creation-time (-256): RFC 3339 UTC */
+    size_t created_len; /* mota-text-creation-time (-257): RFC 3339 UTC */
     const char *vendor_name;
     size_t vendor_name_len; /* component: vendor-name (1) */
     const char *model_name;
@@ -231,12 +248,17 @@ int mota_container_check_payloads(const uint8_t *buf, size_t len, struct mota_ve
 int mota_container_check_digests(const uint8_t *buf, size_t len, struct mota_verify_result *res);
 
 /*
- * A compressed component's image from its payload (wire, wire_len bytes) into
- * out (at least c->size bytes), checked against the image's signed digest:
- * MOTA_OK, a MOTA_ERR_DECOMP_* code, or MOTA_ERR_DECOMP_IMAGE_DIGEST. The
- * payload's own digest is mota_container_verify's.
+ * A transformed component's image from its payload (wire, wire_len bytes: the
+ * transport component's) into out (c->size bytes, and room for the decrypted
+ * stream after them when it is compressed and encrypted): decrypted with
+ * cek when it is encrypted (NULL otherwise), then decompressed when it is
+ * compressed, and checked against the image's signed digest: MOTA_OK, a
+ * MOTA_ERR_ENC_* / MOTA_ERR_DECRYPT_TAG / MOTA_ERR_DECOMP_* code, or
+ * MOTA_ERR_DECRYPT_IMAGE_DIGEST / MOTA_ERR_DECOMP_IMAGE_DIGEST. The payload's
+ * own digest is mota_container_verify's. Host use: the whole payload in memory.
  */
-int mota_payload_expand(const struct mota_component *c, const uint8_t *wire, size_t wire_len, uint8_t *out, size_t cap);
+int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
+                             uint8_t *out, size_t cap);
 
 /* Fill a trusted-key slot from a public key (computes the key id). */
 void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
@@ -252,8 +274,11 @@ struct mota_pack_component {
     uint64_t size;
     bool compressed;         /* the payload is the image compressed (mota/decompress.h) */
     uint32_t z_alg, z_block; /* MOTA_DECOMP_LZ4 or _DEFLATE; image bytes per block */
-    uint64_t z_size;         /* bytes of the payload */
-    uint8_t z_digest[MOTA_SHA256_LEN];
+    bool encrypted;          /* the payload is encrypted (after compression) */
+    const uint8_t *enc_info; /* its SUIT_Encryption_Info (mota_enc_info_encode), enc_len bytes */
+    size_t enc_len;
+    uint64_t wire_size; /* compressed or encrypted: bytes of the payload (a GCM tag included) */
+    uint8_t wire_digest[MOTA_SHA256_LEN];
 };
 
 struct mota_pack_spec {
@@ -303,7 +328,7 @@ struct mota_container_part {
     uint64_t head_off; /* its head (mota_payload_head_encode), head_len bytes */
     uint8_t head[MOTA_PAYLOAD_HEAD_MAX];
     size_t head_len;
-    uint64_t off, len; /* its bytes: the image, or the image compressed (z_size) */
+    uint64_t off, len; /* its bytes: the image, or the image transformed (wire_size) */
 };
 
 /* Where each part of a container goes. */
@@ -320,7 +345,8 @@ struct mota_container_layout {
  * as mota_container_encode_head will encode it with kid and a signer
  * (signed) or none (an unsigned container), then each component's integrated
  * payload in the spec's order (code, params, self-test), its head and then
- * its bytes: z_size of them for a compressed component, else size. A writer
+ * its bytes: wire_size of them for a compressed or encrypted
+ * component, else size. A writer
  * puts the payloads at their offsets while it hashes them, then the head,
  * encoded once the digests are in, at 0: head_len bytes of it.
  */

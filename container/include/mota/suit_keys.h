@@ -8,7 +8,9 @@
  *
  * X(name, value, CDDL name). The SUIT and COSE values are IANA's
  * (draft-ietf-suit-manifest section 11, RFC 9052); mota's own members sit in
- * the private-use range, below -255.
+ * the range below -256: SUIT puts private use at -256 and below (section 11) but
+ * custom commands below -256 (sections 8.4.9, 8.4.11), so -257 and lower hold
+ * under every reading (a format break from -256: docs/container-format.md).
  */
 #ifndef MOTA_SUIT_KEYS_H
 #define MOTA_SUIT_KEYS_H
@@ -26,7 +28,7 @@
     X(MOTA_MAN_INVOKE, 9, "suit-invoke")                                                                               \
     X(MOTA_MAN_INSTALL, 20, "suit-install")                                                                            \
     X(MOTA_MAN_TEXT, 23, "suit-text")                                                                                  \
-    X(MOTA_MAN_COMPAT, -256, "mota-compat")
+    X(MOTA_MAN_COMPAT, -257, "mota-compat")
 
 #define MOTA_SUIT_COMMON_KEYS(X) /* cddl: suit_common */                                                               \
     X(MOTA_COMMON_COMPONENTS, 2, "suit-components")                                                                    \
@@ -40,19 +42,22 @@
     X(MOTA_SUIT_CMD_SET_PARAMS, 19, "suit-directive-set-parameters")                                                   \
     X(MOTA_SUIT_CMD_OVERRIDE_PARAMS, 20, "suit-directive-override-parameters")                                         \
     X(MOTA_SUIT_CMD_FETCH, 21, "suit-directive-fetch")                                                                 \
-    X(MOTA_SUIT_CMD_INVOKE, 23, "suit-directive-invoke")
+    X(MOTA_SUIT_CMD_COPY, 22, "suit-directive-copy")                                                                   \
+    X(MOTA_SUIT_CMD_INVOKE, 23, "suit-directive-invoke")                                                               \
+    X(MOTA_SUIT_CMD_DECOMPRESS, -257, "mota-directive-decompress")
 
 #define MOTA_SUIT_PARAMETERS(X) /* cddl: suit_params */                                                                \
     X(MOTA_PAR_VENDOR, 1, "suit-parameter-vendor-identifier")                                                          \
     X(MOTA_PAR_CLASS, 2, "suit-parameter-class-identifier")                                                            \
     X(MOTA_PAR_DIGEST, 3, "suit-parameter-image-digest")                                                               \
     X(MOTA_PAR_SIZE, 14, "suit-parameter-image-size")                                                                  \
+    X(MOTA_PAR_ENCRYPTION_INFO, 19, "suit-parameter-encryption-info")                                                  \
     X(MOTA_PAR_URI, 21, "suit-parameter-uri")                                                                          \
-    X(MOTA_PAR_COMPRESSION, -256, "mota-parameter-compression")
+    X(MOTA_PAR_SOURCE, 22, "suit-parameter-source-component")
 
 #define MOTA_SUIT_TEXT_KEYS(X) /* cddl: text_lmap */                                                                   \
     X(MOTA_TEXT_DESCRIPTION, 1, "suit-text-manifest-description")                                                      \
-    X(MOTA_TEXT_CREATED, -256, "mota-text-creation-time")
+    X(MOTA_TEXT_CREATED, -257, "mota-text-creation-time")
 
 #define MOTA_SUIT_COMPONENT_TEXT_KEYS(X) /* cddl: text_lmap */                                                         \
     X(MOTA_CTEXT_VENDOR_NAME, 1, "suit-text-vendor-name")                                                              \
@@ -93,12 +98,10 @@
     X(MOTA_SELFTEST_SIZE, 2, "output-size")                                                                            \
     X(MOTA_SELFTEST_LATENCY, 3, "max-latency-us")
 
-/* mota-parameter-compression: how the integrated payload encodes the image */
+/* mota-directive-decompress's argument: how the transported bytes encode the image */
 #define MOTA_COMPRESSION_KEYS(X) /* cddl: mota_compression */                                                          \
     X(MOTA_Z_ALG, 1, "algorithm")                                                                                      \
-    X(MOTA_Z_BLOCK, 2, "block")                                                                                        \
-    X(MOTA_Z_SIZE, 3, "transport-size")                                                                                \
-    X(MOTA_Z_DIGEST, 4, "transport-digest")
+    X(MOTA_Z_BLOCK, 2, "block")
 
 #define MOTA_KEY_ENUM_(name, value, cddl) name = (value),
 enum mota_suit_envelope_key { MOTA_SUIT_ENVELOPE_KEYS(MOTA_KEY_ENUM_) };
@@ -113,6 +116,9 @@ enum mota_compat_key { MOTA_COMPAT_KEYS(MOTA_KEY_ENUM_) };
 enum mota_selftest_key { MOTA_SELFTEST_KEYS(MOTA_KEY_ENUM_) };
 enum mota_compression_key { MOTA_COMPRESSION_KEYS(MOTA_KEY_ENUM_) };
 #undef MOTA_KEY_ENUM_
+
+/* the second element of a transport component's identifier: [h'code', h'transport'] */
+#define MOTA_SUIT_TRANSPORT "transport"
 
 /* the SUIT reporting policy mota writes on every condition: all four bits, as in the draft's examples */
 #define MOTA_SUIT_REPORT_ALL 15u

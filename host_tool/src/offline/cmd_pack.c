@@ -335,7 +335,7 @@ static int compress_components(const struct pack_opts *o, struct mota_pack_spec 
         spec->comp[i].compressed = true;
         spec->comp[i].z_alg = o->compress;
         spec->comp[i].z_block = TOOL_COMPRESS_BLOCK;
-        spec->comp[i].z_size = zlen;
+        spec->comp[i].wire_size = zlen;
     }
     return EXIT_OK;
 }
@@ -355,7 +355,7 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
     for (size_t i = 0; i < spec->n_components; i++) {
         mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest); /* the image's */
         if (spec->comp[i].compressed)
-            mota_sha256(wire[i].data, wire[i].len, spec->comp[i].z_digest);
+            mota_sha256(wire[i].data, wire[i].len, spec->comp[i].wire_digest);
     }
     if (threaded)
         pthread_join(th, NULL);
@@ -418,8 +418,9 @@ static void print_compression(const struct pack_opts *o, const struct mota_pack_
         const struct mota_pack_component *c = &spec->comp[i];
         if (c->compressed)
             printf("compressed %s: %llu -> %llu bytes (%.3fx; %s, %u-byte blocks)\n", mota_component_name(c->role),
-                   (unsigned long long)c->size, (unsigned long long)c->z_size, (double)c->size / (double)c->z_size,
-                   c->z_alg == MOTA_DECOMP_LZ4 ? "lz4" : "deflate", (unsigned)c->z_block);
+                   (unsigned long long)c->size, (unsigned long long)c->wire_size,
+                   (double)c->size / (double)c->wire_size, c->z_alg == MOTA_DECOMP_LZ4 ? "lz4" : "deflate",
+                   (unsigned)c->z_block);
         else
             printf("%s: not compressed (no smaller so)\n", mota_component_name(c->role));
     }

@@ -83,9 +83,9 @@ static void components_text(const struct mota_manifest *m)
         }
         if (comp->compressed) {
             printf("  sent as:   %s, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
-                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->z_size,
-                   comp->z_size ? (double)comp->size / (double)comp->z_size : 0.0, (unsigned)comp->z_block);
-            tool_hex(stdout, comp->z_digest, sizeof(comp->z_digest));
+                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->wire_size,
+                   comp->wire_size ? (double)comp->size / (double)comp->wire_size : 0.0, (unsigned)comp->z_block);
+            tool_hex(stdout, comp->wire_digest, sizeof(comp->wire_digest));
             printf("\n");
         }
         if (comp->has_vendor) {
@@ -222,8 +222,8 @@ static void components_json(struct json *j, const struct mota_manifest *m)
             json_obj(j, "compression");
             json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : "deflate");
             json_uint(j, "block", comp->z_block);
-            json_uint(j, "size", comp->z_size);
-            json_hex(j, "sha256", comp->z_digest, MOTA_SHA256_LEN);
+            json_uint(j, "size", comp->wire_size);
+            json_hex(j, "sha256", comp->wire_digest, MOTA_SHA256_LEN);
             json_obj_end(j);
         } else {
             json_null(j, "compression");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Integrated payloads on the host: located by the container's own decoder, images decoded by the
- * device's decoder (mota_payload_expand), so the host reads them as a device does. */
+ * device's decoder (mota_payload_reconstruct), so the host reads them as a device does. */
 #include "payloads.h"
 
 #include "mota/err.h"
@@ -36,6 +36,8 @@ int tool_payload_image(const struct mota_component *c, const uint8_t *wire, size
                        size_t *img_len, uint8_t **owned)
 {
     *owned = NULL;
+    if (c->encrypted)
+        return MOTA_ERR_ENC_NO_KEY; /* the host holds no content key */
     if (!c->compressed) {
         *img = wire;
         *img_len = wire_len;
@@ -44,7 +46,7 @@ int tool_payload_image(const struct mota_component *c, const uint8_t *wire, size
     uint8_t *out = malloc(c->size > 0 ? (size_t)c->size : 1);
     if (out == NULL)
         return MOTA_ERR_IO;
-    int ret = mota_payload_expand(c, wire, wire_len, out, (size_t)c->size);
+    int ret = mota_payload_reconstruct(c, wire, wire_len, NULL, out, (size_t)c->size);
     if (ret != MOTA_OK) {
         free(out);
         return ret;
@@ -63,8 +65,8 @@ int tool_verify_images(const uint8_t *buf, size_t len, const struct mota_verify_
         const uint8_t *wire, *img;
         size_t wire_len, img_len;
         uint8_t *owned = NULL;
-        if (!r->manifest.comp[c].compressed)
-            continue;
+        if (!r->manifest.comp[c].compressed || r->manifest.comp[c].encrypted)
+            continue; /* an encrypted image is checked where its key is: on the device */
         *failed = &r->manifest.comp[c];
         int ret = tool_payload_find(buf, len, r, r->manifest.comp[c].role, &comp, &wire, &wire_len);
         if (ret == MOTA_OK)

@@ -15,7 +15,8 @@ int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_r
                       const struct mota_component **comp, const uint8_t **wire, size_t *wire_len);
 
 /* A component's image: its payload itself, or the payload decompressed into a malloc'd *owned (the
- * caller frees it; NULL when nothing was allocated) and checked against the image's signed digest. */
+ * caller frees it; NULL when nothing was allocated) and checked against the image's signed digest.
+ * MOTA_ERR_ENC_NO_KEY for an encrypted one. */
 int tool_payload_image(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t **img,
                        size_t *img_len, uint8_t **owned);
 
