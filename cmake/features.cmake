@@ -3,7 +3,7 @@
 # on in the full build; a product turns off what it does not need, and the device then refuses a
 # container that asks for it with a reason of its own, before any erase (HELLO key 17 tells the host,
 # which refuses first). MOTA_VARIANT=min is the smallest build the boards are measured in: one model, CPU
-# models of the NBIN v8 family only, no decompressor, no epoch summary, a 2 KiB model stack (a board's
+# models of the NBIN v8 family only, no decompressor, no decryption, no epoch summary, a 2 KiB model stack (a board's
 # sizes.cmake); the guard and invoke stay.
 set(MOTA_VARIANT "full" CACHE STRING "full, or min (sets the features and the model count below)")
 set_property(CACHE MOTA_VARIANT PROPERTY STRINGS full min)
@@ -23,7 +23,8 @@ option(MOTA_FEATURE_LEGACY "X-CUBE-AI legacy models (the ai_rel_network API)" ${
 option(MOTA_FEATURE_TRAP "the legacy licence check's FP_CTRL and CRC accesses emulated by the guard" ${_on})
 option(MOTA_FEATURE_EPOCHS "the Neural-ART epoch summary in HELLO and STATUS (model key 17)" ${_on})
 option(MOTA_FEATURE_INVOKE "INVOKE, INPUT, RUN and OUTPUT: running the model over the link" ON)
-foreach(f LZ4 DEFLATE LEGACY TRAP EPOCHS INVOKE)
+option(MOTA_FEATURE_DECRYPT "encrypted payloads: AES-128 GCM and CTR, key unwrap, ECDH on P-256" ${_on})
+foreach(f LZ4 DEFLATE LEGACY TRAP EPOCHS INVOKE DECRYPT)
   if(MOTA_FEATURE_${f})
     add_compile_definitions(MOTA_FEATURE_${f}=1)
   else()

@@ -16,6 +16,7 @@
 #include "mota/compat.h"
 #include "mota/container.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/journal.h"
 #include "mota/loader.h"
 #include "mota/port.h"
@@ -88,6 +89,10 @@ struct mota_agent_config {
     size_t selftest_buf_size;
     uint8_t *scratch; /* the container head: MOTA_AGENT_SCRATCH_ANY, at least _MIN bytes */
     size_t scratch_size;
+    /* the keys of encrypted payloads (mota/encinfo.h): key-encryption keys and this device's P-256 key for
+     * ECDH, pointing into storage that outlives the agent (the provisioning record's decoded view); all
+     * NULL/0: none. They never leave the device: no answer, log or journal record carries them. */
+    struct mota_enc_keys enc;
 };
 
 /*

@@ -28,6 +28,9 @@
 #ifndef MOTA_FEATURE_INVOKE
 #define MOTA_FEATURE_INVOKE 1
 #endif
+#ifndef MOTA_FEATURE_DECRYPT
+#define MOTA_FEATURE_DECRYPT 1
+#endif
 
 /* HELLO key 17's bits (docs/protocol.md) */
 #define MOTA_FEAT_LZ4 0x01u     /* LZ4-compressed payloads */
@@ -36,13 +39,15 @@
 #define MOTA_FEAT_EPOCHS 0x08u  /* the epoch summary in answers */
 #define MOTA_FEAT_INVOKE 0x10u  /* INVOKE, INPUT, RUN, OUTPUT */
 #define MOTA_FEAT_TRAP 0x20u    /* a legacy model's licence check emulated (without: a part with its CRC unit) */
+#define MOTA_FEAT_DECRYPT 0x40u /* encrypted payloads (A128GCM, A128CTR) */
 
 static inline uint32_t mota_features_built(void)
 {
     return (MOTA_FEATURE_LZ4 ? MOTA_FEAT_LZ4 : 0u) | (MOTA_FEATURE_DEFLATE ? MOTA_FEAT_DEFLATE : 0u) |
            (MOTA_FEATURE_LEGACY ? MOTA_FEAT_LEGACY : 0u) | (MOTA_FEATURE_EPOCHS ? MOTA_FEAT_EPOCHS : 0u) |
            (MOTA_FEATURE_INVOKE ? MOTA_FEAT_INVOKE : 0u) |
-           (MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP ? MOTA_FEAT_TRAP : 0u);
+           (MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP ? MOTA_FEAT_TRAP : 0u) |
+           (MOTA_FEATURE_DECRYPT ? MOTA_FEAT_DECRYPT : 0u);
 }
 
 #endif /* MOTA_FEATURES_H */
