@@ -336,6 +336,38 @@ void mota_gcm_update(struct mota_gcm *g, const uint8_t *in, uint8_t *out, size_t
         gcm_part(g, in + i, out + i, len - i);
 }
 
+void mota_gcm_absorb(struct mota_gcm *g, const uint8_t *ct, size_t len)
+{
+    size_t i = 0;
+    g->len += len;
+    while (g->fill != 0 && i < len) { /* up to the end of the current block */
+        g->block[g->fill++] = ct[i++];
+        if (g->fill == MOTA_AES_BLOCK) {
+            ghash_run(g->table, g->y, g->block, 1);
+            g->fill = 0;
+        }
+    }
+    size_t whole = (len - i) / MOTA_AES_BLOCK;
+    if (whole != 0)
+        ghash_run(g->table, g->y, ct + i, whole);
+    i += whole * MOTA_AES_BLOCK;
+    memcpy(g->block, ct + i, len - i);
+    g->fill = (unsigned)(len - i);
+}
+
+void mota_gcm_stream_at(struct mota_gcm *g, uint64_t offset)
+{
+    uint8_t first[MOTA_AES_BLOCK];
+    memcpy(first, g->j0, MOTA_AES_BLOCK);
+    counter_add(first, 1);
+    mota_ctr_start(&g->ctr, g->aes, first, offset);
+}
+
+void mota_gcm_stream(struct mota_gcm *g, const uint8_t *in, uint8_t *out, size_t len)
+{
+    mota_ctr_xor(&g->ctr, in, out, len);
+}
+
 uint64_t mota_gcm_state(const struct mota_gcm *g, uint8_t state[MOTA_GCM_STATE_LEN])
 {
     for (unsigned k = 0; k < 4; k++) /* a partial block is not in y yet */

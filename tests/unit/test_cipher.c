@@ -179,6 +179,43 @@ static void test_gcm_gives_the_same_bytes_and_tag_whatever_the_pieces(void **sta
     assert_memory_equal(pieces, text, sizeof(text));
 }
 
+/* Decrypting ahead with the stream and authenticating behind with absorb, in any pieces, stopped at a
+ * saved state and resumed with the stream put back where decryption stood, is the one-pass decryption. */
+static void test_gcm_split_into_stream_and_absorb_decrypts_and_resumes_like_one_pass(void **state)
+{
+    (void)state;
+    static uint8_t text[1000], ct[1000], out[1000];
+    struct mota_aes128 aes;
+    struct mota_gcm gcm;
+    uint8_t key[16], iv[12], tag[16], saved[16];
+    memset(key, 0x17, sizeof(key));
+    memset(iv, 0x71, sizeof(iv));
+    for (unsigned i = 0; i < sizeof(text); i++)
+        text[i] = (uint8_t)(i * 13u + 1u);
+    mota_aes128_setkey(&aes, key, false);
+    mota_gcm_start(&gcm, &aes, iv, false, iv, 7);
+    mota_gcm_update(&gcm, text, ct, sizeof(text));
+    assert_int_equal(mota_gcm_finish(&gcm, tag), MOTA_OK);
+    mota_gcm_start(&gcm, &aes, iv, true, iv, 7);
+    mota_gcm_stream(&gcm, ct, out, 700); /* decrypted ahead */
+    mota_gcm_absorb(&gcm, ct, 5);        /* consumed behind, in odd pieces */
+    mota_gcm_absorb(&gcm, ct + 5, 507);
+    assert_int_equal(mota_gcm_state(&gcm, saved), 512);
+    mota_gcm_absorb(&gcm, ct + 512, 100);
+    /* a reset: the state at 512, decryption resumed at 600 where the consumer stopped */
+    mota_gcm_start(&gcm, &aes, iv, true, iv, 7);
+    assert_int_equal(mota_gcm_resume(&gcm, saved, 512), MOTA_OK);
+    mota_gcm_stream_at(&gcm, 600);
+    mota_gcm_stream(&gcm, ct + 600, out + 600, sizeof(ct) - 600);
+    mota_gcm_absorb(&gcm, ct + 512, sizeof(ct) - 512);
+    assert_int_equal(mota_gcm_finish(&gcm, tag), MOTA_OK);
+    assert_memory_equal(out, text, sizeof(text));
+    tag[3] ^= 1;
+    mota_gcm_start(&gcm, &aes, iv, true, iv, 7);
+    mota_gcm_absorb(&gcm, ct, sizeof(ct));
+    assert_int_equal(mota_gcm_finish(&gcm, tag), MOTA_ERR_DECRYPT_TAG);
+}
+
 /* RFC 5869 A.1, and the SUIT ES-DH example's KEK from its shared secret and KDF context */
 static void test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek(void **state)
 {
@@ -237,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_suit_example_gcm_payload_decrypts_and_a_changed_bit_fails_its_tag),
         cmocka_unit_test(test_gcm_encrypts_the_reference_case_and_resumes_from_a_saved_state),
         cmocka_unit_test(test_gcm_gives_the_same_bytes_and_tag_whatever_the_pieces),
+        cmocka_unit_test(test_gcm_split_into_stream_and_absorb_decrypts_and_resumes_like_one_pass),
         cmocka_unit_test(test_hkdf_matches_rfc5869_and_the_suit_es_dh_kek),
         cmocka_unit_test(test_suit_es_dh_example_gives_its_content_key_and_refuses_a_point_off_the_curve),
     };

@@ -67,6 +67,16 @@ void mota_gcm_update(struct mota_gcm *g, const uint8_t *in, uint8_t *out, size_t
 /* decryption: MOTA_OK if the tag matches (constant time), MOTA_ERR_DECRYPT_TAG if not; encryption: writes it */
 int mota_gcm_finish(struct mota_gcm *g, uint8_t tag[MOTA_GCM_TAG_LEN]);
 
+/*
+ * A decryption in two halves that run apart, for a receiver that decrypts ahead of what it has consumed
+ * (a decoder may stop inside what was decrypted) and authenticates exactly what it consumed: absorb runs
+ * GHASH over ciphertext only, stream XORs the key stream from where stream_at put it (a byte offset of the
+ * text; mota_gcm_start puts it at 0). Use them instead of mota_gcm_update, never with it.
+ */
+void mota_gcm_absorb(struct mota_gcm *g, const uint8_t *ct, size_t len);
+void mota_gcm_stream_at(struct mota_gcm *g, uint64_t offset);
+void mota_gcm_stream(struct mota_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
+
 #define MOTA_GCM_STATE_LEN 16u
 /* The state at the last whole 16-byte block of text: writes it and returns the text bytes it covers. */
 uint64_t mota_gcm_state(const struct mota_gcm *g, uint8_t state[MOTA_GCM_STATE_LEN]);
