@@ -347,6 +347,8 @@ void mota_gcm_absorb(struct mota_gcm *g, const uint8_t *ct, size_t len)
             g->fill = 0;
         }
     }
+    if (g->fill != 0)
+        return; /* all of it went into the current block, still not whole */
     size_t whole = (len - i) / MOTA_AES_BLOCK;
     if (whole != 0)
         ghash_run(g->table, g->y, ct + i, whole);
