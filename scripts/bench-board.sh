@@ -10,7 +10,8 @@
 # UART goodput against the raw rate QEMU delivers, footprint by module from
 # the linker map (and arm-none-eabi-size); then the loader's install cost per GOT and REL entry
 # on the M55 (bench-loader.sh's fit). Method: docs/porting.md ("Measured on
-# the QEMU boards").
+# the QEMU boards"); then the decryption of encrypted payloads on the M55: instructions per byte of
+# AES-CTR and AES-GCM, of a key unwrap and of an ES-DH key agreement (tests/bench/bench_cipher.py).
 #   scripts/bench-board.sh [an547|an505|an386|an500 ...]   the boards to run (default all four)
 #   scripts/bench-board.sh --quick [BOARD ...] CI's run: the an547 only, one UART round, fewer head checks
 #   scripts/bench-board.sh --footprint         the footprint of the an547's and an505's min and full builds
@@ -66,3 +67,5 @@ cmake --build "$cross" >/dev/null
 echo "Loader install cost on the Cortex-M55 (tests/qemu/bench_install.py):"
 /usr/bin/python3 tests/qemu/bench_install.py "$build"/host_tool/mota \
   "$cross"/tests/qemu/mota_qemu_models.elf "$w/install" "${quick[@]}" | sed 's/^/  /'
+echo "Decryption on the Cortex-M55 (tests/bench/bench_cipher.py, the cipher test firmware):"
+/usr/bin/python3 tests/bench/bench_cipher.py "$cross"/tests/qemu/mota_qemu_cipher.elf
