@@ -145,9 +145,6 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         /* a decoder this build has (MOTA_FEATURE_LZ4, _DEFLATE): said before any erase */
         if (man->comp[c].compressed && !mota_decompress_built(man->comp[c].z_alg))
             return MOTA_ERR_DECOMP_OFF;
-        /* decryption comes with the agent's decrypting upload; until a build has it, refused here */
-        if (man->comp[c].encrypted)
-            return MOTA_ERR_DECRYPT_OFF;
         /* a compressed image resumes at its blocks' ends: each must leave the program unit empty */
         if (man->comp[c].compressed && man->comp[c].z_block % mota_agent_chunk_size(a) != 0)
             return MOTA_ERR_COMPRESSION_INFO;
@@ -493,8 +490,8 @@ static int config_ok(const struct mota_agent_config *c)
     if (hi[0] == 0 || c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
         c->device_id_len > MOTA_AGENT_DEVICE_ID_MAX || c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
         return MOTA_ERR_CONFIG;
-    /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 9 records a model */
-    if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 9u * c->n_models)
+    /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 11 records a model */
+    if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 11u * c->n_models)
         return MOTA_ERR_CONFIG;
     for (unsigned m = 0; m < c->n_models; m++) {
         const struct mota_agent_model_config *mc = &c->models[m];

@@ -117,6 +117,7 @@ static void set_upload(struct mota_agent_model_state *s, const struct jrec *r, u
     s->upload_offset = 0;
     s->upload_plain = 0;
     s->upload_skip = 0;
+    s->upload_ghash_at = s->upload_ghash_next_at = s->upload_base_ghash_at = MOTA_JOURNAL_NO_GHASH;
     s->upload_erased = s->upload_erased_prev = 0;
 }
 
@@ -132,6 +133,21 @@ static void set_erased(struct mota_agent_model_state *s, const struct jrec *r)
     s->upload_base_plain = s->upload_plain;
     s->upload_base_skip = s->upload_skip;
     memcpy(s->upload_base_mid, s->upload_mid, sizeof(s->upload_mid));
+    memcpy(s->upload_base_ghash, s->upload_ghash, sizeof(s->upload_ghash));
+    s->upload_base_ghash_at = s->upload_ghash_at;
+}
+
+/* A resume point: the stream offset, the compressed payload's image bytes and skip, the hash's state, and
+ * the GHASH state when the GHASH record just before it was for the same offset. */
+static void set_progress(struct mota_agent_model_state *s, const struct jrec *r)
+{
+    s->upload_offset = r->value;
+    s->upload_plain = r->value2; /* compressed payloads: see struct mota_agent_model_state */
+    s->upload_skip = r->flags;
+    memcpy(s->upload_mid, r->digest, sizeof(s->upload_mid));
+    s->upload_ghash_at = s->upload_ghash_next_at == r->value ? r->value : MOTA_JOURNAL_NO_GHASH;
+    memcpy(s->upload_ghash, s->upload_ghash_next, sizeof(s->upload_ghash));
+    s->upload_ghash_next_at = MOTA_JOURNAL_NO_GHASH;
 }
 
 /* An upload's records: begun, erased, progress, verified, aborted. */
@@ -146,11 +162,10 @@ static void apply_upload(const struct mota_journal *j, struct mota_agent_model_s
         set_upload(s, r, MOTA_UPLOAD_RECEIVING);
         break;
     case J_UPLOAD_ERASED: set_erased(s, r); break;
-    case J_UPLOAD_PROGRESS:
-        s->upload_offset = r->value;
-        s->upload_plain = r->value2; /* compressed payloads: see struct mota_agent_model_state */
-        s->upload_skip = r->flags;
-        memcpy(s->upload_mid, r->digest, sizeof(s->upload_mid));
+    case J_UPLOAD_PROGRESS: set_progress(s, r); break;
+    case J_UPLOAD_GHASH:
+        s->upload_ghash_next_at = r->value;
+        memcpy(s->upload_ghash_next, r->digest, sizeof(s->upload_ghash_next));
         break;
     case J_UPLOAD_VERIFIED:
         s->upload_state = MOTA_UPLOAD_VERIFIED;
@@ -236,6 +251,7 @@ static void apply(struct mota_journal *j, const struct jrec *r, bool live)
     case J_UPLOAD_BEGIN:
     case J_UPLOAD_ERASED:
     case J_UPLOAD_PROGRESS:
+    case J_UPLOAD_GHASH:
     case J_UPLOAD_VERIFIED:
     case J_UPLOAD_ABORT: apply_upload(j, s, r, live); break;
     case J_TRIAL:
@@ -297,6 +313,17 @@ static void base_rec(const struct mota_agent_model_state *s, unsigned m, struct 
     memcpy(r->digest, s->upload_base_mid, sizeof(s->upload_base_mid));
 }
 
+/* The GHASH record a resume point at offset needs (a GCM payload's), before its PROGRESS record. */
+static bool ghash_rec(const uint8_t ghash[16], uint32_t at, uint32_t offset, unsigned m, struct jrec *r)
+{
+    if (at != offset || at == MOTA_JOURNAL_NO_GHASH)
+        return false;
+    mota_journal_rec(r, J_UPLOAD_GHASH, m);
+    r->value = at;
+    memcpy(r->digest, ghash, 16);
+    return true;
+}
+
 static void erased_rec(unsigned m, uint32_t upto, struct jrec *r)
 {
     mota_journal_rec(r, J_UPLOAD_ERASED, m);
@@ -309,14 +336,16 @@ static void erased_rec(unsigned m, uint32_t upto, struct jrec *r)
 static int snapshot_upload(struct mota_journal *j, unsigned sector, uint32_t *index,
                            const struct mota_agent_model_state *s, unsigned m)
 {
-    struct jrec r[5];
+    struct jrec r[7];
     unsigned n = 0;
     set_upload_rec(s, m, &r[n++]);
     if (s->upload_state >= MOTA_UPLOAD_ERASED) {
+        n += ghash_rec(s->upload_base_ghash, s->upload_base_ghash_at, s->upload_base_offset, m, &r[n]);
         base_rec(s, m, &r[n++]);
         erased_rec(m, s->upload_erased_prev, &r[n++]);
         erased_rec(m, s->upload_erased, &r[n++]);
     }
+    n += ghash_rec(s->upload_ghash, s->upload_ghash_at, s->upload_offset, m, &r[n]);
     progress_rec(s, m, &r[n++]);
     for (unsigned i = 0; i < n; i++) {
         int ret = write_rec(j, sector, (*index)++, &r[i]);

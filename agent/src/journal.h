@@ -28,6 +28,8 @@ enum jrec_type {
     J_SET_PREVIOUS = 15,   /* snapshot: slot, seq, digest */
     J_SET_COMMITTED = 16,  /* snapshot: seq, digest */
     J_SET_UPLOAD = 17,     /* snapshot: slot, seq, digest, flags = state, value = length, value2 = head length */
+    J_UPLOAD_GHASH = 18,   /* value = stream offset, digest[0..15] = a GCM payload's GHASH state there: the PROGRESS
+                            * record for that offset follows it (a cut between the two leaves the older pair) */
 };
 
 /* One record as stored: 64 bytes, little-endian, CRC-32 over the first 60. */

@@ -348,14 +348,40 @@ static void put_names(struct mota_cbor_enc *e, const struct mota_agent_config *c
     mota_cbor_put_tstr(e, c->class_name != NULL ? c->class_name : "");
 }
 
+/* HELLO key 18: the ids of the keys this device decrypts with, in a build that decrypts and with a key */
+static bool has_dec_keys(const struct mota_agent_config *c)
+{
+    return MOTA_FEATURE_DECRYPT && ((c->enc.keks != NULL && c->enc.n_keks > 0) || c->enc.device_pub != NULL);
+}
+
+/* Ids only, never k or d: the host's early refusal (mota push) and `mota status` need no more. */
+static void put_dec_keys(struct mota_cbor_enc *e, const struct mota_enc_keys *k)
+{
+    size_t n = k->keks != NULL ? k->n_keks : 0;
+    bool dev = k->device_pub != NULL && k->device_kid != NULL && k->device_kid_len > 0;
+    n = n < MOTA_DECRYPT_KEKS_MAX ? n : MOTA_DECRYPT_KEKS_MAX; /* the answer's bound */
+    mota_cbor_put_uint(e, MOTA_INFO_DECRYPT);
+    mota_cbor_put_map(e, 1u + dev);
+    mota_cbor_put_uint(e, MOTA_DECRYPT_KEK_IDS);
+    mota_cbor_put_array(e, n);
+    for (size_t i = 0; i < n; i++)
+        mota_cbor_put_bstr(e, k->keks[i].kid,
+                           k->keks[i].kid_len < MOTA_ENC_MAX_KID ? k->keks[i].kid_len : MOTA_ENC_MAX_KID);
+    if (dev) {
+        mota_cbor_put_uint(e, MOTA_DECRYPT_DEVICE_KEY_ID);
+        mota_cbor_put_bstr(e, k->device_kid,
+                           k->device_kid_len < MOTA_ENC_MAX_KID ? k->device_kid_len : MOTA_ENC_MAX_KID);
+    }
+}
+
 size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg)
 {
     const struct mota_agent_config *c = l->agent->cfg;
     const struct mota_device_profile *p = &c->profile;
     struct mota_cbor_enc e;
-    bool partial = page_partial(l, pg), names = has_names(c);
+    bool partial = page_partial(l, pg), names = has_names(c), dec = has_dec_keys(c);
     mota_cbor_enc_init(&e, out, cap);
-    mota_cbor_put_map(&e, 13u + (p->name != NULL) + (c->device_id_len > 0) + names + partial);
+    mota_cbor_put_map(&e, 13u + (p->name != NULL) + (c->device_id_len > 0) + names + partial + dec);
     mota_cbor_put_uint(&e, MOTA_INFO_NAME);
     mota_cbor_put_tstr(&e, l->name);
     mota_cbor_put_uint(&e, MOTA_INFO_PROTOCOL);
@@ -398,16 +424,19 @@ size_t mota_link_device_info(struct mota_link *l, uint8_t *out, size_t cap, cons
         put_models_from(&e, l, pg, MOTA_INFO_MODELS_FROM);
     mota_cbor_put_uint(&e, MOTA_INFO_FEATURES); /* what this build can take (mota/features.h) */
     mota_cbor_put_uint(&e, mota_features_built());
+    if (dec)
+        put_dec_keys(&e, &c->enc);
     return e.err ? 0 : e.len;
 }
 
 size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, const struct mota_link_page *pg)
 {
     struct mota_cbor_enc e;
+    const uint8_t *dev_pub = l->agent->cfg->enc.device_pub; /* its public point: `mota getpub --device` */
     bool partial = page_partial(l, pg);
     mota_cbor_enc_init(&e, out, cap);
     const struct mota_agent_timing *t = &l->agent->timing;
-    mota_cbor_put_map(&e, 5u + partial);
+    mota_cbor_put_map(&e, 5u + partial + (dev_pub != NULL));
     mota_cbor_put_uint(&e, MOTA_STATUS_MODELS);
     put_models(&e, l, pg);
     mota_cbor_put_uint(&e, MOTA_STATUS_COUNTERS);
@@ -433,6 +462,10 @@ size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, cons
     mota_cbor_put_uint(&e, mota_link_now_ms(l));
     if (partial)
         put_models_from(&e, l, pg, MOTA_STATUS_MODELS_FROM);
+    if (dev_pub != NULL) {
+        mota_cbor_put_uint(&e, MOTA_STATUS_DEVICE_KEY);
+        mota_cbor_put_bstr(&e, dev_pub, MOTA_P256_PUB_LEN);
+    }
     return e.err ? 0 : e.len;
 }
 

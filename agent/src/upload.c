@@ -12,8 +12,25 @@
 
 #include <string.h>
 
+/* The content key and every cipher state: when the upload ends, whichever way. */
+static void x_wipe(struct mota_agent *a)
+{
+#if MOTA_FEATURE_DECRYPT
+    mota_cipher_wipe(a->up_cek, sizeof(a->up_cek));
+    mota_cipher_wipe(&a->up_aes, sizeof(a->up_aes));
+    mota_cipher_wipe(&a->up_gcm, sizeof(a->up_gcm));
+    mota_cipher_wipe(&a->up_ctr, sizeof(a->up_ctr));
+    mota_cipher_wipe(a->up_x, sizeof(a->up_x));
+    a->up_cek_ok = false;
+    a->up_enc_alg = 0;
+#else
+    (void)a;
+#endif
+}
+
 static int fail_upload(struct mota_agent *a, unsigned m, int reason)
 {
+    x_wipe(a);
     a->last_error = reason;
     a->up_model = MOTA_AGENT_NOT_RECEIVING;
     a->up_ready = false;
@@ -194,28 +211,132 @@ static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
     const struct mota_component *comp = &a->up_man.comp[c];
     uint32_t at = mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
     a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
-    a->up_z_skip = 0;
     return mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
 }
 
+/* ---- transformed payloads (docs/agent.md "Transformed payloads"): the bytes sent are hashed (and, with
+ * AES-GCM, authenticated) as they are consumed; decrypted, then decoded or given to the program unit ---- */
+
+static uint32_t content_start(const struct mota_agent *a, int c)
+{
+    return a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+}
+
+/* Bytes of component c's payload that are its text: a GCM tag follows them. */
+static uint32_t x_body(const struct mota_agent *a, int c)
+{
+    uint32_t n = (uint32_t)a->up_man.comp[c].wire_size;
+#if MOTA_FEATURE_DECRYPT
+    if (a->up_enc_alg == MOTA_ENC_A128GCM)
+        n -= MOTA_GCM_TAG_LEN; /* the profile made sure it is there */
+#endif
+    return n;
+}
+
+/* Image bytes component c's payload has given the program unit so far. */
+static uint32_t x_out(struct mota_agent *a, int c)
+{
+    return a->up_man.comp[c].compressed ? mota_decompress_out(&a->up_z) : a->up_x_plain;
+}
+
+#if MOTA_FEATURE_DECRYPT
+/* Component c's cipher, its text decrypted from byte `at` on and authenticated from byte `auth` on (a
+ * multiple of 64: 0, or a resume point's, with its GHASH state). */
+static int x_cipher(struct mota_agent *a, int c, uint32_t auth, const uint8_t *ghash, uint32_t at)
+{
+    const struct mota_component *comp = &a->up_man.comp[c];
+    struct mota_enc_info ei;
+    uint8_t aad[MOTA_ENC_AAD_MAX];
+    size_t aad_len = 0;
+    a->up_enc_alg = 0;
+    if (!comp->encrypted)
+        return MOTA_OK;
+    int ret = a->up_cek_ok ? mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei) : MOTA_ERR_INTERNAL;
+    if (ret != MOTA_OK)
+        return ret;
+    mota_aes128_setkey(&a->up_aes, a->up_cek, false);
+    a->up_enc_alg = ei.alg;
+    if (ei.alg == MOTA_ENC_A128CTR) {
+        mota_ctr_start(&a->up_ctr, &a->up_aes, ei.iv, at);
+        return MOTA_OK;
+    }
+    if (auth != 0 && ghash == NULL)
+        return MOTA_ERR_JOURNAL; /* a resume point without its GHASH state */
+    if ((ret = mota_enc_aad(&ei, aad, sizeof(aad), &aad_len)) != MOTA_OK)
+        return ret;
+    mota_gcm_start(&a->up_gcm, &a->up_aes, ei.iv, true, aad, aad_len);
+    if (ghash != NULL && (ret = mota_gcm_resume(&a->up_gcm, ghash, auth)) != MOTA_OK)
+        return ret;
+    (void)mota_gcm_state(&a->up_gcm, a->up_y64);
+    mota_gcm_stream_at(&a->up_gcm, at);
+    return MOTA_OK;
+}
+#endif
+
+/* n bytes of text consumed: hashed, and authenticated with AES-GCM; the GHASH state is kept at each multiple
+ * of 64 bytes, where the hash's whole blocks end, for a resume point there. */
+static void x_absorb(struct mota_agent *a, const uint8_t *ct, uint32_t n)
+{
+    mota_sha256_update(&a->up_sha, ct, n);
+#if MOTA_FEATURE_DECRYPT
+    if (a->up_enc_alg != MOTA_ENC_A128GCM || n == 0)
+        return;
+    uint64_t at = a->up_gcm.len, cut = (at + n) & ~(uint64_t)63u;
+    if (cut > at) {
+        mota_gcm_absorb(&a->up_gcm, ct, (size_t)(cut - at));
+        (void)mota_gcm_state(&a->up_gcm, a->up_y64);
+        ct += cut - at;
+        n -= (uint32_t)(cut - at);
+    }
+    mota_gcm_absorb(&a->up_gcm, ct, n);
+#endif
+}
+
+/* Component c's transform from image byte `plain` on (0: its start). */
+static int x_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
+{
+    a->up_z_skip = 0;
+    a->up_x_plain = plain;
+    return a->up_man.comp[c].compressed ? z_start(a, m, c, plain) : MOTA_OK;
+}
+
+/* The cipher of a resumed component: the key stream at its boundary b, GHASH at the resume point o */
+static int x_resume_cipher(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
+{
+#if MOTA_FEATURE_DECRYPT
+    const struct mota_agent_model_state *s = &a->st[m];
+    const uint8_t *gh = s->upload_ghash_at == o ? s->upload_ghash : NULL;
+    if (x_cipher(a, c, done, gh, done + s->upload_skip) != MOTA_OK || done + s->upload_skip > x_body(a, c))
+        return MOTA_ERR_JOURNAL;
+#else
+    (void)a, (void)m, (void)c, (void)o, (void)done;
+#endif
+    return MOTA_OK;
+}
+
 /*
- * Resume a compressed payload at stream offset o, `done` bytes into it: the journal holds the
- * transported hash's state there (o is where the hash's whole blocks end), how many bytes on the
- * block boundary is, and the image bytes written up to it. MOTA_ERR_JOURNAL if they disagree.
+ * Resume a transformed payload at stream offset o, `done` bytes into it: the journal holds the
+ * transported hash's state there (o is where the hash's whole blocks end; with AES-GCM also GHASH's),
+ * how many bytes on the boundary is (a decoder's block, or a program unit's end), and the image bytes
+ * written up to it. MOTA_ERR_JOURNAL if they disagree.
  */
-static int z_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
+static int x_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
 {
     const struct mota_agent_model_state *s = &a->st[m];
     const struct mota_component *comp = &a->up_man.comp[c];
-    bool at_block = s->upload_plain % comp->z_block == 0 || s->upload_plain == comp->size;
+    uint32_t unit = comp->compressed ? comp->z_block : mota_agent_chunk_size(a);
+    bool at_block = s->upload_plain % unit == 0 || s->upload_plain == comp->size;
     if (done % 64u != 0 || s->upload_skip >= 64u || s->upload_plain > comp->size || !at_block ||
-        (uint64_t)done + s->upload_skip > comp->wire_size)
+        (uint64_t)done + s->upload_skip > comp->wire_size ||
+        (!comp->compressed && s->upload_plain != done + s->upload_skip))
+        return MOTA_ERR_JOURNAL;
+    if (x_resume_cipher(a, m, c, o, done) != MOTA_OK)
         return MOTA_ERR_JOURNAL;
     (void)mota_sha256_resume(&a->up_sha, s->upload_mid, done); /* done is a multiple of 64 */
     a->up_sha_comp = c;
     a->unit_slot_off = a->up_layout.comp_slot[c] + s->upload_plain;
     a->up_expected = o;
-    if (z_start(a, m, c, s->upload_plain) != MOTA_OK)
+    if (x_start(a, m, c, s->upload_plain) != MOTA_OK)
         return MOTA_ERR_JOURNAL;
     a->up_z_skip = s->upload_skip;
     return MOTA_OK;
@@ -259,8 +380,8 @@ static int resume_at(struct mota_agent *a, uint32_t o)
         return MOTA_OK;
     }
     uint32_t done = o - (a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c]);
-    if (a->up_man.comp[c].compressed)
-        return z_resume_at(a, m, c, o, done);
+    if (a->up_man.comp[c].transport)
+        return x_resume_at(a, m, c, o, done);
     mota_sha256_init(&a->up_sha);
     a->up_sha_comp = c;
     a->unit_slot_off = a->up_layout.comp_slot[c] + done;
@@ -321,6 +442,7 @@ static int stored_head_ok(struct mota_agent *a, unsigned m)
 static int finish_upload(struct mota_agent *a)
 {
     uint32_t t0 = mota_agent_now_us(a);
+    x_wipe(a); /* every byte is in: the content key is needed no more */
     int ret = finish_upload_(a);
     a->timing.verdict_us = mota_agent_now_us(a) - t0;
     return ret;
@@ -424,6 +546,59 @@ static int begin_upload(struct mota_agent *a, uint32_t container_len)
     return (int)hl;
 }
 
+#if MOTA_FEATURE_DECRYPT
+/* The recipients of two encrypted components are the same (the same keys wrapped the same way). */
+static bool same_recipients(const struct mota_enc_info *x, const struct mota_enc_info *y)
+{
+    if (x->n_recipients != y->n_recipients)
+        return false;
+    for (size_t i = 0; i < x->n_recipients; i++)
+        if (memcmp(x->r[i].wrapped, y->r[i].wrapped, MOTA_ENC_WRAPPED_LEN) != 0)
+            return false;
+    return true;
+}
+#endif
+
+/*
+ * An encrypted container's content key, from the head, before anything is erased: a wrong or missing key
+ * is refused here with its reason. One key a container: the recipients of every encrypted component give
+ * the same one (unwrapped again only where they differ from the first's), or MOTA_ERR_ENC_INFO.
+ */
+static int take_cek(struct mota_agent *a)
+{
+    int ret = MOTA_OK;
+#if MOTA_FEATURE_DECRYPT
+    struct mota_enc_info first, ei;
+    uint8_t k[MOTA_AES128_KEY_LEN];
+    memset(&first, 0, sizeof(first));
+    x_wipe(a);
+    for (size_t c = 0; c < a->up_man.n_components && ret == MOTA_OK; c++) {
+        const struct mota_component *comp = &a->up_man.comp[c];
+        if (!comp->encrypted)
+            continue;
+        if ((ret = mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei)) != MOTA_OK ||
+            (a->up_cek_ok && same_recipients(&first, &ei)))
+            continue;
+        if ((ret = mota_enc_cek(&ei, &a->cfg->enc, k)) == MOTA_OK && a->up_cek_ok &&
+            mota_ct_memcmp(k, a->up_cek, sizeof(k)) != 0)
+            ret = MOTA_ERR_ENC_INFO;
+        if (ret == MOTA_OK && !a->up_cek_ok) {
+            memcpy(a->up_cek, k, sizeof(k));
+            a->up_cek_ok = true;
+            first = ei;
+        }
+    }
+    mota_cipher_wipe(k, sizeof(k));
+    if (ret != MOTA_OK)
+        x_wipe(a);
+#else
+    for (size_t c = 0; c < a->up_man.n_components; c++)
+        if (a->up_man.comp[c].encrypted)
+            ret = MOTA_ERR_DECRYPT_OFF; /* this build has no decryption */
+#endif
+    return ret;
+}
+
 /* The head is complete in scratch: decide, then erase and start writing. */
 static int head_complete(struct mota_agent *a)
 {
@@ -442,6 +617,8 @@ static int head_complete(struct mota_agent *a)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
         else if ((ret = mota_agent_check_sequence(a, m, a->up_man.seq, a->up_env.digest)) != MOTA_OK)
             hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up_man.seq};
+        else
+            ret = take_cek(a); /* last: an ECDH recipient costs a key agreement */
     }
     a->timing.check_us = mota_agent_now_us(a) - t0;
     if (ret != MOTA_OK) {
@@ -499,7 +676,14 @@ static int redo_sectors(struct mota_agent *a, unsigned m)
         return fail_upload(a, m, MOTA_ERR_FLASH_IO);
     a->up_redo_at = a->up_unit_at + 1u;
     if (to == 0xFFFFFFFFu || a->up_unit_at < from || a->up_unit_at >= to || s->upload_base_offset < s->upload_head_len)
-        return begin_upload(a, s->upload_len); /* not where a torn unit can be: start over */
+        return begin_upload(a, s->upload_len);              /* not where a torn unit can be: start over */
+    if (s->upload_base_ghash_at == s->upload_base_offset) { /* its GHASH state first, as at the resume point */
+        mota_journal_rec(&r, J_UPLOAD_GHASH, m);
+        r.value = s->upload_base_offset;
+        memcpy(r.digest, s->upload_base_ghash, sizeof(s->upload_base_ghash));
+        if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+            return ret;
+    }
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
     r.value = s->upload_base_offset;
     r.value2 = s->upload_base_plain;
@@ -531,48 +715,124 @@ static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resum
     return fail_upload(a, m, ret);
 }
 
+/* With AES-GCM, the GHASH state at the resume point r is journaled just before r. */
+static int x_persist_ghash(struct mota_agent *a, unsigned m, int c, const struct jrec *r)
+{
+#if MOTA_FEATURE_DECRYPT
+    if (a->up_enc_alg != MOTA_ENC_A128GCM)
+        return MOTA_OK;
+    struct jrec g;
+    if ((a->up_gcm.len & ~(uint64_t)63u) != r->value - content_start(a, c))
+        return MOTA_ERR_INTERNAL; /* the hash and GHASH consumed the same bytes: not reached */
+    mota_journal_rec(&g, J_UPLOAD_GHASH, m);
+    g.value = r->value;
+    memcpy(g.digest, a->up_y64, sizeof(a->up_y64));
+    return mota_journal_append(&a->journal, &g);
+#else
+    (void)a, (void)m, (void)c, (void)r;
+    return MOTA_OK;
+#endif
+}
+
 /*
- * At a block boundary of a compressed payload (stream offset b, the unit empty), now and then: the
- * resume point. The transported hash's state covers its whole 64-byte blocks only, so the record
- * names the stream offset where they end; the sender resumes there and the few bytes up to b are
- * hashed again, not decoded.
+ * At a boundary of a transformed payload (stream offset b, the unit empty), now and then: the resume
+ * point. The transported hash's state covers its whole 64-byte blocks only, so the record names the
+ * stream offset where they end; the sender resumes there and the few bytes up to b are hashed again, not
+ * decrypted or decoded.
  */
-static int z_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
+static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
 {
     /* not right after an LZ4 frame's header (no image byte yet): a resume there would start a new frame */
-    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0 || mota_decompress_out(&a->up_z) == 0)
+    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0 || x_out(a, c) == 0)
         return MOTA_OK;
     struct jrec r;
-    uint32_t start = a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
-    r.value = start + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
+    r.value = content_start(a, c) + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
     r.flags = (uint8_t)(b - r.value);
-    r.value2 = mota_decompress_out(&a->up_z);
+    r.value2 = x_out(a, c);
+    int ret = x_persist_ghash(a, m, c, &r);
+    if (ret != MOTA_OK)
+        return ret;
     a->last_persist = b;
     return mota_journal_append(&a->journal, &r);
 }
 
-/* n content bytes of compressed component c at a->up_expected: hashed as they are decoded, so that a
- * block boundary's record has the hash of the bytes before it. */
-static int z_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
+/*
+ * k bytes of text at stream offset o, ct as received and pt decrypted (the same bytes when not encrypted):
+ * through the decoder, or straight into the program unit; hashed (and authenticated) as they are
+ * consumed, so that a boundary's record has the state of the bytes before it.
+ */
+static int x_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, const uint8_t *pt, uint32_t k, uint32_t o)
 {
     const struct mota_decomp_sink sink = {z_write, z_copy, a};
-    uint32_t o = a->up_expected;
-    uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n; /* after a resume: up to the block boundary */
-    mota_sha256_update(&a->up_sha, data, skip);
-    a->up_z_skip -= skip;
-    for (uint32_t p = skip; p < n;) {
-        size_t used = 0;
+    bool z = a->up_man.comp[c].compressed;
+    for (uint32_t q = 0; q < k;) {
+        size_t used = k - q;
+        int ret;
         a->up_z_err = MOTA_OK;
-        int ret = mota_decompress_feed(&a->up_z, data + p, n - p, &sink, &used);
+        if (z) {
+            ret = mota_decompress_feed(&a->up_z, pt + q, k - q, &sink, &used);
+        } else {
+            uint32_t room = mota_agent_chunk_size(a) - a->unit_fill; /* a unit's end is a boundary */
+            used = used < room ? used : room;
+            ret = z_write(a, pt + q, used);
+            a->up_x_plain += ret == MOTA_OK ? (uint32_t)used : 0u;
+        }
         if (ret != MOTA_OK)
             return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
-        mota_sha256_update(&a->up_sha, data + p, used);
-        p += (uint32_t)used;
-        if (mota_decompress_at_boundary(&a->up_z) && (ret = z_persist(a, m, c, o + p)) != MOTA_OK)
+        x_absorb(a, ct + q, (uint32_t)used);
+        q += (uint32_t)used;
+        bool boundary = z ? mota_decompress_at_boundary(&a->up_z) : a->unit_fill == 0;
+        if (boundary && (ret = x_persist(a, m, c, o + q)) != MOTA_OK)
             return ret;
     }
     return MOTA_OK;
+}
+
+/* The text of an encrypted payload, decrypted a bounce buffer at a time. */
+static int x_decrypt_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, uint32_t n, uint32_t o)
+{
+#if MOTA_FEATURE_DECRYPT
+    int ret = MOTA_OK;
+    for (uint32_t p = 0; p < n && ret == MOTA_OK;) {
+        uint32_t k = n - p < sizeof(a->up_x) ? n - p : (uint32_t)sizeof(a->up_x);
+        if (a->up_enc_alg == MOTA_ENC_A128CTR)
+            mota_ctr_xor(&a->up_ctr, ct + p, a->up_x, k);
+        else
+            mota_gcm_stream(&a->up_gcm, ct + p, a->up_x, k);
+        ret = x_feed(a, m, c, ct + p, a->up_x, k, o + p);
+        p += k;
+    }
+    return ret;
+#else
+    (void)a, (void)m, (void)c, (void)ct, (void)n, (void)o;
+    return MOTA_ERR_INTERNAL; /* refused at the head: not reached */
+#endif
+}
+
+/* n bytes of transformed component c at a->up_expected: after a resume, up to the boundary, hashed only;
+ * the text; with AES-GCM its tag, hashed and kept (never decrypted). */
+static int x_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
+{
+    uint32_t o = a->up_expected, at = o - content_start(a, c), body = x_body(a, c);
+    uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n;
+    uint32_t text = body > at ? (body - at < n ? body - at : n) : 0;
+    int ret = MOTA_OK;
+    x_absorb(a, data, skip);
+    a->up_z_skip -= skip;
+    if (skip < text) {
+        bool enc = a->up_man.comp[c].encrypted;
+        ret = enc ? x_decrypt_feed(a, m, c, data + skip, text - skip, o + skip)
+                  : x_feed(a, m, c, data + skip, data + skip, text - skip, o + skip);
+    }
+#if MOTA_FEATURE_DECRYPT
+    uint32_t from = text > skip ? text : skip;
+    if (ret == MOTA_OK && from < n) {
+        memcpy(a->up_tag + (at + from - body), data + from, n - from);
+        mota_sha256_update(&a->up_sha, data + from, n - from);
+    }
+#endif
+    return ret;
 }
 
 /* Bytes of a payload head: gathered, then checked against the manifest (not stored). */
@@ -606,7 +866,13 @@ static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uin
     a->up_sha_comp = c;
     a->unit_slot_off = lay->comp_slot[c];
     a->unit_fill = 0;
-    if (comp->compressed && (ret = z_start(a, m, c, 0)) != MOTA_OK)
+    if (!comp->transport)
+        return MOTA_OK;
+#if MOTA_FEATURE_DECRYPT
+    if ((ret = x_cipher(a, c, 0, NULL, 0)) != MOTA_OK)
+        return fail_upload(a, m, ret); /* the key was taken and the info checked with the head: not reached */
+#endif
+    if (x_start(a, m, c, 0) != MOTA_OK)
         return fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
     return MOTA_OK;
 }
@@ -648,9 +914,15 @@ static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end,
         return unit_failed(a, m, ret, was_resumed);
     mota_sha256_finish(&a->up_sha, md);
     a->up_sha_comp = -1;
-    /* the bytes sent; a compressed image's own digest is checked from flash with the others */
+    /* the bytes sent; a transformed image's own digest is checked from flash with the others */
     if (mota_ct_memcmp(md, comp->transport ? comp->wire_digest : comp->digest, MOTA_SHA256_LEN) != 0)
         return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
+#if MOTA_FEATURE_DECRYPT
+    /* the tag, before anything is installed: the image's digest is still checked from flash after it */
+    if (a->up_enc_alg == MOTA_ENC_A128GCM && (ret = mota_gcm_finish(&a->up_gcm, a->up_tag)) != MOTA_OK)
+        return fail_upload(a, m, ret);
+    a->up_enc_alg = 0;
+#endif
     if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
         return ret;
     if (end != a->st[m].upload_len)
@@ -670,8 +942,8 @@ static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t 
     if (a->up_sha_comp != c)
         return fail_upload(a, m, MOTA_ERR_INTERNAL);
     int ret;
-    if (a->up_man.comp[c].compressed) {
-        ret = z_content_bytes(a, m, c, *data, n);
+    if (a->up_man.comp[c].transport) {
+        ret = x_content_bytes(a, m, c, *data, n);
     } else {
         mota_sha256_update(&a->up_sha, *data, n);
         ret = program_bytes(a, m, o, *data, n);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host-only crypto: key files, key generation, RFC 6979 signing (mbed TLS 2.28). */
+/* Host-only crypto: key files, key generation, random bytes, RFC 6979 signing (mbed TLS 2.28). */
 #include "mota/crypto_sign.h"
 
 #include "mota/err.h"
@@ -108,6 +108,27 @@ out:
         free(copy);
     }
     mbedtls_pk_free(&pk);
+    return ret;
+}
+
+int mota_random(uint8_t *out, size_t n)
+{
+    int ret = MOTA_ERR_RANDOM;
+    struct rng r;
+    if (out == NULL && n > 0)
+        return MOTA_ERR_ARG;
+    if (rng_setup(&r) == MOTA_OK) {
+        ret = MOTA_OK;
+        /* a CTR-DRBG request is bounded (MBEDTLS_CTR_DRBG_MAX_REQUEST) */
+        for (size_t at = 0; at < n && ret == MOTA_OK; at += MBEDTLS_CTR_DRBG_MAX_REQUEST) {
+            size_t k = n - at < MBEDTLS_CTR_DRBG_MAX_REQUEST ? n - at : MBEDTLS_CTR_DRBG_MAX_REQUEST;
+            if (mbedtls_ctr_drbg_random(&r.drbg, out + at, k) != 0)
+                ret = MOTA_ERR_RANDOM;
+        }
+    }
+    rng_free(&r);
+    if (ret != MOTA_OK && n > 0)
+        mbedtls_platform_zeroize(out, n); /* never half a key */
     return ret;
 }
 

@@ -19,7 +19,7 @@ static const struct {
     int (*fn)(int, char **);
     const char *help;
 } commands[] = {
-    {"keygen", cmd_keygen, "write a new P-256 signing key pair (PEM)"},
+    {"keygen", cmd_keygen, "write a new P-256 signing key pair (PEM), or a key-encryption key (--kek)"},
     {"getpub", cmd_getpub, "a key's public half: C source for firmware, PEM, or the key id"},
     {"pack", cmd_pack, "wrap network_rel.bin (+ params) into a signed container"},
     {"sign", cmd_sign, "sign a container packed --unsigned (key file or external signer)"},

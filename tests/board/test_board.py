@@ -77,9 +77,11 @@ def vec(kind, i, name="dense"):
 
 # The self-test's latency budget: QEMU's clock is wall time without -icount, and a loaded two-core host can
 # stall a board for a tenth of a second; the hostile cases set their own to test the budget itself.
-def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=500000, compress=None):
+def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=500000, compress=None,
+         encrypt=()):
     args = ["pack", "-k", env.p(key), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
             "--version", "%d.0.0" % seq, "-o", env.p(out)] + (["--compress=" + compress] if compress else [])
+    args += list(encrypt)  # --encrypt-kek FILE, --encrypt-to PUB.pem, --cipher
     if selftest:
         args += ["--selftest-input", vec("in", 0), "--selftest-output", expect or vec("out", 0),
                  "--selftest-max-latency-us", str(budget_us)]
@@ -542,13 +544,10 @@ def power_cut_rounds(rounds, *flash):
               cuts, " on ECC flash" if flash else "", seq))
 
 
-def case_compressed_containers_install_resume_after_power_cuts_and_run():
-    """pack --compress: the firmware decodes an LZ4 frame (v1) and a deflate stream (v2) into its slot, checks
-    the image from flash, runs it; power cuts inside v2's payload resume at journaled block boundaries."""
-    needs("compression")
+def big_model():
+    """dense with 96 KiB of unused weights beside its own (kept: MOTA_PARAM): rows repeated, zeroed or new, as
+    real weights compress (about 1.5x), so a compressed stream spans several 16 KiB progress steps"""
     model()  # the weights and vectors
-    # dense with 96 KiB of unused weights beside its own (kept: MOTA_PARAM): rows repeated, zeroed or new, as
-    # real weights compress (about 1.5x), so the compressed stream spans several 16 KiB progress steps
     rnd, rows = random.Random(5), []
     for i in range(96 * 1024 // 64):
         k = rnd.random()
@@ -558,8 +557,15 @@ def case_compressed_containers_install_resume_after_power_cuts_and_run():
     with open(ballast, "w") as f:
         f.write('#include "mota_model.h"\nMOTA_PARAM const signed char ballast[%d] = {%s};\n' %
                 (len(rows) * 64, ",".join(str(v) for r in rows for v in r)))
-    rel = build_model(env.p("dense_big_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
-                      os.path.join(GEN, "dense_weights.c"), ballast)
+    return build_model(env.p("dense_big_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
+                       os.path.join(GEN, "dense_weights.c"), ballast)
+
+
+def case_compressed_containers_install_resume_after_power_cuts_and_run():
+    """pack --compress: the firmware decodes an LZ4 frame (v1) and a deflate stream (v2) into its slot, checks
+    the image from flash, runs it; power cuts inside v2's payload resume at journaled block boundaries."""
+    needs("compression")
+    rel = big_model()
     v1, v2 = pack("v1z.mota", rel, 1, compress="lz4"), pack("v2z.mota", rel, 2, compress="deflate")
     plain = pack("v1.mota", rel, 1)
     insp = json.loads(env.run("inspect", "--json", v2).stdout)
@@ -596,6 +602,53 @@ def case_compressed_containers_install_resume_after_power_cuts_and_run():
           "like the reference; resumed inside the compressed payload at offsets %s" %
           (code["size"], code["compression"]["size"], code["size"] / code["compression"]["size"],
            os.path.getsize(v2), os.path.getsize(plain), resumed_inside))
+
+
+def case_encrypted_containers_install_resume_after_power_cuts_and_run():
+    """pack --encrypt-kek / --encrypt-to: the firmware unwraps the content key with its provisioned KEK or its own
+    P-256 key (ES-DH), decrypts AES-GCM and AES-CTR while it receives, checks the tag and the image from flash and
+    runs the model; a power cut inside v2's encrypted, deflated payload resumes there with its GHASH state; a
+    container for another KEK is refused before anything is sent, one for a KEK of the same kid but another key
+    before any erase. The keys appear in no output and no log."""
+    needs("decryption")
+    rel = model()
+    kek, wrong = env.p("board.jwk"), env.p("wrong.jwk")
+    env.run("keygen", "--kek", kek, "--kid", "board-kek")
+    env.run("keygen", "--kek", wrong, "--kid", "board-kek")  # the same kid, another key
+    env.run("keygen", "--kek", env.p("stranger.jwk"), "--kid", "stranger")
+    v1 = pack("v1e.mota", rel, 1, encrypt=("--encrypt-kek", kek, "--cipher", "a128ctr"))
+    b = Board("--kek", kek)
+    b.push_ok(v1, "--confirm")
+    assert_runs_v(b, 1)
+    pub = env.p("device.pub.pem")
+    env.run("getpub", "--device", "tcp:" + b.port, "-o", pub)
+    v2 = pack("v2e.mota", big_model(), 2, compress="deflate", encrypt=("--encrypt-to", pub))
+    rc, _, res, err = b.push(pack("v2s.mota", rel, 2, encrypt=("--encrypt-kek", env.p("stranger.jwk"))))
+    assert rc != 0 and res.get("status") == "MOTA_ERR_ENC_NO_KEY", (res, err)
+    rc, _, res, err = b.push(pack("v2w.mota", rel, 2, encrypt=("--encrypt-kek", wrong)))
+    assert rc != 0 and res.get("status") == "MOTA_ERR_ENC_UNWRAP", (res, err)
+    log = b.log()
+    b.stop()
+    # a cut inside the code's payload: the push resumes after the board's restart, and completes
+    code = [c for c in json.loads(env.run("inspect", "--json", v2).stdout)["components"] if c["role"] == "code"][0]
+    b = Board("--kek", kek, "--cut-at-op", str((code["size"] + 8192) // SECTOR + 5 + code["size"] // 2 // 256))
+    _, ev, _, _ = b.push(v2, "--timeout", "20")
+    resumed = [e["offset"] for e in ev if e.get("event") == "resume"]
+    m, _ = b.dense()
+    assert m["active"] and m["active"]["seq"] in (1, 2), m
+    rc, ev, res, err = b.push(v2, "--timeout", "60")
+    assert rc == 0 or res.get("status") == "MOTA_ERR_TRIAL_PENDING", (res, err, b.log()[-1500:])
+    resumed += [e["offset"] for e in ev if e.get("event") == "resume"]
+    assert_runs_v(b, 2, confirmed=False)
+    log += b.log()
+    b.stop()
+    secret = json.load(open(kek))["k"]
+    assert secret not in log, "a key in the board's log"
+    head = os.path.getsize(v2) - code["encryption"]["size"]
+    assert any(o > head + 16384 for o in resumed), (resumed, head)  # inside the encrypted payload
+    print("encrypted containers: v1 AES-CTR to the KEK, v2 deflated then AES-GCM to the device's own key, "
+          "installed and run; a KEK of another kid refused before sending, one of the same kid before any "
+          "erase; resumed inside v2's payload at %s" % resumed)
 
 
 def case_long_version_texts_never_lock_the_host_out():
@@ -1006,9 +1059,10 @@ def case_the_board_has_a_stable_device_id():
 
 
 def case_the_min_build_refuses_what_it_leaves_out_before_any_erase():
-    """MOTA_VARIANT=min (one model, CPU models of the NBIN v8 family, no decompressor, no epoch summary): the
-    board says what its build has (HELLO key 17); a compressed container is refused by the host before it
-    sends anything, and by the device itself at the head (MOTA_ERR_DECOMP_OFF), a legacy model by its family;
+    """MOTA_VARIANT=min (one model, CPU models of the NBIN v8 family, no decompressor, no decryption, no epoch
+    summary): the board says what its build has (HELLO key 17); a compressed container is refused by the host
+    before it sends anything, and by the device itself at the head (MOTA_ERR_DECOMP_OFF), an encrypted one the
+    same way (MOTA_ERR_DECRYPT_OFF), a legacy model by its family;
     nothing is erased, and a plain container installs, runs and confirms."""
     if VARIANT != "min":
         print("SKIPPED: the min build's case (MOTA_BOARD_VARIANT=min)")
@@ -1016,7 +1070,7 @@ def case_the_min_build_refuses_what_it_leaves_out_before_any_erase():
     b = Board()
     dev = b.status()["device"]
     assert dev["features"] == ["invoke"], dev
-    assert "built with: no lz4 no deflate no legacy no epochs invoke no trap" in b.cmd("status").stdout
+    assert "built with: no lz4 no deflate no legacy no epochs invoke no trap no decrypt" in b.cmd("status").stdout
     rel = model()
     z = pack("z.mota", rel, 1, compress="lz4")
     rc, _, res, err = b.push(z)
@@ -1030,6 +1084,15 @@ def case_the_min_build_refuses_what_it_leaves_out_before_any_erase():
     assert st == -336, (st, body)
     rc, _, res, err = b.push(pack("l.mota", legacy_model("l.bin"), 1))
     assert rc == 1 and res["status"] == "MOTA_ERR_COMPAT_FAMILY", (rc, res, err)
+    env.run("keygen", "--kek", env.p("min.jwk"))
+    e = pack("e.mota", rel, 1, encrypt=("--encrypt-kek", env.p("min.jwk")))
+    rc, _, res, err = b.push(e)
+    assert rc == 1 and res["status"] == "MOTA_ERR_DECRYPT_OFF" and not res["sent"], (rc, res, err)
+    data = open(e, "rb").read()
+    link = RawLink(b.port)
+    st, body = link.upload(data, len(data), bytes.fromhex(json.loads(env.run("inspect", "--json", e).stdout)["digest"]))
+    link.close()
+    assert st == -338, (st, body)  # the device's own refusal, at the head
     m, _ = b.dense()
     assert m["active"] is None and m["upload"] is None, m  # nothing erased, nothing kept
     b.push_ok(pack("v1.mota", rel, 1), "--confirm")

@@ -24,8 +24,9 @@ from harness import Env, Skip, run_case  # noqa: E402
 
 MOTA, WORK, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 env = Env(MOTA, WORK)
-FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 608  # mota/board.h, mota/provision.h (version 2)
-REC_ID_LEN, REC_ID, REC_VENDOR, REC_CLASS, REC_CRC = 75, 460, 476, 540, 604  # offsets in the record
+FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 816  # mota/board.h, mota/provision.h (version 3)
+REC_ID_LEN, REC_ID, REC_VENDOR, REC_CLASS, REC_NAMES_END = 75, 460, 476, 540, 604  # offsets in the record
+REC_N_KEKS, REC_KEKS, REC_D, REC_PUB, REC_CRC = 604, 608, 712, 744, 812  # version 3's keys (docs/porting.md)
 AN547_RECORD = 0x60000000 + PROVISION  # MOTA_MPS_FLASH_BASE (hal/ports/mps/an547/board_config.h) + 0xFFF000
 IDENTITY = ["--vendor", "example.com", "--class", "factory-board", "--name", "unit-7", "--model", "dense",
             "--model", "network", "--trial-boots", "5"]
@@ -153,8 +154,9 @@ def case_errors_name_the_file_and_the_system_reason():
 
 def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address():
     """`mota provision --image OUT.bin --hex OUT.hex --address ADDR` writes the record a board's flash gets
-    with the same options (byte for byte with the same --device-id) raw, and as Intel HEX that reads back to
-    those bytes at ADDR, across a 64 KiB boundary too; without --device-id each image has a new random id."""
+    with the same options (byte for byte with the same --device-id, but for the device key: a new one each
+    time) raw, and as Intel HEX that reads back to those bytes at ADDR, across a 64 KiB boundary too; without
+    --device-id each image has a new random id."""
     key, did = env.p("k.pub.pem"), "00112233445566778899aabb"
     r = mota("provision", "--flash", env.p("board.flash"), "--key", key, *IDENTITY, "--device-id", did)
     assert r.returncode == 0, r.stderr
@@ -165,8 +167,10 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
     assert r.stdout.count("for 0x%08X" % AN547_RECORD) == 2 and "device id " + did in r.stdout, r.stdout
     with open(env.p("prov.bin"), "rb") as f:
         image = f.read()
-    assert image == on_board and len(image) == REC, (image.hex(), on_board.hex())
-    assert bytes_at(read_intel_hex(env.p("prov.hex")), AN547_RECORD, REC) == on_board
+    assert image[:REC_D] == on_board[:REC_D] and len(image) == REC, (image.hex(), on_board.hex())
+    assert image[REC_N_KEKS:REC_N_KEKS + 2] == b"\0\1" and image[REC_PUB:REC_CRC] != on_board[REC_PUB:REC_CRC]
+    assert bytes_at(read_intel_hex(env.p("prov.hex")), AN547_RECORD, REC) == image
+    assert os.stat(env.p("prov.bin")).st_mode & 0o077 == 0 and os.stat(env.p("prov.hex")).st_mode & 0o077 == 0
 
     across = 0x0800FF00  # 256 bytes below 0x08010000: the record spans two 64 KiB pages
     r = mota("provision", "--hex", env.p("stm32.hex"), "--address", str(across), "--key", key, *IDENTITY)
@@ -177,7 +181,7 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
     assert rec[:4] == b"MPRV" and rec[REC_ID_LEN] == 12, rec.hex()
     # the names the ids are made from, for mota status to show beside them
     assert rec[REC_VENDOR:REC_CLASS].rstrip(b"\0") == b"example.com", rec.hex()
-    assert rec[REC_CLASS:REC_CRC].rstrip(b"\0") == b"factory-board", rec.hex()
+    assert rec[REC_CLASS:REC_NAMES_END].rstrip(b"\0") == b"factory-board", rec.hex()
     assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
     assert rec[REC_ID:REC_ID + 12].hex() != did and rec[:REC_ID_LEN] == on_board[:REC_ID_LEN], rec.hex()
     assert "device id " + rec[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
@@ -189,6 +193,14 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
         v1 = f.read()
     assert len(v1) == 480 and v1[4:8] == bytes([1, 0, 0xE0, 1]), v1[:8].hex()
     assert v1[8:REC_VENDOR] == on_board[8:REC_VENDOR] and zlib.crc32(v1[:476]).to_bytes(4, "little") == v1[476:]
+    # for a part whose firmware predates version 3: the 608-byte version 2, the same record without keys
+    r = mota("provision", "--image", env.p("v2.bin"), "--address", "0x%08X" % AN547_RECORD, "--key", key, *IDENTITY,
+             "--device-id", did, "--record-version", "2")
+    assert r.returncode == 0 and "608 bytes raw" in r.stdout and "device key" not in r.stdout, (r.stdout, r.stderr)
+    with open(env.p("v2.bin"), "rb") as f:
+        v2 = f.read()
+    assert len(v2) == 608 and v2[4:8] == bytes([2, 0, 0x60, 2]), v2[:8].hex()
+    assert v2[8:604] == on_board[8:604] and zlib.crc32(v2[:604]).to_bytes(4, "little") == v2[604:]
     r = mota("provision", "--flash", env.p("x.flash"), "--key", key, "--record-version", "1")
     assert r.returncode == 2 and "--record-version goes with --image" in r.stderr, r.stderr
     print("record image: %d bytes at 0x%08X, equal to the board flash's; HEX across 64 KiB reads back" %
@@ -204,7 +216,7 @@ def case_image_options_are_checked_before_anything_is_written():
         ["--image", "p.bin", "--address", "-16"],
         ["--image", "p.bin", "--address", "0x60FFF008"],
         ["--image", "p.bin", "--address", "0x100000000"],
-        ["--image", "p.bin", "--address", "0xFFFFFF00"],  # 608 bytes do not fit below 4 GiB
+        ["--image", "p.bin", "--address", "0xFFFFFD00"],  # 816 bytes do not fit below 4 GiB
         ["--image", "p.bin", "--address", ""],
         ["--image", "p.bin"],
         ["--flash", "b.flash", "--address", "0x60FFF000"],
@@ -212,15 +224,71 @@ def case_image_options_are_checked_before_anything_is_written():
         ["--image", "p.bin", "--hex", "./p.bin", "--address", "0x60FFF000"],
         ["--image", "p.bin", "--address", "0x60FFF000", "--device-id", "0011x"],
         ["--image", "p.bin", "--address", "0x60FFF000", "--device-id", "00" * 17],
+        ["--image", "p.bin", "--address", "0x60FFF000", "--record-version", "2", "--kek", "k.jwk"],  # no keys in 2
+        ["--image", "p.bin", "--address", "0x60FFF000", "--record-version", "4"],
     ]
     for args in bad:
         r = mota("provision", *args, "--key", key, cwd=env.work)
         line = one_error(r)
         assert r.returncode == 2 and line.startswith("mota: error: provision: ") and "--help" in line, (args, line)
         assert not [n for n in os.listdir(env.work) if n.startswith(("p.", "b."))], (args, os.listdir(env.work))
-    r = mota("provision", "--image", "p.bin", "--address", "0xFFFFFDA0", "--key", key, cwd=env.work)
+    r = mota("provision", "--image", "p.bin", "--address", "0xFFFFFCD0", "--key", key, cwd=env.work)
     assert r.returncode == 0 and os.path.getsize(env.p("p.bin")) == REC, r.stderr  # the last place it fits
     print("%d malformed command lines refused as usage errors" % len(bad))
+
+
+def write_kek(path, kid, k):
+    """A key-encryption key file as `mota keygen --kek` writes it: a JWK (common/kek.h)."""
+    import base64
+    import json
+    with open(path, "w") as f:
+        json.dump({"kty": "oct", "alg": "A128KW", "kid": kid, "k": base64.urlsafe_b64encode(k).rstrip(b"=").decode()},
+                  f)
+    return path
+
+
+def case_a_version_3_record_holds_the_keks_and_a_device_key_shown_by_id_and_exported_as_pem():
+    """`mota provision --kek A --kek B --device-key-out PUB.pem`: the record (version 3, mode 0600) holds the
+    two KEKs and a fresh device key pair whose point is d.G; the key's id is printed and its public half
+    written as PEM; no key is printed; the same identity again keeps the pair, other KEKs are another
+    identity (refused, named), a third --kek and a bad key file are refused."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    import hashlib
+    key, flash, pub = env.p("k.pub.pem"), env.p("keys.flash"), env.p("dev.pem")
+    ka, kb = bytes([0x42]) * 16, bytes(range(16, 32))
+    a, b = write_kek(env.p("a.jwk"), "kek-a", ka), write_kek(env.p("b.jwk"), "kek-b", kb)
+    r = mota("provision", "--flash", flash, "--key", key, *IDENTITY, "--kek", a, "--kek", b, "--device-key-out", pub)
+    assert r.returncode == 0, r.stderr
+    rec = record_of(flash)
+    assert rec[4:6] == b"\3\0" and rec[REC_N_KEKS:REC_N_KEKS + 2] == b"\2\1", rec[:8].hex()
+    assert rec[REC_KEKS] == 5 and rec[REC_KEKS + 1:REC_KEKS + 6] == b"kek-a" and rec[REC_KEKS + 33:REC_KEKS + 49] == ka
+    assert rec[REC_KEKS + 52] == 5 and rec[REC_KEKS + 52 + 33:REC_KEKS + 52 + 49] == kb
+    assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
+    d, point = rec[REC_D:REC_PUB], rec[REC_PUB:REC_PUB + 65]
+    made = ec.derive_private_key(int.from_bytes(d, "big"), ec.SECP256R1()).public_key()
+    assert made.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint) == point
+    exported = serialization.load_pem_public_key(open(pub, "rb").read())
+    assert exported.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint) == point
+    kid = hashlib.sha256(point).hexdigest()[:32]
+    assert r.stdout.endswith("device key id %s\n" % kid), r.stdout
+    assert os.stat(flash).st_mode & 0o077 == 0, oct(os.stat(flash).st_mode)
+    for secret in (ka, kb, d):
+        assert secret.hex() not in r.stdout + r.stderr and secret.hex().upper() not in r.stdout + r.stderr
+    r = mota("provision", "--flash", flash, "--key", key, *IDENTITY, "--kek", a, "--kek", b)
+    assert r.returncode == 0 and "already provisioned" in r.stdout and kid in r.stdout, r.stdout
+    assert record_of(flash) == rec
+    r = mota("provision", "--flash", flash, "--key", key, *IDENTITY, "--kek", a)
+    assert r.returncode == 1 and "asked for other key-encryption keys" in one_error(r), r.stderr
+    r = mota("provision", "--flash", env.p("n.flash"), "--key", key, "--kek", a, "--kek", b, "--kek", a)
+    assert r.returncode == 2 and "at most 2 --kek" in r.stderr, r.stderr
+    with open(env.p("bad.jwk"), "w") as f:
+        f.write('{"kty":"oct","alg":"A128KW","kid":"","k":"QkJC"}')
+    r = mota("provision", "--flash", env.p("n.flash"), "--key", key, "--kek", env.p("bad.jwk"))
+    assert r.returncode != 0 and "MOTA_ERR_KEK_INVALID" in one_error(r), r.stderr
+    assert not os.path.exists(env.p("n.flash"))
+    print("version 3 record: KEKs kek-a, kek-b and device key %s (d.G checked, PEM exported), kept on re-provision"
+          % kid)
 
 
 def launch(*args):

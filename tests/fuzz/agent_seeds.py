@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Seeds for fuzz_agent and fuzz_link: containers the fuzz device (tests/fuzz/fuzz_device.h) accepts,
 packed by `mota pack` from the small test models kept for fuzz_nbin, with and without compression and
-self-tests, in the scripts of operations the targets read.
+self-tests, encrypted (A128GCM, A128CTR, after compression or not) for the fuzz device's fixed key-encryption
+key (FUZZ_KEK: kid "fuzz-kek", k = 16 bytes 0x42), in the scripts of operations the targets read.
 
 fuzz_agent's input: [fix] [n] [n op bytes] [u16 LE length of A] [container A] [container B]
 fuzz_link's input:  the same, the ops being sessions (tests/fuzz/fuzz_link.c)
@@ -16,6 +17,21 @@ HALF, RESEND = 4, 8          # upload args
 TORN = 1                     # cut args: bit 0 torn, arg >> 1 = k: the cut at flash operation 1 + 4 k^2 on
 DENSE, CONV = 0, 1           # the fuzz device's models
 WATCHDOG, FAULT_RESET = 2, 3  # reboot args: reset causes
+
+
+# The fuzz device's key-encryption key (tests/fuzz/fuzz_device.h provisions it): the encrypted seeds' one
+# recipient. A JWK as `mota keygen --kek` writes it; k is base64url of 16 bytes 0x42.
+FUZZ_KEK_KID = "fuzz-kek"
+FUZZ_KEK = '{"kty":"oct","alg":"A128KW","kid":"fuzz-kek","k":"QkJCQkJCQkJCQkJCQkJCQg"}\n'
+
+
+def fuzz_kek(work):
+    """The fuzz device's KEK file in work (mode 0600, as keygen --kek writes one)."""
+    path = os.path.join(work, "fuzz-kek.jwk")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(FUZZ_KEK)
+    return path
 
 
 def op(kind, arg=0):
@@ -50,8 +66,15 @@ def containers(mota, src, work):
     rel[4:8] = struct.pack("<I", 0x80085D22)  # the flags build-model writes: no debug info, as the device
     open(big, "wb").write(rel)
     st = ["--selftest-input", inp, "--selftest-max-latency-us", "50000", "--selftest-output"]
+    kek = ["--encrypt-kek", fuzz_kek(work)]
     p = lambda name, model, seq, *extra: pack(mota, work, key, model, os.path.join(work, name + ".mota"), seq, *extra)
     return {
+        # encrypted for the fuzz device's KEK: every payload, after compression when there is one
+        "dense5enc": p("dense5enc", dense, 5, *kek, *st, good),
+        "conv5encz": p("conv5encz", conv, 5, *kek, "--cipher", "a128ctr", "--compress", *st, good),
+        "conv6bigenc": p("conv6bigenc", big, 6, "--params", big_params, *kek, "--cipher", "a128ctr"),
+        "conv7bigzenc": p("conv7bigzenc", big, 7, "--params", big_params, *kek, "--compress", "--install-mode",
+                          "copy"),
         "dense1": p("dense1", dense, 1, *st, good),
         "dense2z": p("dense2z", dense, 2, "--compress", "--install-mode", "copy", *st, good),
         "dense3lz4": p("dense3lz4", dense, 3, "--compress=lz4", "--install-mode", "copy"),
@@ -87,6 +110,9 @@ def link_seeds(c):
             [op(L_HELLO, 5), op(L_UP_A), op(L_CONFIRM), op(L_UP_B, 2), op(L_RESULT), op(L_ERRORS), op(L_STATUS)],
             c["dense1"], c["dense4bad"]),
         "unsigned": script([op(L_HELLO, 5), op(L_UP_A), op(L_RESULT)], c["conv1"], fix=0),
+        "encrypted_push_resumed": script(
+            [op(L_HELLO, 5), op(L_UP_A, 2 | WINDOW), op(L_CONFIRM, CONV), op(L_UP_B, 1 | GONE), op(L_RECONNECT),
+             op(L_HELLO, 4), op(L_UP_B, 2), op(L_STATUS)], c["conv6bigenc"], c["conv7bigzenc"]),
         "big_resumed": script(
             [op(L_HELLO, 5), op(L_UP_A, 2 | GONE), op(L_CUT, 1 << 1 | TORN), op(L_UP_B, 1), op(L_HELLO, 4), op(L_UP_A, 1),
              op(L_CONFIRM, CONV), op(L_UP_B, 2 | WINDOW), op(L_STATUS)], c["conv3big"], c["conv4bigz"]),
@@ -139,6 +165,23 @@ def write(mota, src, work, corpus, target):
                                          op(UP_B, 1), op(UP_B), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
         "resume_after_drop": script([op(UP_A, HALF | 1), op(REBOOT), op(UP_A, 2), op(CONFIRM, CONV),
                                      op(UP_B, HALF), op(UP_B), op(QUERY, CONV)], c["conv3big"], c["conv4bigz"]),
+        # encrypted containers: installed and confirmed; cut (cleanly, torn) and resumed inside an encrypted
+        # payload, plain (CTR) and compressed (GCM); dropped halfway; a tampered ciphertext
+        "encrypted_update": script([op(UP_A), op(CONFIRM), op(UP_B, 1), op(REBOOT), op(CONFIRM), op(QUERY)],
+                                   c["dense1"], c["dense5enc"]),
+        "encrypted_compressed_selftest": script([op(UP_A), op(CONFIRM, CONV), op(UP_B), op(SELFTEST),
+                                                 op(CONFIRM, CONV), op(QUERY, CONV)], c["conv1"], c["conv5encz"]),
+        "resume_inside_encrypted_payload": script([op(UP_A), op(CONFIRM, CONV), op(CUT, 3 << 1), op(UP_B, 2),
+                                                   op(UP_B), op(CONFIRM, CONV), op(QUERY, CONV)],
+                                                  c["conv3big"], c["conv6bigenc"]),
+        "torn_inside_encrypted_compressed": script([op(UP_A), op(CONFIRM, CONV), op(UP_B, HALF),
+                                                    op(CUT, 2 << 1 | TORN), op(UP_B, 1), op(UP_B), op(QUERY, CONV)],
+                                                   c["conv6bigenc"], c["conv7bigzenc"]),
+        "encrypted_dropped_then_resent": script([op(UP_A, HALF | 1), op(REBOOT), op(UP_A, RESEND | 2),
+                                                 op(CONFIRM, CONV), op(QUERY, CONV)], c["conv7bigzenc"], c["conv1"]),
+        "encrypted_ciphertext_altered": script([op(UP_A), op(UP_B)], c["dense1"],
+                                               c["dense5enc"][:-20] + bytes([c["dense5enc"][-20] ^ 1]) +
+                                               c["dense5enc"][-19:], fix=7),
         # a forged journal under a first boot
         "forged_journal": script([op(UP_A), op(QUERY)], c["dense1"], bytes(64) + b"\xff" * 64, fix=0x87),
     }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: what the host reads from a device's answers (host_tool/src/link): HELLO's device info and
- * STATUS's models (devlink.c, model_io.c), an answer in parts and the parts put together (pages.c); and
+ * STATUS's models (devlink.c, model_io.c), the ids of its decryption keys (HELLO key 18) and its
+ * device key (STATUS key 7), an answer in parts and the parts put together (pages.c); and
  * what a board reads from its flash at every boot, the provisioning record (agent/src/provision.c).
  * Input: the first byte picks the reader (0 HELLO, 1 STATUS, 2 the record), the rest is the answer or the
  * sector. Nothing may crash or read out of bounds; what is accepted holds the rules it must. */
 #include "link/devlink.h"
 #include "link/pages.h"
 
+#include "mota/crypto.h"
 #include "mota/err.h"
 #include "mota/provision.h"
 #include "mota/proto_keys.h"
@@ -42,9 +44,41 @@ static void pages(const uint8_t *b, size_t len, int64_t models_key, int64_t from
         abort();
 }
 
+/* HELLO key 18: ids within their bounds */
+static void dec_keys(const uint8_t *b, size_t len)
+{
+    struct dev_dec_keys k;
+    char text[2 * 32 + 3];
+    if (!dev_dec_keys(b, len, &k))
+        return;
+    if (k.n_keks > MOTA_DECRYPT_KEKS_MAX)
+        abort();
+    for (unsigned i = 0; i < k.n_keks; i++) {
+        if (k.kek_id_len[i] == 0 || k.kek_id_len[i] > sizeof(k.kek_id[i]))
+            abort();
+        dev_kid_str(k.kek_id[i], k.kek_id_len[i], text, sizeof(text));
+        if (strlen(text) >= sizeof(text))
+            abort();
+    }
+}
+
+/* a version 3 record's keys: within their bounds, a device key whose id is its point's */
+static void record_keys(const struct mota_provision *p)
+{
+    uint8_t kid[MOTA_KEY_ID_LEN];
+    if (p->n_keks > MOTA_PROVISION_KEKS)
+        abort();
+    for (unsigned i = 0; i < p->n_keks; i++)
+        if (p->keks[i].kid_len == 0 || p->keks[i].kid_len > MOTA_ENC_MAX_KID)
+            abort();
+    mota_key_id(p->device_pub, kid);
+    if (p->has_device_key && (p->device_pub[0] != 0x04 || memcmp(kid, p->device_kid, sizeof(kid)) != 0))
+        abort();
+}
+
 static void record(const uint8_t *b, size_t len)
 {
-    struct mota_provision p;
+    struct mota_provision p, q;
     uint8_t again[sizeof(struct mota_provision_rec)];
     if (mota_provision_decode(b, len, &p) != MOTA_OK)
         return;
@@ -52,8 +86,14 @@ static void record(const uint8_t *b, size_t len)
         memchr(p.vendor_name, 0, sizeof(p.vendor_name)) == NULL ||
         memchr(p.class_name, 0, sizeof(p.class_name)) == NULL)
         abort();
+    record_keys(&p);
     if (mota_provision_encode(&p, again, sizeof(again)) < 0) /* what decodes encodes again */
         abort();
+    if (mota_provision_decode(again, sizeof(again), &q) != MOTA_OK || q.n_keks != p.n_keks ||
+        q.has_device_key != p.has_device_key || memcmp(q.keks, p.keks, sizeof(q.keks)) != 0 ||
+        memcmp(q.device_d, p.device_d, sizeof(q.device_d)) != 0)
+        abort(); /* and reads back with the same keys */
+    mota_provision_wipe(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t id[16];
     size_t idn;
     uint64_t ms;
+    uint8_t pub[65];
     if (size == 0)
         return 0;
     const uint8_t *b = data + 1;
@@ -78,12 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dev_identity_name(b, len, 1, name, sizeof(name));
         dev_identity(b, len, 1, id);
         dev_id(b, len, id, &idn);
+        dec_keys(b, len);
         pages(b, len, MOTA_INFO_MODELS, MOTA_INFO_MODELS_FROM);
         break;
     case 1:
         parse_models(b, len, MOTA_STATUS_MODELS, models, &n);
         check_models(models, n);
         status_uptime_ms(b, len, &ms);
+        status_device_key(b, len, pub);
         pages(b, len, MOTA_STATUS_MODELS, MOTA_STATUS_MODELS_FROM);
         break;
     default: record(b, len); break;

@@ -4,7 +4,8 @@
 
 usage: smoke.py FUZZ_BIN_DIR MOTA SOURCE_DIR FIXTURES_DIR TARGET RUNS
 Builds a seed corpus in a temporary directory (containers from the malformed
-catalogue and the SUIT example; the small models of tests/fuzz/corpus with a
+catalogue, the SUIT example and containers encrypted for the fuzz device's
+key-encryption key, compressed or not; the small models of tests/fuzz/corpus with a
 dictionary for fuzz_nbin; LZ4 frames and deflate streams for
 fuzz_decompress; the SUIT working group's encryption-info items for
 fuzz_encinfo), runs TARGET for RUNS executions and fails if the fuzzer
@@ -153,7 +154,7 @@ elif target == "fuzz_encinfo":
                 return found
         return None
     for f in sorted(os.listdir(data)) if data else []:
-        if f.startswith("suit-encryption-info-"):
+        if f.startswith("suit-encryption-info-") and f.endswith(".hex"):
             open(os.path.join(corpus, f[:-4]), "wb").write(unhex(f))
         elif f.startswith("suit-manifest-") and f.endswith(".hex.signed"):
             open(os.path.join(corpus, f[:-11] + "-param19"), "wb").write(param19(cbor2.loads(unhex(f))))
@@ -166,6 +167,21 @@ elif target == "fuzz_container":
     ex0 = os.path.join(fix, "suit", "example0.suit")
     if os.path.exists(ex0):
         shutil.copy(ex0, corpus)
+    # encrypted for the fuzz device's KEK (agent_seeds.FUZZ_KEK), and compressed then encrypted: a small
+    # model and a split one with 6 KiB of params
+    import agent_seeds
+    kek = ["--encrypt-kek", agent_seeds.fuzz_kek(work)]
+    models = os.path.join(src, "tests", "fuzz", "corpus", "fuzz_nbin")
+    rel, prm = os.path.join(work, "e_rel.bin"), os.path.join(work, "e_params.bin")
+    subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "tools", "synth_nbin.py"), rel, prm, "6144", "7",
+                    "weights"], check=True, capture_output=True)
+    for name, opts in (("enc_gcm", [os.path.join(models, "dense_npu_m55.bin")]),
+                       ("enc_ctr", ["--cipher", "a128ctr", os.path.join(models, "conv_npu_m55.bin")]),
+                       ("enc_deflate_gcm", ["--compress", "--params", prm, rel]),
+                       ("enc_lz4_ctr", ["--compress=lz4", "--cipher", "a128ctr", "--params", prm, rel])):
+        subprocess.run([mota, "pack", "-k", os.path.join(work, "k.pem"), "--vendor", "example.com", "--class", "c",
+                        "--seq", "1", *kek, "-o", os.path.join(corpus, name + ".mota"), *opts], check=True,
+                       capture_output=True)
     # each as it is (byte 0: no fix), and signed again by the target (byte 7: every fix)
     for f in os.listdir(corpus):
         data = open(os.path.join(corpus, f), "rb").read()

@@ -1027,5 +1027,104 @@ def case_status_wait_reaches_a_device_that_starts_late_and_gives_up_with_its_exi
         env.close()
 
 
+def write_kek(path, kid, k):
+    """A key-encryption key file as `mota keygen --kek` writes it (common/kek.h): a JWK, mode 0600."""
+    import base64
+    with open(path, "w") as f:
+        f.write(json.dumps({"kty": "oct", "alg": "A128KW", "kid": kid,
+                            "k": base64.urlsafe_b64encode(k).rstrip(b"=").decode()}) + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+def secrets_absent(texts, secrets):
+    """No secret in any text, as hex (either case) or base64url."""
+    import base64
+    for secret in secrets:
+        forms = (secret.hex(), secret.hex().upper(), base64.urlsafe_b64encode(secret).rstrip(b"=").decode())
+        for t in texts:
+            assert not any(f in t for f in forms), ("a key in the output", t[:300])
+
+
+def case_sim_keks_and_device_key_are_shown_by_id_never_by_key_and_getpub_exports_the_point():
+    """mota sim --kek (at most 2) and the sim's own device key, made with its flash and kept beside it
+    (FLASH.device-key, 0600, the same across restarts): `mota status` shows the KEK ids, the device key's
+    id and point and "decrypt" among the features, in text and JSON; `mota getpub --device` writes the point
+    as PEM; no KEK's k and not the device's d appear in any output."""
+    from cryptography.hazmat.primitives import serialization
+    import hashlib
+    env = Env(MOTA, WORK)
+    try:
+        ka, kb = bytes([0x5A]) * 16, bytes(range(16))
+        a, b = write_kek(env.p("a.jwk"), "kek-a", ka), write_kek(env.p("b.jwk"), "kek-b", kb)
+        proc, port = env.sim("--kek", a, "--kek", b, flash="k.flash")
+        tcp = "tcp:" + port
+        text = env.run("status", tcp).stdout
+        dev = json.loads(env.run("status", "--json", tcp).stdout)["device"]
+        assert "decrypt" in dev["features"] and dev["kek_ids"] == ["kek-a", "kek-b"], dev
+        point = bytes.fromhex(dev["device_key"])
+        assert len(point) == 65 and point[0] == 4 and dev["device_key_id"] == hashlib.sha256(point).hexdigest()[:32]
+        assert "  key-encryption keys: kek-a, kek-b\n" in text, text
+        assert "  device key: id %s, point %s\n" % (dev["device_key_id"], dev["device_key"]) in text, text
+        assert re.search(r"built with: .* decrypt$", text, re.M), text
+        out = env.p("dev.pem")
+        env.run("getpub", "--device", tcp, "-o", out)
+        pub = serialization.load_pem_public_key(open(out, "rb").read())
+        assert pub.public_bytes(serialization.Encoding.X962,
+                                serialization.PublicFormat.UncompressedPoint) == point
+        assert env.run("getpub", "--device", tcp, "--lang", "id").stdout.strip() == dev["device_key_id"]
+        log = stop_and_log(proc)
+        keyfile = env.p("k.flash.device-key")
+        assert os.stat(keyfile).st_mode & 0o077 == 0, oct(os.stat(keyfile).st_mode)
+        d = serialization.load_pem_private_key(open(keyfile, "rb").read(), None).private_numbers().private_value
+        secrets_absent([text, json.dumps(dev), log, open(out).read()], [ka, kb, d.to_bytes(32, "big")])
+        assert "device key id %s; key-encryption keys kek-a, kek-b" % dev["device_key_id"] in log, log
+        proc, port = env.start([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--flash",
+                                env.p("k.flash")], r"listening on tcp:(\S+)")  # restarted, no --kek
+        again = json.loads(env.run("status", "--json", "tcp:" + port).stdout)["device"]
+        assert again["device_key"] == dev["device_key"] and again["kek_ids"] == [], again
+        env.stop(proc)
+        r = env.run("sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--kek", a, "--kek", b, "--kek", a,
+                    check=False, timeout=10)
+        assert r.returncode == 2 and "at most 2 --kek" in r.stderr, (r.returncode, r.stderr)
+        print("sim: KEKs kek-a, kek-b and device key %s shown by id, kept across a restart; getpub --device "
+              "wrote its point; no key in any output" % dev["device_key_id"])
+    finally:
+        env.close()
+
+
+def case_push_refuses_a_container_for_keys_the_device_lacks_before_sending_anything():
+    """An encrypted container whose recipients all name keys the device does not hold (HELLO key 18) is
+    refused by mota push before BEGIN, MOTA_ERR_ENC_NO_KEY with both sides' kids; one for its KEK or its
+    device key goes to the device."""
+    env = Env(MOTA, WORK)
+    try:
+        if "--encrypt-kek" not in env.run("pack", "--help", check=False).stdout:
+            raise Skip("mota pack has no --encrypt-kek yet")
+        a = write_kek(env.p("a.jwk"), "kek-a", bytes([0x11]) * 16)
+        c = write_kek(env.p("c.jwk"), "kek-c", bytes([0x33]) * 16)
+        proc, port = env.sim("--kek", a, flash="p.flash")
+        rel, params = env.model("m", 3000)
+        env.run("getpub", "--device", "tcp:" + port, "-o", env.p("dev.pem"))
+        made = {}
+        for name, how in (("c", ["--encrypt-kek", c]), ("a", ["--encrypt-kek", a]), ("d", ["--encrypt-to",
+                                                                                          env.p("dev.pem")])):
+            made[name] = env.p(name + ".mota")
+            env.run("pack", "-k", env.p("k.pem"), "--vendor", "example.com", "--class", "mota-sim", "--seq", "1",
+                    "--params", params, *how, "-o", made[name], rel)
+        rc, _, res, err = env.push(port, made["c"])
+        assert rc == 1 and res["status"] == "MOTA_ERR_ENC_NO_KEY" and not res["sent"], (rc, res, err)
+        assert res["detail"].startswith("kid: device kek-a 0x") and "container kek-c" in res["detail"], res
+        assert "not sent" in err, err
+        for name in ("a", "d"):  # the device holds these keys: sent (its verdict is the agent's)
+            rc, _, res, err = env.push(port, made[name])
+            assert res["sent"] and res["status"] != "MOTA_ERR_ENC_NO_KEY", (name, rc, res, err)
+        env.stop(proc)
+        print("push: a container for kek-c refused before BEGIN (%s); for kek-a and the device key sent" %
+              "MOTA_ERR_ENC_NO_KEY")
+    finally:
+        env.close()
+
+
 if __name__ == "__main__":
     sys.exit(run_case(globals(), CASE))

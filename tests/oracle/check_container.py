@@ -5,7 +5,7 @@
 usage: check_container.py CONTAINER PUBLIC.pem MODEL [--params F]
          [--vendor V --class C] [--seq N] [--mode xip|copy]
          [--selftest-input F --selftest-output F --selftest-max-latency-us N]
-         [--compressed]
+         [--compressed] [--encrypted A128GCM|A128CTR [--kek JWK]... [--device-key PEM]...]
 
 Checks, with cbor2, cryptography and the openssl command line, everything
 the format promises: deterministic encoding, SUIT digest, ES256 signature,
@@ -14,7 +14,13 @@ every compatibility field against a hand decode of the NBIN header. With
 --compressed (pack --compress), the code payload must be compressed: an
 LZ4 frame of mota's form, decoded here by a decoder of its own (lz4's Frame
 and Block format documents, not the C code), or a raw deflate stream with a
-sync flush every block, decoded by zlib; either back to the file.
+sync flush every block, decoded by zlib; either back to the file. With
+--encrypted (pack --encrypt-kek / --encrypt-to), every payload must be
+encrypted so (draft-ietf-suit-firmware-encryption): the encryption info is
+checked field by field, the content key unwrapped for every recipient a
+--kek (its JWK read here) or --device-key serves, and the payload decrypted
+(AES-GCM with its Enc_structure, or AES-CTR) by python's cryptography, then
+decompressed when it is, back to the file.
 """
 import argparse
 import hashlib
@@ -137,13 +143,72 @@ def run_install(install):
     return st
 
 
-def check_transform(role, img, tr, st, shared_params, wire, image):
+def check_encryption_info(role, info_b, want_alg, wire, dev_keys):
+    """Param 19 as the draft and mota's profile write it: a COSE_Encrypt_Tagged with a detached ciphertext,
+    the content algorithm where the draft's examples put it, a fresh IV (CTR: the low 32 bits zero), 1 to 4
+    recipients, each A128KW with its kid or ECDH-ES+A128KW with an ephemeral P-256 key and the device key's
+    id as kid. The decoded item, or None."""
+    try:
+        info = cbor2.loads(info_b)
+    except Exception as e:  # noqa: BLE001
+        check(f"{role}: encryption info decodes", False, repr(e))
+        return None
+    ok = isinstance(info, cbor2.CBORTag) and info.tag == S.COSE_ENCRYPT_TAG and len(info.value) == 4
+    check(f"{role}: encryption info is a COSE_Encrypt (tag 96) of four items", ok, repr(info)[:200])
+    if not ok:
+        return None
+    check(f"{role}: encryption info in canonical CBOR", S.enc(info) == info_b)
+    prot_b, unprot, ct, recips = info.value
+    gcm = prot_b == S.enc({1: S.A128GCM}) and set(unprot) == {5} and len(unprot[5]) == 12
+    ctr = prot_b == b"" and unprot.get(1) == S.A128CTR and set(unprot) == {1, 5} and len(unprot[5]) == 16 \
+        and unprot[5][12:] == bytes(4)
+    alg = S.A128GCM if gcm else S.A128CTR if ctr else None
+    check(f"{role}: content {S.ALG_NAMES.get(want_alg)} (GCM: {{1: 1}} protected, 12-byte IV; CTR: h'' protected, "
+          "alg unprotected, 16-byte IV whose low 32 bits are zero)", alg == want_alg, f"{prot_b.hex()} {unprot}")
+    check(f"{role}: detached ciphertext, 1 to 4 recipients", ct is None and 1 <= len(recips) <= 4)
+    for n, r in enumerate(recips):
+        kw = r[0] == b"" and set(r[1]) == {1, 4} and r[1][1] == S.A128KW and 1 <= len(r[1][4]) <= 32
+        ecdh = r[0] == S.enc({1: S.ECDH_ES_A128KW}) and set(r[1]) == {-1, 4} and \
+            r[1][-1].get(1) == 2 and r[1][-1].get(-1) == 1 and len(r[1][-1].get(-2, b"")) == 32 and \
+            len(r[1][-1].get(-3, b"")) == 32 and len(r[1][4]) == 16
+        check(f"{role}: recipient {n} is A128KW with a kid or ECDH-ES+A128KW on P-256 with the device key's id",
+              kw or ecdh, repr(r)[:300])
+        check(f"{role}: recipient {n}'s wrapped key is 24 bytes", isinstance(r[2], bytes) and len(r[2]) == 24)
+        if ecdh and dev_keys:
+            check(f"{role}: recipient {n}'s kid is a device key's id (SHA-256 of its point, 16 bytes)",
+                  r[1][4] in [S.key_id(d.public_key()) for d in dev_keys])
+    return info
+
+
+def decrypt_transport(role, info, wire, keys):
+    """The plaintext of role's payload from every recipient a key here serves (each must give the same
+    content key), or None."""
+    keks, dev_keys = keys
+    try:
+        ceks = S.recipient_ceks(info, keks, dev_keys)
+    except Exception as e:  # noqa: BLE001
+        check(f"{role}: the content key unwraps (aes_key_unwrap)", False, repr(e))
+        return None
+    check(f"{role}: a key given unwraps the content key ({len(ceks)} of {len(info.value[3])} recipients)",
+          len(ceks) > 0)
+    check(f"{role}: every recipient wraps the same content key", len({c for _, c in ceks}) <= 1)
+    if not ceks:
+        return None
+    try:
+        return S.decrypt_payload(info, ceks[0][1], wire)
+    except Exception as e:  # noqa: BLE001
+        check(f"{role}: the payload decrypts (GCM tag / CTR)", False, repr(e))
+        return None
+
+
+def check_transform(role, img, tr, st, shared_params, wire, image, want_alg=None, keys=({}, [])):
     """Role's image made from its transport component: fetched there, its size and digest the payload's,
-    then decompressed (mota-directive-decompress) into the image."""
+    then decrypted (copy with encryption info, 19) and/or decompressed (mota-directive-decompress) into the
+    image. (compressed, encryption info or None)."""
     if tr is None:
         check(f"{role}: fetched into its own component (no transport)", st.get(img, {}).get("fetched"))
         check(f"{role}: sent as it is", wire == image)
-        return False
+        return False, None
     t, i = st.get(tr, {}), st.get(img, {})
     check(f"{role}: the payload is fetched into [{role}, transport] from #{role}",
           t.get("fetched") and t["p"].get(21) == "#" + role and 21 not in i.get("p", {}))
@@ -152,20 +217,47 @@ def check_transform(role, img, tr, st, shared_params, wire, image):
     check(f"{role}: transport digest = SHA-256 of the payload",
           cbor2.loads(tp.get(3)) == [S.SHA256, hashlib.sha256(wire).digest()])
     check(f"{role}: the image's source is its transport", i.get("p", {}).get(S.PARAM_SOURCE) == tr)
-    made = i.get("made")
-    check(f"{role}: made by mota-directive-decompress", made is not None and made[0] == S.DECOMPRESS_CMD, str(made))
-    if made is None or made[0] != S.DECOMPRESS_CMD:
-        return False
+    made, info_b = i.get("made"), i.get("p", {}).get(S.PARAM_ENCRYPTION_INFO)
+    check(f"{role}: made by copy with encryption info or by mota-directive-decompress",
+          made is not None and (made[0] == S.DECOMPRESS_CMD or (made[0] == S.CMD_COPY and info_b is not None)),
+          str(made))
+    if made is None:
+        return False, None
+    check(f"{role}: encrypted as asked", (info_b is not None) == (want_alg is not None))
+    info, stream = None, wire
+    if info_b is not None:
+        info = check_encryption_info(role, info_b, want_alg, wire, keys[1])
+        stream = decrypt_transport(role, info, wire, keys) if info is not None else None
+        if stream is None:
+            return made[0] == S.DECOMPRESS_CMD, info
+        tag = 16 if info.value[0] else 0  # GCM's alg is protected, CTR's protected bstr is empty
+        check(f"{role}: the payload is the ciphertext" + (", then GCM's 16-byte tag" if tag else ""),
+              len(wire) == len(stream) + tag)
+    if made[0] == S.CMD_COPY:
+        check(f"{role}: copy's argument is a reporting policy", made[1] == 15, str(made[1]))
+        check(f"{role}: the payload decrypts to the file", stream == image)
+        return False, info
     z = cbor2.loads(made[1])
     check(f"{role}: decompress argument is {{1: 1 or 2, 2: 4096}}", list(z) == [1, 2] and z[1] in (1, 2) and
           z[2] == 4096, str(z))
     what = "the LZ4 frame decodes (independent decoder)" if z.get(1) == 1 else "the deflate stream decodes (zlib)"
+    what += ", once decrypted," if info is not None else ""
     try:
-        got = lz4_frame(wire, len(image), z.get(2, 0)) if z.get(1) == 1 else deflate_stream(wire, len(image), z[2])
+        got = lz4_frame(stream, len(image), z.get(2, 0)) if z.get(1) == 1 else deflate_stream(stream, len(image),
+                                                                                            z[2])
         check(f"{role}: {what} to the file", got == image)
     except Exception as e:  # noqa: BLE001
         check(f"{role}: {what} to the file", False, repr(e))
-    return True
+    return True, info
+
+
+def check_recipients_shared(infos):
+    """One content key per container, the same recipients for every payload (the same wrapped key and
+    ephemeral keys), and a fresh IV for each."""
+    recips = [S.enc(i.value[3]) for i in infos]
+    check("every payload has the same recipients (wrapped key, ephemeral keys)", len(set(recips)) == 1)
+    ivs = [i.value[1][5] for i in infos]
+    check("every payload has an IV of its own", len(set(ivs)) == len(ivs))
 
 
 def main():
@@ -182,7 +274,12 @@ def main():
     ap.add_argument("--selftest-output")
     ap.add_argument("--selftest-max-latency-us", type=int)
     ap.add_argument("--compressed", action="store_true")
+    ap.add_argument("--encrypted", choices=["A128GCM", "A128CTR"], help="every payload encrypted so")
+    ap.add_argument("--kek", action="append", default=[], help="a key-encryption key file (JWK)")
+    ap.add_argument("--device-key", action="append", default=[], help="a device's P-256 private key (PEM)")
     a = ap.parse_args()
+    keys = (dict(S.read_kek(k) for k in a.kek), [S.load_private(k) for k in a.device_key])
+    want_alg = {"A128GCM": S.A128GCM, "A128CTR": S.A128CTR}.get(a.encrypted)
 
     raw = open(a.container, "rb").read()
     model = open(a.model, "rb").read()
@@ -262,10 +359,16 @@ def main():
     check("vendor and class conditions in the shared sequence", shared[-4:] == [1, 15, 2, 15])
     install = cbor2.loads(man[20])
     st = run_install(install)
-    compressed = []
+    compressed, infos = [], []
     for i, role in enumerate(roles):
-        compressed.append(check_transform(role, i, transports.get(role), st, params, body.get("#" + role),
-                                          files[role]))
+        z, info = check_transform(role, i, transports.get(role), st, params, body.get("#" + role), files[role],
+                                  want_alg, keys)
+        compressed.append(z)
+        infos += [info] if info is not None else []
+    if want_alg is not None:
+        check("every payload is encrypted", len(infos) == len(roles))
+        if infos:
+            check_recipients_shared(infos)
     if a.compressed:
         check("the code is compressed", compressed[0])
     else:

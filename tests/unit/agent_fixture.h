@@ -30,12 +30,18 @@
 
 static struct mota_p256_key dev_key, dev_key2;
 static int dev_keys_ready;
+/* the keys of encrypted payloads every test device holds: a key-encryption key and a P-256 key for ECDH */
+static struct mota_kek dev_kek = {.kid = "dev-kek", .kid_len = 7, .k = "0123456789abcdef"};
+static struct mota_p256_key dev_ecdh;
+static uint8_t dev_ecdh_kid[16];
 
 static inline void dev_keys(void)
 {
     if (!dev_keys_ready) {
         mota_key_generate(&dev_key);
         mota_key_generate(&dev_key2);
+        mota_key_generate(&dev_ecdh);
+        mota_key_id(dev_ecdh.pub, dev_ecdh_kid);
         dev_keys_ready = 1;
     }
 }
@@ -103,6 +109,12 @@ static inline struct mota_posix_device *dev_new_sized(int n_models, uint32_t fla
     memcpy(c->keys[1].pub, dev_key2.pub, 65);
     c->keys[1].index = 2;
     mota_posix_device_identity(d, "example.com", "board");
+    c->enc = (struct mota_enc_keys){.keks = &dev_kek,
+                                    .n_keks = 1,
+                                    .device_d = dev_ecdh.d,
+                                    .device_pub = dev_ecdh.pub,
+                                    .device_kid = dev_ecdh_kid,
+                                    .device_kid_len = sizeof(dev_ecdh_kid)};
     return d;
 }
 
@@ -206,9 +218,74 @@ struct container_opts {
     uint32_t compress;           /* payloads compressed (MOTA_DECOMP_LZ4 or _DEFLATE, 4 KiB blocks) where smaller */
     /* a hostile signer: rewrites the code's frame (malloc'd) before it is hashed and signed */
     void (*z_mangle)(uint8_t **z, size_t *zl, const uint8_t *plain, size_t plain_len);
-    uint64_t z_params_image_size; /* and signs this image size for compressed params (0: their own) */
-    uint32_t z_block;             /* and this block size (0: 4096) */
+    uint64_t z_params_image_size;   /* and signs this image size for compressed params (0: their own) */
+    uint32_t z_block;               /* and this block size (0: 4096) */
+    int encrypt;                    /* MOTA_ENC_A128GCM or _A128CTR: every payload encrypted (after compression) */
+    bool enc_ecdh;                  /* to the device's P-256 key (ECDH-ES+A128KW), not to dev_kek (A128KW) */
+    const struct mota_kek *enc_kek; /* another key-encryption key than dev_kek */
+    bool enc_flip;                  /* a hostile signer: one ciphertext bit of the code flipped, then signed */
 };
+
+/* The content key every test container is encrypted with. */
+static const uint8_t test_cek[16] = {0xc3, 0x1f, 0x5a, 0x07, 0x9e, 0x44, 0x21, 0xd8,
+                                     0x6b, 0x90, 0x3e, 0x12, 0xaf, 0x75, 0x08, 0xe1};
+
+/* The SUIT_Encryption_Info of component i (its own IV) for the options' recipient, into info. */
+static inline size_t test_enc_info(const struct container_opts *o, size_t i, uint8_t *info, uint8_t iv[16])
+{
+    struct mota_enc_info_spec es = {.alg = o->encrypt, .n_recipients = 1};
+    uint8_t kek[16];
+    size_t len = 0;
+    for (size_t k = 0; k < 12; k++)
+        es.iv[k] = (uint8_t)(0xA0 + 16 * i + k);
+    if (o->enc_ecdh) {
+        struct mota_p256_key eph;
+        struct mota_enc_recipient r = {
+            .alg = MOTA_ENC_ECDH_ES_A128KW, .protected_hdr = mota_enc_ecdh_protected, .protected_len = 4};
+        mota_key_generate(&eph);
+        if (mota_enc_ecdh_kek(eph.d, dev_ecdh.pub, &r, kek) != MOTA_OK)
+            abort();
+        es.r[0] = (struct mota_enc_recipient_spec){.alg = MOTA_ENC_ECDH_ES_A128KW, .kid = dev_ecdh_kid, .kid_len = 16};
+        memcpy(es.r[0].epk, eph.pub, 65);
+    } else {
+        const struct mota_kek *k = o->enc_kek ? o->enc_kek : &dev_kek;
+        memcpy(kek, k->k, 16);
+        es.r[0] = (struct mota_enc_recipient_spec){.alg = MOTA_ENC_A128KW, .kid = k->kid, .kid_len = k->kid_len};
+    }
+    if (mota_kw_wrap(kek, test_cek, 16, es.r[0].wrapped) != MOTA_OK ||
+        mota_enc_info_encode(&es, info, MOTA_ENC_MAX_INFO, &len) != MOTA_OK)
+        abort();
+    memcpy(iv, es.iv, 16);
+    return len;
+}
+
+/* n bytes encrypted as component i's payload (malloc'd: n, and 16 more with GCM's tag). */
+static inline uint8_t *test_encrypt(const struct container_opts *o, size_t i, const uint8_t *in, size_t n,
+                                    uint8_t *info, size_t *info_len, size_t *out_len)
+{
+    uint8_t iv[16], aad[MOTA_ENC_AAD_MAX];
+    size_t aad_len = 0;
+    struct mota_aes128 aes;
+    struct mota_enc_info ei;
+    uint8_t *out = malloc(n + 16);
+    *info_len = test_enc_info(o, i, info, iv);
+    mota_aes128_setkey(&aes, test_cek, false);
+    *out_len = n;
+    if (o->encrypt == MOTA_ENC_A128CTR) {
+        struct mota_ctr c;
+        mota_ctr_start(&c, &aes, iv, 0);
+        mota_ctr_xor(&c, in, out, n);
+        return out;
+    }
+    struct mota_gcm g;
+    if (mota_enc_info_decode(info, *info_len, &ei) != MOTA_OK || mota_enc_aad(&ei, aad, sizeof(aad), &aad_len))
+        abort();
+    mota_gcm_start(&g, &aes, iv, false, aad, aad_len);
+    mota_gcm_update(&g, in, out, n);
+    mota_gcm_finish(&g, out + n);
+    *out_len = n + 16;
+    return out;
+}
 
 static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
 {
@@ -296,6 +373,20 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
             plen[i] = zl;
         }
     }
+    static uint8_t infos[3][MOTA_ENC_MAX_INFO];
+    uint8_t *e[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; o->encrypt != 0 && i < s.n_components; i++) {
+        size_t el = 0;
+        e[i] = test_encrypt(o, i, parts[i], plen[i], infos[i], &s.comp[i].enc_len, &el);
+        if (i == 0 && o->enc_flip)
+            e[i][el / 2] ^= 0x10;
+        s.comp[i].encrypted = true;
+        s.comp[i].enc_info = infos[i];
+        s.comp[i].wire_size = el;
+        mota_sha256(e[i], el, s.comp[i].wire_digest);
+        parts[i] = e[i];
+        plen[i] = el;
+    }
     const struct mota_p256_key *key = o->key ? o->key : &dev_key;
     uint8_t kid[16];
     mota_key_id(key->pub, kid);
@@ -311,8 +402,10 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
         n += plen[i];
     }
     free(model);
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 3; i++) {
         free(z[i]);
+        free(e[i]);
+    }
     *len = n;
     return out;
 }

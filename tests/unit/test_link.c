@@ -353,6 +353,85 @@ static void test_hello_names_the_device_by_its_id_and_a_device_without_one_leave
     bench_free(b);
 }
 
+/* The CBOR of key `want` in an answer's map (HELLO, STATUS): *v, *n bytes; false when the map has none. */
+static bool answer_value(const uint8_t *body, size_t len, int64_t want, const uint8_t **v, size_t *n)
+{
+    struct mota_cbor_dec d;
+    size_t count;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    mota_cbor_dec_init(&d, body, len);
+    assert_int_equal(mota_cbor_get_map(&d, &count), 0);
+    for (size_t i = 0; i < count; i++) {
+        assert_int_equal(mota_cbor_get_int_key(&d, &key, &prev), 0);
+        size_t at = d.pos;
+        assert_int_equal(mota_cbor_skip(&d), 0);
+        if (key == want) {
+            *v = body + at;
+            *n = d.pos - at;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool holds(const uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
+{
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(hay + i, needle, m) == 0)
+            return true;
+    return false;
+}
+
+/* HELLO (at the smallest payload a host may ask for) and STATUS, each body into its own buffer. */
+static void hello_and_status(struct bench *b, uint8_t *hello, size_t *hello_len, uint8_t *status, size_t *status_len)
+{
+    struct answer a;
+    uint8_t req[3] = {MOTA_PROTO_VERSION, 64, 0}; /* 64-byte frames */
+    assert_int_equal(request(b, MOTA_CMD_HELLO, ++b->seq, req, sizeof(req), &a), MOTA_OK);
+    memcpy(hello, a.body, a.body_len);
+    *hello_len = a.body_len;
+    assert_int_equal(request(b, MOTA_CMD_STATUS, ++b->seq, NULL, 0, &a), MOTA_OK);
+    memcpy(status, a.body, a.body_len);
+    *status_len = a.body_len;
+}
+
+static void test_hello_and_status_name_the_decryption_keys_by_id_and_never_carry_a_key(void **state)
+{
+    (void)state;
+    static uint8_t hello[MOTA_LINK_MAX_PAYLOAD], status[MOTA_LINK_MAX_PAYLOAD];
+    static struct mota_kek keks[2];
+    static uint8_t dev_d[32], dev_pub[MOTA_P256_PUB_LEN], dev_kid[MOTA_KEY_ID_LEN];
+    size_t hl, sl, n;
+    const uint8_t *v;
+    struct bench *b = bench_new(NULL);
+    for (int i = 0; i < 2; i++) { /* the longest kids: the largest key 18 */
+        keks[i].kid_len = MOTA_ENC_MAX_KID;
+        memset(keks[i].kid, 'a' + i, MOTA_ENC_MAX_KID);
+        memset(keks[i].k, 0x5A + i, sizeof(keks[i].k));
+    }
+    memset(dev_d, 0x77, sizeof(dev_d));
+    memset(dev_pub, 0x33, sizeof(dev_pub));
+    dev_pub[0] = 0x04;
+    memset(dev_kid, 0xC1, sizeof(dev_kid));
+    b->d->cfg.enc = (struct mota_enc_keys){keks, 2, dev_d, dev_pub, dev_kid, sizeof(dev_kid)};
+    hello_and_status(b, hello, &hl, status, &sl);
+    assert_true(answer_value(hello, hl, MOTA_INFO_DECRYPT, &v, &n)); /* {1: [kid, kid], 2: device key id} */
+    assert_int_equal(n, 1 + 1 + 1 + 2 * (2 + MOTA_ENC_MAX_KID) + 1 + 1 + MOTA_KEY_ID_LEN);
+    assert_true(holds(v, n, keks[0].kid, MOTA_ENC_MAX_KID) && holds(v, n, keks[1].kid, MOTA_ENC_MAX_KID));
+    assert_true(holds(v, n, dev_kid, sizeof(dev_kid)));
+    assert_true(answer_value(status, sl, MOTA_STATUS_DEVICE_KEY, &v, &n)); /* the public point */
+    assert_int_equal(n, 2 + MOTA_P256_PUB_LEN);
+    assert_memory_equal(v + 2, dev_pub, MOTA_P256_PUB_LEN);
+    for (int i = 0; i < 2; i++) /* no key in any answer */
+        assert_false(holds(hello, hl, keks[i].k, 16) || holds(status, sl, keks[i].k, 16));
+    assert_false(holds(hello, hl, dev_d, 16) || holds(status, sl, dev_d, 16));
+    b->d->cfg.enc = (struct mota_enc_keys){0}; /* a device without keys says nothing of them */
+    hello_and_status(b, hello, &hl, status, &sl);
+    assert_false(answer_value(hello, hl, MOTA_INFO_DECRYPT, &v, &n));
+    assert_false(answer_value(status, sl, MOTA_STATUS_DEVICE_KEY, &v, &n));
+    bench_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_the_last_data_frame_is_preceded_by_one_event_per_phase_and_the_others_by_none),
         cmocka_unit_test(test_a_refusal_names_its_facts_in_the_answer_and_again_for_late_frames),
         cmocka_unit_test(test_hello_names_the_device_by_its_id_and_a_device_without_one_leaves_it_out),
+        cmocka_unit_test(test_hello_and_status_name_the_decryption_keys_by_id_and_never_carry_a_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "mota/container.h"
 #include "mota/decompress.h"
 #include "mota/encinfo.h"
+#include "mota/features.h"
 #include "mota/journal.h"
 #include "mota/loader.h"
 #include "mota/port.h"
@@ -213,6 +214,22 @@ struct mota_agent {
     uint32_t up_z_skip;
     int up_z_err;
     bool up_z_resumed;
+    uint32_t up_x_plain; /* an encrypted payload that is not compressed: image bytes given to the program unit */
+#if MOTA_FEATURE_DECRYPT
+    /* an encrypted payload: the container's content key (unwrapped from the head before any erase, never
+     * journaled, wiped when the upload ends), the component's cipher (GCM: decrypting ahead of what the
+     * decoder consumed, authenticating what it consumed), its tag as received, the GHASH state at the last
+     * 64-byte boundary of that (what a resume point journals), and a few decrypted bytes for the decoder */
+    bool up_cek_ok;
+    uint8_t up_cek[MOTA_AES128_KEY_LEN];
+    int up_enc_alg; /* MOTA_ENC_A128GCM, _A128CTR, or 0: the payload is not encrypted */
+    struct mota_aes128 up_aes;
+    struct mota_gcm up_gcm;
+    struct mota_ctr up_ctr;
+    uint8_t up_tag[MOTA_GCM_TAG_LEN];
+    uint8_t up_y64[MOTA_GCM_STATE_LEN];
+    uint8_t up_x[128];
+#endif
     uint32_t last_persist;
     bool up_resumed; /* units past the resume point may already be on flash */
     bool up_active;  /* a container has started and has neither ended nor been refused */

@@ -6,6 +6,8 @@
 #ifndef MOTA_JOURNAL_H
 #define MOTA_JOURNAL_H
 
+#define MOTA_JOURNAL_NO_GHASH 0xFFFFFFFFu /* upload_ghash_at: no GHASH state kept */
+
 #include "mota/crypto.h"
 #include "mota/port.h"
 
@@ -41,6 +43,10 @@ struct mota_agent_model_state {
     uint32_t upload_plain;
     uint8_t upload_skip;
     uint8_t upload_mid[MOTA_SHA256_STATE_LEN];
+    /* inside an AES-GCM payload also its GHASH state at upload_offset (upload_ghash_at == upload_offset; else
+     * none), and the one a GHASH record brought for the PROGRESS record that follows it */
+    uint8_t upload_ghash[16], upload_ghash_next[16];
+    uint32_t upload_ghash_at, upload_ghash_next_at;
     /* progressive erase: the slot is erased (by this upload) up to upload_erased, and was up to
      * upload_erased_prev before the last sectors; the resume point at that moment (upload_base_*, as
      * above) lies below them, so a unit torn in them costs their erase and a resume from there */
@@ -48,6 +54,8 @@ struct mota_agent_model_state {
     uint32_t upload_base_offset, upload_base_plain;
     uint8_t upload_base_skip;
     uint8_t upload_base_mid[MOTA_SHA256_STATE_LEN];
+    uint8_t upload_base_ghash[16];
+    uint32_t upload_base_ghash_at;
     int last_error; /* cleared by a later install, confirm or rollback */
     /* when: false for an error read from the journal at boot (an earlier boot: time is not journaled) */
     bool last_error_this_boot;

@@ -77,7 +77,7 @@
     X(MOTA_ERR_ALREADY_SIGNED, -221, "container is already signed")                                                    \
     X(MOTA_ERR_ENC_INFO, -222, "encryption info (COSE_Encrypt) malformed or outside the profile")                      \
     X(MOTA_ERR_ENC_ALG, -223, "encrypted payload: unsupported content or key-distribution algorithm")                  \
-    X(MOTA_ERR_ENC_NO_KEY, -224, "encrypted payload: this device holds no key for any of its recipients")              \
+    X(MOTA_ERR_ENC_NO_KEY, -224, "encrypted payload: no key here for any of its recipients")                           \
     X(MOTA_ERR_ENC_UNWRAP, -225, "the payload's content key does not unwrap: the wrong key-encryption key")            \
     X(MOTA_ERR_ENC_EPK, -226, "encrypted payload: the sender's ephemeral key is not a P-256 point")                    \
     /* SUIT manifest: -300 .. -399 */                                                                                  \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Host-only crypto: key files, key generation and deterministic signing.
+ * Host-only crypto: key files, key generation, random bytes and deterministic
+ * signing.
  * Linked from target mota_crypto_sign, which firmware never links.
  */
 #ifndef MOTA_CRYPTO_SIGN_H
@@ -23,6 +24,13 @@ struct mota_p256_key {
  * accepted (MOTA_ERR_KEY_INVALID otherwise). Encrypted keys are not supported.
  */
 int mota_key_parse(const uint8_t *buf, size_t len, struct mota_p256_key *key);
+
+/*
+ * n bytes from the host's CTR-DRBG, seeded from the system entropy source:
+ * content keys, IVs, key-encryption keys. MOTA_OK or MOTA_ERR_RANDOM (out
+ * is then wiped).
+ */
+int mota_random(uint8_t *out, size_t n);
 
 /* Generate a fresh P-256 key from the system entropy source. */
 int mota_key_generate(struct mota_p256_key *key);

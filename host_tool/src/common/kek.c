@@ -134,10 +134,12 @@ out:
 int tool_kek_read(const char *path, struct mota_kek *k)
 {
     struct mapped m;
-    int ret = tool_map(path, &m);
+    int ret = tool_map(path, &m); /* it says why a file cannot be read */
     if (ret != MOTA_OK)
         return ret;
     ret = m.len > TOOL_KEK_FILE_MAX ? MOTA_ERR_KEK_INVALID : tool_kek_parse((const char *)m.data, m.len, k);
+    if (m.map != NULL) /* the file was read into memory of our own: the key does not outlive it there */
+        memset(m.map, 0, m.map_len);
     tool_unmap(&m);
     return ret;
 }

@@ -2,6 +2,7 @@
 /* status, confirm, rollback, reboot: what a device runs, and its trial decisions. */
 #include "client.h"
 #include "cmds.h"
+#include "device_key.h"
 #include "devlink.h"
 
 #include "common/json.h"
@@ -10,9 +11,11 @@
 
 #include "mota/cbor.h"
 #include "mota/container.h"
+#include "mota/crypto.h"
 #include "mota/err.h"
 #include "mota/nbin.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,9 @@ struct report {
     uint8_t vendor[16], klass[16];
     uint8_t device_id[16]; /* HELLO key 14: which device this is; device_id_len 0: it does not say */
     size_t device_id_len;
+    struct dev_dec_keys dec; /* HELLO key 18: the ids of the keys it decrypts with (has_dec: it says) */
+    bool has_dec, has_device_pub;
+    uint8_t device_pub[MOTA_P256_PUB_LEN]; /* STATUS key 7: its P-256 public point */
     struct dev_profile profile;
     struct dev_model models[DEV_MAX_MODELS];
     unsigned n_models;
@@ -94,6 +100,7 @@ static void parse_status(const uint8_t *p, size_t len, struct report *r)
         else
             mota_cbor_skip(&d);
     }
+    r->has_device_pub = status_device_key(p, len, r->device_pub);
 }
 
 /* ERRORS: [[code, model, ms since boot], ...], oldest first. */
@@ -144,12 +151,47 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
         r->class_name[0] = 0;
     if (!dev_id(info, len, r->device_id, &r->device_id_len))
         r->device_id_len = 0;
+    r->has_dec = dev_dec_keys(info, len, &r->dec);
     parse_profile(info, len, &r->profile);
     parse_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
 }
 
 /* HELLO key 17's bits in order (mota/features.h) */
-static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke", "trap"};
+static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke", "trap", "decrypt"};
+
+/* The id of the device's key: of the point STATUS gives (the same id HELLO gives), else HELLO's. */
+static bool device_key_id(const struct report *r, uint8_t kid[MOTA_KEY_ID_LEN])
+{
+    if (r->has_device_pub)
+        mota_key_id(r->device_pub, kid);
+    else if (r->dec.has_device_key)
+        memcpy(kid, r->dec.device_kid, MOTA_KEY_ID_LEN);
+    return r->has_device_pub || r->dec.has_device_key;
+}
+
+/* The keys of encrypted payloads, by their ids (the device never sends a key). */
+static void print_keys(const struct report *r)
+{
+    uint8_t kid[MOTA_KEY_ID_LEN];
+    char k[2 * 32 + 3];
+    if (device_key_id(r, kid)) {
+        printf("  device key: id ");
+        tool_hex(stdout, kid, sizeof(kid));
+        if (r->has_device_pub) {
+            printf(", point ");
+            tool_hex(stdout, r->device_pub, sizeof(r->device_pub));
+        }
+        printf("\n");
+    }
+    if (r->dec.n_keks > 0) {
+        printf("  key-encryption keys:");
+        for (unsigned i = 0; i < r->dec.n_keks; i++) {
+            dev_kid_str(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
+            printf("%s %s", i ? "," : "", k);
+        }
+        printf("\n");
+    }
+}
 
 /* ---- text ---- */
 
@@ -187,6 +229,7 @@ static void print_report(const struct report *r)
             printf(" %s%s", r->features & (1u << i) ? "" : "no ", feature_names[i]);
         printf("\n");
     }
+    print_keys(r);
     print_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
     if (r->has_timing && r->timing[0] != 0) { /* 0: no update since boot */
         static const char *const what[] = {"head check (signature, manifest, compatibility)", "erase", "digests",
@@ -211,6 +254,31 @@ static void print_report(const struct report *r)
 }
 
 /* ---- JSON (docs/json.md) ---- */
+
+/* The keys of encrypted payloads, by their ids: the device key's id and point, the KEKs' kids. */
+static void json_keys(struct json *j, const struct report *r)
+{
+    uint8_t kid[MOTA_KEY_ID_LEN];
+    char k[2 * 32 + 3];
+    if (device_key_id(r, kid))
+        json_hex(j, "device_key_id", kid, sizeof(kid));
+    else
+        json_null(j, "device_key_id");
+    if (r->has_device_pub)
+        json_hex(j, "device_key", r->device_pub, sizeof(r->device_pub));
+    else
+        json_null(j, "device_key");
+    if (!r->has_dec) {
+        json_null(j, "kek_ids");
+        return;
+    }
+    json_arr(j, "kek_ids");
+    for (unsigned i = 0; i < r->dec.n_keks; i++) {
+        dev_kid_str(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
+        json_str(j, NULL, k);
+    }
+    json_arr_end(j);
+}
 
 /* Who the device is and how it talks. */
 static void json_device(struct json *j, const struct report *r)
@@ -261,6 +329,7 @@ static void json_device(struct json *j, const struct report *r)
         json_uint(j, "uptime_ms", r->uptime_ms);
     else
         json_null(j, "uptime_ms");
+    json_keys(j, r);
     json_obj_end(j);
 }
 
@@ -522,4 +591,33 @@ int cmd_reboot(int argc, char **argv)
     return device_call(
         argc, argv, MOTA_CMD_REBOOT, "reboot", LO_JSON | LO_QUIET,
         "usage: mota reboot [--json] [-q] [--baud N] [--timeout S] PORT\n\nRestart the device.\n" LINK_EXITS);
+}
+
+int link_device_key(const char *port, double timeout_s, uint8_t pub[65])
+{
+    struct link_opts o = {.port = port, .baud = 115200, .timeout_s = timeout_s};
+    static struct client c;
+    const uint8_t *info, *body;
+    size_t info_len, blen;
+    int status = MOTA_OK, ret = connect_waiting(&c, &o, &info, &info_len);
+    if (ret == MOTA_OK) {
+        ret = client_status(&c, &status, &body, &blen, 2000, 3);
+        client_close(&c);
+    }
+    if (ret != MOTA_OK) {
+        link_fail(ret, &c, &o);
+        return link_exit(ret);
+    }
+    if (status != MOTA_OK) {
+        tool_fail(status, "%s: the device refused STATUS", port);
+        return EXIT_INVALID;
+    }
+    if (!status_device_key(body, blen, pub)) {
+        tool_fail(MOTA_ERR_ENC_NO_KEY,
+                  "%s: the device has no key of its own (STATUS key 7): a device provisioned before version 3 "
+                  "records, or a build older than the key; encrypt to its KEKs instead",
+                  port);
+        return EXIT_INVALID;
+    }
+    return EXIT_OK;
 }

@@ -14,6 +14,7 @@
 #include "mota/err.h"
 #include "mota/features.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/nbin.h"
 
 #include <setjmp.h>
@@ -461,6 +462,71 @@ static int decoders_present(struct push *p)
     return MOTA_OK;
 }
 
+/* A recipient the device may hold the key of: its kid names one of the device's KEKs or its device key; one
+ * without a kid may be any (the device tries its keys). */
+static bool recipient_served(const struct mota_enc_recipient *r, const struct dev_dec_keys *k)
+{
+    if (r->kid == NULL)
+        return true;
+    for (unsigned i = 0; i < k->n_keks; i++)
+        if (k->kek_id_len[i] == r->kid_len && memcmp(k->kek_id[i], r->kid, r->kid_len) == 0)
+            return true;
+    return k->has_device_key && r->kid_len == sizeof(k->device_kid) && memcmp(k->device_kid, r->kid, r->kid_len) == 0;
+}
+
+/* "kid: device A B, container C D": the key ids each side names (docs/protocol.md, "Refusal details"). */
+static void kid_detail(const struct mota_enc_info *ei, const struct dev_dec_keys *k, char *out, size_t cap)
+{
+    char id[2 * MOTA_ENC_MAX_KID + 3];
+    size_t at = (size_t)snprintf(out, cap, "kid: device");
+    for (unsigned i = 0; i < k->n_keks && at < cap; i++) {
+        dev_kid_str(k->kek_id[i], k->kek_id_len[i], id, sizeof(id));
+        at += (size_t)snprintf(out + at, cap - at, " %s", id);
+    }
+    if (k->has_device_key && at < cap) {
+        dev_kid_str(k->device_kid, sizeof(k->device_kid), id, sizeof(id));
+        at += (size_t)snprintf(out + at, cap - at, " %s", id);
+    }
+    if (k->n_keks == 0 && !k->has_device_key && at < cap)
+        at += (size_t)snprintf(out + at, cap - at, " none");
+    for (size_t i = 0; i < ei->n_recipients && at < cap; i++) {
+        dev_kid_str(ei->r[i].kid, ei->r[i].kid_len, id, sizeof(id));
+        at += (size_t)snprintf(out + at, cap - at, "%s %s", i ? "" : ", container", id);
+    }
+    if (at < cap)
+        snprintf(out + at, cap - at, "; encrypt to a key the device holds (mota status: its key ids)");
+}
+
+/* An encrypted payload the device cannot decrypt (HELLO keys 17 and 18), refused before anything is sent, as
+ * the device would refuse it at the head: a build without decryption, or recipients that all name keys the
+ * device does not hold. MOTA_OK where it may, or does not say. */
+static int keys_present(struct push *p)
+{
+    uint64_t feats;
+    const struct mota_manifest *man = &p->vr->manifest;
+    const struct mota_component *enc = NULL;
+    for (size_t c = 0; c < man->n_components && enc == NULL; c++)
+        enc = man->comp[c].encrypted ? &man->comp[c] : NULL;
+    if (enc == NULL || !info_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
+        return MOTA_OK;
+    if (!(feats & MOTA_FEAT_DECRYPT)) {
+        snprintf(p->detail, sizeof(p->detail),
+                 "the device's build does not decrypt (HELLO features 0x%llx): pack without encryption",
+                 (unsigned long long)feats);
+        return MOTA_ERR_DECRYPT_OFF;
+    }
+    static struct mota_enc_info ei;
+    struct dev_dec_keys k;
+    if (mota_enc_info_decode(enc->enc_info, enc->enc_len, &ei) != MOTA_OK)
+        return MOTA_OK;                     /* the device says what is wrong with it */
+    dev_dec_keys(p->info, p->info_len, &k); /* none said: the device holds no key */
+    for (size_t i = 0; i < ei.n_recipients; i++)
+        if (recipient_served(&ei.r[i], &k))
+            return MOTA_OK;
+    kid_detail(&ei, &k, p->detail, sizeof(p->detail));
+    return MOTA_ERR_ENC_NO_KEY;
+}
+
 /* The container, over as many connections as it takes: the device's verdict, or why there is none. */
 static int push_send(struct push *p, const struct mapped *m)
 {
@@ -473,7 +539,7 @@ static int push_send(struct push *p, const struct mapped *m)
         return MOTA_ERR_ENV_TOO_LARGE;
     }
     int ret = decoders_present(p);
-    if (ret != MOTA_OK)
+    if (ret != MOTA_OK || (ret = keys_present(p)) != MOTA_OK)
         return ret;
     struct client_upload *u = &p->u;
     u->data = m->data;
@@ -705,7 +771,9 @@ static int push_failed(struct push *p)
     result_event(p, &r);
     if (rc != 0)
         tool_fail(p->result, "%s", p->detail);
-    else if (p->result == MOTA_ERR_ENV_TOO_LARGE && !p->u.sent)
+    else if ((p->result == MOTA_ERR_ENV_TOO_LARGE || p->result == MOTA_ERR_DECRYPT_OFF ||
+              p->result == MOTA_ERR_ENC_NO_KEY) &&
+             !p->u.sent)
         tool_fail(p->result, "not sent: the device would refuse it (%s); its model is unchanged", p->detail);
     else if (p->result == MOTA_ERR_TIMEOUT)
         tool_fail(p->result, "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes",

@@ -362,6 +362,75 @@ bool info_uint(const uint8_t *p, size_t len, int64_t want, uint64_t *v)
     return info_find(&d, p, len, want) && mota_cbor_get_uint(&d, v) == 0;
 }
 
+/* Key 18's kek-ids: 0 to MOTA_DECRYPT_KEKS_MAX kids of 1 to 32 bytes. */
+static bool get_kek_ids(struct mota_cbor_dec *d, struct dev_dec_keys *out)
+{
+    size_t n, bl;
+    const uint8_t *b = NULL;
+    if (mota_cbor_get_array(d, &n) != 0 || n > MOTA_DECRYPT_KEKS_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (mota_cbor_get_bstr(d, &b, &bl) != 0 || bl == 0 || bl > sizeof(out->kek_id[0]))
+            return false;
+        memcpy(out->kek_id[i], b, bl);
+        out->kek_id_len[i] = bl;
+    }
+    out->n_keks = (unsigned)n;
+    return true;
+}
+
+bool dev_dec_keys(const uint8_t *info, size_t len, struct dev_dec_keys *out)
+{
+    struct mota_cbor_dec d;
+    size_t n, bl;
+    int64_t key, prev = MOTA_CBOR_KEY_NONE;
+    const uint8_t *b = NULL;
+    bool ok = info_find(&d, info, len, MOTA_INFO_DECRYPT) && mota_cbor_get_map(&d, &n) == 0;
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = mota_cbor_get_int_key(&d, &key, &prev) == 0;
+        if (ok && key == MOTA_DECRYPT_KEK_IDS) {
+            ok = get_kek_ids(&d, out);
+        } else if (ok && key == MOTA_DECRYPT_DEVICE_KEY_ID) {
+            ok = mota_cbor_get_bstr(&d, &b, &bl) == 0 && bl == sizeof(out->device_kid);
+            if (ok)
+                memcpy(out->device_kid, b, bl);
+            out->has_device_key = ok;
+        } else if (ok) {
+            ok = mota_cbor_skip(&d) == 0; /* a newer device's: not this host's */
+        }
+    }
+    if (!ok)
+        memset(out, 0, sizeof(*out));
+    return ok;
+}
+
+void dev_kid_str(const uint8_t *kid, size_t n, char *out, size_t cap)
+{
+    bool text = n > 0;
+    for (size_t i = 0; i < n; i++)
+        text = text && kid[i] >= 0x20 && kid[i] < 0x7F;
+    if (text) {
+        snprintf(out, cap, "%.*s", (int)n, (const char *)kid);
+        return;
+    }
+    size_t at = (size_t)snprintf(out, cap, "0x");
+    for (size_t i = 0; i < n && at + 2 < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%02x", kid[i]);
+}
+
+bool status_device_key(const uint8_t *status, size_t len, uint8_t pub[65])
+{
+    struct mota_cbor_dec d;
+    const uint8_t *b = NULL;
+    size_t bl = 0;
+    if (!info_find(&d, status, len, MOTA_STATUS_DEVICE_KEY) || mota_cbor_get_bstr(&d, &b, &bl) != 0 || bl != 65 ||
+        b[0] != 0x04)
+        return false;
+    memcpy(pub, b, 65);
+    return true;
+}
+
 bool status_uptime_ms(const uint8_t *status, size_t len, uint64_t *ms)
 {
     return info_uint(status, len, MOTA_STATUS_UPTIME, ms);

@@ -105,6 +105,20 @@ void dev_named_id(const char *name, const uint8_t *vendor_id, const uint8_t id[1
 /* HELLO key 14, the device's unique id (1 to 16 bytes) into out, its length in *n; false when the device
  * does not send one or sends something else. */
 bool dev_id(const uint8_t *info, size_t len, uint8_t out[16], size_t *n);
+/* HELLO key 18: the ids of the keys the device decrypts with (never a key). */
+struct dev_dec_keys {
+    unsigned n_keks;
+    uint8_t kek_id[MOTA_DECRYPT_KEKS_MAX][32]; /* a KEK's kid, kek_id_len[i] bytes (1..32) */
+    size_t kek_id_len[MOTA_DECRYPT_KEKS_MAX];
+    bool has_device_key;
+    uint8_t device_kid[16]; /* its P-256 key's id (mota's key id of the point) */
+};
+/* Key 18 into out: false (out zeroed) when the device does not send it or sends something else. */
+bool dev_dec_keys(const uint8_t *info, size_t len, struct dev_dec_keys *out);
+/* A key id as the host shows it: its text when it is 1..32 printable characters, else 0x and hex digits. */
+void dev_kid_str(const uint8_t *kid, size_t n, char *out, size_t cap);
+/* STATUS key 7: the device's P-256 public point (0x04 x y) into pub; false when it has none. */
+bool status_device_key(const uint8_t *status, size_t len, uint8_t pub[65]);
 /* A text field of the device info (key 1 name, 11 profile name); "" when absent. */
 void dev_text(const uint8_t *info, size_t len, int64_t key, char *out, size_t cap);
 /* The device's uptime in ms when it answered STATUS (key 5); false from a device that does not say. */

@@ -3,12 +3,15 @@
  * mota getpub: a key's public half in the forms a device build and other
  * tools take, as imgtool getpub does for MCUboot: C source in exactly the
  * shape of the agent's trusted-key configuration (struct mota_agent_key,
- * agent/include/mota/agent.h), the PEM public key, or the key id.
+ * agent/include/mota/agent.h), the PEM public key, or the key id. With
+ * --device PORT, the public key a device decrypts with instead (its device
+ * key, STATUS key 7): the one mode that reaches a device (link/device_key.h).
  */
 #include "cmds.h"
 
 #include "common/files.h"
 #include "common/util.h"
+#include "link/device_key.h"
 
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
@@ -19,8 +22,13 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE] KEY.pem\n\n"
+    fprintf(f, "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE] KEY.pem\n"
+               "       mota getpub --device PORT [--lang pem|id|c] [--timeout S] [-o FILE]\n\n"
                "Prints the public key of KEY.pem (a private or a public key file, PEM or DER).\n"
+               "With --device PORT: the public half of the device's own P-256 key (created when it\n"
+               "was provisioned; `mota status` shows its id), PEM by default, for pack --encrypt-to.\n"
+               "The private half never leaves the device. A device without one is refused\n"
+               "(MOTA_ERR_ENC_NO_KEY). PORT as for mota status; --timeout S (default 10).\n"
                "  --lang c      C source for a firmware that compiles its trusted keys in (default):\n"
                "                `const struct mota_agent_key IDENT` (mota/agent.h) with the key-slot\n"
                "                index, and `const uint8_t IDENT_id[MOTA_KEY_ID_LEN]`, the key id\n"
@@ -76,18 +84,26 @@ static void write_c(FILE *f, const struct mota_p256_key *key, const uint8_t kid[
 struct getpub_opts {
     const char *lang, *name, *out_path, *path;
     uint64_t index;
+    const char *device; /* --device PORT: the device's key, not a file's */
+    double timeout_s;
+    bool lang_set;
 };
 
 /* The options and the key file; EXIT_OK, or a usage error (help: exit at once, 0). */
 static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *help_only)
 {
-    enum { O_LANG = 256, O_NAME, O_INDEX };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},          {"lang", required_argument, 0, O_LANG},
-        {"name", required_argument, 0, O_NAME}, {"index", required_argument, 0, O_INDEX},
-        {"out", required_argument, 0, 'o'},     {0, 0, 0, 0}};
+    enum { O_LANG = 256, O_NAME, O_INDEX, O_DEVICE, O_TIMEOUT };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"lang", required_argument, 0, O_LANG},
+                                         {"name", required_argument, 0, O_NAME},
+                                         {"index", required_argument, 0, O_INDEX},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"device", required_argument, 0, O_DEVICE},
+                                         {"timeout", required_argument, 0, O_TIMEOUT},
+                                         {0, 0, 0, 0}};
     int c;
-    *o = (struct getpub_opts){.lang = "c", .name = "mota_signing_key", .index = 1};
+    uint64_t t;
+    *o = (struct getpub_opts){.lang = "c", .name = "mota_signing_key", .index = 1, .timeout_s = 10};
     *help_only = false;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "ho:", opts, "getpub")) != -1) {
@@ -101,6 +117,13 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
             if (strcmp(optarg, "c") != 0 && strcmp(optarg, "pem") != 0 && strcmp(optarg, "id") != 0)
                 return tool_usage_err("getpub", "--lang '%s' is not c, pem or id", optarg);
             o->lang = optarg;
+            o->lang_set = true;
+            break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_TIMEOUT:
+            if (!tool_parse_u64(optarg, &t) || t == 0 || t > 3600)
+                return tool_usage_err("getpub", "--timeout '%s': 1 to 3600 seconds", optarg);
+            o->timeout_s = (double)t;
             break;
         case O_NAME:
             if (!c_identifier(optarg))
@@ -113,6 +136,13 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
             break;
         default: return EXIT_USAGE;
         }
+    }
+    if (o->device != NULL) { /* the device's key: PEM unless asked otherwise */
+        if (argc - optind != 0)
+            return tool_usage_err("getpub", "--device reads the device's key: no key file ('%s')", argv[optind]);
+        o->lang = o->lang_set ? o->lang : "pem";
+        o->path = o->device;
+        return EXIT_OK;
     }
     if (argc - optind != 1)
         return tool_usage_err("getpub", argc - optind < 1 ? "needs the key file" : "takes one key file, not also '%s'",
@@ -157,7 +187,10 @@ int cmd_getpub(int argc, char **argv)
     }
     rc = EXIT_IO;
     memset(&key, 0, sizeof(key));
-    if (tool_load_key(o.path, &key) != MOTA_OK)
+    if (o.device != NULL && (rc = link_device_key(o.device, o.timeout_s, key.pub)) != EXIT_OK)
+        goto done;
+    rc = EXIT_IO;
+    if (o.device == NULL && tool_load_key(o.path, &key) != MOTA_OK)
         goto done;
     if (o.out_path == NULL) {
         if (write_key(stdout, &o, &key) != MOTA_OK)

@@ -301,6 +301,11 @@ static int info_fail(const struct info_opts *o, int ret, const char *path)
     if (ret == MOTA_ERR_IO) { /* tool_map has said why on stderr */
         json_file_why(path, why, sizeof(why));
         snprintf(detail, sizeof(detail), "%s%s", path == o->baseline ? "--baseline " : "", why);
+    } else if (ret == MOTA_ERR_ENC_NO_KEY) { /* a container as the baseline: the host holds no key */
+        tool_fail(ret,
+                  "%s: its model is encrypted: compare with the model file, or with mota inspect --epochs "
+                  "--key and a --kek or --device-key of one of its recipients",
+                  path);
     } else {
         tool_fail(ret, "%s", path);
     }

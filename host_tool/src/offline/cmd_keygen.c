@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mota keygen: a new P-256 signing key pair, written as PEM (private key 0600), and its key id. */
+/* mota keygen: a new P-256 signing key pair, written as PEM (private key 0600), and its key id; or
+ * (--kek) a key-encryption key for encrypted payloads, written as a JWK (0600), and its kid. */
 #include "cmds.h"
 
 #include "common/files.h"
+#include "common/kek.h"
 #include "common/util.h"
 
+#include "mota/cbor.h"
+#include "mota/cipher.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 
@@ -14,11 +18,18 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota keygen [--force] PRIVATE.pem [PUBLIC.pem]\n\n"
+    fprintf(f, "usage: mota keygen [--force] PRIVATE.pem [PUBLIC.pem]\n"
+               "       mota keygen --kek FILE [--kid TEXT] [--force]\n\n"
                "Writes a new P-256 key: the private key as SEC1 PEM (mode 0600) and the\n"
                "public key as SubjectPublicKeyInfo PEM (default: PRIVATE with .pub.pem).\n"
                "Prints the key id devices use to select the key.\n"
-               "  --force   overwrite existing files\n");
+               "  --kek FILE   instead, a key-encryption key for encrypted payloads (pack\n"
+               "               --encrypt-kek, provision --kek): a JSON Web Key of a random\n"
+               "               AES-128 key-wrap key (A128KW), mode 0600. A secret: it is never\n"
+               "               printed, only its kid and the path\n"
+               "  --kid TEXT   the KEK's key id, 1 to 32 bytes of UTF-8 text (default: 16 random\n"
+               "               hex digits); a container's recipient names it\n"
+               "  --force      overwrite existing files\n");
 }
 
 /* The two paths: the private key's, and the public key's (given, or the private one's with .pub.pem). */
@@ -74,11 +85,83 @@ static int write_pair(const char *const paths[2], const char *const pems[2], boo
     return MOTA_OK;
 }
 
+/* --kid TEXT: what a KEK file holds (1 to 32 bytes of UTF-8, written without escapes), or 8 random
+ * bytes in hex. EXIT_OK or the exit code, the reason said. */
+static int kek_kid(const char *text, struct mota_kek *k)
+{
+    uint8_t r[8];
+    if (text == NULL) {
+        int ret = mota_random(r, sizeof(r));
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "a key id for the key-encryption key");
+            return EXIT_IO;
+        }
+        tool_hex_str(r, sizeof(r), (char *)k->kid, sizeof(k->kid));
+        k->kid_len = 2 * sizeof(r);
+        return EXIT_OK;
+    }
+    size_t n = strlen(text);
+    bool plain = n > 0 && n <= MOTA_ENC_MAX_KID && mota_utf8_valid((const uint8_t *)text, n);
+    for (size_t i = 0; plain && i < n; i++)
+        plain = (unsigned char)text[i] >= 0x20 && text[i] != '"' && text[i] != '\\' && text[i] != 0x7F;
+    if (!plain)
+        return tool_usage_err("keygen",
+                              "--kid '%s': 1 to %u bytes of UTF-8 text, without control characters, quotes or "
+                              "backslashes",
+                              text, MOTA_ENC_MAX_KID);
+    memcpy(k->kid, text, n);
+    k->kid_len = n;
+    return EXIT_OK;
+}
+
+/* mota keygen --kek FILE: a random KEK with its kid, as a JWK of mode 0600. Prints the kid and the path,
+ * never the key. */
+static int keygen_kek(const char *path, const char *kid, bool force)
+{
+    struct mota_kek k;
+    struct outfile o;
+    char text[TOOL_KEK_FILE_MAX];
+    int ret, rc = EXIT_IO;
+    memset(&k, 0, sizeof(k));
+    if ((rc = kek_kid(kid, &k)) != EXIT_OK)
+        return rc;
+    rc = EXIT_IO;
+    if (!force && access(path, F_OK) == 0) {
+        tool_fail(MOTA_ERR_FILE_EXISTS, "%s", path);
+        return EXIT_IO;
+    }
+    if (tool_out_check(path) != MOTA_OK)
+        return EXIT_IO;
+    if ((ret = mota_random(k.k, sizeof(k.k))) != MOTA_OK ||
+        (ret = tool_kek_format(&k, text, sizeof(text))) != MOTA_OK) {
+        tool_fail(ret, "key generation");
+        goto done;
+    }
+    if ((force ? tool_out_open(&o, path, 0600) : tool_out_open_new(&o, path, 0600)) != MOTA_OK)
+        goto done;
+    if (tool_out_write(&o, text, strlen(text)) != MOTA_OK || tool_out_commit(&o) != MOTA_OK) {
+        tool_out_abort(&o);
+        goto done;
+    }
+    printf("key-encryption key: %s (A128KW, a secret: keep it mode 0600)\nkid:                %.*s\n", path,
+           (int)k.kid_len, (const char *)k.kid);
+    rc = EXIT_OK;
+done:
+    mota_cipher_wipe(&k, sizeof(k)); /* no key left in memory */
+    mota_cipher_wipe(text, sizeof(text));
+    return rc;
+}
+
 int cmd_keygen(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"kek", required_argument, 0, 'K'},
+                                         {"kid", required_argument, 0, 'I'},
+                                         {0, 0, 0, 0}};
     int c, ret, rc = EXIT_IO;
     bool force = false;
+    const char *kek = NULL, *kek_id = NULL;
     struct mota_p256_key key;
     char priv_pem[512], pub_pem[512], pub_path[4096];
     const char *priv_path = NULL;
@@ -90,10 +173,21 @@ int cmd_keygen(int argc, char **argv)
             help(stdout);
             return EXIT_OK;
         }
-        if (c != 'f')
+        if (c == 'K')
+            kek = optarg;
+        else if (c == 'I')
+            kek_id = optarg;
+        else if (c == 'f')
+            force = true;
+        else
             return EXIT_USAGE;
-        force = true;
     }
+    if (kek_id != NULL && kek == NULL)
+        return tool_usage_err("keygen", "--kid names a key-encryption key: it goes with --kek FILE");
+    if (kek != NULL && argc > optind)
+        return tool_usage_err("keygen", "--kek FILE writes one file: unexpected argument '%s'", argv[optind]);
+    if (kek != NULL)
+        return keygen_kek(kek, kek_id, force);
     if ((rc = parse_paths(argc, argv, &priv_path, pub_path, sizeof(pub_path))) != EXIT_OK)
         return rc;
     const char *const paths[2] = {priv_path, pub_path}, *const pems[2] = {priv_pem, pub_pem};

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mota pack: an ST model (and its params, its self-test) into a signed
- * container. The inputs, the manifest's account of the model, compression of
- * the payloads, and the writing: the container's layout is the encoder's
- * (mota_container_layout); the payloads are written while they are hashed.
- * The command line and its checks: pack_options.c.
+ * container. The inputs, the manifest's account of the model, compression and
+ * then encryption of the payloads (payloads.c), and the writing: the
+ * container's layout is the encoder's (mota_container_layout); the payloads
+ * are written while they are hashed. The command line and its checks:
+ * pack_options.c.
  */
 #include "cmds.h"
 #include "compress.h"
@@ -21,6 +22,8 @@
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/compat.h"
+#include "mota/cipher.h"
+#include "mota/encinfo.h"
 #include "mota/nbin.h"
 
 #include <errno.h>
@@ -340,6 +343,58 @@ static int compress_components(const struct pack_opts *o, struct mota_pack_spec 
     return EXIT_OK;
 }
 
+/* With encryption options, every payload encrypted (after compression) under the container's one content
+ * key, each with its own IV: wire[i] becomes ebuf[i], described by info[i]. */
+static int encrypt_components(const struct tool_enc *enc, struct mota_pack_spec *spec, struct mapped *wire,
+                              uint8_t **ebuf, uint8_t info[][MOTA_ENC_MAX_INFO])
+{
+    for (size_t i = 0; enc != NULL && i < spec->n_components; i++) {
+        struct mota_pack_component *c = &spec->comp[i];
+        size_t len = 0;
+        int ret = tool_enc_payload(enc, wire[i].data, wire[i].len, &ebuf[i], &len, info[i], &c->enc_len);
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "encrypting the %s payload", mota_component_name(c->role));
+            return ret == MOTA_ERR_IO || ret == MOTA_ERR_RANDOM ? EXIT_IO : EXIT_INVALID;
+        }
+        wire[i] = (struct mapped){.data = ebuf[i], .len = len};
+        c->encrypted = true;
+        c->enc_info = info[i];
+        c->wire_size = len;
+    }
+    return EXIT_OK;
+}
+
+/* Before it is signed, an encrypted container's every image is rebuilt from its payload as a device will
+ * (the manifest decoded, mota_payload_reconstruct: decrypted, decompressed, the image digest) and compared
+ * with its file. */
+static int rebuild_images(const struct pack_opts *o, const struct mota_pack_spec *spec, const struct mapped **src,
+                          const struct mapped *wire, const uint8_t kid[MOTA_KEY_ID_LEN], const uint8_t *cek)
+{
+    static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
+    static struct mota_verify_result r;
+    size_t head_len = 0;
+    int ret = mota_container_encode_head(spec, kid, NULL, NULL, head, sizeof(head), &head_len);
+    if (ret == MOTA_OK && (ret = mota_envelope_decode(head, head_len, &r.env)) == MOTA_OK)
+        ret = mota_manifest_decode(&r.env, &r.manifest);
+    for (size_t i = 0; ret == MOTA_OK && i < spec->n_components; i++) {
+        const struct mota_component *c = NULL;
+        uint8_t *img = NULL;
+        for (size_t j = 0; j < r.manifest.n_components; j++)
+            c = r.manifest.comp[j].role == spec->comp[i].role ? &r.manifest.comp[j] : c;
+        ret = c == NULL || !c->encrypted ? MOTA_ERR_INTERNAL
+                                         : tool_payload_rebuild(c, wire[i].data, wire[i].len, cek, &img);
+        if (ret == MOTA_OK && memcmp(img, src[i]->data, src[i]->len) != 0)
+            ret = MOTA_ERR_INTERNAL;
+        if (img != NULL)
+            mota_cipher_wipe(img, src[i]->len);
+        free(img);
+        if (ret != MOTA_OK)
+            tool_fail(ret, "%s: the %s payload does not give back its file", o->out,
+                      mota_component_name(spec->comp[i].role));
+    }
+    return ret == MOTA_OK ? EXIT_OK : EXIT_INVALID;
+}
+
 static int write_and_hash(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
                           const struct mapped **src, const struct mapped *wire, int fd,
                           const struct mota_container_layout *layout)
@@ -354,7 +409,7 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
         write_payloads(&pw);
     for (size_t i = 0; i < spec->n_components; i++) {
         mota_sha256(src[i]->data, src[i]->len, spec->comp[i].digest); /* the image's */
-        if (spec->comp[i].compressed)
+        if (spec->comp[i].compressed || spec->comp[i].encrypted)
             mota_sha256(wire[i].data, wire[i].len, spec->comp[i].wire_digest);
     }
     if (threaded)
@@ -375,7 +430,7 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
  * the head, signed (or not, --unsigned) once their digests are in. */
 static int write_container(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
                            const struct mapped **src, const struct mapped *wire, struct mota_p256_key *key,
-                           const uint8_t kid[MOTA_KEY_ID_LEN])
+                           const uint8_t kid[MOTA_KEY_ID_LEN], const struct tool_enc *enc)
 {
     static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
     struct mota_container_layout layout;
@@ -389,7 +444,8 @@ static int write_container(const struct pack_opts *o, const struct inputs *in, s
     if (tool_out_open(&out, o->out, 0644) != MOTA_OK)
         return EXIT_IO;
     out.no_sync = !o->sync;
-    if ((rc = write_and_hash(o, in, spec, src, wire, fileno(out.f), &layout)) != EXIT_OK)
+    if ((rc = write_and_hash(o, in, spec, src, wire, fileno(out.f), &layout)) != EXIT_OK ||
+        (enc != NULL && (rc = rebuild_images(o, spec, src, wire, kid, enc->cek)) != EXIT_OK))
         goto fail;
     rc = EXIT_INVALID;
     if ((ret = mota_container_encode_head(spec, kid, o->unsigned_ ? NULL : sign_cb, key, head, sizeof(head),
@@ -426,6 +482,27 @@ static void print_compression(const struct pack_opts *o, const struct mota_pack_
     }
 }
 
+static void print_encryption(const struct tool_enc *enc, const struct mota_pack_spec *spec)
+{
+    for (size_t i = 0; enc != NULL && i < spec->n_components; i++)
+        printf("encrypted %s: %s, %zu recipient%s (%s)\n", mota_component_name(spec->comp[i].role),
+               tool_enc_alg_name(enc->spec.alg), enc->spec.n_recipients, enc->spec.n_recipients > 1 ? "s" : "",
+               enc->who);
+}
+
+/* The container's content key and its recipients, when it is to be encrypted. */
+static int start_encryption(const struct pack_opts *o, struct tool_enc *enc, const struct tool_enc **use)
+{
+    *use = NULL;
+    if (o->n_recipients == 0)
+        return EXIT_OK;
+    int ret = tool_enc_start(enc, o->cipher != 0 ? o->cipher : MOTA_ENC_A128GCM, o->recipients, o->n_recipients);
+    if (ret != MOTA_OK) /* a key file that cannot be used, or no random bytes: said with the file */
+        return EXIT_IO;
+    *use = enc;
+    return EXIT_OK;
+}
+
 int cmd_pack(int argc, char **argv)
 {
     struct pack_opts o;
@@ -434,7 +511,10 @@ int cmd_pack(int argc, char **argv)
     struct mota_pack_spec spec;
     const struct mapped *src[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
     struct mapped wire[MOTA_CONTAINER_MAX_COMPONENTS];
-    uint8_t *zbuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
+    uint8_t *zbuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0}, *ebuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
+    static uint8_t info[MOTA_CONTAINER_MAX_COMPONENTS][MOTA_ENC_MAX_INFO];
+    static struct tool_enc enc_keys; /* the content key: wiped at the end */
+    const struct tool_enc *enc = NULL;
     char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
     uint8_t kid[MOTA_KEY_ID_LEN];
     int rc = pack_options(argc, argv, &o);
@@ -442,12 +522,13 @@ int cmd_pack(int argc, char **argv)
         return rc;
     memset(&key, 0, sizeof(key));
     memset(&spec, 0, sizeof(spec));
-    if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = load_model(&o, &in)) != EXIT_OK ||
-        (rc = check_name(&o, &in.info)) != EXIT_OK ||
+    if ((rc = signing_key(&o, &key, kid)) != EXIT_OK || (rc = start_encryption(&o, &enc_keys, &enc)) != EXIT_OK ||
+        (rc = load_model(&o, &in)) != EXIT_OK || (rc = check_name(&o, &in.info)) != EXIT_OK ||
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
         (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK || (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
         (rc = compress_components(&o, &spec, src, wire, zbuf)) != EXIT_OK ||
-        (rc = write_container(&o, &in, &spec, src, wire, &key, kid)) != EXIT_OK)
+        (rc = encrypt_components(enc, &spec, wire, ebuf, info)) != EXIT_OK ||
+        (rc = write_container(&o, &in, &spec, src, wire, &key, kid, enc)) != EXIT_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
            in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len, in.info.c_name,
@@ -456,6 +537,7 @@ int cmd_pack(int argc, char **argv)
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
     print_compression(&o, &spec);
+    print_encryption(enc, &spec);
     if (spec.compat.has_epochs) {
         printf("npu epochs: ");
         epochs_summary_line(stdout, &spec.compat.epochs);
@@ -467,7 +549,10 @@ done:
     tool_unmap(&in.params);
     tool_unmap(&in.st_in);
     tool_unmap(&in.st_out);
-    for (size_t i = 0; i < MOTA_CONTAINER_MAX_COMPONENTS; i++)
+    for (size_t i = 0; i < MOTA_CONTAINER_MAX_COMPONENTS; i++) {
         free(zbuf[i]);
+        free(ebuf[i]);
+    }
+    tool_enc_wipe(&enc_keys);
     return rc;
 }

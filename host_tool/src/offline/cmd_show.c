@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* inspect and verify: what a container holds, and whether it is valid (text or JSON). */
+/* inspect and verify: what a container holds, and whether it is valid (text or JSON); with the keys of an
+ * encrypted one (--kek, --device-key), whether its images decrypt to their signed digests. */
 #include "cmds.h"
 #include "epochs_report.h"
 #include "payloads.h"
 
 #include "common/files.h"
 #include "common/json.h"
+#include "common/kek.h"
 #include "common/util.h"
 
+#include "mota/cipher.h"
 #include "mota/container.h"
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
@@ -19,6 +22,21 @@
 #include <string.h>
 
 #define MAX_KEYS 8
+#define MAX_KEKS MOTA_ENC_MAX_RECIPIENTS
+
+/* The keys an encrypted container's images are decrypted with: --kek files and --device-key. */
+struct dec_keys {
+    struct mota_kek keks[MAX_KEKS];
+    struct mota_p256_key device;
+    uint8_t device_kid[MOTA_KEY_ID_LEN];
+    struct mota_enc_keys view;
+};
+
+/* What the images' check found: the encrypted ones left unchecked for want of a key. */
+struct image_check {
+    size_t unchecked;
+    const struct mota_component *failed;
+};
 
 static void uuid_print(FILE *f, const uint8_t u[16])
 {
@@ -66,6 +84,58 @@ static void manifest_text(const char *path, const struct mota_verify_result *r)
         printf("created:     %.*s\n", (int)m->text.created_len, m->text.created);
 }
 
+/* An ECDH recipient's ephemeral public key, as a point and by its key id. */
+static void epk_point(const struct mota_enc_recipient *r, uint8_t point[MOTA_P256_PUB_LEN], uint8_t id[MOTA_KEY_ID_LEN])
+{
+    point[0] = 0x04; /* uncompressed */
+    memcpy(point + 1, r->epk_x, 32);
+    memcpy(point + 33, r->epk_y, 32);
+    mota_key_id(point, id);
+}
+
+/* A recipient's kid for people: quoted text when it is printable, else hex; "(none)". */
+static const char *kid_str(const struct mota_enc_recipient *r, char *buf, size_t cap)
+{
+    if (r->kid == NULL)
+        return "(none)";
+    if (!tool_kid_is_text(r->kid, r->kid_len))
+        return tool_hex_str(r->kid, r->kid_len, buf, cap);
+    snprintf(buf, cap, "'%.*s'", (int)r->kid_len, (const char *)r->kid);
+    return buf;
+}
+
+/* Who can decrypt a payload, with which algorithms: the recipients' algorithms and key ids, an ECDH
+ * sender's ephemeral key by its id. The wrapped keys are not shown (nor is any key: the host holds none). */
+static void encryption_text(const struct mota_component *comp)
+{
+    struct mota_enc_info ei;
+    int ret = mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei);
+    if (!comp->compressed) {
+        printf("  sent as:   %llu bytes (the image encrypted), sha256 ", (unsigned long long)comp->wire_size);
+        tool_hex(stdout, comp->wire_digest, sizeof(comp->wire_digest));
+        printf("\n");
+    }
+    if (ret != MOTA_OK) {
+        printf("  encrypted: its encryption info does not decode (%s)\n", mota_err_name(ret));
+        return;
+    }
+    printf("  encrypted: %s, iv ", tool_enc_alg_name(ei.alg));
+    tool_hex(stdout, ei.iv, ei.iv_len);
+    printf(", %zu recipient%s\n", ei.n_recipients, ei.n_recipients > 1 ? "s" : "");
+    for (size_t i = 0; i < ei.n_recipients; i++) {
+        const struct mota_enc_recipient *r = &ei.r[i];
+        char kid[2 * MOTA_ENC_MAX_KID + 3];
+        printf("  recipient: %s, kid %s", tool_enc_alg_name(r->alg), kid_str(r, kid, sizeof(kid)));
+        if (r->alg == MOTA_ENC_ECDH_ES_A128KW && r->epk_x != NULL) {
+            uint8_t point[MOTA_P256_PUB_LEN], id[MOTA_KEY_ID_LEN];
+            epk_point(r, point, id);
+            printf(", ephemeral key id ");
+            tool_hex(stdout, id, sizeof(id));
+        }
+        printf("\n");
+    }
+}
+
 static void components_text(const struct mota_manifest *m)
 {
     for (size_t i = 0; i < m->n_components; i++) {
@@ -88,6 +158,8 @@ static void components_text(const struct mota_manifest *m)
             tool_hex(stdout, comp->wire_digest, sizeof(comp->wire_digest));
             printf("\n");
         }
+        if (comp->encrypted)
+            encryption_text(comp);
         if (comp->has_vendor) {
             printf("  vendor id: ");
             uuid_print(stdout, comp->vendor_id);
@@ -149,7 +221,7 @@ struct epoch_views {
 };
 
 static void report_text(const char *path, const struct mota_verify_result *r, bool verified, int status,
-                        const struct epoch_views *ev)
+                        const struct epoch_views *ev, const struct image_check *ic)
 {
     manifest_text(path, r);
     components_text(&r->manifest);
@@ -158,6 +230,15 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
     else
         printf("verification: not done (mota verify --key checks signature and digests)\n");
+    size_t encrypted = 0;
+    for (size_t i = 0; i < r->manifest.n_components; i++)
+        encrypted += r->manifest.comp[i].encrypted;
+    if (verified && ic->unchecked > 0)
+        printf("image digests not checked: encrypted (%zu payload%s; --kek or --device-key decrypts them)\n",
+               ic->unchecked, ic->unchecked > 1 ? "s" : "");
+    else if (verified && encrypted > 0)
+        printf("image digests checked: %zu encrypted payload%s decrypted with the keys given\n", encrypted,
+               encrypted > 1 ? "s" : "");
     if (ev->cur != NULL)
         epochs_text(stdout, ev->cur);
     if (ev->old != NULL)
@@ -198,6 +279,50 @@ static void texts_json(struct json *j, const struct mota_manifest *m)
     json_obj_end(j);
 }
 
+static void recipient_json(struct json *j, const struct mota_enc_recipient *r)
+{
+    json_obj(j, NULL);
+    json_str(j, "algorithm", tool_enc_alg_name(r->alg));
+    if (r->kid != NULL)
+        json_hex(j, "kid", r->kid, r->kid_len);
+    else
+        json_null(j, "kid");
+    if (r->kid != NULL && tool_kid_is_text(r->kid, r->kid_len))
+        json_strn(j, "kid_text", (const char *)r->kid, r->kid_len);
+    else
+        json_null(j, "kid_text");
+    if (r->alg == MOTA_ENC_ECDH_ES_A128KW && r->epk_x != NULL) {
+        uint8_t point[MOTA_P256_PUB_LEN], id[MOTA_KEY_ID_LEN];
+        epk_point(r, point, id);
+        json_hex(j, "ephemeral_key", point, sizeof(point));
+        json_hex(j, "ephemeral_key_id", id, sizeof(id));
+    } else {
+        json_null(j, "ephemeral_key");
+        json_null(j, "ephemeral_key_id");
+    }
+    json_obj_end(j);
+}
+
+/* "encryption": the content algorithm, IV, payload and recipients; never a key. */
+static void encryption_json(struct json *j, const struct mota_component *comp)
+{
+    struct mota_enc_info ei;
+    if (!comp->encrypted || mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei) != MOTA_OK) {
+        json_null(j, "encryption"); /* a container whose info does not decode is refused before a report */
+        return;
+    }
+    json_obj(j, "encryption");
+    json_str(j, "algorithm", tool_enc_alg_name(ei.alg));
+    json_hex(j, "iv", ei.iv, ei.iv_len);
+    json_uint(j, "size", comp->wire_size);
+    json_hex(j, "sha256", comp->wire_digest, MOTA_SHA256_LEN);
+    json_arr(j, "recipients");
+    for (size_t i = 0; i < ei.n_recipients; i++)
+        recipient_json(j, &ei.r[i]);
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
 static void components_json(struct json *j, const struct mota_manifest *m)
 {
     json_arr(j, "components");
@@ -228,6 +353,7 @@ static void components_json(struct json *j, const struct mota_manifest *m)
         } else {
             json_null(j, "compression");
         }
+        encryption_json(j, comp);
         if (comp->has_vendor)
             uuid_json(j, "vendor_id", comp->vendor_id);
         else
@@ -295,7 +421,7 @@ static void compat_json(struct json *j, const struct mota_manifest *m)
 }
 
 static void report_json(const char *cmd, const char *path, const struct mota_verify_result *r, bool verified,
-                        int status, const struct epoch_views *ev)
+                        int status, const struct epoch_views *ev, const struct image_check *ic)
 {
     const struct mota_manifest *m = &r->manifest;
     struct json j;
@@ -304,6 +430,7 @@ static void report_json(const char *cmd, const char *path, const struct mota_ver
     json_str(&j, "container", path);
     json_str(&j, "detail", "");
     json_bool(&j, "verified", verified); /* signature and every payload digest checked (a key was given) */
+    json_bool(&j, "images_checked", verified && ic->unchecked == 0); /* false: encrypted, and no key given */
     json_bool(&j, "valid", status == 0);
     json_uint(&j, "manifest_version", m->version);
     json_uint(&j, "seq", m->seq);
@@ -334,21 +461,61 @@ static int load_keys(char **paths, size_t n, struct mota_trusted_key *keys, cons
     return MOTA_OK;
 }
 
+/* --kek files and --device-key into k (none: an empty view); MOTA_OK, or the reason (said on stderr) of
+ * the file *bad, given with option *bad_opt. */
+static int load_dec_keys(char **kek_paths, size_t n_keks, const char *device, struct dec_keys *k, const char **bad,
+                         const char **bad_opt)
+{
+    int ret = MOTA_OK;
+    memset(k, 0, sizeof(*k));
+    for (size_t i = 0; i < n_keks && ret == MOTA_OK; i++) {
+        *bad = kek_paths[i];
+        *bad_opt = "--kek";
+        if ((ret = tool_kek_read(kek_paths[i], &k->keks[i])) == MOTA_ERR_KEK_INVALID)
+            tool_fail(ret, "--kek %s", kek_paths[i]); /* tool_map says why a file cannot be read */
+    }
+    k->view = (struct mota_enc_keys){.keks = k->keks, .n_keks = n_keks};
+    if (ret != MOTA_OK || device == NULL)
+        return ret;
+    *bad = device;
+    *bad_opt = "--device-key";
+    if ((ret = tool_load_key(device, &k->device)) != MOTA_OK) /* said with the path */
+        return ret;
+    if (!k->device.has_private)
+        return tool_fail(MOTA_ERR_KEY_INVALID,
+                         "--device-key %s: a public key; decrypting takes the device's private key", device);
+    mota_key_id(k->device.pub, k->device_kid); /* the kid pack --encrypt-to gives its recipient */
+    k->view.device_d = k->device.d;
+    k->view.device_pub = k->device.pub;
+    k->view.device_kid = k->device_kid;
+    k->view.device_kid_len = sizeof(k->device_kid);
+    return MOTA_OK;
+}
+
 static void show_help(bool verify)
 {
     if (verify)
-        printf("usage: mota verify --key PUBLIC.pem [--key ...] [--json] [--quiet] CONTAINER\n\n"
+        printf("usage: mota verify --key PUBLIC.pem [--key ...] [--kek FILE ...] [--device-key PRIV.pem]\n"
+               "                   [--json] [--quiet] CONTAINER\n\n"
                "Full check: envelope structure, manifest digest, signature by one of the\n"
                "given keys (public or private PEM/DER), manifest semantics, and the size\n"
-               "and SHA-256 of every integrated payload.\n"
+               "and SHA-256 of every integrated payload; a compressed payload decoded to\n"
+               "its image's size and digest. An encrypted payload's image is checked only\n"
+               "with a key of one of its recipients (else: \"image digests not checked:\n"
+               "encrypted\"):\n"
+               "  --kek FILE           a key-encryption key (keygen --kek; repeatable, %u)\n"
+               "  --device-key FILE    a device's P-256 private key (pack --encrypt-to)\n"
                "Exit codes: 0 valid; 1 rejected (the reason name is printed on stderr);\n"
-               "2 usage error; 3 unreadable container or key file.\n");
+               "2 usage error; 3 unreadable container or key file.\n",
+               MAX_KEKS);
     else
         printf("usage: mota inspect [--json] [--key PUBLIC.pem] [--epochs [--baseline OLD]] CONTAINER\n\n"
                "Prints the manifest, components, compatibility data and self-test of a\n"
                "container. Without --key it checks the structure (envelope, manifest, the\n"
                "mota profile, the framing and size of every payload) but not the signature\n"
-               "or the payload digests; with --key it runs the full verification too.\n"
+               "or the payload digests; with --key it runs the full verification too\n"
+               "(and takes verify's --kek and --device-key). Each encrypted payload shows\n"
+               "its cipher and its recipients (algorithm, kid), never a key.\n"
                "--epochs adds the epoch report of the model it carries (mota info --epochs);\n"
                "--baseline OLD (a container or a model) what moved between NPU and CPU since.\n"
                "Exit codes: 0 ok; 1 malformed or (with --key) invalid; 2 usage; 3 I/O.\n");
@@ -358,6 +525,9 @@ struct show_opts {
     bool answered; /* --help: printed, nothing to show */
     char *key_paths[MAX_KEYS];
     size_t n_keys;
+    char *kek_paths[MAX_KEKS];
+    size_t n_keks;
+    const char *device_key;
     bool json, quiet, epochs;
     const char *path, *baseline;
 };
@@ -370,11 +540,22 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
                                          {"quiet", no_argument, 0, 'q'},
                                          {"epochs", no_argument, 0, 'e'},
                                          {"baseline", required_argument, 0, 'b'},
+                                         {"kek", required_argument, 0, 'K'},
+                                         {"device-key", required_argument, 0, 'D'},
                                          {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof(*o));
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hk:jqeb:", opts, verify ? "verify" : "inspect")) != -1) {
+        if (c == 'K' || c == 'D') {
+            if ((c == 'K' && o->n_keks == MAX_KEKS) || (c == 'D' && o->device_key != NULL))
+                return tool_usage_err(verify ? "verify" : "inspect", "at most %u --kek and one --device-key", MAX_KEKS);
+            if (c == 'K')
+                o->kek_paths[o->n_keks++] = optarg;
+            else
+                o->device_key = optarg;
+            continue;
+        }
         if (c == 'h') {
             show_help(verify);
             o->answered = true;
@@ -401,20 +582,23 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
         return tool_usage_err(verify ? "verify" : "inspect", "takes exactly one container file");
     if (verify && o->n_keys == 0)
         return tool_usage_err("verify", "needs at least one --key");
+    if (o->n_keys == 0 && (o->n_keks > 0 || o->device_key != NULL))
+        return tool_usage_err("inspect", "--kek and --device-key check the images with the full verification: "
+                                         "they need --key");
     if (o->baseline != NULL && !o->epochs)
         return tool_usage_err(verify ? "verify" : "inspect", "--baseline compares epoch reports: it needs --epochs");
     o->path = argv[optind];
     return EXIT_OK;
 }
 
-/* With keys, the full verification; without, the structure: envelope, manifest, the payloads' framing. */
+/* With keys, the full verification (the images of encrypted payloads with dec, NULL: no key for them);
+ * without, the structure: envelope, manifest, the payloads' framing. */
 static int check_container(const struct mapped *f, const struct mota_trusted_key *keys, size_t n_keys,
-                           struct mota_verify_result *r)
+                           const struct mota_enc_keys *dec, struct mota_verify_result *r, struct image_check *ic)
 {
-    const struct mota_component *failed = NULL;
     if (n_keys > 0) {
         int ret = mota_container_verify(f->data, f->len, keys, n_keys, r);
-        return ret == MOTA_OK ? tool_verify_images(f->data, f->len, r, &failed) : ret;
+        return ret == MOTA_OK ? tool_verify_images(f->data, f->len, r, dec, &ic->failed, &ic->unchecked) : ret;
     }
     memset(r, 0, sizeof(*r));
     int ret = mota_envelope_decode(f->data, f->len, &r->env);
@@ -438,13 +622,14 @@ static void show_fail_json(const char *cmd, const char *path, int ret, bool chec
     json_end(&j);
 }
 
-/* --epochs: the container's model, and the baseline's; MOTA_OK or the reason, *bad the file it concerns */
-static int load_epochs(const struct show_opts *o, const struct mapped *f, struct epochs_view *cur,
-                       struct epochs_view *old, struct mapped *fb, const char **bad)
+/* --epochs: the container's model (an encrypted one decrypted with dec, NULL: no key), and the baseline's;
+ * MOTA_OK or the reason, *bad the file it concerns */
+static int load_epochs(const struct show_opts *o, const struct mapped *f, const struct mota_enc_keys *dec,
+                       struct epochs_view *cur, struct epochs_view *old, struct mapped *fb, const char **bad)
 {
     const uint8_t *code = NULL;
     size_t code_len = 0;
-    int ret = epochs_container_code(f->data, f->len, &code, &code_len, &cur->image);
+    int ret = epochs_container_code(f->data, f->len, dec, &code, &code_len, &cur->image);
     *bad = o->path;
     cur->path = o->path;
     cur->container = true;
@@ -478,19 +663,44 @@ static void key_ids(const struct mota_envelope *env, const struct mota_trusted_k
                              k ? ", " : "; trusted here: ", tool_hex_str(keys[k].kid, MOTA_KEY_ID_LEN, id, sizeof(id)));
 }
 
-/* A container, key or baseline that could not be used, *bad the file: said on stderr (unless it was said
- * already: a file that cannot be read, a key file) and, with --json, in the document (note: more on a
- * refused signature). The exit code. */
-static int show_fail(const char *cmd, const struct show_opts *o, int ret, const char *bad, bool checked,
-                     const char *note)
+/* An image that was refused: which payload, and for a key problem who can decrypt it. */
+static void image_note(const struct image_check *ic, int ret, char *out, size_t cap)
+{
+    struct mota_enc_info ei;
+    char kid[2 * MOTA_ENC_MAX_KID + 3];
+    if (ic->failed == NULL)
+        return;
+    size_t len = (size_t)snprintf(out, cap, "the %s payload%s", mota_component_name(ic->failed->role),
+                                  ret == MOTA_ERR_ENC_NO_KEY   ? ": none of the keys given is for one of its recipients"
+                                  : ret == MOTA_ERR_ENC_UNWRAP ? ": the key given for its recipient does not unwrap "
+                                                                 "its content key (another key with that kid?)"
+                                                               : "");
+    if ((ret != MOTA_ERR_ENC_NO_KEY && ret != MOTA_ERR_ENC_UNWRAP) || !ic->failed->encrypted ||
+        mota_enc_info_decode(ic->failed->enc_info, ic->failed->enc_len, &ei) != MOTA_OK)
+        return;
+    for (size_t i = 0; i < ei.n_recipients && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s kid %s",
+                                i ? ", " : "; its recipients: ", tool_enc_alg_name(ei.r[i].alg),
+                                kid_str(&ei.r[i], kid, sizeof(kid)));
+}
+
+/* A container, key or baseline that could not be used, *bad the file (key_opt: the option a key file came
+ * with): said on stderr (unless it was said already: a file that cannot be read, a key file) and, with
+ * --json, in the document (note: more on a refused signature or image). The exit code. */
+static int show_fail(const char *cmd, const struct show_opts *o, int ret, const char *bad, const char *key_opt,
+                     bool checked, const char *note)
 {
     char detail[640] = "", why[560];
     bool key = bad != o->path && bad != o->baseline;
     if (ret == MOTA_ERR_IO) {
         json_file_why(bad, why, sizeof(why));
-        snprintf(detail, sizeof(detail), "%s%s", key ? "--key " : bad == o->baseline ? "--baseline " : "", why);
+        snprintf(detail, sizeof(detail), "%s%s%s",
+                 key                  ? key_opt
+                 : bad == o->baseline ? "--baseline"
+                                      : "",
+                 key || bad == o->baseline ? " " : "", why);
     } else if (key) {
-        snprintf(detail, sizeof(detail), "--key %s", bad);
+        snprintf(detail, sizeof(detail), "%s %s", key_opt, bad);
     } else if (note[0] != 0) {
         snprintf(detail, sizeof(detail), "%s", note);
     }
@@ -504,38 +714,49 @@ static int show_fail(const char *cmd, const struct show_opts *o, int ret, const 
 
 static int show(int argc, char **argv, bool verify)
 {
-    const char *cmd = verify ? "verify" : "inspect", *bad = NULL;
+    const char *cmd = verify ? "verify" : "inspect", *bad = NULL, *key_opt = "--key";
     struct show_opts o;
     struct mota_trusted_key keys[MAX_KEYS];
     struct mapped f = {0}, fb = {0};
     struct epoch_views ev = {0};
     struct epochs_view cur = {0}, old = {0};
+    struct image_check ic = {0};
     static struct mota_verify_result r;
+    static struct dec_keys dk; /* secrets: wiped before returning */
     int rc = parse_args(argc, argv, verify, &o);
     if (rc != EXIT_OK || o.answered)
         return rc;
-    bool checked = o.n_keys > 0;
+    bool checked = o.n_keys > 0, dec = o.n_keks > 0 || o.device_key != NULL;
     int ret = load_keys(o.key_paths, o.n_keys, keys, &bad);
+    if (ret == MOTA_OK)
+        ret = load_dec_keys(o.kek_paths, o.n_keks, o.device_key, &dk, &bad, &key_opt);
     if (ret == MOTA_OK) {
         bad = o.path;
         ret = tool_map(o.path, &f);
     }
     if (ret == MOTA_OK)
-        ret = check_container(&f, keys, o.n_keys, &r);
+        ret = check_container(&f, keys, o.n_keys, dec ? &dk.view : NULL, &r, &ic);
     if (ret == MOTA_OK && o.epochs)
-        ret = load_epochs(&o, &f, &cur, &old, &fb, &bad);
+        ret = load_epochs(&o, &f, dec ? &dk.view : NULL, &cur, &old, &fb, &bad);
     char note[400] = "";
     if (ret == MOTA_ERR_KEY_UNKNOWN || ret == MOTA_ERR_SIGNATURE)
         key_ids(&r.env, keys, o.n_keys, note, sizeof(note));
+    else if (ret == MOTA_ERR_ENC_NO_KEY && ic.failed == NULL) /* --epochs */
+        snprintf(note, sizeof(note),
+                 "its model is encrypted: --epochs reads it with --key and a --kek or "
+                 "--device-key of one of its recipients");
+    else if (ret != MOTA_OK && bad == o.path)
+        image_note(&ic, ret, note, sizeof(note));
     if (ret != MOTA_OK) {
-        rc = show_fail(cmd, &o, ret, bad, checked, note);
+        rc = show_fail(cmd, &o, ret, bad, key_opt, checked, note);
     } else {
         ev = (struct epoch_views){o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
         if (o.json)
-            report_json(cmd, o.path, &r, checked, ret, &ev);
+            report_json(cmd, o.path, &r, checked, ret, &ev, &ic);
         else if (!(verify && o.quiet))
-            report_text(o.path, &r, checked, ret, &ev);
+            report_text(o.path, &r, checked, ret, &ev, &ic);
     }
+    mota_cipher_wipe(&dk, sizeof(dk));
     epochs_view_free(&cur);
     epochs_view_free(&old);
     if (fb.map != NULL)

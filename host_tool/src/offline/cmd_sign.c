@@ -372,8 +372,9 @@ static int write_signed(const struct sign_opts *o, const struct mapped *in, cons
     memcpy(signed_buf + head_len, in->data + env->head_len, rest);
     mota_trusted_key_set(&trusted, pub);
     const struct mota_component *bad = NULL;
+    size_t sealed = 0; /* encrypted images: sign holds no key (pack rebuilt them; verify --kek checks them) */
     if ((ret = mota_container_verify(signed_buf, head_len + rest, &trusted, 1, &res)) != MOTA_OK ||
-        (ret = tool_verify_images(signed_buf, head_len + rest, &res, &bad)) != MOTA_OK) {
+        (ret = tool_verify_images(signed_buf, head_len + rest, &res, NULL, &bad, &sealed)) != MOTA_OK) {
         tool_fail(ret, "%s, once signed", o->in);
         goto out;
     }

@@ -42,7 +42,8 @@ void epochs_view_free(struct epochs_view *v)
     v->image = NULL;
 }
 
-int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len, uint8_t **owned)
+int epochs_container_code(const uint8_t *buf, size_t len, const struct mota_enc_keys *keys, const uint8_t **code,
+                          size_t *code_len, uint8_t **owned)
 {
     static struct mota_verify_result r;
     const struct mota_component *c = NULL;
@@ -57,7 +58,7 @@ int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, 
     if (ret == MOTA_OK)
         ret = tool_payload_find(buf, len, &r, MOTA_COMPONENT_CODE, &c, &wire, &wire_len);
     if (ret == MOTA_OK)
-        ret = tool_payload_image(c, wire, wire_len, code, code_len, owned);
+        ret = tool_payload_image(c, wire, wire_len, keys, code, code_len, owned);
     return ret;
 }
 
@@ -72,7 +73,7 @@ int epochs_view_load(struct epochs_view *v, const char *path, struct mapped *m)
     v->container = !(m->len >= 4 && mota_get32(m->data) == MOTA_NBIN_MAGIC);
     if (!v->container)
         return epochs_view_decode(v, m->data, m->len);
-    if ((ret = epochs_container_code(m->data, m->len, &code, &code_len, &v->image)) != MOTA_OK)
+    if ((ret = epochs_container_code(m->data, m->len, NULL, &code, &code_len, &v->image)) != MOTA_OK)
         return ret;
     return epochs_view_decode(v, code, code_len);
 }

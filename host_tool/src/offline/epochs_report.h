@@ -33,9 +33,12 @@ void epochs_view_free(struct epochs_view *v);
 struct mapped;
 int epochs_view_load(struct epochs_view *v, const char *path, struct mapped *m);
 
-/* The code of a container in memory (its structure checked, no key): its payload, or that payload
- * decompressed into a malloc'd *owned (checked against the image's signed digest). */
-int epochs_container_code(const uint8_t *buf, size_t len, const uint8_t **code, size_t *code_len, uint8_t **owned);
+/* The code of a container in memory (its structure checked, not its signature): its payload, or that
+ * payload rebuilt into a malloc'd *owned (decrypted with keys, NULL: none, MOTA_ERR_ENC_NO_KEY for an
+ * encrypted one; decompressed; checked against the image's signed digest). */
+struct mota_enc_keys;
+int epochs_container_code(const uint8_t *buf, size_t len, const struct mota_enc_keys *keys, const uint8_t **code,
+                          size_t *code_len, uint8_t **owned);
 
 void epochs_text(FILE *f, const struct epochs_view *v);
 void epochs_json(struct json *j, const struct epochs_view *v); /* the "epochs" member */

@@ -3,6 +3,8 @@
 #ifndef MOTA_TOOL_PACK_H
 #define MOTA_TOOL_PACK_H
 
+#include "payloads.h"
+
 #include "mota/crypto.h"
 
 #include <stdbool.h>
@@ -13,7 +15,10 @@ struct pack_opts {
     const char *st_in, *st_out, *model, *pub;
     uint64_t seq, st_latency;
     bool have_seq, seq_from_version, force_seq, have_version, have_latency, unsigned_, have_kid, sync;
-    uint32_t compress; /* 0, or the algorithm (MOTA_DECOMP_*) */
+    uint32_t compress;   /* 0, or the algorithm (MOTA_DECOMP_*) */
+    int cipher;          /* 0 (no --cipher), MOTA_ENC_A128GCM or MOTA_ENC_A128CTR */
+    size_t n_recipients; /* --encrypt-kek and --encrypt-to, in the order given */
+    struct tool_recipient recipients[MOTA_ENC_MAX_RECIPIENTS];
     uint8_t kid[MOTA_KEY_ID_LEN];
     uint32_t mode;
     long max_sw, max_cpu; /* the CPU-share policy; -1: unset */

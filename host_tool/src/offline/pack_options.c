@@ -8,6 +8,7 @@
 #include "mota/cbor.h"
 #include "mota/container.h"
 #include "mota/decompress.h"
+#include "mota/encinfo.h"
 #include "mota/err.h"
 
 #include <getopt.h>
@@ -77,8 +78,17 @@ static void help(FILE *f)
             "      --compress[=ALG]      send each payload compressed when that is smaller: fewer bytes on\n"
             "                            the link; the device decodes it into its slot and checks the\n"
             "                            image's signed digest from flash. ALG: deflate (the default: 1.95x\n"
-            "                            on an N6 model) or lz4 (1.63x; its decoder is a third the size)\n",
-            (unsigned long long)PACK_SEQ_CEILING);
+            "                            on an N6 model) or lz4 (1.63x; its decoder is a third the size)\n"
+            "Encryption (draft-ietf-suit-firmware-encryption; after compression; every payload):\n"
+            "      --encrypt-kek FILE    a recipient holding the key-encryption key FILE (keygen --kek;\n"
+            "                            A128KW, named by its kid)\n"
+            "      --encrypt-to PUB.pem  a recipient device by its P-256 public key (ECDH-ES+A128KW: a\n"
+            "                            fresh ephemeral key; named by the key's id)\n"
+            "                            Both repeatable, %u recipients at most in all; one random\n"
+            "                            content key per container, wrapped for each\n"
+            "      --cipher a128gcm|a128ctr  content cipher (default a128gcm: authenticated; a128ctr\n"
+            "                            for payloads that must decrypt in place)\n",
+            (unsigned long long)PACK_SEQ_CEILING, MOTA_ENC_MAX_RECIPIENTS);
     help_more(f);
 }
 
@@ -203,7 +213,10 @@ enum {
     O_MAXCPU,
     O_COMPRESS,
     O_SYNC,
-    O_FORCE_SEQ
+    O_FORCE_SEQ,
+    O_ENC_KEK,
+    O_ENC_TO,
+    O_CIPHER
 };
 
 /* --seq N|from-version (its ceiling is checked with the version: check_seq) and
@@ -233,6 +246,22 @@ static int number_opt(struct pack_opts *o, int c, const char *arg)
         return tool_usage_err("pack", "--selftest-max-latency-us %s: at most %llu (71 minutes); none for no limit", arg,
                               PACK_LATENCY_NONE);
     o->st_latency = v;
+    return EXIT_OK;
+}
+
+/* --encrypt-kek FILE and --encrypt-to PUB.pem (recipients, MOTA_ENC_MAX_RECIPIENTS at most), --cipher. */
+static int encrypt_opt(struct pack_opts *o, int c, const char *arg)
+{
+    if (c == O_CIPHER) {
+        if (strcmp(arg, "a128gcm") != 0 && strcmp(arg, "a128ctr") != 0)
+            return tool_usage_err("pack", "--cipher %s: the ciphers are a128gcm and a128ctr", arg);
+        o->cipher = strcmp(arg, "a128ctr") == 0 ? MOTA_ENC_A128CTR : MOTA_ENC_A128GCM;
+        return EXIT_OK;
+    }
+    if (o->n_recipients == MOTA_ENC_MAX_RECIPIENTS) /* what a device's decoder takes */
+        return tool_usage_err("pack", "at most %u recipients (--encrypt-kek and --encrypt-to together)",
+                              MOTA_ENC_MAX_RECIPIENTS);
+    o->recipients[o->n_recipients++] = (struct tool_recipient){.ecdh = c == O_ENC_TO, .path = arg};
     return EXIT_OK;
 }
 
@@ -266,6 +295,9 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
         break;
     case O_SEQ:
     case O_STLAT: return number_opt(o, c, arg);
+    case O_ENC_KEK:
+    case O_ENC_TO:
+    case O_CIPHER: return encrypt_opt(o, c, arg);
     case O_MODE:
         if (strcmp(arg, "xip") == 0)
             o->mode = MOTA_INSTALL_XIP;
@@ -315,7 +347,8 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID},
         {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
         {"compress", optional_argument, 0, O_COMPRESS}, {"sync", no_argument, 0, O_SYNC},
-        {"force-seq", no_argument, 0, O_FORCE_SEQ}, {0, 0, 0, 0}};
+        {"force-seq", no_argument, 0, O_FORCE_SEQ}, {"encrypt-kek", required_argument, 0, O_ENC_KEK},
+        {"encrypt-to", required_argument, 0, O_ENC_TO}, {"cipher", required_argument, 0, O_CIPHER}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
@@ -366,6 +399,9 @@ static int check_combination(const struct pack_opts *o)
     if (o->seq_from_version && !o->have_version)
         return tool_usage_err("pack", "--seq from-version needs --version");
     /* the latency limit may be left out (none); the input and the expected output may not */
+    if (o->cipher != 0 && o->n_recipients == 0)
+        return tool_usage_err("pack", "--cipher chooses how payloads are encrypted: it needs a recipient, "
+                                      "--encrypt-kek FILE or --encrypt-to PUB.pem");
     if ((o->st_in || o->st_out || o->have_latency) && !(o->st_in && o->st_out))
         return tool_usage_err("pack", "a self-test needs --selftest-input and --selftest-output, and takes "
                                       "--selftest-max-latency-us N|none with them (all three, or the first two: "
@@ -493,6 +529,13 @@ static int check_output(const struct pack_opts *o)
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         if (inputs[i].path != NULL && tool_same_file(o->out, inputs[i].path)) {
             tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o->out, inputs[i].what, inputs[i].path);
+            return EXIT_IO;
+        }
+    }
+    for (size_t i = 0; i < o->n_recipients; i++) {
+        if (tool_same_file(o->out, o->recipients[i].path)) {
+            tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o->out,
+                      o->recipients[i].ecdh ? "--encrypt-to" : "--encrypt-kek", o->recipients[i].path);
             return EXIT_IO;
         }
     }

@@ -345,7 +345,8 @@ static void help_board(FILE *f)
                "                         $XDG_STATE_HOME/mota, else ~/.local/state/mota); a new one is\n"
                "                         created erased and provisioned from the options below\n"
                "  --key PUBLIC.pem --vendor DOMAIN --class NAME --name DEVICE --model C_NAME\n"
-               "  --trial-boots N        provisioning (see `mota provision`; class and name default\n"
+               "  --trial-boots N --kek KEK.jwk\n"
+               "                         provisioning (see `mota provision`; class and name default\n"
                "                         to mota-TARGET); a new flash without --key stays\n"
                "                         unprovisioned: it refuses every update. A flash provisioned\n"
                "                         already is run as it is without --key, and refused with\n"
@@ -465,7 +466,7 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
         {"flash-ecc", no_argument, 0, O_ECC},
         {"model", required_argument, 0, 'm'}, {"vendor", required_argument, 0, 'V'},
         {"class", required_argument, 0, 'C'}, {"name", required_argument, 0, 'N'},
-        {"trial-boots", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+        {"trial-boots", required_argument, 0, 'T'}, {"kek", required_argument, 0, 'K'}, {0, 0, 0, 0}};
     /* clang-format on */
     int c;
     memset(b, 0, sizeof(*b));
@@ -510,30 +511,45 @@ static int ecc_file(const struct board *b)
     return EXIT_OK;
 }
 
+/* The id of the board's device key (never the key): what `mota pack --encrypt-to` names. */
+static void tell_device_key(const struct board_device_key *dk)
+{
+    if (!dk->has)
+        return;
+    fprintf(stderr, "mota-sim: device key id ");
+    tool_hex(stderr, dk->kid, sizeof(dk->kid));
+    fprintf(stderr, "\n");
+}
+
 /* The flash: the board's persistent state; a new one is provisioned (or left blank), an existing one
  * only checked against the identity given. */
 static int provision_flash(const struct board *b, const struct board_identity *id)
 {
     bool done = false;
+    struct board_device_key dk = {0};
+    if (id->n_keks > 0 && id->n_keys == 0)
+        return tool_usage_err("sim", "--kek is provisioned with the identity: it needs --key");
     if (access(b->flash, F_OK) != 0) {
         char ecc[PATH_MAX];
         snprintf(ecc, sizeof(ecc), "%s.ecc", b->flash);
         unlink(ecc); /* a new flash's units are all erased, whatever a stale table beside it says */
-        int ret = id->n_keys ? board_provision(b->flash, id, "", &done) : board_flash_create(b->flash);
+        int ret = id->n_keys ? board_provision(b->flash, id, "", &done, &dk) : board_flash_create(b->flash);
         if (ret != MOTA_OK)
             return EXIT_IO;
         fprintf(stderr, "mota-sim: new board flash %s (%s)\n", b->flash, done ? "provisioned" : "not provisioned");
+        tell_device_key(&dk);
     } else if (id->n_keys) {
         char fix[PATH_MAX + 200];
         snprintf(fix, sizeof(fix),
                  "give --flash another file for another board, delete %s to start a new one, or leave out "
                  "--key (and the identity options) to run it as it is provisioned",
                  b->flash);
-        int ret = board_provision(b->flash, id, fix, &done);
+        int ret = board_provision(b->flash, id, fix, &done, &dk);
         if (ret != MOTA_OK)
             return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
         if (done)
             fprintf(stderr, "mota-sim: board flash %s provisioned\n", b->flash);
+        tell_device_key(&dk);
     }
     return b->flash_ecc ? ecc_file(b) : EXIT_OK;
 }

@@ -539,7 +539,7 @@ static bool start_board(const struct ref_opts *o, struct ref_run *r, const struc
     bool done = false;
     in_dir(r, "board.flash", flash, sizeof(flash));
     progress("starting a fresh %s board", o->t->name);
-    if (board_provision(flash, id, "", &done) != MOTA_OK)
+    if (board_provision(flash, id, "", &done, NULL) != MOTA_OK)
         return ref_said(r, "board", tool_failed() == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID,
                         "the board's flash could not be provisioned for the model's slot");
     if (!go_on(r, "board"))

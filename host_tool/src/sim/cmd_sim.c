@@ -34,6 +34,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* mota sim --help, its last part. */
+static void help_faults(FILE *f)
+{
+    fprintf(f, "Simulation and faults:\n"
+               "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
+               "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
+               "  --drop-after N              drop the link after N received bytes (once)\n"
+               "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
+               "  --seed N                    for the corruption (default 1)\n"
+               "  --once                      exit when the first client disconnects\n");
+}
+
 static void help(FILE *f)
 {
     fprintf(f, "usage: mota sim [--target posix] [options]\n"
@@ -78,6 +90,10 @@ static void help(FILE *f)
                "  --max-payload BYTES    the largest frame payload it takes and sends, as a board's\n"
                "                         build sets it (64 to 2048; default 2048; the boards: 512)\n"
                "  --key PUBLIC.pem       trusted key (repeat; key slot indices 1, 2, ...)\n"
+               "  --kek KEK.jwk          a key-encryption key it decrypts with (at most 2; mota\n"
+               "                         keygen --kek). It also has a P-256 key pair of its own\n"
+               "                         (pack --encrypt-to; mota getpub --device), made with its\n"
+               "                         flash and kept beside it in FLASH.device-key (0600)\n"
                "  --vendor DOMAIN --class NAME   identity (default example.com / mota-sim)\n"
                "  --model C_NAME         a model pair (repeat; default network)\n"
                "  --head-buffer BYTES    the agent's container-head buffer, as a small device sizes it\n"
@@ -85,14 +101,8 @@ static void help(FILE *f)
                "  --trial-boots N        boots before an unconfirmed model is reverted (default 3)\n"
                "  --device-id HEX        its unique id, 1 to 16 bytes (HELLO, `mota status`: device id).\n"
                "                         Default 12 bytes: with --flash, the flash file's own (derived\n"
-               "                         from its absolute path: kept across restarts); else random\n"
-               "Simulation and faults:\n"
-               "  --selftest pass|fail|slow   what the simulated self-test inference does\n"
-               "  --cut-at-op N [--torn]      power lost at flash operation N: the simulator exits (code 4)\n"
-               "  --drop-after N              drop the link after N received bytes (once)\n"
-               "  --corrupt-rate R            flip a random bit in received bytes with probability R\n"
-               "  --seed N                    for the corruption (default 1)\n"
-               "  --once                      exit when the first client disconnects\n");
+               "                         from its absolute path: kept across restarts); else random\n");
+    help_faults(f);
 }
 
 /* The line to the host. */
@@ -126,6 +136,9 @@ struct sim {
     struct sim_uart uart;                                 /* the receiver: the line into the board's RX ring */
     bool in_upload;                                       /* the agent was receiving after the last step */
     struct flash_mark upload_start;                       /* the flash's counters before the step that began it */
+    /* the keys of encrypted payloads the device holds (cfg.enc points here): --kek, and its own key pair */
+    struct mota_kek keks[MOTA_PROVISION_KEKS];
+    uint8_t dev_d[32], dev_pub[MOTA_P256_PUB_LEN], dev_kid[MOTA_KEY_ID_LEN];
 };
 
 /* The simulated device's power goes (--cut-at-op): the process ends where the agent stood, as the firmware
@@ -241,7 +254,8 @@ enum {
     O_TIMING,
     O_RX_RING,
     O_MAX_PAYLOAD,
-    O_DEVICE_ID
+    O_DEVICE_ID,
+    O_KEK
 };
 
 #define SIM_DEVICE_ID_LEN 12u /* as long as an STM32's UID */
@@ -332,6 +346,8 @@ struct sim_opts {
     const char *tcp, *pty_link, *port_path, *flash, *vendor, *klass;
     const char *keys[MOTA_AGENT_MAX_KEYS], *models[MOTA_AGENT_MAX_MODELS];
     unsigned n_keys, n_models;
+    const char *keks[MOTA_PROVISION_KEKS]; /* --kek KEK.jwk */
+    unsigned n_keks;
     uint64_t flash_size, exec, ext, cut, head; /* 0: the default (exec, ext: unless *_set) */
     uint64_t rx_ring;                          /* 0: the profile's */
     uint64_t max_payload;                      /* 0: the build's (MOTA_LINK_MAX_PAYLOAD) */
@@ -572,6 +588,11 @@ static int device_opt(struct sim_opts *o, int c, const char *arg)
             return tool_usage_err("sim", "at most %u keys", MOTA_AGENT_MAX_KEYS), -1;
         o->keys[o->n_keys++] = arg;
         break;
+    case O_KEK:
+        if (o->n_keks == MOTA_PROVISION_KEKS)
+            return tool_usage_err("sim", "at most %u --kek", MOTA_PROVISION_KEKS), -1;
+        o->keks[o->n_keks++] = arg;
+        break;
     case O_MODEL: return model_opt(o, arg);
     case O_TORN: o->torn = true; break;
     case O_ONCE: o->once = true; break;
@@ -710,7 +731,7 @@ static const struct option sim_long_opts[] = {
     {"port-file", required_argument, 0, O_PORT_FILE}, {"baud", required_argument, 0, O_BAUD},
     {"flash-timing", required_argument, 0, O_TIMING}, {"rx-ring", required_argument, 0, O_RX_RING},
     {"max-payload", required_argument, 0, O_MAX_PAYLOAD},
-    {"device-id", required_argument, 0, O_DEVICE_ID}, {0, 0, 0, 0}};
+    {"device-id", required_argument, 0, O_DEVICE_ID}, {"kek", required_argument, 0, O_KEK}, {0, 0, 0, 0}};
 /* clang-format on */
 
 /* The command line into o: the base profile first, then every option over it. */
@@ -878,6 +899,38 @@ static int configure_agent(struct sim *s, const struct sim_opts *o)
     return device_id(cfg, o);
 }
 
+/* The keys of encrypted payloads: the --kek files, and the device's own key pair (kept beside a kept flash).
+ * Their ids are said; the keys never are. */
+static int configure_keys(struct sim *s, const struct sim_opts *o)
+{
+    struct mota_agent_config *cfg = &s->d.cfg;
+    struct mota_p256_key key;
+    if (board_read_keks(o->keks, o->n_keks, s->keks) != MOTA_OK)
+        return EXIT_IO;
+    int ret = sim_device_key(o->flash, !o->throwaway, &key);
+    if (ret == MOTA_OK) {
+        memcpy(s->dev_d, key.d, sizeof(s->dev_d));
+        memcpy(s->dev_pub, key.pub, sizeof(s->dev_pub));
+        mota_key_id(s->dev_pub, s->dev_kid);
+    }
+    memset(&key, 0, sizeof(key));
+    if (ret != MOTA_OK)
+        return EXIT_IO;
+    cfg->enc = (struct mota_enc_keys){.keks = o->n_keks ? s->keks : NULL,
+                                      .n_keks = o->n_keks,
+                                      .device_d = s->dev_d,
+                                      .device_pub = s->dev_pub,
+                                      .device_kid = s->dev_kid,
+                                      .device_kid_len = sizeof(s->dev_kid)};
+    fprintf(stderr, "mota-sim: device key id ");
+    tool_hex(stderr, s->dev_kid, sizeof(s->dev_kid));
+    for (unsigned i = 0; i < o->n_keks; i++) /* a key file's kid is text (common/kek.h) */
+        fprintf(stderr, "%s %.*s", i ? "," : "; key-encryption keys", (int)s->keks[i].kid_len,
+                (const char *)s->keks[i].kid);
+    fprintf(stderr, "\n");
+    return EXIT_OK;
+}
+
 /* The flash as the part has it, and the layout on it: "flash 512 KiB: 4 x 16 KiB, 1 x 64 KiB, ... sectors". */
 static void describe_flash(const struct sim *s, enum mota_posix_flash_timing t)
 {
@@ -948,7 +1001,7 @@ static int open_device(struct sim *s, const struct sim_opts *o)
         mota_posix_flash_on_cut(&s->d.pf, power_cut, s);
         mota_posix_flash_cut(&s->d.pf, o->cut, o->torn);
     }
-    if (configure_agent(s, o) != EXIT_OK)
+    if (configure_agent(s, o) != EXIT_OK || configure_keys(s, o) != EXIT_OK)
         return EXIT_IO;
     mota_posix_device_identity(&s->d, o->vendor, o->klass);
     gate_init(&s->gate, o->idle_s);

@@ -29,7 +29,13 @@
     X(MOTA_INFO_DEVICE_ID, 14, "device-id")                                                                            \
     X(MOTA_INFO_IDENTITY_NAMES, 15, "identity-names")                                                                  \
     X(MOTA_INFO_MODELS_FROM, 16, "models-from")                                                                        \
-    X(MOTA_INFO_FEATURES, 17, "features")
+    X(MOTA_INFO_FEATURES, 17, "features")                                                                              \
+    X(MOTA_INFO_DECRYPT, 18, "decrypt")
+
+/* HELLO's key 18: the ids of the keys the device decrypts with (never a key) */
+#define MOTA_DECRYPT_KEYS(X) /* cddl: decrypt */                                                                       \
+    X(MOTA_DECRYPT_KEK_IDS, 1, "kek-ids")                                                                              \
+    X(MOTA_DECRYPT_DEVICE_KEY_ID, 2, "device-key-id")
 
 /* one model, in HELLO (MOTA_INFO_MODELS) and STATUS (MOTA_STATUS_MODELS) */
 #define MOTA_MINFO_KEYS(X) /* cddl: model */                                                                           \
@@ -59,12 +65,14 @@
     X(MOTA_STATUS_RESULT, 3, "last-result")                                                                            \
     X(MOTA_STATUS_TIMING, 4, "timing")                                                                                 \
     X(MOTA_STATUS_UPTIME, 5, "uptime-ms")                                                                              \
-    X(MOTA_STATUS_MODELS_FROM, 6, "models-from")
+    X(MOTA_STATUS_MODELS_FROM, 6, "models-from")                                                                       \
+    X(MOTA_STATUS_DEVICE_KEY, 7, "device-key")
 
 #define MOTA_PROTO_KEY_ENUM_(name, value, cddl) name = (value),
 enum mota_info_key { MOTA_INFO_KEYS(MOTA_PROTO_KEY_ENUM_) };
 enum mota_minfo_key { MOTA_MINFO_KEYS(MOTA_PROTO_KEY_ENUM_) };
 enum mota_status_key { MOTA_STATUS_KEYS(MOTA_PROTO_KEY_ENUM_) };
+enum mota_decrypt_key { MOTA_DECRYPT_KEYS(MOTA_PROTO_KEY_ENUM_) };
 #undef MOTA_PROTO_KEY_ENUM_
 
 /* array lengths both sides rely on */
@@ -72,5 +80,6 @@ enum mota_status_key { MOTA_STATUS_KEYS(MOTA_PROTO_KEY_ENUM_) };
 #define MOTA_STATUS_COUNTER_ITEMS 6u /* MOTA_STATUS_COUNTERS */
 #define MOTA_STATUS_TIMING_ITEMS 7u  /* MOTA_STATUS_TIMING */
 #define MOTA_MINFO_ABOUT_ITEMS 6u    /* MOTA_MINFO_ABOUT */
+#define MOTA_DECRYPT_KEKS_MAX 4u     /* KEK ids in HELLO key 18 at the most (a record holds 2) */
 
 #endif /* MOTA_PROTO_KEYS_H */
