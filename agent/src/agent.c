@@ -490,8 +490,8 @@ static int config_ok(const struct mota_agent_config *c)
     if (hi[0] == 0 || c->n_models == 0 || c->n_models > MOTA_AGENT_MAX_MODELS || c->n_keys > MOTA_AGENT_MAX_KEYS ||
         c->device_id_len > MOTA_AGENT_DEVICE_ID_MAX || c->scratch == NULL || c->scratch_size < MOTA_AGENT_SCRATCH_MIN)
         return MOTA_ERR_CONFIG;
-    /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 11 records a model */
-    if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 11u * c->n_models)
+    /* a compaction's snapshot fits a sector with room to append: header, revoke, end, 12 records a model */
+    if ((hi[0] - lo[0]) / 2u / JREC_SIZE < 4u + 12u * c->n_models)
         return MOTA_ERR_CONFIG;
     for (unsigned m = 0; m < c->n_models; m++) {
         const struct mota_agent_model_config *mc = &c->models[m];
@@ -585,6 +585,7 @@ uint32_t mota_agent_upload_offset(const struct mota_agent *a)
 int mota_agent_abort(struct mota_agent *a)
 {
     int ret = MOTA_OK;
+    mota_agent_upload_wipe(a);
     for (unsigned m = 0; m < a->cfg->n_models; m++) {
         if (a->st[m].upload_state != MOTA_UPLOAD_NONE &&
             (ret = mota_agent_journal(a, J_UPLOAD_ABORT, m, MOTA_OK)) != MOTA_OK)

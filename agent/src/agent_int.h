@@ -63,4 +63,7 @@ int mota_agent_run_selftest(struct mota_agent *a, unsigned m, unsigned slot, con
                             const struct mota_agent_layout *lay, const struct mota_installed *inst);
 int mota_agent_activate(struct mota_agent *a, unsigned m);
 
+/* An upload's secrets (the content key, the cipher states, the program buffer) wiped: it has ended. */
+void mota_agent_upload_wipe(struct mota_agent *a);
+
 #endif /* MOTA_AGENT_INT_H */

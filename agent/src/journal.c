@@ -336,7 +336,7 @@ static void erased_rec(unsigned m, uint32_t upto, struct jrec *r)
 static int snapshot_upload(struct mota_journal *j, unsigned sector, uint32_t *index,
                            const struct mota_agent_model_state *s, unsigned m)
 {
-    struct jrec r[7];
+    struct jrec r[8];
     unsigned n = 0;
     set_upload_rec(s, m, &r[n++]);
     if (s->upload_state >= MOTA_UPLOAD_ERASED) {
@@ -347,6 +347,8 @@ static int snapshot_upload(struct mota_journal *j, unsigned sector, uint32_t *in
     }
     n += ghash_rec(s->upload_ghash, s->upload_ghash_at, s->upload_offset, m, &r[n]);
     progress_rec(s, m, &r[n++]);
+    /* a GHASH record whose PROGRESS record is being appended (this compaction is for it): kept pending */
+    n += ghash_rec(s->upload_ghash_next, s->upload_ghash_next_at, s->upload_ghash_next_at, m, &r[n]);
     for (unsigned i = 0; i < n; i++) {
         int ret = write_rec(j, sector, (*index)++, &r[i]);
         if (ret != MOTA_OK)

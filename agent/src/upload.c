@@ -13,8 +13,9 @@
 #include <string.h>
 
 /* The content key and every cipher state: when the upload ends, whichever way. */
-static void x_wipe(struct mota_agent *a)
+void mota_agent_upload_wipe(struct mota_agent *a)
 {
+    mota_cipher_wipe(a->unit, sizeof(a->unit));
 #if MOTA_FEATURE_DECRYPT
     mota_cipher_wipe(a->up_cek, sizeof(a->up_cek));
     mota_cipher_wipe(&a->up_aes, sizeof(a->up_aes));
@@ -30,7 +31,7 @@ static void x_wipe(struct mota_agent *a)
 
 static int fail_upload(struct mota_agent *a, unsigned m, int reason)
 {
-    x_wipe(a);
+    mota_agent_upload_wipe(a);
     a->last_error = reason;
     a->up_model = MOTA_AGENT_NOT_RECEIVING;
     a->up_ready = false;
@@ -296,6 +297,7 @@ static void x_absorb(struct mota_agent *a, const uint8_t *ct, uint32_t n)
 static int x_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
     a->up_z_skip = 0;
+    a->up_x_err = MOTA_OK;
     a->up_x_plain = plain;
     return a->up_man.comp[c].compressed ? z_start(a, m, c, plain) : MOTA_OK;
 }
@@ -442,7 +444,7 @@ static int stored_head_ok(struct mota_agent *a, unsigned m)
 static int finish_upload(struct mota_agent *a)
 {
     uint32_t t0 = mota_agent_now_us(a);
-    x_wipe(a); /* every byte is in: the content key is needed no more */
+    mota_agent_upload_wipe(a); /* every byte is in: the content key is needed no more */
     int ret = finish_upload_(a);
     a->timing.verdict_us = mota_agent_now_us(a) - t0;
     return ret;
@@ -552,9 +554,13 @@ static bool same_recipients(const struct mota_enc_info *x, const struct mota_enc
 {
     if (x->n_recipients != y->n_recipients)
         return false;
-    for (size_t i = 0; i < x->n_recipients; i++)
-        if (memcmp(x->r[i].wrapped, y->r[i].wrapped, MOTA_ENC_WRAPPED_LEN) != 0)
+    for (size_t i = 0; i < x->n_recipients; i++) {
+        const struct mota_enc_recipient *p = &x->r[i], *q = &y->r[i];
+        if (p->alg != q->alg || p->kid_len != q->kid_len || (p->kid_len && memcmp(p->kid, q->kid, p->kid_len)) ||
+            memcmp(p->wrapped, q->wrapped, MOTA_ENC_WRAPPED_LEN) != 0 ||
+            (p->alg == MOTA_ENC_ECDH_ES_A128KW && memcmp(p->epk_x, q->epk_x, 32) != 0))
             return false;
+    }
     return true;
 }
 #endif
@@ -571,7 +577,7 @@ static int take_cek(struct mota_agent *a)
     struct mota_enc_info first, ei;
     uint8_t k[MOTA_AES128_KEY_LEN];
     memset(&first, 0, sizeof(first));
-    x_wipe(a);
+    mota_agent_upload_wipe(a);
     for (size_t c = 0; c < a->up_man.n_components && ret == MOTA_OK; c++) {
         const struct mota_component *comp = &a->up_man.comp[c];
         if (!comp->encrypted)
@@ -590,7 +596,7 @@ static int take_cek(struct mota_agent *a)
     }
     mota_cipher_wipe(k, sizeof(k));
     if (ret != MOTA_OK)
-        x_wipe(a);
+        mota_agent_upload_wipe(a);
 #else
     for (size_t c = 0; c < a->up_man.n_components; c++)
         if (a->up_man.comp[c].encrypted)
@@ -778,6 +784,11 @@ static int x_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, co
             ret = z_write(a, pt + q, used);
             a->up_x_plain += ret == MOTA_OK ? (uint32_t)used : 0u;
         }
+        if (ret != MOTA_OK && a->up_z_err == MOTA_OK && a->up_man.comp[c].encrypted) {
+            a->up_x_err = ret; /* told once the bytes are authentic: the rest is hashed, not decoded */
+            x_absorb(a, ct + q, k - q);
+            return MOTA_OK;
+        }
         if (ret != MOTA_OK)
             return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
         x_absorb(a, ct + q, (uint32_t)used);
@@ -796,6 +807,10 @@ static int x_decrypt_feed(struct mota_agent *a, unsigned m, int c, const uint8_t
     int ret = MOTA_OK;
     for (uint32_t p = 0; p < n && ret == MOTA_OK;) {
         uint32_t k = n - p < sizeof(a->up_x) ? n - p : (uint32_t)sizeof(a->up_x);
+        if (a->up_x_err != MOTA_OK) { /* refused by the decoder in this piece: the rest hashed only */
+            x_absorb(a, ct + p, n - p);
+            break;
+        }
         if (a->up_enc_alg == MOTA_ENC_A128CTR)
             mota_ctr_xor(&a->up_ctr, ct + p, a->up_x, k);
         else
@@ -820,7 +835,9 @@ static int x_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_
     int ret = MOTA_OK;
     x_absorb(a, data, skip);
     a->up_z_skip -= skip;
-    if (skip < text) {
+    if (skip < text && a->up_x_err != MOTA_OK) {
+        x_absorb(a, data + skip, text - skip); /* a decoder refused: hashed to the end, no more decoded */
+    } else if (skip < text) {
         bool enc = a->up_man.comp[c].encrypted;
         ret = enc ? x_decrypt_feed(a, m, c, data + skip, text - skip, o + skip)
                   : x_feed(a, m, c, data + skip, data + skip, text - skip, o + skip);
@@ -908,9 +925,12 @@ static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end,
     const struct mota_component *comp = &a->up_man.comp[c];
     bool was_resumed = a->up_resumed;
     int ret;
-    if (comp->compressed && (ret = mota_decompress_finish(&a->up_z)) != MOTA_OK)
-        return fail_upload(a, m, ret); /* the payload ends before its frame does */
-    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+    if (comp->compressed && a->up_x_err == MOTA_OK && (ret = mota_decompress_finish(&a->up_z)) != MOTA_OK) {
+        if (!comp->encrypted)
+            return fail_upload(a, m, ret); /* the payload ends before its frame does */
+        a->up_x_err = ret;                 /* encrypted: said once the bytes are authentic */
+    }
+    if (a->up_x_err == MOTA_OK && a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
         return unit_failed(a, m, ret, was_resumed);
     mota_sha256_finish(&a->up_sha, md);
     a->up_sha_comp = -1;
@@ -923,6 +943,8 @@ static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end,
         return fail_upload(a, m, ret);
     a->up_enc_alg = 0;
 #endif
+    if (a->up_x_err != MOTA_OK) /* authentic bytes that do not decode: a signed stream that is broken */
+        return fail_upload(a, m, a->up_x_err);
     if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
         return ret;
     if (end != a->st[m].upload_len)
@@ -992,6 +1014,7 @@ static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *da
     if (offset == 0) {
         /* a (re)start: the head is collected again and decides what follows */
         memset(&a->refusal, 0, sizeof(a->refusal));
+        mota_agent_upload_wipe(a); /* nothing of an earlier container stays */
         if (a->cfg->n_keys == 0) {
             a->last_error = MOTA_ERR_NOT_PROVISIONED;
             return MOTA_ERR_NOT_PROVISIONED; /* nothing can be authenticated */

@@ -186,7 +186,10 @@ int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire
         struct mota_enc_info ei;
         if ((ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei)) != MOTA_OK)
             return ret;
-        body -= ei.alg == MOTA_ENC_A128GCM ? MOTA_GCM_TAG_LEN : 0;
+        size_t tag = ei.alg == MOTA_ENC_A128GCM ? MOTA_GCM_TAG_LEN : 0;
+        if (body <= tag || (!c->compressed && body - tag != c->size))
+            return MOTA_ERR_PAYLOAD_SIZE; /* what the profile refuses: checked here too, for any caller */
+        body -= tag;
         /* decrypted where the image goes when it is the image, else in a second buffer behind it */
         uint8_t *plain = c->compressed ? out + c->size : out;
         if (c->compressed && cap - c->size < body)

@@ -63,9 +63,9 @@ class Env:
         return rel, params
 
     def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim",
-             vendor="example.com", key="k.pem", compress=False):
+             vendor="example.com", key="k.pem", compress=False, encrypt=()):
         args = ["pack", "-k", self.p(key), "--vendor", vendor, "--class", cls, "--seq", str(seq),
-                "--version", version, "-o", self.p(out)]
+                "--version", version, "-o", self.p(out), *encrypt]  # encrypt: --encrypt-kek FILE, --cipher ...
         if compress:  # True: pack's default algorithm, or its name
             args.append("--compress" if compress is True else "--compress=" + compress)
         if params:

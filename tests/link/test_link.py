@@ -226,7 +226,7 @@ def case_a_resume_under_another_signature_keeps_the_model_described():
     assert digest_of(c1) == digest_of(c2) and open(c1, "rb").read() != open(c2, "rb").read()
     two_keys = ("--key", env.p("k2.pub.pem"))
     sim, port = env.sim(*two_keys, "--cut-at-op", "2000")
-    rc, events, res, err = env.push(port, c1)
+    rc, events, res, err = env.push(port, c1, "--timeout", "5")  # not a minute of reconnecting to a sim that is gone
     assert sim.wait(timeout=60) == 4 and rc != 0, (sim.returncode, rc, res)  # the power went mid-upload
     sim, port = env.sim(*two_keys, port=int(port.rsplit(":", 1)[1]))
     rc, events, res, err = env.push(port, c2)

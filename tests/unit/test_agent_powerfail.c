@@ -30,7 +30,6 @@ enum scenario {
     FIRST_ROLLBACK,
     COMPRESSED,
     DEFLATED,
-    GCM,
     CTR,
     DEFLATED_GCM,
     N_SCENARIOS
@@ -44,7 +43,6 @@ static const char *names[] = {"first install",
                               "rollback of a first model on trial",
                               "update with compressed payloads and journal compaction",
                               "update with deflated payloads",
-                              "update with AES-GCM payloads",
                               "update with AES-CTR payloads",
                               "update with deflated, then AES-GCM payloads"};
 #define TRANSFORMED(s) ((s) >= COMPRESSED)
@@ -57,8 +55,8 @@ static const char *names[] = {"first install",
 static uint8_t *c1, *c2, *c3, *c4; /* c3, c4: a larger model, LZ4 and deflate payloads, resumed at blocks */
 static size_t l1, l2, l3, l4;
 static uint8_t d1[32], d2[32], d3[32], d4[32];
-static uint8_t *ce[3], de[3][32]; /* GCM, CTR, deflate + GCM */
-static size_t le[3];
+static uint8_t *ce[2], de[2][32]; /* CTR, deflate + GCM */
+static size_t le[2];
 static unsigned g_resumes; /* retries that resumed inside an AES-GCM payload with its journaled GHASH state */
 static uint8_t *cn, *dn;   /* the new container of the scenario being swept */
 static unsigned z_resumes; /* retries that resumed inside a compressed payload */
@@ -85,7 +83,6 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case COMPACTION:
     case COMPRESSED:
     case DEFLATED:
-    case GCM:
     case CTR:
     case DEFLATED_GCM: return upload(d, cn, ln);
     case CONFIRM: return mota_agent_confirm(&d->device.agent, 0);
@@ -176,7 +173,7 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     if (TRANSFORMED(s) && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_ghash_at == st->upload_offset)
         g_resumes++;
     /* every resume point inside an AES-GCM payload has its GHASH state, through compactions too */
-    if ((s == GCM || s == DEFLATED_GCM) && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_plain > 0 &&
+    if (s == DEFLATED_GCM && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_plain > 0 &&
         st->upload_ghash_at != st->upload_offset)
         fail_msg("%s, cut at op %llu: a resume point at %u without its GHASH state", names[s], (unsigned long long)op,
                  st->upload_offset);
@@ -186,7 +183,6 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     case COMPACTION:
     case COMPRESSED:
     case DEFLATED:
-    case GCM:
     case CTR:
     case DEFLATED_GCM:
         if (!(o.is_new && o.testing)) {
@@ -238,9 +234,9 @@ static void power_cut(void *ctx)
 
 static uint64_t sweep(enum scenario s, bool torn)
 {
-    cn = s == COMPRESSED ? c3 : s == DEFLATED ? c4 : s >= GCM ? ce[s - GCM] : c2;
-    ln = s == COMPRESSED ? l3 : s == DEFLATED ? l4 : s >= GCM ? le[s - GCM] : l2;
-    dn = s == COMPRESSED ? d3 : s == DEFLATED ? d4 : s >= GCM ? de[s - GCM] : d2;
+    cn = s == COMPRESSED ? c3 : s == DEFLATED ? c4 : s >= CTR ? ce[s - CTR] : c2;
+    ln = s == COMPRESSED ? l3 : s == DEFLATED ? l4 : s >= CTR ? le[s - CTR] : l2;
+    dn = s == COMPRESSED ? d3 : s == DEFLATED ? d4 : s >= CTR ? de[s - CTR] : d2;
     uint8_t *img = prepare(s);
     struct mota_posix_device *d = dev_new(1);
     mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
@@ -296,14 +292,14 @@ static int setup(void **state)
     manifest_digest(c4, l4, d4);
     manifest_digest(c1, l1, d1);
     manifest_digest(c2, l2, d2);
-    /* encrypted: the update's model, then the larger one deflated first; the GCM ones to the device's KEK,
-     * the CTR one to its P-256 key */
-    struct container_opts oe[3] = {o2, o2, o3};
-    oe[0].encrypt = oe[2].encrypt = MOTA_ENC_A128GCM;
-    oe[1].encrypt = MOTA_ENC_A128CTR;
-    oe[1].enc_ecdh = true;
-    oe[2].compress = MOTA_DECOMP_DEFLATE;
-    for (int i = 0; i < 3; i++) {
+    /* encrypted: the update's model with AES-CTR to the device's P-256 key, the larger one deflated, then
+     * AES-GCM to its KEK */
+    struct container_opts oe[2] = {o2, o3};
+    oe[0].encrypt = MOTA_ENC_A128CTR;
+    oe[0].enc_ecdh = true;
+    oe[1].encrypt = MOTA_ENC_A128GCM;
+    oe[1].compress = MOTA_DECOMP_DEFLATE;
+    for (int i = 0; i < 2; i++) {
         ce[i] = make_container(&oe[i], &le[i]);
         manifest_digest(ce[i], le[i], de[i]);
     }
@@ -317,33 +313,40 @@ static int teardown(void **state)
     free(c2);
     free(c3);
     free(c4);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 2; i++)
         free(ce[i]);
     return 0;
 }
 
+/* The encrypted scenarios where what they add (a cipher state to resume; the GHASH state of the point below
+ * a torn unit's sectors) meets what the flash does: their power cuts on NOR flash, their torn operations on
+ * ECC flash (what a torn unit costs there is a resume from below it). The sectors' sizes, which the mixed
+ * flash is about, do not change it. */
+static bool encrypted_cuts, encrypted_tears;
+
 static void run_sweeps(bool torn)
 {
-    uint64_t n[N_SCENARIOS], sum = 0;
-    for (int s = 0; s < N_SCENARIOS; s++) {
+    uint64_t n[N_SCENARIOS] = {0}, sum = 0;
+    int n_scenarios = (torn ? encrypted_tears : encrypted_cuts) ? N_SCENARIOS : CTR;
+    for (int s = 0; s < n_scenarios; s++) {
         n[s] = sweep((enum scenario)s, torn);
         sum += n[s];
     }
     print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
                   "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
                   "%llu, update with compressed payloads and journal compaction %llu, update with deflated payloads "
-                  "%llu, with AES-GCM payloads %llu, with AES-CTR payloads %llu, deflated then AES-GCM %llu); every "
+                  "%llu, with AES-CTR payloads %llu, deflated then AES-GCM %llu); every "
                   "reboot found a verified old or new model (or, for a first model, the one on trial or none), "
                   "nothing committed lost, every retry completed\n",
                   torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
                   (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
                   (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6],
                   (unsigned long long)n[7], (unsigned long long)n[8], (unsigned long long)n[9],
-                  (unsigned long long)n[10], (unsigned long long)n[11]);
+                  (unsigned long long)n[10]);
     print_message("%u retries resumed inside a compressed or encrypted payload at a journaled boundary, %u of them "
                   "inside an AES-GCM payload with its journaled GHASH state\n",
                   z_resumes, g_resumes);
-    assert_true(z_resumes > 0 && g_resumes > 0);
+    assert_true(z_resumes > 0 && (g_resumes > 0 || n_scenarios <= DEFLATED_GCM));
     z_resumes = g_resumes = 0;
 }
 
@@ -362,6 +365,8 @@ static void test_every_flash_operation_torn(void **state)
 int main(int argc, char **argv)
 {
     const char *kind = argc > 1 ? argv[1] : "nor";
+    encrypted_cuts = strcmp(kind, "nor") == 0;
+    encrypted_tears = strcmp(kind, "ecc") == 0;
     if (strcmp(kind, "mixed") == 0)
         dev_part = &dev_part_mixed;
     else if (strcmp(kind, "ecc") == 0)

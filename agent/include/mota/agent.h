@@ -215,6 +215,10 @@ struct mota_agent {
     int up_z_err;
     bool up_z_resumed;
     uint32_t up_x_plain; /* an encrypted payload that is not compressed: image bytes given to the program unit */
+    /* an encrypted payload's decoder refusal, told only once its bytes proved authentic (transport digest, GCM
+     * tag): its plaintext is not authenticated while it is decoded, and a reason per bit flipped would make the
+     * device an oracle on it; decoding stops, the bytes are still hashed to the end. 0: none */
+    int up_x_err;
 #if MOTA_FEATURE_DECRYPT
     /* an encrypted payload: the container's content key (unwrapped from the head before any erase, never
      * journaled, wiped when the upload ends), the component's cipher (GCM: decrypting ahead of what the

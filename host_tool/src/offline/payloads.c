@@ -101,10 +101,36 @@ int tool_payload_image(const struct mota_component *c, const uint8_t *wire, size
     return MOTA_OK;
 }
 
+/* mota's profile, as a device holds it: one content key for a container (docs/container-format.md) */
+static int one_cek(const struct mota_verify_result *r, const struct mota_enc_keys *keys,
+                   const struct mota_component **failed)
+{
+    uint8_t first[MOTA_AES128_KEY_LEN], cek[MOTA_AES128_KEY_LEN];
+    bool have = false;
+    int ret = MOTA_OK;
+    for (size_t c = 0; c < r->manifest.n_components && ret == MOTA_OK && keys != NULL; c++) {
+        if (!r->manifest.comp[c].encrypted)
+            continue;
+        *failed = &r->manifest.comp[c];
+        if ((ret = component_cek(&r->manifest.comp[c], keys, cek)) != MOTA_OK)
+            break;
+        if (have && mota_ct_memcmp(first, cek, sizeof(cek)) != 0)
+            ret = MOTA_ERR_ENC_INFO; /* a device refuses it: the payloads carry two keys */
+        memcpy(first, cek, sizeof(cek));
+        have = true;
+    }
+    mota_cipher_wipe(first, sizeof(first));
+    mota_cipher_wipe(cek, sizeof(cek));
+    return ret;
+}
+
 int tool_verify_images(const uint8_t *buf, size_t len, const struct mota_verify_result *r,
                        const struct mota_enc_keys *keys, const struct mota_component **failed, size_t *unchecked)
 {
     *unchecked = 0;
+    int ret0 = one_cek(r, keys, failed);
+    if (ret0 != MOTA_OK)
+        return ret0;
     for (size_t c = 0; c < r->manifest.n_components; c++) {
         const struct mota_component *comp;
         const uint8_t *wire = NULL, *img = NULL;

@@ -252,6 +252,13 @@ static int open_flash(const char *flash, int *fd_out)
         return tool_fail(MOTA_ERR_IO, "%s: not a board flash: %lld bytes, a board flash has %u", flash,
                          (long long)st.st_size, MOTA_BOARD_FLASH_SIZE);
     }
+    /* a board flash holds the provisioning record, with its key-encryption keys and the device's private key:
+     * one made before the record had keys (0644) is made private before a record is written into it */
+    if ((st.st_mode & 077) != 0 && fchmod(fd, 0600) != 0) {
+        int e = errno;
+        close(fd);
+        return tool_fail(MOTA_ERR_IO, "%s: cannot make it private (mode 0600): %s", flash, strerror(e));
+    }
     *fd_out = fd;
     return MOTA_OK;
 }
