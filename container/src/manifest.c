@@ -6,6 +6,7 @@
 #include "decode.h"
 #include "mota/cbor.h"
 #include "mota/err.h"
+#include "mota/features.h"
 #include "mota/decompress.h"
 #include "mota/encinfo.h"
 #include "mota/suit_keys.h"
@@ -911,6 +912,9 @@ static int check_transformed(const struct mota_component *c, const char *want)
     if (c->wire_size == 0 || c->wire_size > 0xFFFFFFFFu)
         return MOTA_ERR_PAYLOAD_SIZE;
     if (c->encrypted) {
+#if !MOTA_FEATURE_DECRYPT
+        return MOTA_ERR_DECRYPT_OFF; /* a device built without decryption: said before any erase */
+#endif
         if ((ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei)) != 0)
             return ret;
         tag = ei.alg == MOTA_ENC_A128GCM ? MOTA_GCM_TAG_LEN : 0;

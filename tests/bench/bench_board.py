@@ -278,7 +278,7 @@ def main():
     env.run("keygen", "--kek", kek)
     b = Board("wall.flash", "--kek", kek)
     raws, goods, wires, plain_rates, enc_rates = [], [], [], [], []
-    rounds = 1 if QUICK else 3
+    rounds = 1 if QUICK else 5
     for i in range(rounds):
         raws.append(raw_rate(b))
         res = b.push(pack("w%d.mota" % i, blob, 20 + 2 * i, selftest=False))
@@ -289,9 +289,12 @@ def main():
         res = b.push(pack("we%d.mota" % i, blob, 21 + 2 * i, selftest=False, encrypt=("--encrypt-kek", kek)))
         enc_rates.append(os.path.getsize(blob) / res["seconds"])
     b.stop()
-    ratio = max(enc_rates) / max(plain_rates)
-    report("encrypted push (AES-128-GCM): image bytes/s against the plain push's (best of %d)" % rounds,
-           "%.3f" % ratio, (">= 0.95", ratio >= 0.95))
+    # each encrypted push against the plain one just before it (the host's load drifts between pairs)
+    ratio = sorted(e / p for e, p in zip(enc_rates, plain_rates))[len(enc_rates) // 2]
+    # wall time of QEMU's TCG, not of the part: the goal is bench-link.sh's (the line) and bench_cipher.py's
+    # (instructions per byte, the core's share at 921,600 baud)
+    report("encrypted push (AES-128-GCM) / plain push, image bytes/s, QEMU wall time (median of %d pairs)" % rounds,
+           "%.3f" % ratio)
     raw, good, wire = max(raws), max(goods), max(wires)
     report("raw byte rate QEMU delivers to UART0 (best of %d)" % rounds, "%.1f KiB/s" % (raw / 1024))
     report("mota push goodput, %d KiB container, confirmed (best of %d)" % (os.path.getsize(v2) // 1024, rounds),

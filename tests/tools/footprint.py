@@ -20,6 +20,7 @@ MODULES = [
     ("decompress", ("libmota_decompress.a",)),
     ("loader", ("libmota_loader.a",)),
     ("crypto: p256-m verify", ("libmota_dep_p256m_lib.a",)),
+    ("crypto: AES-128, CTR, GCM, key wrap, HKDF, ECDH", ()),  # objects of the two below: MEMBERS
     ("crypto: SHA-256 (mbed TLS) + shim", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
@@ -42,8 +43,20 @@ def kind(name):
     return None
 
 
+# objects of a library counted as a module of their own: decryption (MOTA_FEATURE_DECRYPT) inside crypto/
+# and mbed TLS, and the container's SUIT_Encryption_Info
+MEMBERS = [
+    ("crypto: AES-128, CTR, GCM, key wrap, HKDF, ECDH", ("aes.c.obj", "aes_mbedtls.c.obj", "cipher.c.obj",
+                                                        "ecdh_p256m.c.obj")),
+]
+
+
 def module_of(src):
     base = re.sub(r"\(.*", "", src).rsplit("/", 1)[-1]
+    member = re.search(r"\(([^)]*)\)", src)
+    for mod, objs in MEMBERS:
+        if member and member.group(1) in objs:
+            return mod
     for mod, libs in MODULES:
         if base in libs:
             return mod
