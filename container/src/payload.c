@@ -143,27 +143,24 @@ int mota_container_verify(const uint8_t *buf, size_t len, const struct mota_trus
 }
 
 /* Decrypt n bytes of a payload in place, checking a GCM tag that follows them */
-static int decrypt(const struct mota_component *c, const uint8_t cek[MOTA_AES128_KEY_LEN], const uint8_t *wire,
+static int decrypt(const struct mota_enc_info *ei, const uint8_t cek[MOTA_AES128_KEY_LEN], const uint8_t *wire,
                    uint8_t *out, size_t n)
 {
-    struct mota_enc_info ei;
     struct mota_aes128 aes;
     uint8_t aad[MOTA_ENC_AAD_MAX];
     size_t aad_len;
-    int ret = mota_enc_info_decode(c->enc_info, c->enc_len, &ei);
-    if (ret != MOTA_OK)
-        return ret;
+    int ret = MOTA_OK;
     mota_aes128_setkey(&aes, cek, false);
-    if (ei.alg == MOTA_ENC_A128CTR) {
+    if (ei->alg == MOTA_ENC_A128CTR) {
         struct mota_ctr ctr;
-        mota_ctr_start(&ctr, &aes, ei.iv, 0);
+        mota_ctr_start(&ctr, &aes, ei->iv, 0);
         mota_ctr_xor(&ctr, wire, out, n);
         mota_cipher_wipe(&ctr, sizeof(ctr));
-    } else if ((ret = mota_enc_aad(&ei, aad, sizeof(aad), &aad_len)) == MOTA_OK) {
+    } else if ((ret = mota_enc_aad(ei, aad, sizeof(aad), &aad_len)) == MOTA_OK) {
         struct mota_gcm gcm;
         uint8_t tag[MOTA_GCM_TAG_LEN];
         memcpy(tag, wire + n, MOTA_GCM_TAG_LEN);
-        mota_gcm_start(&gcm, &aes, ei.iv, true, aad, aad_len);
+        mota_gcm_start(&gcm, &aes, ei->iv, true, aad, aad_len);
         mota_gcm_update(&gcm, wire, out, n);
         ret = mota_gcm_finish(&gcm, tag);
         mota_cipher_wipe(&gcm, sizeof(gcm));
@@ -194,7 +191,7 @@ int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire
         uint8_t *plain = c->compressed ? out + c->size : out;
         if (c->compressed && cap - c->size < body)
             return MOTA_ERR_ARG;
-        if ((ret = decrypt(c, cek, wire, plain, body)) != MOTA_OK)
+        if ((ret = decrypt(&ei, cek, wire, plain, body)) != MOTA_OK)
             return ret;
         in = plain;
     }

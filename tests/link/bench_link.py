@@ -40,10 +40,9 @@ def weights_like_model(env, kib):
     return rel, params
 
 
-def compressed_goodput(env):
-    print("\ncompressed payloads: effective goodput = image bytes installed per second / raw 8N1 rate")
-    print("%-8s %-22s %10s %10s %9s %9s %8s" % ("baud", "model", "image", "container", "seconds", "goodput",
-                                             "speedup"))
+def goodput_cases(env):
+    """(label, model, params, sim options) of the goodput runs: yolov8n on its N6 profile (not with --quick),
+    and a test model whose weights compress as real ones do."""
     cases = []
     yolo = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
     if QUICK:
@@ -55,6 +54,14 @@ def compressed_goodput(env):
     kib = 64 if QUICK else 400
     rel, params = weights_like_model(env, kib)
     cases.append(("test model, %d KiB" % kib, rel, params, []))
+    return cases
+
+
+def compressed_goodput(env):
+    print("\ncompressed payloads: effective goodput = image bytes installed per second / raw 8N1 rate")
+    print("%-8s %-22s %10s %10s %9s %9s %8s" % ("baud", "model", "image", "container", "seconds", "goodput",
+                                             "speedup"))
+    cases = goodput_cases(env)
     for baud in BAUDS:
         for label, rel, params, sim_args in cases:
             image = os.path.getsize(rel) + (os.path.getsize(params) if params else 0)
@@ -83,17 +90,7 @@ def encrypted_goodput(env):
                                              "payloads"))
     kek = env.p("bench.jwk")
     env.run("keygen", "--kek", kek)
-    cases = []
-    yolo = os.path.join(FIXTURES, "st-n6", "yolov8n_network_rel.bin")
-    if QUICK:
-        print("yolov8n: left out (--quick)")
-    elif os.path.exists(yolo):
-        cases.append(("yolov8n (N6 fixture)", yolo, None, ["--profile", "stm32n6570-dk", "--flash-size", "16777216"]))
-    else:
-        print("SKIPPED: yolov8n (../shared/fixtures absent)")
-    kib = 64 if QUICK else 400
-    rel, params = weights_like_model(env, kib)
-    cases.append(("test model, %d KiB" % kib, rel, params, []))
+    cases = goodput_cases(env)
     worst = None
     for baud in (921600,):  # the issue's rate; the line's share does not change with it
         for label, rel, params, sim_args in cases:

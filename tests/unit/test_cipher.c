@@ -11,19 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "hex.h"
 #include <stdio.h>
 #include <string.h>
-
-static size_t unhex(const char *h, uint8_t *out)
-{
-    size_t n = strlen(h) / 2;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        sscanf(h + 2 * i, "%2x", &v);
-        out[i] = (uint8_t)v;
-    }
-    return n;
-}
 
 static const char firmware[] = "This is a real firmware image.";
 

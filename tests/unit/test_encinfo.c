@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "hex.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +31,6 @@ static const char firmware[] = "This is a real firmware image.";
 static const char *const items[4] = {"aes-kw-aes-gcm", "aes-kw-aes-ctr", "es-ecdh-aes-gcm", "es-ecdh-aes-ctr"};
 static const char *const manifests[5] = {"aes-kw-content", "aes-kw-slot", "aes-kw", "es-ecdh-content",
                                          "es-ecdh-dependency"};
-
-static size_t unhex(const char *h, uint8_t *out)
-{
-    size_t n = strlen(h) / 2;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        sscanf(h + 2 * i, "%2x", &v);
-        out[i] = (uint8_t)v;
-    }
-    return n;
-}
 
 /* A hex file of the examples (whitespace between the digits), into out. */
 static size_t read_hex(const char *name, uint8_t *out, size_t cap)
