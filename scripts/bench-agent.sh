@@ -28,4 +28,4 @@ arm-none-eabi-size -t "$cross"/agent/libmota_agent.a "$cross"/container/libmota_
   "$cross"/base/libmota_base.a "$cross"/libmota_dep_mbedtls_lib.a "$cross"/libmota_dep_cbor_lib.a | tail -1 |
   awk '{print "  all device libraries: text " $1 " bytes, data " $2 ", bss " $3 " (before the linker drops unused code)"}'
 arm-none-eabi-size "$cross"/boards/an547/mota-an547.elf | tail -1 |
-  awk '{print "  the an547 firmware (hal/ports/mps/an547, by module: scripts/bench-board.sh): text " $1 " bytes, data " $2 ", bss " $3}'
+  awk '{print "  the an547 firmware (ports/mps/an547, by module: scripts/bench-board.sh): text " $1 " bytes, data " $2 ", bss " $3}'

@@ -29,7 +29,7 @@ from harness import Env, RawLink  # noqa: E402
 # RAM, the provisioning record, the watchdog; the board whose CPU model it must refuse.
 BOARDS = {
     # the power-cut sweeps in CI: 12 rounds here (4 of each phase), half on the an505, a third on the Armv7-M
-    # boards: the flash and journal code is the same layer on all (hal/ports/mps/common), and the suite stays within
+    # boards: the flash and journal code is the same layer on all (ports/mps/common), and the suite stays within
     # its 15 minutes on two cores. MOTA_CUT_ROUNDS=N runs N on any board (docs/ci.md: a long sweep).
     "an547": {"cpu": "cortex-m55", "part": 0xD22, "arch": "v8-m", "ram": 0x20000000, "flash": 0x60000000,
               "wdog": 0x5802E000, "other": "an505", "cut_rounds": 12},

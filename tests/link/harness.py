@@ -160,7 +160,7 @@ class Env:
 
 
 def cobs_encode(data):
-    """Consistent overhead byte stuffing, as agent/proto does it."""
+    """Consistent overhead byte stuffing, as proto does it."""
     out, code_at, code = bytearray(b"\0"), 0, 1
     for b in data:
         if b == 0:

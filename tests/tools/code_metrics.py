@@ -34,9 +34,9 @@ LAYERS = [
     ("decompress", ["decompress/"]),
     ("container", ["container/"]),
     ("port contract", ["hal/include/", "hal/CMakeLists.txt"]),
-    ("proto", ["agent/proto/"]),
+    ("proto", ["proto/"]),
     ("agent", ["agent/"]),
-    ("ports", ["hal/ports/"]),
+    ("ports", ["ports/"]),
     ("host_tool", ["host_tool/"]),
 ]
 # what only some folders may include: (pattern on the resolved path or the <system> name, folders allowed, why)
@@ -170,7 +170,7 @@ def check_folders(root, files):
         if fh is None:
             continue
         for d in deps:
-            home = built.get(d) or ("hal/ports/" if d.startswith("mota_hal_") else None)
+            home = built.get(d) or ("ports/" if d.startswith("mota_hal_") else None)
             th, tname = layer_of(home) if home else (None, None)
             if th is not None and th > fh:
                 bad.append(f"{c} ({fname}) links {d} ({home}, {tname}): upward")

@@ -24,7 +24,7 @@ MODULES = [
     ("crypto: SHA-256 (mbed TLS) + shim", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
-    ("port (hal/ports/mps)", ("libmota_hal_an547.a", "libmota_hal_an505.a", "libmota_hal_an386.a",
+    ("port (ports/mps)", ("libmota_hal_an547.a", "libmota_hal_an505.a", "libmota_hal_an386.a",
                               "libmota_hal_an500.a")),
     ("application (main.c)", ("main.c.obj",)),
     ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),

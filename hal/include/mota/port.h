@@ -7,7 +7,7 @@
  * opaque context, littlefs style; zeroed optional members mean "not
  * provided". Callbacks return MOTA_OK (0) or a negative enum mota_err code
  * (mota/err.h) unless stated otherwise. docs/porting.md walks through it;
- * hal/ports/ holds the ports to copy (posix: the simulator; mps: the QEMU
+ * ports/ holds the ports to copy (posix: the simulator; mps: the QEMU
  * boards, one folder per board under the family's common layer).
  *
  * Only agent/ and the ports include this header.

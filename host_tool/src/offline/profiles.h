@@ -31,7 +31,7 @@ struct tool_profile {
     uint32_t journal_offset, slots_offset;
     /* the firmware makes each model's A and B slots and its exec RAM a power of two aligned to its size (an
      * Armv7-M MPU region each): the largest that fit, the slots from the first such boundary after the
-     * journal (hal/ports/mps/common/src/board.c) */
+     * journal (ports/mps/common/src/board.c) */
     bool pow2_regions;
     uint32_t rx_ring;   /* the UART RX ring the firmware gives the link, bytes (0: 32 KiB) */
     unsigned n_regions; /* internal RAM a model's pools claim by address (NPU RAMs) */

@@ -10,15 +10,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The QEMU boards of the MPS layer (hal/ports/mps/common, hal/ports/mps/<name>): one flash layout, one firmware each. */
+/* The QEMU boards of the MPS layer (ports/mps/common, ports/mps/<name>): one flash layout, one firmware each. */
 /* Their names, as the usage lines and errors list them (the table in provision.c) */
 #define BOARD_TARGET_NAMES "an547|an505|an386|an500"
 #define BOARD_TARGET_CHOICE "an547, an505, an386 or an500"
 struct board_target {
-    const char *name;         /* hal/ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
+    const char *name;         /* ports/mps/<name>, mota-<name>.elf, its log lines start "mota-<name>: " */
     const char *machine;      /* qemu-system-arm -M */
     const char *firmware_dir; /* where this build put its firmware */
-    unsigned max_models;      /* the models its firmware serves (hal/ports/mps/common/sizes.cmake) */
+    unsigned max_models;      /* the models its firmware serves (ports/mps/common/sizes.cmake) */
 };
 
 /* The board called name, or NULL. */

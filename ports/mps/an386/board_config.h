@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * QEMU mps2-an500 (Arm MPS2 AN500, Cortex-M7, Armv7-M: no Security Extension, a
- * PMSAv7 MPU of 8 regions) for the MPS layer (hal/ports/mps/common). QEMU 7.2's
+ * QEMU mps2-an386 (Arm MPS2 AN386, Cortex-M4, Armv7-M: no Security Extension, a
+ * PMSAv7 MPU of 8 regions) for the MPS layer (ports/mps/common). QEMU 7.2's
  * model, checked on it (docs/porting.md, "What the Armv7-M boards taught"):
- * CPUID 0x411FC272, MVFR0 0x10110221.
+ * CPUID 0x410FC240, MVFR0 0x10110021.
  *
- *   SSRAM1    0x00000000   4 MiB  firmware code (an500.ld; a mirror at 0x00400000)
- *   SSRAM2/3  0x20000000   2 MiB  firmware data, stack (an500.ld; bit-band alias at 0x22000000)
+ *   SSRAM1    0x00000000   4 MiB  firmware code (an386.ld; a mirror at 0x00400000)
+ *   SSRAM2/3  0x20000000   2 MiB  firmware data, stack (an386.ld; bit-band alias at 0x22000000)
  *   SSRAM2/3  0x20200000   2 MiB  model exec RAM (a power of two, aligned: one MPU region)
- *   PSRAM     0x60000000  16 MiB  the emulated NOR flash
+ *   PSRAM     0x21000000  16 MiB  the emulated NOR flash
  */
-#ifndef MOTA_AN500_BOARD_CONFIG_H
-#define MOTA_AN500_BOARD_CONFIG_H
+#ifndef MOTA_AN386_BOARD_CONFIG_H
+#define MOTA_AN386_BOARD_CONFIG_H
 
-#define MOTA_MPS_FLASH_BASE 0x60000000u
+#define MOTA_MPS_FLASH_BASE 0x21000000u
 #define MOTA_MPS_EXEC_BASE 0x20200000u
 #define MOTA_MPS_EXEC_SIZE (2u * 1024u * 1024u)
 #define MOTA_MPS_SYSCLK_HZ 25000000u /* SysTick on the processor clock: 40 instructions a tick under -icount */

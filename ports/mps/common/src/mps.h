@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #ifndef MOTA_BOARD_NAME
-#error "MOTA_BOARD_NAME: the board's name, set by hal/ports/mps/common/mps.cmake"
+#error "MOTA_BOARD_NAME: the board's name, set by ports/mps/common/mps.cmake"
 #endif
 #ifndef MOTA_MPS_CRC_BASE
 #error "MOTA_MPS_CRC_BASE: the board's STM32 CRC unit, 0u if it has none (board_config.h)"

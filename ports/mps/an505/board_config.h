@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * QEMU mps2-an505 (Arm MPS2+ AN505: IoT Kit, Cortex-M33) for the MPS layer
- * (hal/ports/mps/common): where its peripherals and memories are, in the Secure state it
+ * (ports/mps/common): where its peripherals and memories are, in the Secure state it
  * boots in (SAU off: every address is Secure). QEMU 7.2's model, checked on it.
  *
  *   SSRAM1  0x10000000  4 MiB  firmware code (an505.ld)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * QEMU mps3-an547 (Arm MPS3 AN547: SSE-300, Cortex-M55) for the MPS layer
- * (hal/ports/mps/common): where its peripherals and memories are, in the Secure state
+ * (ports/mps/common): where its peripherals and memories are, in the Secure state
  * (SAU off). QEMU 7.2's model, checked on it.
  *
  *   ITCM  0x00000000  512 KiB  firmware code (an547.ld)

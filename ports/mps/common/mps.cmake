@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-# The MPS family's common layer (hal/ports/mps/common) built for one board:
+# The MPS family's common layer (ports/mps/common) built for one board:
 # its port library and the firmware, with the board's board_config.h
 # (addresses, IRQ numbers, clock) and linker script from the board's folder.
-# hal/ports/mps/<board>/CMakeLists.txt calls mota_mps_board(<board>); the
+# ports/mps/<board>/CMakeLists.txt calls mota_mps_board(<board>); the
 # firmware is boards/<board>/mota-<board>.elf in the build tree.
 set(MOTA_MPS_DIR ${CMAKE_CURRENT_LIST_DIR})
 

@@ -4,8 +4,8 @@
  * Armv8-M core (Cortex-M33 on mps2-an505, Cortex-M55 on mps3-an547) or an
  * Armv7-M one (Cortex-M4 on mps2-an386, Cortex-M7 on mps2-an500), the
  * CMSDK UART and watchdog, and flash on a host file through semihosting.
- * The shared layer (hal/ports/mps/common/) is everything these boards have in common;
- * each board folder (hal/ports/mps/<board>/) gives its addresses, IRQ
+ * The shared layer (ports/mps/common/) is everything these boards have in common;
+ * each board folder (ports/mps/<board>/) gives its addresses, IRQ
  * numbers and clock (board_config.h), its memory layout (linker script) and
  * its build-time sizes (board.cmake). docs/porting.md tells how to add one.
  *
@@ -100,7 +100,7 @@ int mota_board_model_io(void *ctx, const struct mota_installed *model, struct mo
 /* A line on the launcher's log (semihosting stderr): diagnostics, not the link.
  * Every line the firmware logs starts with MOTA_BOARD_TAG ("mota-an505: "),
  * which the launcher reads (ready, reset causes, power cuts). The board's
- * build defines MOTA_BOARD_NAME (hal/ports/mps/common/mps.cmake). */
+ * build defines MOTA_BOARD_NAME (ports/mps/common/mps.cmake). */
 #ifdef MOTA_BOARD_NAME
 #define MOTA_BOARD_TAG "mota-" MOTA_BOARD_NAME ": "
 #endif
