@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The whole test suite on a fresh Debian machine:
 #   1. installs the missing Debian packages (scripts/setup.sh),
-#   2. cross-builds the device libraries and the boards' firmware for
-#      Cortex-M55 (an547), Cortex-M33 (an505), Cortex-M4 (an386) and
-#      Cortex-M7 (an500) from pinned Debian sources (scripts/fetch-cross-deps.sh),
+#   2. cross-builds the device libraries and the firmware of every board of
+#      the registry (ports/boards.txt), each for its CPU, against pinned Debian
+#      sources (scripts/fetch-cross-deps.sh),
 #   3. builds the libFuzzer targets with clang,
 #   4. builds everything for the host with ASan+UBSan and runs ctest, which
 #      ends with the final count.
@@ -20,16 +20,18 @@ cross() {
         -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$3" "${@:4}" >/dev/null
   cmake --build "build/$1"
 }
-echo "== cross build: device libraries and the an547 firmware for Cortex-M55"
-cross m55 cortex-m55 an547
-echo "== cross build: the smallest variant (MOTA_VARIANT=min) of the an547 firmware"
-cross min55 cortex-m55 an547 -DMOTA_VARIANT=min
-echo "== cross build: device libraries and the an505 firmware for Cortex-M33"
-cross m33 cortex-m33 an505
-echo "== cross build: device libraries and the an386 firmware for Cortex-M4"
-cross m4 cortex-m4 an386
-echo "== cross build: device libraries and the an500 firmware for Cortex-M7"
-cross m7 cortex-m7 an500
+# every board of the registry (board family cpu qemu flags), and the min variant of those flagged min-tests
+trees=()
+while read -r board _ cpu _ flags; do
+  echo "== cross build: device libraries and the $board firmware for ${cpu/cortex-m/Cortex-M}"
+  cross "cross-$board" "$cpu" "$board"
+  trees+=("-DMOTA_CROSS_DIR_$board=$root/build/cross-$board")
+  if [[ ",$flags," == *,min-tests,* ]]; then
+    echo "== cross build: the smallest variant (MOTA_VARIANT=min) of the $board firmware"
+    cross "cross-$board-min" "$cpu" "$board" -DMOTA_VARIANT=min
+    trees+=("-DMOTA_CROSS_DIR_MIN_$board=$root/build/cross-$board-min")
+  fi
+done < <(grep -v '^#' ports/boards.txt | awk 'NF == 5')
 
 echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=ON >/dev/null
@@ -41,9 +43,7 @@ cmake --build build/fuzz
 
 echo "== host build with ASan+UBSan, and the tests"
 cmake -S . -B build/asan -G Ninja -DMOTA_SANITIZE=ON -DMOTA_FUZZ_BIN_DIR="$root/build/fuzz/tests/fuzz" \
-      -DMOTA_CROSS_BUILD_DIR="$root/build/m55" -DMOTA_CROSS_BUILD_DIR_M33="$root/build/m33" \
-      -DMOTA_CROSS_BUILD_DIR_M4="$root/build/m4" -DMOTA_CROSS_BUILD_DIR_M7="$root/build/m7" \
-      -DMOTA_CROSS_BUILD_DIR_MIN="$root/build/min55" >/dev/null
+      "${trees[@]}" >/dev/null
 cmake --build build/asan
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 ctest --test-dir build/asan --output-on-failure -j "$(nproc)"

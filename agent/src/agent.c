@@ -305,7 +305,8 @@ static int validate_slot(struct mota_agent *a, unsigned m, const struct mota_age
 
 /* The loader's view of the model stored in `slot`: its code (and split params) mapped, the exec memory of m. */
 static int install_config(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,
-                          const struct mota_agent_layout *lay, struct mota_install_config *c)
+                          const struct mota_agent_layout *lay, struct mota_install_config *c,
+                          struct mota_install_mem *im)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
     const struct mota_agent_model_config *mc = mota_agent_model_cfg(a, m);
@@ -313,8 +314,12 @@ static int install_config(const struct mota_agent *a, unsigned m, unsigned slot,
     const struct mota_component *code = component(man, MOTA_COMPONENT_CODE, &ci);
     const struct mota_component *params = component(man, MOTA_COMPONENT_PARAMS, &pi);
     uint32_t base = mota_agent_slot_base(a, m, slot);
-    if (code == NULL || a->cfg->port->mem == NULL)
+    const struct mota_loader_mem *pm = a->cfg->port->mem;
+    if (code == NULL || pm == NULL)
         return MOTA_ERR_CONFIG;
+    /* the board's memory, as the loader takes it */
+    *im = (struct mota_install_mem){pm->map, pm->clean_dcache, pm->invalidate_icache, pm->ctx, pm->crc_acquire,
+                                    pm->crc_release};
     *c = (struct mota_install_config){
         .image = fl->map(fl->ctx, base + lay->comp_slot[ci], (size_t)code->size),
         .image_len = (size_t)code->size,
@@ -325,7 +330,7 @@ static int install_config(const struct mota_agent *a, unsigned m, unsigned slot,
         .ext_ram_size = mc->ext_ram_size,
         .mode = lay->install_mode,
         .clear = true,
-        .mem = a->cfg->port->mem,
+        .mem = im,
     };
     if (params != NULL) {
         c->params = fl->map(fl->ctx, base + lay->comp_slot[pi], (size_t)params->size);
@@ -341,7 +346,8 @@ int mota_agent_validate_code(struct mota_agent *a, unsigned m, unsigned slot, co
                              const struct mota_agent_layout *lay)
 {
     struct mota_install_config c;
-    int ret = install_config(a, m, slot, man, lay, &c);
+    struct mota_install_mem im;
+    int ret = install_config(a, m, slot, man, lay, &c, &im);
     if (ret != MOTA_OK)
         return ret;
     return mota_nbin_validate(c.image, c.image_len, &a->code_info);
@@ -352,7 +358,8 @@ int mota_agent_install_slot(struct mota_agent *a, unsigned m, unsigned slot, con
                             const struct mota_agent_layout *lay, struct mota_installed *out)
 {
     struct mota_install_config c;
-    int ret = install_config(a, m, slot, man, lay, &c);
+    struct mota_install_mem im;
+    int ret = install_config(a, m, slot, man, lay, &c, &im);
     if (ret != MOTA_OK)
         return ret;
     return mota_loader_install_validated(&c, &a->code_info, out);

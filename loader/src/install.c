@@ -92,7 +92,7 @@ static bool uses_ext_ram(const struct inst *s)
 /* Memory the installer wrote, on its way to memory: the NPU reads pools past the core's data cache. */
 static void clean(const struct inst *s, uint32_t addr, uint32_t len)
 {
-    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_install_mem *mem = s->cfg->mem;
     if (mem->clean_dcache != NULL)
         mem->clean_dcache(mem->ctx, addr, len);
 }
@@ -210,7 +210,7 @@ static int place_code(struct inst *s)
  * follow the RW segment (exec_ram_* count them). */
 static int place_legacy_acts(struct inst *s)
 {
-    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_install_mem *mem = s->cfg->mem;
     struct mota_installed *out = s->out;
     out->param0_addr = s->info->params_len > 0 ? s->pblob_addr : 0;
     out->acts_addr = out->ram_addr + round8(s->info->rw_size);
@@ -223,7 +223,7 @@ static int place_legacy_acts(struct inst *s)
 /* Data image, then .bss zeroed (up to the rounded RW size). */
 static int load_data(struct inst *s)
 {
-    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_install_mem *mem = s->cfg->mem;
     const struct mota_nbin_info *in = s->info;
     uint32_t rw_bytes = round8(in->rw_size);
     s->ram = mem->map(mem->ctx, s->out->ram_addr, rw_bytes, true);
@@ -300,7 +300,7 @@ static void write_rtctx(struct inst *s)
 /* What was written reaches memory, and the core fetches the new code. */
 static void sync_caches(const struct inst *s)
 {
-    const struct mota_loader_mem *mem = s->cfg->mem;
+    const struct mota_install_mem *mem = s->cfg->mem;
     const struct mota_installed *out = s->out;
     clean(s, out->ram_addr, round8(s->info->rw_size));
     if (s->rom_copy != NULL)

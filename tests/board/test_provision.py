@@ -24,7 +24,7 @@ from harness import Env, Skip, run_case  # noqa: E402
 
 MOTA, WORK, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 env = Env(MOTA, WORK)
-FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 816  # mota/board.h, mota/provision.h (version 3)
+FLASH_SIZE, PROVISION, REC = 16 << 20, (16 << 20) - 4096, 816  # mota/mps_layout.h, mota/provision.h (version 3)
 REC_ID_LEN, REC_ID, REC_VENDOR, REC_CLASS, REC_NAMES_END = 75, 460, 476, 540, 604  # offsets in the record
 REC_N_KEKS, REC_KEKS, REC_D, REC_PUB, REC_CRC = 604, 608, 712, 744, 812  # version 3's keys (docs/porting.md)
 AN547_RECORD = 0x60000000 + PROVISION  # MOTA_MPS_FLASH_BASE (ports/mps/an547/board_config.h) + 0xFFF000

@@ -89,7 +89,7 @@ static void install(const uint8_t *img, size_t img_len, const uint8_t *params, s
         .code_addr = d->image_addr,
         .code_len = (uint32_t)((img_len + 7) & ~(size_t)7),
     };
-    struct mota_loader_mem mem = {
+    struct mota_install_mem mem = {
         .map = map,
         .ctx = &sp,
         .clean_dcache = d->caches ? cache_op : NULL,

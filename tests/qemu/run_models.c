@@ -62,7 +62,7 @@ static void barriers(void *ctx, uint32_t addr, uint32_t len)
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
 
-static const struct mota_loader_mem mem = {.map = map, .clean_dcache = barriers, .invalidate_icache = barriers};
+static const struct mota_install_mem mem = {.map = map, .clean_dcache = barriers, .invalidate_icache = barriers};
 
 static int run_job(const struct job *j)
 {

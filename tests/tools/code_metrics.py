@@ -15,10 +15,14 @@ of the same rule, both checked:
   one above; on top of that, only agent/ and the ports see port.h, only
   crypto/ sees mbed TLS, only container/ sees libcbor;
 - folders: every source file lives in a layer's folder (a new top-level
-  folder must be given its place here), and every library a folder's
-  CMakeLists.txt links (target_link_libraries of a mota_ target) is built in
-  its own layer or a lower one: the base at the bottom, the ports and the
-  host tool at the top.
+  folder must be given its place here), each folder is one layer's whole
+  (no folder holds two), and the folder graph (an arrow from a folder to
+  another for every include and every link of a mota_ library between them)
+  has no arrow running up: the base at the bottom, the ports and the host
+  tool at the top. The folders are the top-level ones, and under ports/ each
+  family (ports/arm, ports/mps, ports/posix, ports/firmware): a family
+  reaches another only through the Arm layer's include/ (mota/arm.h), never
+  a family's private files or another family.
 """
 import argparse
 import os
@@ -33,15 +37,16 @@ LAYERS = [
     ("loader", ["loader/"]),
     ("decompress", ["decompress/"]),
     ("container", ["container/"]),
-    ("port contract", ["hal/include/", "hal/CMakeLists.txt"]),
+    ("port contract", ["hal/"]),
     ("proto", ["proto/"]),
     ("agent", ["agent/"]),
+    ("arm", ["ports/arm/"]),
     ("ports", ["ports/"]),
     ("host_tool", ["host_tool/"]),
 ]
 # what only some folders may include: (pattern on the resolved path or the <system> name, folders allowed, why)
 RESTRICTED = [
-    (re.compile(r"^hal/include/mota/port\.h$"), ["agent/", "hal/"], "only agent/ and the ports see port.h"),
+    (re.compile(r"^hal/include/mota/port\.h$"), ["agent/", "hal/", "ports/"], "only agent/ and the ports see port.h"),
     (re.compile(r"^<(mbedtls|psa)/"), ["crypto/", "cmake/"], "only crypto/ sees mbed TLS"),
     (re.compile(r"^<p256-m\.h>"), ["crypto/"], "only crypto/ sees p256-m"),
     (re.compile(r"^<openssl/"), ["crypto/src/sha256_openssl.c"], "only crypto/'s host SHA-256 sees OpenSSL"),
@@ -125,7 +130,47 @@ def check_layers(root):
                 bad.append(f"{f} includes {name}: test code")
             elif fh is not None and th is not None and th > fh:
                 bad.append(f"{f} ({fname}) includes {name} ({target}, {tname}): upward")
-    return files, edges, bad + check_folders(root, files) + check_picture(root)
+    return files, edges, bad + check_folders(root, files) + check_folder_graph(root, files, dirs) + check_picture(root)
+
+
+def folder_of(path):
+    """The folder a path belongs to: its top-level folder, or under ports/ its family's folder."""
+    parts = path.split("/")
+    if parts[0] == "ports" and len(parts) > 2:
+        return "ports/%s/" % parts[1]
+    return parts[0] + "/" if len(parts) > 1 else ""
+
+
+def check_folder_graph(root, files, dirs):
+    """The folder grain: each folder holds one layer, and no arrow between folders runs up (includes and
+    links of mota_ libraries); families under ports/ reach each other only through ports/arm/include."""
+    bad, height, arrows = [], {}, {}
+    for f in files:
+        if f.startswith(OUTSIDE):
+            continue
+        d, (h, name) = folder_of(f), layer_of(f)
+        if h is None:
+            continue
+        if height.setdefault(d, (h, name)) != (h, name):
+            bad.append(f"folder {d} holds two layers ({height[d][1]}, {name}): give each its own folder")
+    for f in files:
+        if f.startswith(OUTSIDE):
+            continue
+        text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+        for kind, name in INCLUDE.findall(text):
+            target = resolve(root, f, name, dirs) if kind == '"' else None
+            if target is None or target.startswith(OUTSIDE) or folder_of(target) == folder_of(f):
+                continue
+            a, b = folder_of(f), folder_of(target)
+            ha, hb = height.get(a), height.get(b)
+            if ha is None or hb is None:
+                continue
+            if hb[0] > ha[0]:
+                arrows.setdefault((a, b, "up"), f"folder {a} ({ha[1]}) -> {b} ({hb[1]}): upward ({f} includes {target})")
+            elif a.startswith("ports/") and b.startswith("ports/") and not target.startswith("ports/arm/include/"):
+                arrows.setdefault((a, b, target), f"folder {a} -> {b}: a family reaches another only through "
+                                                  f"ports/arm/include ({f} includes {target})")
+    return bad + [arrows[k] for k in sorted(arrows)]
 
 
 TARGET = re.compile(r"add_(?:library|executable)\(\s*([\w.${}-]+)")
@@ -316,6 +361,14 @@ PLANTED = [  # (file, line appended, what the check must say)
     ("base/CMakeLists.txt", "target_link_libraries(mota_base PRIVATE mota_crypto)", "links mota_crypto"),
     ("agent/CMakeLists.txt", "target_link_libraries(mota_agent PRIVATE mota_hal_posix)", "links mota_hal_posix"),
     ("net/src/net.c", "/* a folder nobody placed */", "in no layer's folder"),
+    # the folder grain: a port back inside hal/, a folder arrow running up, families reaching each other
+    ("hal/ports/posix/stub.c", '#include "mota/agent.h"', "folder hal/ (port contract) -> agent/ (agent): upward"),
+    ("hal/ports/posix/stub.c", '#include "mota/posix_device.h"', "folder hal/ (port contract) -> ports/posix/"),
+    ("proto/src/stub.c", '#include "mota/journal.h"', "folder proto/ (proto) -> agent/ (agent): upward"),
+    ("ports/arm/common/stub.c", '#include "mota/mps_layout.h"', "folder ports/arm/ (arm) -> ports/mps/ (ports): upward"),
+    ("ports/mps/common/src/stub.c", '#include "mota/posix_flash.h"', "a family reaches another only"),
+    ("ports/mps/common/src/stub.c", '#include "../../../arm/common/arm_int.h"', "a family reaches another only"),
+    ("ports/firmware/stub.c", '#include "mota/mps_layout.h"', "a family reaches another only"),
 ]
 
 
@@ -337,7 +390,7 @@ def selftest(root):
             with open(path, "a", encoding="utf-8") as out:
                 out.write("\n" + line + "\n")
             _, _, bad = check_layers(tmp)
-            if not any(b.startswith(f) and what in b for b in bad):
+            if not any((b.startswith(f) or f" ({f} includes " in b) and what in b for b in bad):
                 missed.append(f"{f}: {line} not refused ({bad})")
             if new:
                 os.remove(path)

@@ -100,7 +100,7 @@ struct placement {
 
 static void install_yolo(struct sim *s, const struct placement *p, uint32_t mode, struct mota_installed *m)
 {
-    struct mota_loader_mem mem = {.map = sim_map, .ctx = s};
+    struct mota_install_mem mem = {.map = sim_map, .ctx = s};
     sim_add(s, p->exec, 600 * 1024);
     sim_add(s, p->ext, 3u << 20);
     sim_add(s, 0x34200000u, 0x80000); /* AXISRAM3/4, the RESET pools' fixed addresses */
@@ -159,7 +159,7 @@ static void test_every_pool_the_installer_writes_is_cleaned_from_the_data_cache(
     NEED_YOLO();
     struct sim s = {0};
     struct cleaned cl = {.s = &s};
-    struct mota_loader_mem mem = {.map = cleaned_map, .clean_dcache = record_clean, .ctx = &cl};
+    struct mota_install_mem mem = {.map = cleaned_map, .clean_dcache = record_clean, .ctx = &cl};
     sim_add(&s, 0x24000000u, 600 * 1024);
     sim_add(&s, 0x90000000u, 3u << 20);
     sim_add(&s, 0x34200000u, 0x80000);
@@ -244,7 +244,7 @@ static void test_installer_refuses_what_does_not_fit(void **state)
     (void)state;
     NEED_YOLO();
     struct sim s = {0};
-    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s};
+    struct mota_install_mem mem = {.map = sim_map, .ctx = &s};
     struct mota_installed m;
     sim_add(&s, 0x24000000u, 600 * 1024);
     sim_add(&s, 0x90000000u, 3u << 20);
@@ -306,7 +306,7 @@ static void test_split_model_takes_its_params_from_their_own_address(void **stat
     (void)state;
     NEED_YOLO();
     struct sim s = {0};
-    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s};
+    struct mota_install_mem mem = {.map = sim_map, .ctx = &s};
     struct mota_installed m;
     uint8_t *img = malloc(280408);
     memcpy(img, yolo, 280408);
@@ -344,7 +344,7 @@ static void test_code_relocations_need_copy_mode(void **state)
     (void)state;
     NEED_YOLO();
     struct sim s = {0};
-    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s};
+    struct mota_install_mem mem = {.map = sim_map, .ctx = &s};
     struct mota_installed m;
     struct mota_nbin_info in;
     uint8_t *img = malloc(yolo_len);
@@ -392,7 +392,7 @@ static int install_u585(const uint8_t *img, size_t len, uint32_t mode, uint32_t 
                         uint32_t words[2])
 {
     struct sim s = {0};
-    struct mota_loader_mem mem = {.map = sim_map, .ctx = &s, .crc_acquire = acquire, .crc_release = release};
+    struct mota_install_mem mem = {.map = sim_map, .ctx = &s, .crc_acquire = acquire, .crc_release = release};
     struct mota_installed m;
     sim_add(&s, 0x38200000u, 64 * 1024);
     static const uint8_t weights[42120];

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /*
- * Build-time sizes (a board sets them for its whole build, e.g. ports/mps/an547/board.cmake).
+ * Build-time sizes (a board sets them for its whole build: its board.cmake, e.g. ports/mps/common/sizes.cmake for the MPS boards).
  * The device announces both in HELLO and BEGIN; the host never exceeds them.
  * WINDOW frames of MAX_PAYLOAD must fit what the transport can buffer while the
  * agent erases or hashes (an interrupt-fed RX ring: docs/porting.md).

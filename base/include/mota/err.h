@@ -257,7 +257,7 @@ enum mota_err {
 
 /*
  * Names and messages are about 11 KiB of text. A device build may leave them
- * out (MOTA_ERR_STRINGS=0, as ports/mps/an547/board.cmake does): the device then
+ * out (MOTA_ERR_STRINGS=0, as the MPS boards' sizes.cmake does): the device then
  * reports bare codes, and the host, which has the table, names them.
  */
 #ifndef MOTA_ERR_STRINGS

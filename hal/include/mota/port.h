@@ -7,8 +7,15 @@
  * opaque context, littlefs style; zeroed optional members mean "not
  * provided". Callbacks return MOTA_OK (0) or a negative enum mota_err code
  * (mota/err.h) unless stated otherwise. docs/porting.md walks through it;
- * ports/ holds the ports to copy (posix: the simulator; mps: the QEMU
- * boards, one folder per board under the family's common layer).
+ * ports/ holds the ports to copy (posix: the simulator; arm: what every
+ * Cortex-M port shares; mps: the QEMU boards, one folder per board under
+ * the family's common layer).
+ *
+ * Three parts, all a board provides: struct mota_port (what the agent is
+ * given); where the rest of struct mota_agent_config comes from (the
+ * device's identity, profile, layout and trust); and the functions the
+ * firmware's shared main (ports/firmware/main.c) calls, "A board's
+ * firmware" at the end.
  *
  * Only agent/ and the ports include this header.
  */
@@ -185,6 +192,29 @@ struct mota_model_io {
 };
 
 /*
+ * The memory models are installed into (the loader reaches memory only through it).
+ * - map: a host pointer for device range [addr, addr+len) the model may use (its exec RAM, external
+ *   RAM), or NULL for any other: the installer writes nothing outside what map grants. `write` tells
+ *   whether it will be written.
+ * - clean_dcache / invalidate_icache: run after an install on parts with caches (an NPU reads its
+ *   pools from memory; the CPU fetches the copied code); NULL where none is needed.
+ * - crc_acquire / crc_release: legacy models whose rt_ctx has ST's CRC-unit callbacks
+ *   (mota_nbin_info.crc_callbacks): device addresses (Thumb bit set) of the port's
+ *   `uint32_t acquire(void)`, which returns the CRC unit's base (0x40023000 or its secure alias
+ *   0x50023000) so the model's licence check uses it without probing, and `void release(uint32_t)`,
+ *   given that value back. The model calls them from its own context (on a guarded board:
+ *   unprivileged, under the MPU), so they must be code it may run (docs/porting.md "The STM32 CRC
+ *   unit"). 0: none, the model probes the unit itself.
+ */
+struct mota_loader_mem {
+    void *(*map)(void *ctx, uint32_t addr, uint32_t len, bool write);
+    void (*clean_dcache)(void *ctx, uint32_t addr, uint32_t len);
+    void (*invalidate_icache)(void *ctx, uint32_t addr, uint32_t len);
+    void *ctx;
+    uint32_t crc_acquire, crc_release;
+};
+
+/*
  * Everything a board provides, checked by mota_agent_init (MOTA_ERR_PORT
  * when a required member is missing).
  */
@@ -199,15 +229,7 @@ struct mota_port {
      * (mota_agent_write from the application) may leave it NULL. */
     const struct mota_transport *transport;
 
-    /*
-     * Required for installs: the memory models are installed into (mota/loader.h struct
-     * mota_loader_mem). map gives a host pointer for a device range the model may use (its exec RAM,
-     * external RAM), or NULL for any other: the installer writes nothing outside what map grants.
-     * clean_dcache / invalidate_icache run after an install on parts with caches (an NPU reads its
-     * pools from memory; the CPU fetches the copied code); NULL where none is needed. crc_acquire /
-     * crc_release: the code a legacy X-CUBE-AI model calls for the STM32 CRC unit's base (docs/porting.md
-     * "The STM32 CRC unit"); 0 where the port gives none.
-     */
+    /* Required for installs: the memory models are installed into (struct mota_loader_mem above). */
     const struct mota_loader_mem *mem;
 
     /* Optional: runs models (self-tests, the link's INVOKE). NULL: self-tests cannot run, so a
@@ -227,5 +249,67 @@ struct mota_port {
     /* The context of infer, infer_detail, model_about and model_io. */
     void *infer_ctx;
 };
+
+/*
+ * The rest of the device, in struct mota_agent_config (mota/agent.h), which the board fills before
+ * mota_agent_init (mota_board_init below does it for the shared firmware):
+ * - port: its struct mota_port;
+ * - profile (struct mota_device_profile, mota/compat.h): read from the hardware where the hardware says
+ *   it (the Arm layer's mota_arm_profile: CPU part, FPU, float ABI, secure state), the rest from what
+ *   the firmware was built with (model families, install modes, NPU runtime, the profile's name);
+ * - device_id / device_id_len: the part's unique id (an STM32's 96-bit UID at UID_BASE); where the
+ *   part has none, the provisioning record's (mota_provision_apply: given at provisioning, or derived
+ *   from the device key);
+ * - journal_offset, models (slots, exec RAM): the board's flash layout, the same as its device profile
+ *   for `mota sim` (docs/device-profiles.md), the number of models from the provisioning record;
+ * - keys, vendor and class ids, enc: the provisioning record (mota/provision.h);
+ * - selftest_buf: where a model's input and output go (on a guarded board, the guard's I/O area);
+ *   scratch: the application's.
+ */
+
+/* ---- A board's firmware: what ports/firmware/main.c, the main() every board shares, needs ---- */
+
+struct mota_agent_config;
+
+/* Why the board (re)started, and the fault that caused it, if one did. */
+struct mota_board_boot {
+    enum mota_reset_cause cause;
+    uint32_t fault_pc, fault_addr, fault_cfsr;
+};
+
+/* What mota_board_init tells the firmware. */
+struct mota_board_status {
+    struct mota_board_boot boot;
+    int provision_status; /* MOTA_OK, MOTA_ERR_NOT_PROVISIONED or MOTA_ERR_PROVISION */
+    const char *name;     /* the device's name (HELLO), from provisioning */
+    bool hang_on_trial;   /* test builds: the application hangs while a model is on trial */
+    bool measure_stack;   /* the application reports its stack high-water mark per phase */
+};
+
+/*
+ * Bring the board up (clock, console, the update link's transport, the flash, the watchdog's clock),
+ * read the provisioning record and the hardware profile into cfg and point cfg at the board's port. The
+ * caller's cfg supplies the scratch buffer and its own policy (max_trial_boots); the board lends the
+ * self-test buffer. MOTA_OK or a negative code (the firmware then stops).
+ */
+int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st);
+
+/* Start the watchdog (timeout in ms); the agent and the main loop kick it. */
+void mota_board_watchdog_start(uint32_t timeout_ms);
+
+/* A line on the board's console (diagnostics, not the update link). Every line the firmware logs starts
+ * with MOTA_BOARD_TAG ("mota-an505: "), which launchers and people read; the board's build defines
+ * MOTA_BOARD_NAME. */
+#ifdef MOTA_BOARD_NAME
+#define MOTA_BOARD_TAG "mota-" MOTA_BOARD_NAME ": "
+#endif
+void mota_board_log(const char *s);
+void mota_board_log_hex(const char *label, uint32_t v);
+
+/* The main stack, painted at reset: bytes never touched since (its high-water mark); repaint paints
+ * again below the caller's frame, so that the next mark is per phase. */
+uint32_t mota_board_stack_unused(void);
+uint32_t mota_board_stack_size(void);
+void mota_board_stack_repaint(void);
 
 #endif /* MOTA_PORT_H */

@@ -43,8 +43,8 @@ static void container_facts(struct fleet_container *c)
             c->has_class = true;
         }
     }
-    copy_str(c->model, sizeof(c->model), man->compat.c_name, man->has_compat ? man->compat.c_name_len : 0);
-    copy_str(c->version, sizeof(c->version), man->text.version, man->text.version ? man->text.version_len : 0);
+    devinfo_copy_str(c->model, sizeof(c->model), man->compat.c_name, man->has_compat ? man->compat.c_name_len : 0);
+    devinfo_copy_str(c->version, sizeof(c->version), man->text.version, man->text.version ? man->text.version_len : 0);
     c->seq = man->seq;
     tool_hex_str(c->vr.env.digest, MOTA_SHA256_LEN, c->digest, sizeof(c->digest));
 }
@@ -118,11 +118,11 @@ static bool transient_link(int ret)
 static void parse_hello(const uint8_t *info, size_t len, struct fleet_probe *p)
 {
     memset(p, 0, sizeof(*p));
-    p->has_identity = dev_identity(info, len, 0, p->vendor) && dev_identity(info, len, 1, p->klass);
-    p->has_id = dev_id(info, len, p->id, &p->id_len);
-    dev_text(info, len, MOTA_INFO_NAME, p->name, sizeof(p->name));
-    p->has_cause = info_uint(info, len, MOTA_INFO_RESET_CAUSE, &p->cause);
-    if (parse_models(info, len, MOTA_INFO_MODELS, p->models, &p->n_models) != 0)
+    p->has_identity = devinfo_identity(info, len, 0, p->vendor) && devinfo_identity(info, len, 1, p->klass);
+    p->has_id = devinfo_device_id(info, len, p->id, &p->id_len);
+    devinfo_text(info, len, MOTA_INFO_NAME, p->name, sizeof(p->name));
+    p->has_cause = devinfo_uint(info, len, MOTA_INFO_RESET_CAUSE, &p->cause);
+    if (devinfo_models(info, len, MOTA_INFO_MODELS, p->models, &p->n_models) != 0)
         p->n_models = 0;
 }
 
@@ -136,7 +136,7 @@ int fleet_probe(const struct gw_mcu *m, struct fleet_probe *p, char *why, size_t
         size_t len;
         memset(&c, 0, sizeof(c));
         c.fd = -1;
-        ret = connect_device(&c, &o, tool_now() + o.timeout_s, true, &info, &len);
+        ret = link_connect(&c, &o, tool_now() + o.timeout_s, true, &info, &len);
         if (ret == MOTA_OK) {
             parse_hello(info, len, p);
             client_close(&c);
@@ -158,7 +158,7 @@ bool fleet_matches(const struct fleet_container *c, const struct fleet_probe *p)
 
 const struct dev_model *fleet_model(const struct fleet_probe *p, const char *name)
 {
-    int i = model_index(p->models, p->n_models, name, strlen(name));
+    int i = devinfo_model_index(p->models, p->n_models, name, strlen(name));
     return i < 0 ? NULL : &p->models[i];
 }
 

@@ -83,8 +83,8 @@ static void parse_status(const uint8_t *p, size_t len, struct report *r)
     struct mota_cbor_dec d;
     size_t n;
     int64_t key, prev = MOTA_CBOR_KEY_NONE;
-    parse_models(p, len, MOTA_STATUS_MODELS, r->models, &r->n_models);
-    r->has_uptime = status_uptime_ms(p, len, &r->uptime_ms);
+    devinfo_models(p, len, MOTA_STATUS_MODELS, r->models, &r->n_models);
+    r->has_uptime = devinfo_uptime_ms(p, len, &r->uptime_ms);
     mota_cbor_dec_init(&d, p, len);
     mota_cbor_get_map(&d, &n);
     for (size_t i = 0; i < n && d.err == 0; i++) {
@@ -100,7 +100,7 @@ static void parse_status(const uint8_t *p, size_t len, struct report *r)
         else
             mota_cbor_skip(&d);
     }
-    r->has_device_pub = status_device_key(p, len, r->device_pub);
+    r->has_device_pub = devinfo_device_key(p, len, r->device_pub);
 }
 
 /* ERRORS: [[code, model, ms since boot], ...], oldest first. */
@@ -131,29 +131,29 @@ static int parse_ring(const uint8_t *p, size_t len, struct report *r)
 
 static void parse_info(const uint8_t *info, size_t len, struct report *r)
 {
-    dev_text(info, len, MOTA_INFO_NAME, r->name, sizeof(r->name));
-    if (!info_bool(info, len, MOTA_INFO_PROVISIONED, &r->provisioned))
+    devinfo_text(info, len, MOTA_INFO_NAME, r->name, sizeof(r->name));
+    if (!devinfo_bool(info, len, MOTA_INFO_PROVISIONED, &r->provisioned))
         r->provisioned = true; /* a device that does not say is of a version that refuses unprovisioned uploads */
-    r->has_cause = info_uint(info, len, MOTA_INFO_RESET_CAUSE, &r->cause);
-    info_uint(info, len, MOTA_INFO_PROTOCOL, &r->protocol);
-    info_uint(info, len, MOTA_INFO_HEAD_MAX, &r->head_cap);
-    info_uint(info, len, MOTA_INFO_PAYLOAD, &r->max_payload);
-    info_uint(info, len, MOTA_INFO_WINDOW, &r->window);
-    info_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
-    r->has_features = info_uint(info, len, MOTA_INFO_FEATURES, &r->features);
-    info_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
-    r->has_identity = dev_identity(info, len, 0, r->vendor) && dev_identity(info, len, 1, r->klass);
-    dev_identity_name(info, len, 0, r->vendor_name, sizeof(r->vendor_name));
-    dev_identity_name(info, len, 1, r->class_name, sizeof(r->class_name));
-    if (!r->has_identity || !dev_name_makes_id(r->vendor_name, NULL, r->vendor)) /* shown only where true */
+    r->has_cause = devinfo_uint(info, len, MOTA_INFO_RESET_CAUSE, &r->cause);
+    devinfo_uint(info, len, MOTA_INFO_PROTOCOL, &r->protocol);
+    devinfo_uint(info, len, MOTA_INFO_HEAD_MAX, &r->head_cap);
+    devinfo_uint(info, len, MOTA_INFO_PAYLOAD, &r->max_payload);
+    devinfo_uint(info, len, MOTA_INFO_WINDOW, &r->window);
+    devinfo_uint(info, len, MOTA_INFO_IO_BUFFER, &r->io_buffer);
+    r->has_features = devinfo_uint(info, len, MOTA_INFO_FEATURES, &r->features);
+    devinfo_uint(info, len, MOTA_INFO_TRIAL_BOOTS, &r->max_boots);
+    r->has_identity = devinfo_identity(info, len, 0, r->vendor) && devinfo_identity(info, len, 1, r->klass);
+    devinfo_identity_name(info, len, 0, r->vendor_name, sizeof(r->vendor_name));
+    devinfo_identity_name(info, len, 1, r->class_name, sizeof(r->class_name));
+    if (!r->has_identity || !devinfo_name_makes_id(r->vendor_name, NULL, r->vendor)) /* shown only where true */
         r->vendor_name[0] = 0;
-    if (!r->has_identity || !dev_name_makes_id(r->class_name, r->vendor, r->klass))
+    if (!r->has_identity || !devinfo_name_makes_id(r->class_name, r->vendor, r->klass))
         r->class_name[0] = 0;
-    if (!dev_id(info, len, r->device_id, &r->device_id_len))
+    if (!devinfo_device_id(info, len, r->device_id, &r->device_id_len))
         r->device_id_len = 0;
-    r->has_dec = dev_dec_keys(info, len, &r->dec);
-    parse_profile(info, len, &r->profile);
-    parse_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
+    r->has_dec = devinfo_dec_keys(info, len, &r->dec);
+    devinfo_profile(info, len, &r->profile);
+    devinfo_models(info, len, MOTA_INFO_MODELS, r->models, &r->n_models);
 }
 
 /* HELLO key 17's bits in order (mota/features.h) */
@@ -186,7 +186,7 @@ static void print_keys(const struct report *r)
     if (r->dec.n_keks > 0) {
         printf("  key-encryption keys:");
         for (unsigned i = 0; i < r->dec.n_keks; i++) {
-            dev_kid_str(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
+            devprint_kid(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
             printf("%s %s", i ? "," : "", k);
         }
         printf("\n");
@@ -212,8 +212,8 @@ static void print_report(const struct report *r)
     }
     if (r->has_identity) {
         char v[320], k[320];
-        dev_named_id(r->vendor_name, NULL, r->vendor, v, sizeof(v));
-        dev_named_id(r->class_name, r->vendor, r->klass, k, sizeof(k));
+        devprint_named_id(r->vendor_name, NULL, r->vendor, v, sizeof(v));
+        devprint_named_id(r->class_name, r->vendor, r->klass, k, sizeof(k));
         printf("  identity: vendor %s, class %s\n", v, k);
     }
     if (r->profile.valid) {
@@ -230,7 +230,7 @@ static void print_report(const struct report *r)
         printf("\n");
     }
     print_keys(r);
-    print_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
+    devprint_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
     if (r->has_timing && r->timing[0] != 0) { /* 0: no update since boot */
         static const char *const what[] = {"head check (signature, manifest, compatibility)", "erase", "digests",
                                            "install", "self-test run"};
@@ -274,7 +274,7 @@ static void json_keys(struct json *j, const struct report *r)
     }
     json_arr(j, "kek_ids");
     for (unsigned i = 0; i < r->dec.n_keks; i++) {
-        dev_kid_str(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
+        devprint_kid(r->dec.kek_id[i], r->dec.kek_id_len[i], k, sizeof(k));
         json_str(j, NULL, k);
     }
     json_arr_end(j);
@@ -413,7 +413,7 @@ static void json_report(struct json *j, const struct report *r)
 {
     json_device(j, r);
     json_profile(j, r);
-    json_models(j, r->models, r->n_models, (unsigned)r->max_boots);
+    devjson_models(j, r->models, r->n_models, (unsigned)r->max_boots);
     json_history(j, r);
 }
 
@@ -425,7 +425,7 @@ static int model_arg(const struct link_opts *o, const struct report *r, const ch
     char have[256] = "";
     size_t at = 0;
     *idx = 0;
-    if (o->model == NULL || (*idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) >= 0)
+    if (o->model == NULL || (*idx = devinfo_model_index(r->models, r->n_models, o->model, strlen(o->model))) >= 0)
         return EXIT_OK;
     for (unsigned i = 0; i < r->n_models && at < sizeof(have); i++)
         at += (size_t)snprintf(have + at, sizeof(have) - at, "%s%s", i ? ", " : "", r->models[i].name);
@@ -468,7 +468,7 @@ static int report_command(const struct client *c, const struct link_opts *o, uin
         if (ok && cmd == MOTA_CMD_STATUS)
             json_report(&j, r);
         else if (ok && cmd != MOTA_CMD_REBOOT)
-            json_models(&j, r->models, r->n_models, (unsigned)r->max_boots);
+            devjson_models(&j, r->models, r->n_models, (unsigned)r->max_boots);
         else if (ret != MOTA_OK)
             json_str(&j, "detail", c->why);
         json_end(&j);
@@ -477,7 +477,7 @@ static int report_command(const struct client *c, const struct link_opts *o, uin
     } else if (ok && !o->quiet) {
         printf("%s: done\n", name);
         if (cmd != MOTA_CMD_REBOOT)
-            print_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
+            devprint_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
     }
     if (ret != MOTA_OK) {
         link_fail(ret, c, o);
@@ -527,7 +527,7 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
     static struct report r;
     const uint8_t *info;
     size_t info_len;
-    int idx = 0, status = MOTA_OK, ret = connect_waiting(&c, &o, &info, &info_len);
+    int idx = 0, status = MOTA_OK, ret = link_connect_waiting(&c, &o, &info, &info_len);
     memset(&r, 0, sizeof(r));
     if (ret == MOTA_OK) {
         parse_info(info, info_len, &r);
@@ -599,7 +599,7 @@ int link_device_key(const char *port, double timeout_s, uint8_t pub[65])
     static struct client c;
     const uint8_t *info, *body;
     size_t info_len, blen;
-    int status = MOTA_OK, ret = connect_waiting(&c, &o, &info, &info_len);
+    int status = MOTA_OK, ret = link_connect_waiting(&c, &o, &info, &info_len);
     if (ret == MOTA_OK) {
         ret = client_status(&c, &status, &body, &blen, 2000, 3);
         client_close(&c);
@@ -612,7 +612,7 @@ int link_device_key(const char *port, double timeout_s, uint8_t pub[65])
         tool_fail(status, "%s: the device refused STATUS", port);
         return EXIT_INVALID;
     }
-    if (!status_device_key(body, blen, pub)) {
+    if (!devinfo_device_key(body, blen, pub)) {
         tool_fail(MOTA_ERR_ENC_NO_KEY,
                   "%s: the device has no key of its own (STATUS key 7): a device provisioned before version 3 "
                   "records, or a build older than the key; encrypt to its KEKs instead",

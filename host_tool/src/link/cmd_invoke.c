@@ -222,14 +222,14 @@ static void invoke_on_device(struct client *c, const struct link_opts *o, const 
     const uint8_t *info;
     size_t info_len;
     uint64_t io = 0;
-    r->ret = connect_device(c, o, tool_now() + o->timeout_s, true, &info, &info_len);
+    r->ret = link_connect(c, o, tool_now() + o->timeout_s, true, &info, &info_len);
     if (r->ret != MOTA_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", c->why);
         return;
     }
-    parse_models(info, info_len, MOTA_INFO_MODELS, r->models, &r->n_models);
-    info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &io);
-    if (o->model && (r->idx = model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0) {
+    devinfo_models(info, info_len, MOTA_INFO_MODELS, r->models, &r->n_models);
+    devinfo_uint(info, info_len, MOTA_INFO_IO_BUFFER, &io);
+    if (o->model && (r->idx = devinfo_model_index(r->models, r->n_models, o->model, strlen(o->model))) < 0) {
         no_such_model(o->model, r);
         return;
     }

@@ -289,7 +289,7 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
                         const struct dev_model *models, unsigned n, char *detail, size_t cap)
 {
     const struct mota_manifest *man = &vr->manifest;
-    int idx = man->compat.c_name ? model_index(models, n, man->compat.c_name, man->compat.c_name_len) : -1;
+    int idx = man->compat.c_name ? devinfo_model_index(models, n, man->compat.c_name, man->compat.c_name_len) : -1;
     size_t at = 0;
     if (result == MOTA_ERR_NO_SLOT) {
         at += (size_t)snprintf(detail, cap, "the container's model is %.*s; the device has",
@@ -305,7 +305,7 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
     } else if (result == MOTA_ERR_VENDOR_MISMATCH || result == MOTA_ERR_CLASS_MISMATCH) {
         uint8_t want[16];
         bool vendor = result == MOTA_ERR_VENDOR_MISMATCH;
-        if (!dev_identity(info, info_len, vendor ? 0 : 1, want))
+        if (!devinfo_identity(info, info_len, vendor ? 0 : 1, want))
             return;
         for (size_t i = 0; i < man->n_components; i++) {
             const struct mota_component *c = &man->comp[i];
@@ -315,14 +315,14 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
             uint8_t dev_vendor[16];
             const char *ctext = vendor ? man->text.vendor_name : man->text.class_name;
             size_t clen = vendor ? man->text.vendor_name_len : man->text.class_name_len;
-            const uint8_t *dns = vendor || !dev_identity(info, info_len, 0, dev_vendor) ? NULL : dev_vendor;
-            dev_identity_name(info, info_len, vendor ? 0 : 1, dn, sizeof(dn));
-            copy_str(cn, sizeof(cn), ctext != NULL ? ctext : "", ctext != NULL ? clen : 0);
-            dev_named_id(dn, dns, want, w, sizeof(w));
-            dev_named_id(cn, vendor ? NULL : c->vendor_id, vendor ? c->vendor_id : c->class_id, g, sizeof(g));
+            const uint8_t *dns = vendor || !devinfo_identity(info, info_len, 0, dev_vendor) ? NULL : dev_vendor;
+            devinfo_identity_name(info, info_len, vendor ? 0 : 1, dn, sizeof(dn));
+            devinfo_copy_str(cn, sizeof(cn), ctext != NULL ? ctext : "", ctext != NULL ? clen : 0);
+            devprint_named_id(dn, dns, want, w, sizeof(w));
+            devprint_named_id(cn, vendor ? NULL : c->vendor_id, vendor ? c->vendor_id : c->class_id, g, sizeof(g));
             snprintf(detail, cap, "%s: device %s, container %s; pack --%s %s", vendor ? "vendor" : "class", w, g,
                      vendor ? "vendor" : "class",
-                     dev_name_makes_id(dn, dns, want) ? dn : "NAME, with the device's name");
+                     devinfo_name_makes_id(dn, dns, want) ? dn : "NAME, with the device's name");
             return;
         }
     }
@@ -376,7 +376,7 @@ static int push_connect(struct push *p, double deadline, bool first)
         return PUSH_INTERRUPTED;
     }
     connect_jump_ok = 1;
-    int ret = push_signal ? PUSH_INTERRUPTED : connect_device(p->c, p->o, deadline, first, &info, &p->info_len);
+    int ret = push_signal ? PUSH_INTERRUPTED : link_connect(p->c, p->o, deadline, first, &info, &p->info_len);
     connect_jump_ok = 0;
     if (ret != MOTA_OK)
         return ret;
@@ -386,8 +386,8 @@ static int push_connect(struct push *p, double deadline, bool first)
     if (!first)
         return MOTA_OK;
     char dev_name[65] = "";
-    parse_models(p->info, p->info_len, MOTA_INFO_MODELS, p->models, &p->n_models);
-    dev_text(p->info, p->info_len, MOTA_INFO_NAME, dev_name, sizeof(dev_name));
+    devinfo_models(p->info, p->info_len, MOTA_INFO_MODELS, p->models, &p->n_models);
+    devinfo_text(p->info, p->info_len, MOTA_INFO_NAME, dev_name, sizeof(dev_name));
     if (event_begin(p, &j, "hello")) {
         json_str(&j, "port", p->o->port);
         json_str(&j, "device", dev_name);
@@ -445,7 +445,7 @@ static int decoders_present(struct push *p)
 {
     uint64_t feats;
     const struct mota_manifest *man = &p->vr->manifest;
-    if (!info_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
+    if (!devinfo_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
         return MOTA_OK;
     for (size_t c = 0; c < man->n_components; c++) {
         uint32_t alg = man->comp[c].z_alg, need = alg == MOTA_DECOMP_LZ4 ? MOTA_FEAT_LZ4 : MOTA_FEAT_DEFLATE;
@@ -480,17 +480,17 @@ static void kid_detail(const struct mota_enc_info *ei, const struct dev_dec_keys
     char id[2 * MOTA_ENC_MAX_KID + 3];
     size_t at = (size_t)snprintf(out, cap, "kid: device");
     for (unsigned i = 0; i < k->n_keks && at < cap; i++) {
-        dev_kid_str(k->kek_id[i], k->kek_id_len[i], id, sizeof(id));
+        devprint_kid(k->kek_id[i], k->kek_id_len[i], id, sizeof(id));
         at += (size_t)snprintf(out + at, cap - at, " %s", id);
     }
     if (k->has_device_key && at < cap) {
-        dev_kid_str(k->device_kid, sizeof(k->device_kid), id, sizeof(id));
+        devprint_kid(k->device_kid, sizeof(k->device_kid), id, sizeof(id));
         at += (size_t)snprintf(out + at, cap - at, " %s", id);
     }
     if (k->n_keks == 0 && !k->has_device_key && at < cap)
         at += (size_t)snprintf(out + at, cap - at, " none");
     for (size_t i = 0; i < ei->n_recipients && at < cap; i++) {
-        dev_kid_str(ei->r[i].kid, ei->r[i].kid_len, id, sizeof(id));
+        devprint_kid(ei->r[i].kid, ei->r[i].kid_len, id, sizeof(id));
         at += (size_t)snprintf(out + at, cap - at, "%s %s", i ? "" : ", container", id);
     }
     if (at < cap)
@@ -507,7 +507,7 @@ static int keys_present(struct push *p)
     const struct mota_component *enc = NULL;
     for (size_t c = 0; c < man->n_components && enc == NULL; c++)
         enc = man->comp[c].encrypted ? &man->comp[c] : NULL;
-    if (enc == NULL || !info_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
+    if (enc == NULL || !devinfo_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
         return MOTA_OK;
     if (!(feats & MOTA_FEAT_DECRYPT)) {
         snprintf(p->detail, sizeof(p->detail),
@@ -518,8 +518,8 @@ static int keys_present(struct push *p)
     static struct mota_enc_info ei;
     struct dev_dec_keys k;
     if (mota_enc_info_decode(enc->enc_info, enc->enc_len, &ei) != MOTA_OK)
-        return MOTA_OK;                     /* the device says what is wrong with it */
-    dev_dec_keys(p->info, p->info_len, &k); /* none said: the device holds no key */
+        return MOTA_OK;                         /* the device says what is wrong with it */
+    devinfo_dec_keys(p->info, p->info_len, &k); /* none said: the device holds no key */
     for (size_t i = 0; i < ei.n_recipients; i++)
         if (recipient_served(&ei.r[i], &k))
             return MOTA_OK;
@@ -533,7 +533,7 @@ static int push_send(struct push *p, const struct mapped *m)
     const struct mota_envelope *env = &p->vr->env;
     uint64_t head_cap = 0;
     /* a head larger than the device's head buffer would be refused at its end: nothing is sent */
-    if (info_uint(p->info, p->info_len, MOTA_INFO_HEAD_MAX, &head_cap) && env->head_len > head_cap) {
+    if (devinfo_uint(p->info, p->info_len, MOTA_INFO_HEAD_MAX, &head_cap) && env->head_len > head_cap) {
         snprintf(p->detail, sizeof(p->detail), "container head of %zu bytes; the device takes at most %llu",
                  env->head_len, (unsigned long long)head_cap);
         return MOTA_ERR_ENV_TOO_LARGE;
@@ -570,8 +570,9 @@ static void explain(struct push *p)
 {
     const struct mota_manifest *man = &p->vr->manifest;
     if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
-        int idx =
-            man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
+        int idx = man->compat.c_name
+                      ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
+                      : -1;
         const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
         if (dm != NULL && dm->testing)
             snprintf(p->detail, sizeof(p->detail),
@@ -595,11 +596,13 @@ static int push_confirm(struct push *p, int tries)
     size_t blen;
     int status;
     if (client_status(p->c, &status, &body, &blen, 2000, tries) == MOTA_OK && status == MOTA_OK &&
-        parse_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
+        devinfo_models(body, blen, MOTA_STATUS_MODELS, fresh, &n_fresh) == 0 && n_fresh > 0) {
         memcpy(p->models, fresh, sizeof(fresh[0]) * n_fresh);
         p->n_models = n_fresh;
     }
-    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : 0;
+    int idx = man->compat.c_name
+                  ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
+                  : 0;
     uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
     if (idx < 0)
         return MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
@@ -622,10 +625,12 @@ static void check_installed(struct push *p, int tries, struct installed *in)
     memset(in, 0, sizeof(*in));
     p->n_models = 0;
     in->checked = client_status(p->c, &status, &body, &blen, 2000, tries) == MOTA_OK && status == MOTA_OK &&
-                  parse_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
-    in->has_uptime = in->checked && status_uptime_ms(body, blen, &in->uptime);
-    info_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
-    int idx = man->compat.c_name ? model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len) : -1;
+                  devinfo_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
+    in->has_uptime = in->checked && devinfo_uptime_ms(body, blen, &in->uptime);
+    devinfo_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
+    int idx = man->compat.c_name
+                  ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
+                  : -1;
     in->active = in->checked && idx >= 0 && p->models[idx].has &&
                  memcmp(p->models[idx].digest, p->vr->env.digest, MOTA_SHA256_LEN) == 0;
     in->confirmed = in->active && !p->models[idx].testing;
@@ -755,7 +760,7 @@ static int push_installed(struct push *p)
                    man->compat.c_name, (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
                    p->reconnects ? ", resumed after a link loss" : "",
                    in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
-        print_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
+        devprint_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
     }
     return rc;
 }

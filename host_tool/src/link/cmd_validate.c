@@ -259,12 +259,13 @@ static int connect_model(struct client *cl, const struct validate_opts *o, struc
 {
     const uint8_t *info;
     size_t info_len;
-    d->ret = connect_device(cl, &o->link, tool_now() + o->link.timeout_s, true, &info, &info_len);
+    d->ret = link_connect(cl, &o->link, tool_now() + o->link.timeout_s, true, &info, &info_len);
     if (d->ret != MOTA_OK)
         return EXIT_OK;
-    parse_models(info, info_len, MOTA_INFO_MODELS, d->models, &d->n_models);
-    info_uint(info, info_len, MOTA_INFO_IO_BUFFER, &d->io);
-    if (o->link.model && (d->idx = model_index(d->models, d->n_models, o->link.model, strlen(o->link.model))) < 0) {
+    devinfo_models(info, info_len, MOTA_INFO_MODELS, d->models, &d->n_models);
+    devinfo_uint(info, info_len, MOTA_INFO_IO_BUFFER, &d->io);
+    if (o->link.model &&
+        (d->idx = devinfo_model_index(d->models, d->n_models, o->link.model, strlen(o->link.model))) < 0) {
         char names[4 * 68] = "";
         for (unsigned i = 0; i < d->n_models; i++)
             snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", d->models[i].name);

@@ -4,7 +4,7 @@
 
 #include "mota/err.h"
 #include "mota/nbin.h"
-#include "mota/board.h"
+#include "mota/mps_layout.h"
 
 #include <string.h>
 
@@ -126,8 +126,8 @@ static const struct tool_profile profiles[] = {
              .install_modes = XIP_COPY},
      .internal_ram = 3 * MIB, /* ITCM, DTCM, SRAM */
      .exec_ram = 2 * MIB,     /* SRAM: ports/mps/an547/board_config.h */
-     .flash = MOTA_BOARD_FLASH_SIZE,
-     .update_area = MOTA_BOARD_PROVISION, /* the board's journal and slots, without its provisioning sector */
+     .flash = MOTA_MPS_FLASH_SIZE,
+     .update_area = MOTA_MPS_PROVISION, /* the board's journal and slots, without its provisioning sector */
      .rx_ring = 8 * KIB},                 /* its emulated flash: an ideal NOR (ports/mps/common/src/flash.c) */
     {.name = "an505",
      .board = "QEMU mps2-an505: Arm MPS2 AN505 (IoT Kit), Cortex-M33",
@@ -139,8 +139,8 @@ static const struct tool_profile profiles[] = {
              .install_modes = XIP_COPY},
      .internal_ram = 8 * MIB, /* SSRAM1..3 */
      .exec_ram = 2 * MIB,     /* SSRAM3: ports/mps/an505/board_config.h */
-     .flash = MOTA_BOARD_FLASH_SIZE,
-     .update_area = MOTA_BOARD_PROVISION,
+     .flash = MOTA_MPS_FLASH_SIZE,
+     .update_area = MOTA_MPS_PROVISION,
      .rx_ring = 8 * KIB},
     /* Armv7-M: no Security Extension; the PMSAv7 MPU wants each region a power of two aligned to its size, so
      * the firmware lays out the slots and the exec RAM so (pow2_regions: 4 MiB slots for one model, 2 MiB
@@ -155,8 +155,8 @@ static const struct tool_profile profiles[] = {
              .install_modes = XIP_COPY},
      .internal_ram = 8 * MIB + 16 * KIB, /* SSRAM1, SSRAM2/3, block RAM */
      .exec_ram = 2 * MIB,                /* SSRAM2/3's upper half: ports/mps/an386/board_config.h */
-     .flash = MOTA_BOARD_FLASH_SIZE,     /* PSRAM at 0x21000000, the emulated NOR */
-     .update_area = MOTA_BOARD_PROVISION,
+     .flash = MOTA_MPS_FLASH_SIZE,     /* PSRAM at 0x21000000, the emulated NOR */
+     .update_area = MOTA_MPS_PROVISION,
      .pow2_regions = true,
      .rx_ring = 8 * KIB},
     {.name = "an500",
@@ -169,8 +169,8 @@ static const struct tool_profile profiles[] = {
              .install_modes = XIP_COPY},
      .internal_ram = 8 * MIB,        /* SSRAM1, SSRAM2/3 */
      .exec_ram = 2 * MIB,            /* SSRAM2/3's upper half: ports/mps/an500/board_config.h */
-     .flash = MOTA_BOARD_FLASH_SIZE, /* PSRAM at 0x60000000, the emulated NOR */
-     .update_area = MOTA_BOARD_PROVISION,
+     .flash = MOTA_MPS_FLASH_SIZE, /* PSRAM at 0x60000000, the emulated NOR */
+     .update_area = MOTA_MPS_PROVISION,
      .pow2_regions = true,
      .rx_ring = 8 * KIB},
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The QEMU board launcher (`mota sim --target an547|an505|an386|an500`); a
+ * The QEMU board launcher (`mota sim --target BOARD`, a board of ports/boards.txt); a
  * new board's flash is provisioned as `mota provision` does it (provision.c).
  * QEMU is given the board's machine alone (-M): each of these machines
  * implies its CPU, and the firmware knows its board's addresses.
@@ -48,7 +48,7 @@
 
 struct board {
     const struct board_target *t;
-    char tag[24]; /* "mota-an505: ", the start of the firmware's log lines */
+    char tag[24]; /* "mota-BOARD: ", the start of the firmware's log lines */
     const char *qemu, *firmware, *flash;
     char abs_flash[PATH_MAX], log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
     bool icount, hang_on_trial, torn, measure_stack;
@@ -329,8 +329,8 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
 static void help_board(FILE *f)
 {
     fprintf(f, "usage: mota sim --target " BOARD_TARGET_NAMES " [options]\n\n"
-               "A device on QEMU mps3-an547 (Cortex-M55), mps2-an505 (Cortex-M33), mps2-an386\n"
-               "(Cortex-M4) or mps2-an500 (Cortex-M7): the mota firmware with the agent on UART0,\n"
+               "A device on QEMU " BOARD_TARGET_MACHINES ":\n"
+               "the mota firmware with the agent on UART0,\n"
                "a persistent emulated NOR flash (a host file), a real watchdog. Models run for\n"
                "real, under guard: the self-test and `mota invoke` execute them. The UART is\n"
                "reachable on a TCP endpoint that stays the same across reboots and power cuts\n"
@@ -405,7 +405,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     uint64_t v;
     switch (c) {
     case O_TARGET:
-        if ((b->t = board_target_find(arg)) == NULL)
+        if ((b->t = board_target_find(arg)) == NULL || b->t->machine[0] == 0) /* a board QEMU does not model */
             return tool_usage_err("sim", "--target: " BOARD_TARGET_CHOICE), -1;
         return 1;
     case O_TCP:

@@ -57,9 +57,8 @@ static void help(FILE *f)
                "end, also on an error or Ctrl-C: a signing key made for this run only (never shown),\n"
                "a board flash provisioned to trust it, the model packed without a self-test, the\n"
                "board started (mota sim --target), the container pushed, the model invoked.\n"
-               "  --target BOARD         the board: an547 (mps3-an547, Cortex-M55), an505 (mps2-an505,\n"
-               "                         Cortex-M33), an386 (mps2-an386, Cortex-M4) or an500\n"
-               "                         (mps2-an500, Cortex-M7)\n"
+               "  --target BOARD         the board: " BOARD_TARGET_CHOICE " (ports/boards.txt; QEMU\n"
+               "                         " BOARD_TARGET_MACHINES ")\n"
                "  --input FILE           the model's input\n"
                "  --output-size N        the model's output size in bytes (default: what the board says\n"
                "                         of the model, as `mota status` shows it; required with a\n"
@@ -181,7 +180,7 @@ static int ref_opt(struct ref_opts *o, int c, const char *arg)
     uint64_t v;
     switch (c) {
     case 'B':
-        if ((o->t = board_target_find(arg)) == NULL)
+        if ((o->t = board_target_find(arg)) == NULL || o->t->machine[0] == 0) /* it runs on QEMU */
             return tool_usage_err("reference", "--target '%s': " BOARD_TARGET_CHOICE, arg), -1;
         return 1;
     case 'i': o->input = arg; return 1;

@@ -26,21 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct mota_loader_mem {
-    /* Host pointer for device range [addr, addr+len), or NULL if the range
-     * is not one the model may use. `write` tells whether it will be written. */
+/* How the installer reaches memory (a board gives it as struct mota_install_mem, mota/port.h, whose
+ * members these are): map a device range to a host pointer or refuse it, keep caches coherent after the
+ * install, and the CRC-unit callbacks of legacy models' rt_ctx. */
+struct mota_install_mem {
     void *(*map)(void *ctx, uint32_t addr, uint32_t len, bool write);
-    /* Optional cache maintenance after install (NULL: none needed). */
-    void (*clean_dcache)(void *ctx, uint32_t addr, uint32_t len);
+    void (*clean_dcache)(void *ctx, uint32_t addr, uint32_t len); /* NULL: none needed */
     void (*invalidate_icache)(void *ctx, uint32_t addr, uint32_t len);
     void *ctx;
-    /* Legacy models whose rt_ctx has ST's CRC-unit callbacks (mota_nbin_info.crc_callbacks): device
-     * addresses (Thumb bit set) of the port's `uint32_t acquire(void)`, which returns the CRC unit's
-     * base (0x40023000 or its secure alias 0x50023000) so the model's licence check uses it without
-     * probing, and `void release(uint32_t)`, given that value back. The model calls them from its own
-     * context (on a guarded board: unprivileged, under the MPU), so they must be code it may run.
-     * 0: none, the model probes the unit itself. */
-    uint32_t crc_acquire, crc_release;
+    uint32_t crc_acquire, crc_release; /* device addresses, Thumb bit set; 0: none */
 };
 
 struct mota_install_config {
@@ -58,7 +52,7 @@ struct mota_install_config {
     bool clear;                /* zero activation pools (ST's CLEAR mode bit) */
     uint32_t callbacks_addr;   /* NPU: host callback table for rt_ctx.cbs; 0 if none */
     uint32_t ll_instance_addr; /* NPU: the caller's NN instance; 0 if none */
-    const struct mota_loader_mem *mem;
+    const struct mota_install_mem *mem;
 };
 
 struct mota_installed {

@@ -1,420 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Board bring-up, provisioning, the hardware profile and model inference
- * under guard. */
+/* Board bring-up (the contract's mota_board_init, mota/port.h): the drivers, provisioning, the layout
+ * of the slots, the device profile, and inference under the Arm layer's guard. */
 #include "mps.h"
 
 #include "mota/err.h"
 #include "mota/features.h"
-#include "mota/legacy.h"
 #include "mota/loader.h"
 #include "mota/provision.h"
 
 #include <string.h>
 
-/* ---- the device profile, from the hardware ---- */
-
-#define SCB_CPUID REG(0xE000ED00u)
-#define SCB_ID_PFR1 REG(0xE000ED44u)
-#define SCB_CPUID_NS REG(0xE002ED00u)
-#define FPU_MVFR0 REG(0xE000EF40u)
-
-void mota_board_profile(struct mota_device_profile *p)
-{
-    memset(p, 0, sizeof(*p));
-    p->cpu_part = (SCB_CPUID >> 4) & 0xFFFu;
-    /* an FPU exists (MVFR0 single precision field) and CP10/CP11 are on */
-    p->fpu_enabled = (FPU_MVFR0 & 0xF0u) != 0 && ((SCB_CPACR >> 20) & 0xFu) == 0xFu;
-#if defined(__ARM_PCS_VFP)
-    p->float_abi = 2;
-#elif defined(__ARM_FP)
-    p->float_abi = 1;
-#endif
-    /* Secure state: the Security Extension is present, TT says this code is
-     * Secure, and the Non-secure CPUID alias (RAZ from Non-secure) answers */
-#if MPS_V8M
-    if (((SCB_ID_PFR1 >> 4) & 0xFu) != 0) {
-        uint32_t tt, addr = (uint32_t)(uintptr_t)&mota_board_profile;
-        __asm__ volatile("tt %0, %1" : "=r"(tt) : "r"(addr));
-        p->secure = ((tt >> 22) & 1u) && SCB_CPUID_NS != 0;
-    }
-#endif /* Armv7-M has no Security Extension (and no TT): never Secure */
-    /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy (a build with it:
-     * without, a legacy container is refused by its family before any erase) */
-    p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (MOTA_FEATURE_LEGACY ? 1u << MOTA_NBIN_FAMILY_LEGACY : 0u);
-    p->has_ll_aton = false; /* no Neural-ART NPU on these boards: CPU models only */
-    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
-    p->split_policy = MOTA_SPLIT_ALLOWED;
-    p->name = MOTA_BOARD_NAME; /* mota sim --profile NAME simulates this board */
-}
-
-/* ---- inference: a CPU model (mota build-model ABI: init, run, sizes), under guard (guard.c) ---- */
-
-/* The I/O a CPU model may touch: its input, then its output, each 32-byte aligned (MPU granule).
- * The agent gets it as its self-test buffer (mota_board_init): a RUN's input is already where the
- * model reads it, and one 4 KiB area serves both. */
-#define GUARD_IO 4096u
-static uint8_t guard_io[GUARD_IO] __attribute__((section(".bss.guard_io"), aligned(MPS_REGION_ALIGN(GUARD_IO))));
-#if MOTA_FEATURE_LEGACY
-/* A legacy model's buffer descriptors, inputs and outputs (loader/src/legacy.c): an area of its own,
- * since the input of a RUN waits in guard_io while the model is opened. */
-static uint8_t legacy_io[GUARD_IO]
-    __attribute__((section(".bss.guard_io.legacy"), aligned(MPS_REGION_ALIGN(GUARD_IO))));
-#define MODEL_IO(m) ((m)->family == MOTA_NBIN_FAMILY_LEGACY ? legacy_io : guard_io)
-#else
-#define MODEL_IO(m) guard_io
-#endif
-#define ROUND32(n) (((n) + 31u) & ~(size_t)31u)
-
-/* The device-wide budget of a call without one of its own (init, sizes, invoke). */
-#define GUARD_DEFAULT_BUDGET_US 500000u
-
-/* What the model owns: its exec RAM, and the flash slot its code runs from (XIP) or its params
- * (weights) are read from; false if the instance is not one of this board's. */
-static bool model_regions(const struct mota_board *b, const struct mota_installed *m, struct mps_guard_call *c)
-{
-    const struct mota_agent_config *cfg = b->cfg;
-    c->io_base = (uint32_t)(uintptr_t)MODEL_IO(m);
-    c->io_end = (uint32_t)(uintptr_t)MODEL_IO(m) + GUARD_IO;
-    for (unsigned i = 0; i < cfg->n_models; i++) {
-        const struct mota_agent_model_config *mc = &cfg->models[i];
-        if (m->ram_addr >= mc->exec_ram_addr && m->ram_addr < mc->exec_ram_addr + mc->exec_ram_size) {
-            c->ram_base = mc->exec_ram_addr;
-            c->ram_end = mc->exec_ram_addr + mc->exec_ram_size;
-            for (unsigned s = 0; s < 2; s++) {
-                uint32_t base = MOTA_MPS_FLASH_BASE + mc->slot_offset[s];
-                /* its code runs from the slot (XIP), or its params are read from it (COPY) */
-                if ((m->rom_addr >= base && m->rom_addr < base + mc->slot_size) ||
-                    (m->param0_addr >= base && m->param0_addr < base + mc->slot_size)) {
-                    c->code_base = base;
-                    c->code_end = base + mc->slot_size;
-                }
-            }
-        }
-    }
-    if (c->ram_base == 0)
-        return false;
-    c->ram_exec = m->rom_addr >= c->ram_base && m->rom_addr < c->ram_end; /* COPY: code in its exec RAM */
-    return true;
-}
-
-static int guarded(struct mota_board *b, const struct mota_installed *m, unsigned entry, uint32_t a0, uint32_t a1,
-                   uint32_t a2, uint64_t budget_us, uint32_t *ret)
-{
-    struct mps_guard_call c = {.r9 = m->ram_addr, .a0 = a0, .a1 = a1, .a2 = a2, .budget_us = budget_us};
-    if (entry >= m->n_entries || !model_regions(b, m, &c))
-        return MOTA_ERR_SELFTEST_RUN;
-    c.fn = m->entries[entry];
-    if (m->family != MOTA_NBIN_FAMILY_LEGACY && entry != 1)
-        c.io_base = c.io_end = 0; /* a CPU model's init and size queries get no I/O: another's input may wait there */
-    struct mps_guard_fault f;
-    uint64_t t0 = mps_ticks();
-    int r = mps_guard_call(&c, ret, &f);
-    b->guard_ticks = (uint32_t)(mps_ticks() - t0);
-    if (m->family == MOTA_NBIN_FAMILY_NPU && entry == 2 &&
-        !b->guard_reported) { /* a size query: the guard's round trip around almost nothing */
-        b->guard_reported = true;
-        mota_board_log_hex(MOTA_BOARD_TAG "guarded call round trip (SysTick ticks) ", b->guard_ticks);
-    }
-    if (r != MOTA_OK) {
-        b->model_faults++;
-        b->last_fault =
-            (struct mota_board_model_fault){.reason = r, .kind = f.kind, .pc = f.pc, .addr = f.addr, .cfsr = f.cfsr};
-        mota_board_log_hex(r == MOTA_ERR_SELFTEST_TIMEOUT ? MOTA_BOARD_TAG "model stopped at its time budget, entry "
-                                                          : MOTA_BOARD_TAG "model fault, exception ",
-                           r == MOTA_ERR_SELFTEST_TIMEOUT ? entry : f.kind);
-        if (r != MOTA_ERR_SELFTEST_TIMEOUT) {
-            mota_board_log_hex(MOTA_BOARD_TAG "model fault pc ", f.pc);
-            mota_board_log_hex(MOTA_BOARD_TAG "model fault address ", f.addr);
-            mota_board_log_hex(MOTA_BOARD_TAG "model fault cfsr ", f.cfsr);
-        }
-    }
-    return r;
-}
-
-/* A call's budget: its own, within what is left of the whole inference's. */
-static uint64_t within(uint64_t own, uint64_t end_us)
-{
-    uint64_t now = mps_now_us(NULL);
-    uint64_t left = end_us > now ? end_us - now : 1u; /* nothing left: stopped at once */
-    return own < left ? own : left;
-}
-
-/* "MemManage at pc 0x604012cc, address 0x20000100, cfsr 0x00000082" or "stopped at its time budget". */
-size_t mota_board_infer_detail(void *ctx, char *out, size_t cap)
-{
-    static const char *const names[] = {"?",         "SVC",      "time",       "HardFault",
-                                        "MemManage", "BusFault", "UsageFault", "SecureFault"};
-    static const char hex[] = "0123456789abcdef";
-    const struct mota_board *b = ctx;
-    const struct mota_board_model_fault *f = &b->last_fault;
-    char text[96];
-    size_t n = 0;
-    const char *what = f->reason == MOTA_ERR_SELFTEST_TIMEOUT ? "stopped at its time budget"
-                       : f->kind < 8                          ? names[f->kind]
-                                                              : "fault";
-    while (*what && n < sizeof(text))
-        text[n++] = *what++;
-    if (f->reason != MOTA_ERR_SELFTEST_TIMEOUT) {
-        const char *labels[3] = {" at pc 0x", ", address 0x", ", cfsr 0x"};
-        uint32_t vals[3] = {f->pc, f->addr, f->cfsr};
-        for (int i = 0; i < 3; i++) {
-            for (const char *s = labels[i]; *s && n < sizeof(text); s++)
-                text[n++] = *s;
-            for (int d = 28; d >= 0 && n < sizeof(text); d -= 4)
-                text[n++] = hex[(vals[i] >> d) & 0xF];
-        }
-    }
-    n = n < cap ? n : cap;
-    memcpy(out, text, n);
-    return n;
-}
-
-#if MOTA_FEATURE_LEGACY
-/* ---- X-CUBE-AI legacy models: through their own API (mota/legacy.h), every call guarded ---- */
-
-struct legacy_ctx {
-    struct mota_board *b;
-    const struct mota_installed *m;
-    struct mps_guard_call regions; /* what the model owns */
-    uint64_t end_us, run_budget_us;
-    uint32_t emulated; /* peripheral accesses the guard emulated (ST's licence check) */
-};
-
-static int legacy_call(void *ctx, unsigned entry, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t *ret)
-{
-    struct legacy_ctx *l = ctx;
-    uint64_t own = entry == MOTA_LEGACY_RUN ? l->run_budget_us : GUARD_DEFAULT_BUDGET_US;
-    int r = guarded(l->b, l->m, entry, a0, a1, a2, within(own, l->end_us), ret);
-    l->emulated += mps_guard_emulated();
-    return r;
-}
-
-static bool in_region(uint32_t addr, uint32_t len, uint32_t base, uint32_t end)
-{
-    return base != 0 && addr >= base && addr < end && len <= end - addr;
-}
-
-/* the model's report is read only where the model's own memory is */
-static const void *legacy_peek(void *ctx, uint32_t addr, uint32_t len)
-{
-    const struct mps_guard_call *c = &((const struct legacy_ctx *)ctx)->regions;
-    if (in_region(addr, len, c->code_base, c->code_end) || in_region(addr, len, c->ram_base, c->ram_end) ||
-        in_region(addr, len, c->io_base, c->io_end))
-        return (const void *)(uintptr_t)addr;
-    return NULL;
-}
-
-/* Legacy models opened since boot (create, init_v2 and the report done): later inferences reuse the
- * handle and the report, as ST's applications do. Keyed by the whole instance, and stale once the
- * installer has rewritten its rt_ctx (which leaves rt_ctx.network as the file has it, 0). */
-static struct opened {
-    struct mota_installed inst;
-    uint32_t handle;
-    struct mota_legacy_about about;
-    bool valid;
-} opened[MOTA_AGENT_MAX_MODELS];
-
-static struct opened *opened_find(const struct mota_installed *m)
-{
-    uint32_t network = *(const volatile uint32_t *)(uintptr_t)(m->ctx_addr + 4u);
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS; i++) {
-        if (opened[i].valid && opened[i].handle == network && memcmp(&opened[i].inst, m, sizeof(*m)) == 0)
-            return &opened[i];
-    }
-    return NULL;
-}
-
-/* The calls and the memory of one legacy model; false if the instance is not one of this board's. */
-static bool legacy_env(struct mota_board *b, const struct mota_installed *m, uint64_t end_us, struct legacy_ctx *l,
-                       struct mota_legacy_env *env)
-{
-    *l = (struct legacy_ctx){.b = b, .m = m, .end_us = end_us};
-    *env = (struct mota_legacy_env){.call = legacy_call,
-                                    .peek = legacy_peek,
-                                    .ctx = l,
-                                    .io = legacy_io,
-                                    .io_addr = (uint32_t)(uintptr_t)legacy_io,
-                                    .io_size = GUARD_IO};
-    return model_regions(b, m, &l->regions);
-}
-
-/* create, init_v2 and the report: the sequence of ai_rel_network_load_and_create and _init */
-static int legacy_open(const struct mota_legacy_env *env, struct legacy_ctx *l, struct opened **out)
-{
-    const struct mota_installed *m = l->m;
-    /* the slot of this exec RAM (a newer model there), else a free one */
-    unsigned k = MOTA_AGENT_MAX_MODELS;
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
-        if (opened[i].valid && opened[i].inst.ctx_addr == m->ctx_addr)
-            k = i;
-    for (unsigned i = 0; i < MOTA_AGENT_MAX_MODELS && k == MOTA_AGENT_MAX_MODELS; i++)
-        if (!opened[i].valid)
-            k = i;
-    struct opened *o = &opened[k < MOTA_AGENT_MAX_MODELS ? k : 0];
-    o->valid = false;
-    memset(legacy_io, 0, sizeof(legacy_io));
-    int ret = mota_legacy_open(env, m, &o->handle, &o->about);
-    if (ret != MOTA_OK)
-        return ret;
-    o->inst = *m;
-    o->valid = true;
-    *out = o;
-    return MOTA_OK;
-}
-
-/* A legacy model's report: it was opened for its first run; if not yet, it is now, guarded (the
- * application would have created it by now). */
-static int legacy_report(struct mota_board *b, const struct mota_installed *m, const struct mota_legacy_about **out)
-{
-    struct legacy_ctx l;
-    struct mota_legacy_env env;
-    struct opened *o = opened_find(m);
-    if (o == NULL) {
-        if (!legacy_env(b, m, mps_now_us(NULL) + 3u * GUARD_DEFAULT_BUDGET_US, &l, &env))
-            return MOTA_ERR_SELFTEST_RUN;
-        int ret = legacy_open(&env, &l, &o);
-        if (ret != MOTA_OK)
-            return ret;
-    }
-    *out = &o->about;
-    return MOTA_OK;
-}
-#endif /* MOTA_FEATURE_LEGACY */
-
-int mota_board_model_io(void *ctx, const struct mota_installed *m, struct mota_model_io *out)
-{
-    struct mota_board *b = ctx;
-    uint32_t in_size = 0, out_size = 0;
-    int ret;
-    if (b == NULL || m == NULL)
-        return MOTA_ERR_ARG;
-    memset(out, 0, sizeof(*out));
-#if MOTA_FEATURE_LEGACY
-    const struct mota_legacy_about *a;
-    if (m->family == MOTA_NBIN_FAMILY_LEGACY) { /* its report: each tensor's format and size */
-        if ((ret = legacy_report(b, m, &a)) != MOTA_OK)
-            return ret;
-        out->n_in = (uint8_t)(a->n_inputs < MOTA_MODEL_IO_MAX ? a->n_inputs : MOTA_MODEL_IO_MAX);
-        out->n_out = (uint8_t)(a->n_outputs < MOTA_MODEL_IO_MAX ? a->n_outputs : MOTA_MODEL_IO_MAX);
-        for (unsigned i = 0; i < out->n_in; i++)
-            out->in[i] = (struct mota_model_tensor){a->in[i].format, a->in[i].bytes};
-        for (unsigned i = 0; i < out->n_out; i++)
-            out->out[i] = (struct mota_model_tensor){a->out[i].format, a->out[i].bytes};
-        return MOTA_OK;
-    }
-#endif
-    if (m->n_entries < 4) /* a CPU model says its sizes through entries 2 and 3, guarded like any call */
-        return MOTA_ERR_ARG;
-    uint64_t end = mps_now_us(NULL) + 2u * GUARD_DEFAULT_BUDGET_US;
-    if ((ret = guarded(b, m, 2, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
-        (ret = guarded(b, m, 3, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
-        return ret;
-    *out = (struct mota_model_io){.n_in = 1, .n_out = 1, .in = {{0, in_size}}, .out = {{0, out_size}}};
-    return MOTA_OK;
-}
-
-#if MOTA_FEATURE_LEGACY
-int mota_board_model_about(void *ctx, const struct mota_installed *m, struct mota_model_about *out)
-{
-    struct mota_board *b = ctx;
-    const struct mota_legacy_about *a;
-    if (b == NULL || m == NULL || m->family != MOTA_NBIN_FAMILY_LEGACY)
-        return MOTA_ERR_ARG; /* only legacy models describe themselves */
-    int ret = legacy_report(b, m, &a);
-    if (ret != MOTA_OK)
-        return ret;
-    memset(out, 0, sizeof(*out));
-    memcpy(out->name, a->name, sizeof(out->name));
-    memcpy(out->compiled, a->compiled, sizeof(out->compiled));
-    memcpy(out->tool, a->tool_revision, sizeof(out->tool));
-    out->tool_version = a->tool_version;
-    out->acts_size = a->acts_size;
-    out->weights_size = a->weights_size;
-    return MOTA_OK;
-}
-
-static int legacy_infer(struct mota_board *b, const struct mota_installed *m, const uint8_t *in, size_t in_len,
-                        uint8_t *out, size_t out_len, uint64_t budget, uint64_t end, uint64_t *latency_us)
-{
-    struct legacy_ctx l;
-    struct mota_legacy_env env;
-    if (!legacy_env(b, m, end, &l, &env))
-        return MOTA_ERR_SELFTEST_RUN;
-    struct opened *o = opened_find(m);
-    memset(legacy_io, 0, sizeof(legacy_io)); /* nothing of another legacy model's last call */
-    uint32_t at_open = 0; /* accesses emulated for create, init and the report, when this inference opened it */
-    bool opening = o == NULL;
-    if (opening) {
-        int ret = legacy_open(&env, &l, &o);
-        if (ret != MOTA_OK)
-            return ret;
-        at_open = l.emulated;
-        l.emulated = 0;
-    }
-    l.run_budget_us = budget;
-    uint64_t t0 = mps_now_us(NULL);
-    int ret = mota_legacy_run(&env, o->handle, &o->about, in, in_len, out, out_len);
-    *latency_us = mps_now_us(NULL) - t0;
-    if (ret != MOTA_OK)
-        o->valid = false; /* whatever it left behind, the next inference creates it again */
-    if (ret == MOTA_OK && opening && (at_open | l.emulated) != 0) { /* its runtime runs ST's licence check */
-        mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated at open ", at_open);
-        mota_board_log_hex(MOTA_BOARD_TAG "licence check: FP_CTRL and CRC accesses emulated in a run ", l.emulated);
-        mota_board_log_hex(MOTA_BOARD_TAG "legacy run, guarded call (SysTick ticks) ", b->guard_ticks);
-    }
-    return ret;
-}
-#endif /* MOTA_FEATURE_LEGACY */
-
-int mota_board_infer(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
-                     size_t out_len, uint64_t *latency_us)
-{
-    struct mota_board *b = ctx;
-    uint64_t budget = *latency_us ? *latency_us : GUARD_DEFAULT_BUDGET_US;
-    uint32_t in_size = 0, out_size = 0, r = 0;
-    int ret;
-    *latency_us = 0;
-    if (b == NULL || model == NULL || model->n_entries < 4)
-        return MOTA_ERR_SELFTEST_RUN;
-    /* the agent kicked the watchdog just before: the model's four calls together stop short of its first
-     * expiry, so a slow model gets a verdict (MOTA_ERR_SELFTEST_TIMEOUT), not a board reset */
-    uint32_t wd = mps_watchdog_period_ms();
-    uint64_t end =
-        mps_now_us(NULL) + (wd > 200u ? (uint64_t)(wd - 200u) * 1000u : budget + 3u * GUARD_DEFAULT_BUDGET_US);
-#if MOTA_FEATURE_LEGACY
-    if (model->family == MOTA_NBIN_FAMILY_LEGACY)
-        return legacy_infer(b, model, in, in_len, out, out_len, budget, end, latency_us);
-#endif
-    /* a RUN's input is in place (the agent's buffer is guard_io); anything else of it is another
-     * call's, cleared, and never a source */
-    uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);
-    bool in_place = in == gin && in_len <= GUARD_IO;
-    uintptr_t src = (uintptr_t)in, io = (uintptr_t)guard_io;
-    if (!in_place && src < io + GUARD_IO && in_len > 0 && src + in_len > io)
-        return MOTA_ERR_ARG;
-    memset(guard_io + (in_place ? in_len : 0u), 0, GUARD_IO - (in_place ? in_len : 0u));
-    if ((ret = guarded(b, model, 2, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &in_size)) != MOTA_OK ||
-        (ret = guarded(b, model, 3, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &out_size)) != MOTA_OK)
-        return ret;
-    if (in_len != in_size || out_len != out_size || ROUND32(in_len) + ROUND32(out_len) > GUARD_IO)
-        return MOTA_ERR_SELFTEST_RUN; /* the container's self-test does not fit this model, or the I/O buffer */
-    if ((ret = guarded(b, model, 0, 0, 0, 0, within(GUARD_DEFAULT_BUDGET_US, end), &r)) != MOTA_OK)
-        return ret;
-    if (r != 0)
-        return MOTA_ERR_SELFTEST_RUN;
-    if (!in_place)
-        memcpy(gin, in, in_len);
-    uint64_t t0 = mps_now_us(NULL);
-    ret = guarded(b, model, 1, (uint32_t)(uintptr_t)gin, (uint32_t)(uintptr_t)gout, 0, within(budget, end), &r);
-    *latency_us = mps_now_us(NULL) - t0;
-    if (ret != MOTA_OK)
-        return ret;
-    if (out != gout)
-        memmove(out, gout, out_len); /* the self-test's output goes to the buffer's start */
-    return r == 0 ? MOTA_OK : MOTA_ERR_SELFTEST_RUN;
-}
-
-/* ---- bring-up ---- */
+/* Everything the port provides to the agent. */
+static struct mota_board {
+    struct mota_flash flash;
+    struct mota_transport uart;
+    struct mota_system sys;
+    struct mota_loader_mem mem;
+    struct mota_port port; /* the above, and the inference under guard: what the agent is given */
+    struct mota_arm_infer infer;
+    char name[32];
+} board;
 
 /* The loader writes models into the exec RAM only. */
 static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
@@ -425,90 +30,88 @@ static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
     return inside ? (void *)(uintptr_t)addr : NULL;
 }
 
-/* After the loader wrote code: QEMU models no caches; a real M55 or M7 cleans D and invalidates I here. */
-static void barriers(void *ctx, uint32_t addr, uint32_t len)
-{
-    (void)ctx, (void)addr, (void)len;
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
-}
-
 static struct mota_provision prov;
 
-/* The port the agent is given: the drivers above, the loader's memory, inference under guard. */
-static void port_fill(struct mota_board *b)
+/* The port the agent is given: the drivers, the loader's memory (QEMU models no caches: the Arm layer's
+ * maintenance is barriers there), inference under guard. */
+static void port_fill(struct mota_board *b, const struct mota_agent_config *cfg)
 {
-    b->mem = (struct mota_loader_mem){.map = exec_map, .clean_dcache = barriers, .invalidate_icache = barriers};
-#if MOTA_FEATURE_LEGACY
-    /* a legacy model's licence check asks these for the CRC unit (guard.c: code the model may run) */
-    b->mem.crc_acquire = (uint32_t)(uintptr_t)&mps_guard_crc_acquire;
-    b->mem.crc_release = (uint32_t)(uintptr_t)&mps_guard_crc_release;
-#endif
-    b->port = (struct mota_port)
-    {
-        .flash = &b->flash, .sys = &b->sys, .transport = &b->uart, .mem = &b->mem, .infer = mota_board_infer,
-        .infer_detail = mota_board_infer_detail,
-#if MOTA_FEATURE_LEGACY
-        .model_about = mota_board_model_about,
-#endif
-        .model_io = mota_board_model_io, .infer_ctx = b
-    };
+    b->mem = (struct mota_loader_mem){
+        .map = exec_map, .clean_dcache = mota_arm_clean_dcache, .invalidate_icache = mota_arm_invalidate_icache};
+    b->port = (struct mota_port){.flash = &b->flash, .sys = &b->sys, .transport = &b->uart, .mem = &b->mem};
+    b->infer = (struct mota_arm_infer){
+        .cfg = cfg, .flash_base = MOTA_MPS_FLASH_BASE, .watchdog_period_ms = mps_watchdog_period_ms};
+    mota_arm_infer_init(&b->infer, &b->port, &b->mem);
+}
+
+/* The device profile: the core's (mota_arm_profile), and what these boards run. */
+static void profile(struct mota_device_profile *p)
+{
+    memset(p, 0, sizeof(*p));
+    mota_arm_profile(p);
+    /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy (a build with it:
+     * without, a legacy container is refused by its family before any erase) */
+    p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (MOTA_FEATURE_LEGACY ? 1u << MOTA_NBIN_FAMILY_LEGACY : 0u);
+    p->has_ll_aton = false; /* no Neural-ART NPU on these boards: CPU models only */
+    p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
+    p->split_policy = MOTA_SPLIT_ALLOWED;
+    p->name = MOTA_BOARD_NAME; /* mota sim --profile NAME simulates this board */
 }
 
 /* The A/B slot pairs after the journal, and each model's exec RAM. Armv8-M: equal shares in whole sectors.
- * PMSAv7: each a power of two aligned to its size, so that it is one MPU region (mpu_pmsav7.c): slots of
+ * PMSAv7: each a power of two aligned to its size, so that it is one MPU region (ports/arm/v7m/mpu.c): slots of
  * 4 MiB for one model, 2 MiB for two, starting at the first such boundary. */
 static void layout(unsigned n, uint32_t *slot, uint32_t *first, uint32_t *exec)
 {
-    uint32_t share = (MOTA_BOARD_PROVISION - MOTA_BOARD_SLOTS) / (2u * n);
-    if (MPS_V8M) {
-        *slot = share / MOTA_BOARD_SECTOR * MOTA_BOARD_SECTOR;
-        *first = MOTA_BOARD_SLOTS;
+    uint32_t share = (MOTA_MPS_PROVISION - MOTA_MPS_SLOTS) / (2u * n);
+    if (MOTA_ARM_V8M) {
+        *slot = share / MOTA_MPS_SECTOR * MOTA_MPS_SECTOR;
+        *first = MOTA_MPS_SLOTS;
         *exec = MOTA_MPS_EXEC_SIZE / n / 8u * 8u;
         return;
     }
     *slot = 1u << (31u - (uint32_t)__builtin_clz(share));
-    while ((uint64_t)*slot * (2u * n + 1u) > MOTA_BOARD_PROVISION) /* the journal's first boundary, then 2n */
+    while ((uint64_t)*slot * (2u * n + 1u) > MOTA_MPS_PROVISION) /* the journal's first boundary, then 2n */
         *slot >>= 1;
     *first = *slot;
     *exec = 1u << (31u - (uint32_t)__builtin_clz(MOTA_MPS_EXEC_SIZE / n));
 }
 
-int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
+int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
 {
     int ret;
+    struct mota_board *b = &board;
     memset(b, 0, sizeof(*b));
-    mps_clock_init();
+    memset(st, 0, sizeof(*st));
+    mota_arm_clock_init();
     if ((ret = mps_args_parse()) != MOTA_OK)
         return ret;
-    b->boot.cause = mps_args.cause;
-    b->boot.fault_pc = mps_args.fault_pc;
-    b->boot.fault_addr = mps_args.fault_addr;
-    b->boot.fault_cfsr = mps_args.fault_cfsr;
-    b->hang_on_trial = mps_args.hang_on_trial != 0;
-    b->measure_stack = mps_args.measure_stack != 0;
+    st->boot = (struct mota_board_boot){mps_args.cause, mps_args.fault_pc, mps_args.fault_addr, mps_args.fault_cfsr};
+    st->hang_on_trial = mps_args.hang_on_trial != 0;
+    st->measure_stack = mps_args.measure_stack != 0;
+    st->name = b->name;
     if ((ret = mps_flash_init(&b->flash)) != MOTA_OK)
         return ret;
     mps_system_init(&b->sys);
     mps_uart_init(&b->uart);
-    port_fill(b);
-    b->cfg = cfg;
+    port_fill(b, cfg);
     cfg->port = &b->port;
-    cfg->selftest_buf = guard_io; /* lent: the model's I/O area is the self-test's and INVOKE's */
-    cfg->selftest_buf_size = GUARD_IO;
-    mota_board_profile(&cfg->profile);
-    cfg->journal_offset = MOTA_BOARD_JOURNAL;
+    cfg->selftest_buf = mota_arm_guard_io(); /* lent: the model's I/O area is the self-test's and INVOKE's */
+    cfg->selftest_buf_size = MOTA_ARM_GUARD_IO;
+    profile(&cfg->profile);
+    cfg->journal_offset = MOTA_MPS_JOURNAL;
 
     /* identity, keys and model names from the provisioning sector */
-    b->provision_status =
-        mota_provision_decode(b->flash.map(NULL, MOTA_BOARD_PROVISION, MOTA_BOARD_SECTOR), MOTA_BOARD_SECTOR, &prov);
+    st->provision_status =
+        mota_provision_decode(b->flash.map(NULL, MOTA_MPS_PROVISION, MOTA_MPS_SECTOR), MOTA_MPS_SECTOR, &prov);
     unsigned n = 1;
-    if (b->provision_status == MOTA_OK &&
+    if (st->provision_status == MOTA_OK &&
         (prov.n_models > MOTA_AGENT_MAX_MODELS || prov.n_keys > MOTA_AGENT_MAX_KEYS)) {
-        b->provision_status = MOTA_ERR_PROVISION; /* more than this firmware serves: not half-applied */
+        st->provision_status = MOTA_ERR_PROVISION; /* more than this firmware serves: not half-applied */
         mota_board_log(MOTA_BOARD_TAG "provisioning: the record names more models or keys than this firmware "
                                       "serves (MOTA_AGENT_MAX_MODELS, MOTA_AGENT_MAX_KEYS)\n");
     }
-    if (b->provision_status == MOTA_OK) {
+    if (st->provision_status == MOTA_OK) {
         mota_provision_apply(&prov, cfg);
         n = prov.n_models ? prov.n_models : 1;
         memcpy(b->name, prov.name, sizeof(b->name));
@@ -520,7 +123,7 @@ int mota_board_init(struct mota_board *b, struct mota_agent_config *cfg)
     layout(n, &slot, &first, &exec);
     cfg->n_models = n;
     for (unsigned m = 0; m < n; m++) {
-        cfg->models[m].c_name = b->provision_status == MOTA_OK ? prov.models[m] : "network";
+        cfg->models[m].c_name = st->provision_status == MOTA_OK ? prov.models[m] : "network";
         cfg->models[m].slot_offset[0] = first + 2u * m * slot;
         cfg->models[m].slot_offset[1] = first + (2u * m + 1u) * slot;
         cfg->models[m].slot_size = slot;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The emulated NOR flash. QEMU has no writable flash on these boards, so a
- * 16 MiB RAM window (DDR on an547, PSRAM on an505: MOTA_MPS_FLASH_BASE)
+ * 16 MiB RAM window of the board (DDR or PSRAM: MOTA_MPS_FLASH_BASE)
  * stands in for a memory-mapped NOR part: models
  * execute in place from it, and every program and erase is written through
  * to the flash file on the host (semihosting) before the call returns.
@@ -42,8 +42,8 @@
 static void take_time(uint32_t typ_us, uint32_t max_us)
 {
     uint32_t us = mps_args.flash_timing == 2 ? max_us : mps_args.flash_timing == 1 ? typ_us : 0;
-    uint64_t until = mps_now_us(NULL) + us;
-    while (us > 0 && mps_now_us(NULL) < until)
+    uint64_t until = mota_arm_now_us(NULL) + us;
+    while (us > 0 && mota_arm_now_us(NULL) < until)
         __asm__ volatile("wfi"); /* the 1 ms SysTick wakes it */
 }
 
@@ -64,7 +64,7 @@ static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
     if (mps_args.cut_at_op == 0 || ++ops != mps_args.cut_at_op)
         return;
     if (mps_args.torn) {
-        uint32_t half = (len / 2u + MOTA_BOARD_PROG - 1u) / MOTA_BOARD_PROG * MOTA_BOARD_PROG;
+        uint32_t half = (len / 2u + MOTA_MPS_PROG - 1u) / MOTA_MPS_PROG * MOTA_MPS_PROG;
         if (src != NULL)
             memcpy(WINDOW + off, src, half);
         else
@@ -72,7 +72,7 @@ static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
         (void)write_through(off, half);
         /* with ECC the unit being written when the power went fails its check; a torn erase, the sector */
         if (src != NULL)
-            (void)mps_ecc_torn(off + half - MOTA_BOARD_PROG, false);
+            (void)mps_ecc_torn(off + half - MOTA_MPS_PROG, false);
         else
             (void)mps_ecc_torn(off, true);
     }
@@ -85,7 +85,7 @@ static void maybe_cut(uint32_t off, uint32_t len, const uint8_t *src)
 static int fl_read(void *ctx, uint32_t off, void *buf, size_t len)
 {
     (void)ctx;
-    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
+    if (off > MOTA_MPS_FLASH_SIZE || len > MOTA_MPS_FLASH_SIZE - off)
         return MOTA_ERR_FLASH_BOUNDS;
     if (!mps_ecc_readable(off, (uint32_t)len)) {
         mota_board_log_hex(MOTA_BOARD_TAG "ECC: read error at 0x", off);
@@ -99,9 +99,9 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
 {
     (void)ctx;
     const uint8_t *src = buf;
-    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
+    if (off > MOTA_MPS_FLASH_SIZE || len > MOTA_MPS_FLASH_SIZE - off)
         return MOTA_ERR_FLASH_BOUNDS;
-    if (off % MOTA_BOARD_PROG != 0 || len % MOTA_BOARD_PROG != 0)
+    if (off % MOTA_MPS_PROG != 0 || len % MOTA_MPS_PROG != 0)
         return MOTA_ERR_FLASH_ALIGN;
     int ret = mps_ecc_can_program(off, src, (uint32_t)len);
     if (ret != MOTA_OK)
@@ -122,13 +122,13 @@ static int fl_prog(void *ctx, uint32_t off, const void *buf, size_t len)
 static int fl_erase(void *ctx, uint32_t off)
 {
     (void)ctx;
-    if (off >= MOTA_BOARD_FLASH_SIZE)
+    if (off >= MOTA_MPS_FLASH_SIZE)
         return MOTA_ERR_FLASH_BOUNDS;
-    if (off % MOTA_BOARD_SECTOR != 0)
+    if (off % MOTA_MPS_SECTOR != 0)
         return MOTA_ERR_FLASH_ALIGN;
-    maybe_cut(off, MOTA_BOARD_SECTOR, NULL);
-    memset(WINDOW + off, 0xFF, MOTA_BOARD_SECTOR);
-    int ret = write_through(off, MOTA_BOARD_SECTOR);
+    maybe_cut(off, MOTA_MPS_SECTOR, NULL);
+    memset(WINDOW + off, 0xFF, MOTA_MPS_SECTOR);
+    int ret = write_through(off, MOTA_MPS_SECTOR);
     if (ret == MOTA_OK)
         ret = mps_ecc_erased(off);
     take_time(NOR_ERASE_TYP_US, NOR_ERASE_MAX_US);
@@ -138,7 +138,7 @@ static int fl_erase(void *ctx, uint32_t off)
 static const uint8_t *fl_map(void *ctx, uint32_t off, size_t len)
 {
     (void)ctx;
-    if (off > MOTA_BOARD_FLASH_SIZE || len > MOTA_BOARD_FLASH_SIZE - off)
+    if (off > MOTA_MPS_FLASH_SIZE || len > MOTA_MPS_FLASH_SIZE - off)
         return NULL;
     /* a range holding a torn unit is refused: on the part, reading it would raise the ECC fault */
     return mps_ecc_readable(off, (uint32_t)len) ? WINDOW + off : NULL;
@@ -149,8 +149,8 @@ int mps_flash_init(struct mota_flash *f)
     if (mps_args.flash == NULL)
         return MOTA_ERR_FLASH_IO;
     fd = sh_open(mps_args.flash, mps_args.flash_len, SH_MODE_RPLUSB);
-    if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_BOARD_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
-        sh_read(fd, WINDOW, MOTA_BOARD_FLASH_SIZE) != 0 || mps_ecc_init() != MOTA_OK)
+    if (fd < 0 || sh_flen(fd) != (int32_t)MOTA_MPS_FLASH_SIZE || sh_seek(fd, 0) != 0 ||
+        sh_read(fd, WINDOW, MOTA_MPS_FLASH_SIZE) != 0 || mps_ecc_init() != MOTA_OK)
         return MOTA_ERR_FLASH_IO;
     *f = (struct mota_flash){
         .read = fl_read,
@@ -158,12 +158,12 @@ int mps_flash_init(struct mota_flash *f)
         .erase = fl_erase,
         .map = fl_map,
         .xip_base = MOTA_MPS_FLASH_BASE,
-        .size = MOTA_BOARD_FLASH_SIZE,
-        .prog_size = MOTA_BOARD_PROG,
+        .size = MOTA_MPS_FLASH_SIZE,
+        .prog_size = MOTA_MPS_PROG,
         .erased_value = 0xFF,
         .flags = mps_ecc_on() ? MOTA_FLASH_PROGRAM_ONCE : 0,
         .n_regions = 1,
-        .regions = {{MOTA_BOARD_FLASH_SIZE / MOTA_BOARD_SECTOR, MOTA_BOARD_SECTOR, NOR_ERASE_TYP_US, NOR_ERASE_MAX_US}},
+        .regions = {{MOTA_MPS_FLASH_SIZE / MOTA_MPS_SECTOR, MOTA_MPS_SECTOR, NOR_ERASE_TYP_US, NOR_ERASE_MAX_US}},
         .prog_block = NOR_PAGE,
         .prog_typ_us = NOR_PROG_TYP_US,
         .prog_max_us = NOR_PROG_MAX_US};

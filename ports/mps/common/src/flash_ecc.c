@@ -23,7 +23,7 @@
 
 enum kind { FREE = 0, ONES = 1, TORN = 2, TORN_SECTOR = 3 };
 
-static uint32_t table[ENTRIES]; /* kind << 24 | unit index (the unit's offset / MOTA_BOARD_PROG) */
+static uint32_t table[ENTRIES]; /* kind << 24 | unit index (the unit's offset / MOTA_MPS_PROG) */
 static unsigned n_torn;         /* TORN and TORN_SECTOR entries: reads check the table only when there are */
 static unsigned n_used;         /* entries of any kind: programs check the table only when there are */
 static int32_t efd = -1;
@@ -72,14 +72,14 @@ static int add(enum kind k, uint32_t off)
 {
     for (unsigned i = 0; i < ENTRIES; i++)
         if (table[i] == FREE)
-            return put(i, (uint32_t)k << KIND_SHIFT | (off / MOTA_BOARD_PROG));
+            return put(i, (uint32_t)k << KIND_SHIFT | (off / MOTA_MPS_PROG));
     return MOTA_ERR_FLASH_IO; /* more exceptions than the emulation keeps */
 }
 
 /* Whether the unit at off is in the table as k (a torn sector: any unit of it). */
 static bool listed(enum kind k, uint32_t off)
 {
-    uint32_t u = off / MOTA_BOARD_PROG, su = off / MOTA_BOARD_SECTOR * (MOTA_BOARD_SECTOR / MOTA_BOARD_PROG);
+    uint32_t u = off / MOTA_MPS_PROG, su = off / MOTA_MPS_SECTOR * (MOTA_MPS_SECTOR / MOTA_MPS_PROG);
     for (unsigned i = 0; n_used > 0 && i < ENTRIES; i++) {
         uint32_t e = table[i];
         if (kind_of(e) == k && (e & UNIT_MASK) == (k == TORN_SECTOR ? su : u))
@@ -100,8 +100,8 @@ bool mps_ecc_readable(uint32_t off, uint32_t len)
     /* by the table, not by the units: a mapped slot is megabytes */
     for (unsigned i = 0; i < ENTRIES; i++) {
         enum kind k = kind_of(table[i]);
-        uint32_t at = (table[i] & UNIT_MASK) * MOTA_BOARD_PROG;
-        uint32_t span = k == TORN_SECTOR ? MOTA_BOARD_SECTOR : MOTA_BOARD_PROG;
+        uint32_t at = (table[i] & UNIT_MASK) * MOTA_MPS_PROG;
+        uint32_t span = k == TORN_SECTOR ? MOTA_MPS_SECTOR : MOTA_MPS_PROG;
         if (k >= TORN && at < off + len && off < at + span)
             return false;
     }
@@ -110,7 +110,7 @@ bool mps_ecc_readable(uint32_t off, uint32_t len)
 
 static bool all_ones(const uint8_t *p)
 {
-    for (uint32_t i = 0; i < MOTA_BOARD_PROG; i++)
+    for (uint32_t i = 0; i < MOTA_MPS_PROG; i++)
         if (p[i] != 0xFFu)
             return false;
     return true;
@@ -119,7 +119,7 @@ static bool all_ones(const uint8_t *p)
 int mps_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len)
 {
     unsigned ones = 0;
-    for (uint32_t u = off; efd >= 0 && u < off + len; u += MOTA_BOARD_PROG) {
+    for (uint32_t u = off; efd >= 0 && u < off + len; u += MOTA_MPS_PROG) {
         if (!all_ones(WINDOW + u) || torn(u) || listed(ONES, u))
             return MOTA_ERR_FLASH_PROGRAMMED; /* once per erase */
         ones += all_ones(src + (u - off));
@@ -131,7 +131,7 @@ int mps_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len)
 int mps_ecc_programmed(uint32_t off, uint32_t len)
 {
     int ret = MOTA_OK;
-    for (uint32_t u = off; efd >= 0 && u < off + len && ret == MOTA_OK; u += MOTA_BOARD_PROG)
+    for (uint32_t u = off; efd >= 0 && u < off + len && ret == MOTA_OK; u += MOTA_MPS_PROG)
         if (all_ones(WINDOW + u)) /* programmed, yet it reads erased: only the table knows */
             ret = add(ONES, u);
     return ret;
@@ -148,7 +148,7 @@ int mps_ecc_torn(uint32_t off, bool whole_sector)
 
 int mps_ecc_erased(uint32_t off)
 {
-    uint32_t first = off / MOTA_BOARD_PROG, last = first + MOTA_BOARD_SECTOR / MOTA_BOARD_PROG;
+    uint32_t first = off / MOTA_MPS_PROG, last = first + MOTA_MPS_SECTOR / MOTA_MPS_PROG;
     for (unsigned i = 0; efd >= 0 && n_used > 0 && i < ENTRIES; i++) {
         uint32_t u = table[i] & UNIT_MASK;
         if (table[i] != FREE && u >= first && u < last) {

@@ -52,12 +52,12 @@ void mps_uart_rx_handler(void)
 static int uart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
     (void)ctx;
-    uint64_t deadline = mps_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
+    uint64_t deadline = mota_arm_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
     for (;;) {
         __asm__ volatile("cpsid i" ::: "memory");
         drain();
         uint32_t avail = head - tail;
-        if (avail == 0 && mps_now_us(NULL) < deadline) {
+        if (avail == 0 && mota_arm_now_us(NULL) < deadline) {
             /* a pending interrupt ends the WFI even with PRIMASK set: no lost wake-up */
             __asm__ volatile("wfi");
             __asm__ volatile("cpsie i" ::: "memory");

@@ -4,18 +4,18 @@
  * on its own stack, with the MPU granting it only its flash slot (code and
  * params), its exec RAM (RW data, activations), one I/O buffer and its
  * stack; everything else (the agent, the journal, the provisioning record,
- * the peripherals) faults (the MPU: mpu_armv8m.c, mpu_pmsav7.c). A fault or an overrun of the time budget ends the
+ * the peripherals) faults (the MPU: v8m/mpu.c, v7m/mpu.c). A fault or an overrun of the time budget ends the
  * call, not the device: the handler unwinds to the caller with a reason code.
  *
  * Mechanism: the caller enters with SVC #0, whose handler saves the caller's
  * callee-saved registers and returns into the model in unprivileged thread
  * mode on the guard stack (PSP; PSPLIM on Armv8-M). The model returns to a stub in
  * its own executable region that issues SVC #1. SVC #1, a fault taken from
- * the model, or SysTick past the deadline all leave through mps_guard_unwind():
+ * the model, or SysTick past the deadline all leave through mota_arm_guard_unwind():
  * MSP back to the SVC #0 frame, the result in its r0, the caller's registers
  * restored, and an exception return that resumes the caller after its SVC.
  */
-#include "mps.h"
+#include "arm_int.h"
 #include "mota/err.h"
 #include "mota/features.h"
 #include "mota/trap.h"
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define CCR_DIV_0_TRP (1u << 4)
-#define FPCCR REG(0xE000EF34u)
+#define FPCCR FPU_FPCCR
 #define FPCCR_LSPEN (1u << 30)
 /* SHCSR pending bits: UsageFault, MemManage, BusFault, SVCall, SecureFault */
 #define SHCSR_PENDED ((1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 20))
@@ -41,30 +41,30 @@ _Static_assert(__builtin_offsetof(struct guard_ctx, msp) == 100 && __builtin_off
                "the offsets the handlers use");
 
 /* `used` on what only the handlers' asm names: a link-time-optimised build keeps it (porting.md) */
-__attribute__((used)) struct guard_ctx mps_guard_ctx;
-__attribute__((used)) volatile uint32_t mps_guard_active;
-__attribute__((used)) uint32_t mps_guard_r9;
+__attribute__((used)) struct guard_ctx mota_arm_guard_ctx;
+__attribute__((used)) volatile uint32_t mota_arm_guard_active;
+__attribute__((used)) uint32_t mota_arm_guard_r9;
 static volatile uint64_t guard_deadline_us;
 static uint32_t guard_ret;
-static const struct mps_guard_call *guard_pending;        /* the call SVC #0 may enter, once */
-__attribute__((used)) const uint32_t mps_guard_zeros[32]; /* global: LTO would rename a static */
-static struct mps_guard_fault guard_fault;
-static const struct mps_guard_call *guard_current; /* the call running */
+static const struct mota_arm_guard_call *guard_pending;        /* the call SVC #0 may enter, once */
+__attribute__((used)) const uint32_t mota_arm_guard_zeros[32]; /* global: LTO would rename a static */
+static struct mota_arm_guard_fault guard_fault;
+static const struct mota_arm_guard_call *guard_current; /* the call running */
 #if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
 static struct mota_trap_state guard_trap; /* its emulated peripherals, fresh per call */
 #endif
 
 /* The model's stack: its own MPU region, with PSPLIM at its base (Armv8-M) or a no-access region below it
- * (PMSAv7). First in RAM (mps.ld), so nothing the model is granted lies below it. */
-#define GUARD_STACK MOTA_MPS_GUARD_STACK /* sizes.cmake */
+ * (PMSAv7). First in RAM (the linker script), so nothing the model is granted lies below it. */
+#define GUARD_STACK MOTA_ARM_GUARD_STACK /* mota_arm_config.h */
 _Static_assert((GUARD_STACK & (GUARD_STACK - 1u)) == 0 && GUARD_STACK >= 1024u, "a power of two, 1 KiB or more");
 static uint8_t guard_stack[GUARD_STACK]
-    __attribute__((section(".bss.guard_stack"), aligned(MPS_REGION_ALIGN(GUARD_STACK))));
+    __attribute__((section(".bss.guard_stack"), aligned(MOTA_ARM_REGION_ALIGN(GUARD_STACK))));
 
-void mps_guard_exit_stub(void);
+void mota_arm_guard_exit_stub(void);
 
 /* Where the model returns to: executable by unprivileged code, nothing else in it. */
-__attribute__((naked, section(".guard_exit"), aligned(32))) void mps_guard_exit_stub(void)
+__attribute__((naked, section(".guard_exit"), aligned(32))) void mota_arm_guard_exit_stub(void)
 {
     __asm__ volatile("svc #1\n\t"
                      "b .\n\t");
@@ -73,28 +73,28 @@ extern uint32_t __guard_exit_start, __guard_exit_end;
 
 /* The CRC unit a legacy model's licence check is given (mota/loader.h crc_acquire): the board's own,
  * granted to the model; else the address the guard emulates (mota/trap.h). */
-#define GUARD_CRC_BASE (MOTA_MPS_CRC_BASE != 0u ? MOTA_MPS_CRC_BASE : MOTA_TRAP_CRC_NS)
+#define GUARD_CRC_BASE (MOTA_ARM_CRC_BASE != 0u ? MOTA_ARM_CRC_BASE : MOTA_TRAP_CRC_NS)
 
 /* ST's CRC-unit callbacks (rt_ctx acquire_crc_cb, release_crc_cb), which the model's runtime calls
  * from the model: in the exit stub's region, the only firmware code unprivileged code may run. They
  * touch no memory, so they need no other grant. */
-__attribute__((section(".guard_exit.crc"), noinline)) uint32_t mps_guard_crc_acquire(void)
+__attribute__((section(".guard_exit.crc"), noinline)) uint32_t mota_arm_guard_crc_acquire(void)
 {
     return GUARD_CRC_BASE;
 }
 
-__attribute__((section(".guard_exit.crc"), noinline)) void mps_guard_crc_release(uint32_t base)
+__attribute__((section(".guard_exit.crc"), noinline)) void mota_arm_guard_crc_release(uint32_t base)
 {
     (void)base; /* the unit is the model's for its whole call: nothing to hand back */
 }
 
 /* Called from the SVC #0 handler: the model's first frame on its stack. Returns EXC_RETURN. */
-uint32_t mps_guard_enter(const uint32_t *caller_frame);
-__attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
+uint32_t mota_arm_guard_enter(const uint32_t *caller_frame);
+__attribute__((used)) uint32_t mota_arm_guard_enter(const uint32_t *caller_frame)
 {
-    const struct mps_guard_call *c = (const struct mps_guard_call *)(uintptr_t)caller_frame[0];
+    const struct mota_arm_guard_call *c = (const struct mota_arm_guard_call *)(uintptr_t)caller_frame[0];
     if (c == NULL || c != guard_pending) /* an SVC #0 left pending by a model, or from anywhere else */
-        mps_reset_announce("fault", caller_frame[6], caller_frame[0], 0);
+        mota_arm_port_reset("fault", caller_frame[6], caller_frame[0], 0);
     guard_pending = NULL;
     uint32_t *sp = (uint32_t *)(uintptr_t)((uintptr_t)guard_stack + GUARD_STACK - 32u);
     sp[0] = c->a0;
@@ -105,8 +105,8 @@ __attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
     sp[5] = (uint32_t)(uintptr_t)&__guard_exit_start | 1u; /* lr: the exit stub */
     sp[6] = c->fn & ~1u;                                   /* pc */
     sp[7] = 1u << 24;                                      /* xPSR: Thumb */
-    mps_guard_r9 = c->r9;
-#if MPS_V8M
+    mota_arm_guard_r9 = c->r9;
+#if MOTA_ARM_V8M
     __asm__ volatile("msr psplim, %0" ::"r"((uint32_t)(uintptr_t)guard_stack) : "memory");
 #endif
     __asm__ volatile("msr psp, %0\n\t"
@@ -114,17 +114,17 @@ __attribute__((used)) uint32_t mps_guard_enter(const uint32_t *caller_frame)
                      "isb" ::"r"(sp),
                      "r"(1u)
                      : "memory");
-    mps_guard_active = 1;
+    mota_arm_guard_active = 1;
     return 0xFFFFFFFDu; /* thread mode, PSP, Secure, basic frame */
 }
 
 /* SVC: #0 from the caller enters the model; #1 from the model's exit stub ends the call. */
-__attribute__((naked)) void mps_svc_handler(void)
+__attribute__((naked)) void mota_arm_svc_handler(void)
 {
     __asm__ volatile("tst lr, #4\n\t"
                      "bne 1f\n\t"
                      /* SVC #0 on MSP: save the caller, enter the model */
-                     "ldr r12, =mps_guard_ctx\n\t"
+                     "ldr r12, =mota_arm_guard_ctx\n\t"
                      "stmia r12!, {r4-r11}\n\t"
                      "vstmia r12!, {s16-s31}\n\t"
                      "str lr, [r12], #4\n\t"
@@ -132,9 +132,9 @@ __attribute__((naked)) void mps_svc_handler(void)
                      "str r0, [r12], #4\n\t"
                      "vmrs r1, fpscr\n\t"
                      "str r1, [r12]\n\t"
-                     "bl mps_guard_enter\n\t"
+                     "bl mota_arm_guard_enter\n\t"
                      /* nothing of the agent's in the model's registers */
-                     "ldr r1, =mps_guard_zeros\n\t"
+                     "ldr r1, =mota_arm_guard_zeros\n\t"
                      "vldmia r1, {s0-s31}\n\t"
                      "movs r1, #0\n\t"
                      "vmsr fpscr, r1\n\t"
@@ -148,25 +148,25 @@ __attribute__((naked)) void mps_svc_handler(void)
                      "mov r10, r1\n\t"
                      "mov r11, r1\n\t"
                      "mov r12, r1\n\t"
-                     "ldr r1, =mps_guard_r9\n\t"
+                     "ldr r1, =mota_arm_guard_r9\n\t"
                      "ldr r9, [r1]\n\t"
                      "bx r0\n\t"
                      /* SVC from the model: its return value, then unwind with MOTA_OK */
                      "1:\n\t"
                      "mrs r0, psp\n\t"
-                     "bl mps_guard_returned\n\t"
-                     "b mps_guard_unwind\n\t" ::
+                     "bl mota_arm_guard_returned\n\t"
+                     "b mota_arm_guard_unwind\n\t" ::
                          : "memory");
 }
 
 /* The model returned to the stub (anything else issuing SVC is a fault). */
-int mps_guard_returned(const uint32_t *model_frame);
-__attribute__((used)) int mps_guard_returned(const uint32_t *model_frame)
+int mota_arm_guard_returned(const uint32_t *model_frame);
+__attribute__((used)) int mota_arm_guard_returned(const uint32_t *model_frame)
 {
     uint32_t pc = model_frame[6];
     /* the stub's own SVC (its region also holds the CRC callbacks, which have none) */
     if (pc != (uint32_t)(uintptr_t)&__guard_exit_start + 2u) {
-        guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_SVC, .pc = pc};
+        guard_fault = (struct mota_arm_guard_fault){.kind = MOTA_ARM_FAULT_SVC, .pc = pc};
         return MOTA_ERR_SELFTEST_FAULT;
     }
     guard_ret = model_frame[0];
@@ -174,7 +174,7 @@ __attribute__((used)) int mps_guard_returned(const uint32_t *model_frame)
 }
 
 /* Leave the model with r0 as the call's result: never returns to the interrupted code. */
-__attribute__((naked, used)) void mps_guard_unwind(void)
+__attribute__((naked, used)) void mota_arm_guard_unwind(void)
 {
     __asm__ volatile(
         /* the model's lazily stacked FP state is abandoned, not saved */
@@ -185,7 +185,7 @@ __attribute__((naked, used)) void mps_guard_unwind(void)
         "movs r1, #0\n\t"
         "msr control, r1\n\t" /* privileged again, no FP context */
         "isb\n\t"
-        "ldr r1, =mps_guard_active\n\t"
+        "ldr r1, =mota_arm_guard_active\n\t"
         "movs r2, #0\n\t"
         "str r2, [r1]\n\t"
         /* exceptions the model left pending (one raised while another was being stacked) die with it */
@@ -194,7 +194,7 @@ __attribute__((naked, used)) void mps_guard_unwind(void)
         "bic r2, r2, #0xF000\n\t"
         "bic r2, r2, #0x100000\n\t"
         "str r2, [r1]\n\t"
-        "ldr r12, =mps_guard_ctx\n\t"
+        "ldr r12, =mota_arm_guard_ctx\n\t"
         "ldr r1, [r12, #104]\n\t"
         "vmsr fpscr, r1\n\t"
         "ldr r1, [r12, #100]\n\t" /* the SVC #0 frame on MSP: the result goes in its r0 */
@@ -211,7 +211,7 @@ __attribute__((naked, used)) void mps_guard_unwind(void)
  * Non-secure state a BXNS reaches, while a model runs. */
 static bool from_model(uint32_t exc_return)
 {
-    return mps_guard_active && !((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0);
+    return mota_arm_guard_active && !((exc_return & 0x8u) == 0 && (exc_return & 0x40u) != 0);
 }
 
 #if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
@@ -225,8 +225,8 @@ static bool within_range(uint32_t a, uint32_t n, uint32_t base, uint32_t end)
  * stacked frame and r4-r11) and stepped over. False: the fault stands. */
 static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *r4_r11)
 {
-    const struct mps_guard_call *c = guard_current;
-    uint32_t addr = mps_fault_address(cfsr);
+    const struct mota_arm_guard_call *c = guard_current;
+    uint32_t addr = mota_arm_fault_address(cfsr);
     if (c == NULL || !(cfsr & (CFSR_MMARVALID | CFSR_BFARVALID)) || !mota_trap_covers(addr) ||
         !within_range(psp, 32u, (uint32_t)(uintptr_t)guard_stack, (uint32_t)(uintptr_t)guard_stack + GUARD_STACK))
         return false;
@@ -265,70 +265,72 @@ static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *
     return true;
 }
 
-uint32_t mps_guard_emulated(void)
+uint32_t mota_arm_guard_emulated(void)
 {
     return guard_trap.accesses;
 }
 #else
 /* no licence check to emulate in this build (MOTA_FEATURE_LEGACY or _TRAP 0): every fault stands; a legacy
- * model's check then needs the part's own CRC unit granted (MOTA_MPS_CRC_BASE) */
+ * model's check then needs the part's own CRC unit granted (MOTA_ARM_CRC_BASE) */
 static bool emulate(uint32_t exc_return, uint32_t cfsr, uint32_t psp, uint32_t *r4_r11)
 {
     (void)exc_return, (void)cfsr, (void)psp, (void)r4_r11;
     return false;
 }
 
-uint32_t mps_guard_emulated(void)
+uint32_t mota_arm_guard_emulated(void)
 {
     return 0;
 }
 #endif
 
-/* The one decision on a fault while a model runs (mps.h): an access the
+/* The one decision on a fault while a model runs (mota/arm.h): an access the
  * port emulates resumes the model; every other fault of the model ends its
  * call. */
-__attribute__((used)) int mps_guard_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
+__attribute__((used)) int mota_arm_guard_on_fault(uint32_t exc_return, uint32_t ipsr, uint32_t *r4_r11)
 {
     if (!from_model(exc_return))
-        return MPS_GUARD_NOT_MODEL;
-#if MPS_V8M
+        return MOTA_ARM_GUARD_NOT_MODEL;
+#if MOTA_ARM_V8M
     SCB_SFSR = SCB_SFSR;
 #endif
     uint32_t cfsr = SCB_CFSR, psp, pc = 0;
     __asm__ volatile("mrs %0, psp" : "=r"(psp));
     if (emulate(exc_return, cfsr, psp, r4_r11))
-        return MPS_GUARD_RESUME;
+        return MOTA_ARM_GUARD_RESUME;
     /* the stacked PC, when the frame is inside the guard stack (it may not have been stacked) */
     if (psp >= (uint32_t)(uintptr_t)guard_stack && psp + 32u <= (uint32_t)(uintptr_t)guard_stack + GUARD_STACK &&
         (cfsr & ((1u << 4) | (1u << 12) | (1u << 20))) == 0) /* MSTKERR, STKERR, STKOF */
         pc = ((const uint32_t *)(uintptr_t)psp)[6];
-    guard_fault = (struct mps_guard_fault){.kind = ipsr, .pc = pc, .cfsr = cfsr, .addr = mps_fault_address(cfsr)};
+    guard_fault =
+        (struct mota_arm_guard_fault){.kind = ipsr, .pc = pc, .cfsr = cfsr, .addr = mota_arm_fault_address(cfsr)};
     SCB_CFSR = cfsr; /* write one to clear */
     SCB_HFSR = SCB_HFSR;
-    return MPS_GUARD_END;
+    return MOTA_ARM_GUARD_END;
 }
 
 /* SysTick: a model past its deadline is stopped where it is. */
-__attribute__((used)) bool mps_guard_overdue(uint32_t exc_return)
+__attribute__((used)) bool mota_arm_guard_overdue(uint32_t exc_return)
 {
     /* its deadline, or the watchdog about to expire whatever the tick count says: a verdict, not a reset */
-    if (!from_model(exc_return) || (mps_now_us(NULL) < guard_deadline_us && mps_watchdog_left_ms() > 150u))
+    if (!from_model(exc_return) ||
+        (mota_arm_now_us(NULL) < guard_deadline_us && mota_arm_port_watchdog_left_ms() > 150u))
         return false;
-    guard_fault = (struct mps_guard_fault){.kind = MPS_FAULT_TIMEOUT};
+    guard_fault = (struct mota_arm_guard_fault){.kind = MOTA_ARM_FAULT_TIMEOUT};
     return true;
 }
 
-int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_guard_fault *fault)
+int mota_arm_guard_call(const struct mota_arm_guard_call *c, uint32_t *ret, struct mota_arm_guard_fault *fault)
 {
-    guard_fault = (struct mps_guard_fault){0};
-    if (!mps_mpu_grant(c, (uint32_t)(uintptr_t)guard_stack, GUARD_STACK))
+    guard_fault = (struct mota_arm_guard_fault){0};
+    if (!mota_arm_mpu_grant(c, (uint32_t)(uintptr_t)guard_stack, GUARD_STACK))
         return MOTA_ERR_SELFTEST_RUN; /* what it owns is not one region each on this MPU: it does not run */
     guard_current = c;
 #if MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP
     mota_trap_reset(&guard_trap);
 #endif
     guard_ret = 0;
-    guard_deadline_us = mps_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
+    guard_deadline_us = mota_arm_now_us(NULL) + (c->budget_us ? c->budget_us : 1);
     uint32_t ccr = SCB_CCR;
     SCB_CCR = ccr | CCR_DIV_0_TRP; /* a division by zero in the model traps */
     guard_pending = c;
@@ -341,7 +343,7 @@ int mps_guard_call(const struct mps_guard_call *c, uint32_t *ret, struct mps_gua
     guard_current = NULL;
     FPCCR = fpccr;
     SCB_CCR = ccr;
-    mps_mpu_off();
+    mota_arm_mpu_off();
     *ret = guard_ret;
     if (fault != NULL)
         *fault = guard_fault;

@@ -4,9 +4,9 @@
  * granules, base and limit (RBAR, RLAR), attributes through MAIR0. Regions
  * never overlap here: an access matching two faults.
  */
-#include "mps.h"
+#include "arm_int.h"
 
-#if !MPS_V8M /* mps.cmake picked this file from -mcpu; the compiler says otherwise */
+#if !MOTA_ARM_V8M /* arm.cmake picked this file from -mcpu; the compiler says otherwise */
 #error "the MPU file does not match the core's architecture (Armv8-M expected)"
 #endif
 
@@ -34,7 +34,7 @@ static void region(unsigned n, uint32_t base, uint32_t end, uint32_t flags, uint
     MPU_RLAR = ((end - 1u) & ~31u) | attr << 1 | 1u; /* AttrIndx, enabled */
 }
 
-bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stack_size)
+bool mota_arm_mpu_grant(const struct mota_arm_guard_call *c, uint32_t stack, uint32_t stack_size)
 {
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
@@ -53,15 +53,15 @@ bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stac
     region(3, stack, stack + stack_size, AP_RW | XN, ATTR_NORMAL); /* PSPLIM at its base (guard.c) */
     /* the exit stub and the CRC callbacks */
     region(4, (uint32_t)(uintptr_t)&__guard_exit_start, (uint32_t)(uintptr_t)&__guard_exit_end, AP_RO, ATTR_NORMAL);
-    if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
-        region(5, MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK, (MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u,
+    if (MOTA_ARM_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
+        region(5, MOTA_ARM_CRC_BASE & ~CRC_PAGE_MASK, (MOTA_ARM_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u,
                AP_RW | XN, ATTR_DEVICE);
     MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     return true;
 }
 
-void mps_mpu_off(void)
+void mota_arm_mpu_off(void)
 {
     MPU_CTRL = 0; /* nothing else runs unprivileged */
     __asm__ volatile("dsb\n\tisb" ::: "memory");

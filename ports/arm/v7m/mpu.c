@@ -11,9 +11,9 @@
  * area and stack out so, board.c). Subregions are not used (QEMU 7.2 loses
  * the faults of sub-kilobyte ones: docs/porting.md).
  */
-#include "mps.h"
+#include "arm_int.h"
 
-#if MPS_V8M /* mps.cmake picked this file from -mcpu; the compiler says otherwise */
+#if MOTA_ARM_V8M /* arm.cmake picked this file from -mcpu; the compiler says otherwise */
 #error "the MPU file does not match the core's architecture (Armv7-M expected)"
 #endif
 
@@ -48,7 +48,7 @@ static bool region(unsigned n, uint32_t base, uint32_t end, uint32_t rasr)
     return true;
 }
 
-static bool regions(const struct mps_guard_call *c, uint32_t stack, uint32_t stack_size)
+static bool regions(const struct mota_arm_guard_call *c, uint32_t stack, uint32_t stack_size)
 {
     uint32_t code_xn = c->ram_exec ? RASR_XN : 0u, ram_xn = c->ram_exec ? 0u : RASR_XN;
     uint32_t exit_base = (uint32_t)(uintptr_t)&__guard_exit_start, exit_end = (uint32_t)(uintptr_t)&__guard_exit_end;
@@ -58,15 +58,15 @@ static bool regions(const struct mps_guard_call *c, uint32_t stack, uint32_t sta
         ok = ok && region(2, c->io_base, c->io_end, RASR_AP_RW | RASR_XN | RASR_NORMAL);
     ok = ok && region(3, stack, stack + stack_size, RASR_AP_RW | RASR_XN | RASR_NORMAL);
     ok = ok && region(4, exit_base, exit_end, RASR_AP_RO | RASR_NORMAL);
-    if (MOTA_MPS_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
+    if (MOTA_ARM_CRC_BASE != 0u) /* the board's CRC unit, its own page: the licence check runs untrapped */
         ok =
-            ok && region(5, MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK,
-                         (MOTA_MPS_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u, RASR_AP_RW | RASR_XN | RASR_DEVICE);
+            ok && region(5, MOTA_ARM_CRC_BASE & ~CRC_PAGE_MASK,
+                         (MOTA_ARM_CRC_BASE & ~CRC_PAGE_MASK) + CRC_PAGE_MASK + 1u, RASR_AP_RW | RASR_XN | RASR_DEVICE);
     /* below the stack, whatever lies there: no access (the highest region wins over any grant) */
     return ok && region(STACK_GUARD_REGION, stack - stack_size, stack, RASR_AP_NONE | RASR_XN | RASR_NORMAL);
 }
 
-bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stack_size)
+bool mota_arm_mpu_grant(const struct mota_arm_guard_call *c, uint32_t stack, uint32_t stack_size)
 {
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
@@ -89,7 +89,7 @@ bool mps_mpu_grant(const struct mps_guard_call *c, uint32_t stack, uint32_t stac
     return true;
 }
 
-void mps_mpu_off(void)
+void mota_arm_mpu_off(void)
 {
     MPU_CTRL = 0; /* nothing else runs unprivileged */
     __asm__ volatile("dsb\n\tisb" ::: "memory");

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The mota device firmware for the QEMU MPS boards (an547, an505): the
- * agent with the update link on UART0, the models it installs run by their
+ * The mota device firmware, the same for every board: the agent with the
+ * update link on the board's transport, the models it installs run by their
  * self-tests and by INVOKE, the watchdog fed from the main loop. Everything
- * board-specific comes from the port (mota/board.h); this file is what a
- * product's main() looks like.
+ * board-specific comes through the port contract (mota/port.h: struct
+ * mota_port and "A board's firmware"); this file is what a product's main()
+ * looks like.
  */
-#include "mota/board.h"
 #include "mota/device.h"
 #include "mota/err.h"
+#include "mota/port.h"
 #include "mota/proto.h"
 
 #include <string.h>
 
 #define WATCHDOG_MS 2000u
 
-static struct mota_board board;
+static struct mota_board_status board;
 static struct mota_agent_config cfg;
 static struct mota_device dev;
 static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
@@ -112,7 +113,7 @@ int main(void)
     cfg.scratch = scratch;
     cfg.scratch_size = sizeof(scratch);
     cfg.max_trial_boots = 3;
-    ret = mota_board_init(&board, &cfg);
+    ret = mota_board_init(&cfg, &board);
     if (ret != MOTA_OK) {
         log_result(MOTA_BOARD_TAG "board init failed: ", ret);
         return ret;
