@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: what the host reads from a device's answers (host_tool/src/link): HELLO's device info and
- * STATUS's models (devlink.c, model_io.c), the ids of its decryption keys (HELLO key 18) and its
+ * STATUS's models (devinfo_decode.c, model_io.c), the ids of its decryption keys (HELLO key 18) and its
  * device key (STATUS key 7), an answer in parts and the parts put together (pages.c); and
  * what a board reads from its flash at every boot, the provisioning record (agent/src/provision.c).
  * Input: the first byte picks the reader (0 HELLO, 1 STATUS, 2 the record), the rest is the answer or the
@@ -49,14 +49,14 @@ static void dec_keys(const uint8_t *b, size_t len)
 {
     struct dev_dec_keys k;
     char text[2 * 32 + 3];
-    if (!dev_dec_keys(b, len, &k))
+    if (!devinfo_dec_keys(b, len, &k))
         return;
     if (k.n_keks > MOTA_DECRYPT_KEKS_MAX)
         abort();
     for (unsigned i = 0; i < k.n_keks; i++) {
         if (k.kek_id_len[i] == 0 || k.kek_id_len[i] > sizeof(k.kek_id[i]))
             abort();
-        dev_kid_str(k.kek_id[i], k.kek_id_len[i], text, sizeof(text));
+        devprint_kid(k.kek_id[i], k.kek_id_len[i], text, sizeof(text));
         if (strlen(text) >= sizeof(text))
             abort();
     }
@@ -112,21 +112,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 1;
     switch (data[0] % 3) {
     case 0:
-        parse_models(b, len, MOTA_INFO_MODELS, models, &n);
+        devinfo_models(b, len, MOTA_INFO_MODELS, models, &n);
         check_models(models, n);
-        parse_profile(b, len, &prof);
-        dev_identity_name(b, len, 0, name, sizeof(name));
-        dev_identity_name(b, len, 1, name, sizeof(name));
-        dev_identity(b, len, 1, id);
-        dev_id(b, len, id, &idn);
+        devinfo_profile(b, len, &prof);
+        devinfo_identity_name(b, len, 0, name, sizeof(name));
+        devinfo_identity_name(b, len, 1, name, sizeof(name));
+        devinfo_identity(b, len, 1, id);
+        devinfo_device_id(b, len, id, &idn);
         dec_keys(b, len);
         pages(b, len, MOTA_INFO_MODELS, MOTA_INFO_MODELS_FROM);
         break;
     case 1:
-        parse_models(b, len, MOTA_STATUS_MODELS, models, &n);
+        devinfo_models(b, len, MOTA_STATUS_MODELS, models, &n);
         check_models(models, n);
-        status_uptime_ms(b, len, &ms);
-        status_device_key(b, len, pub);
+        devinfo_uptime_ms(b, len, &ms);
+        devinfo_device_key(b, len, pub);
         pages(b, len, MOTA_STATUS_MODELS, MOTA_STATUS_MODELS_FROM);
         break;
     default: record(b, len); break;

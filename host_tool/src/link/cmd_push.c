@@ -565,14 +565,21 @@ static int push_send(struct push *p, const struct mapped *m)
     }
 }
 
+/* The index of the container's model in the device's list (p->models): -1 when it lists none such, or
+ * unnamed when the container names no model. */
+static int container_model(const struct push *p, int unnamed)
+{
+    const struct mota_manifest *man = &p->vr->manifest;
+    if (man->compat.c_name == NULL)
+        return unnamed;
+    return devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len);
+}
+
 /* A refusal with no facts from the device: what the host knows. */
 static void explain(struct push *p)
 {
-    const struct mota_manifest *man = &p->vr->manifest;
     if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
-        int idx = man->compat.c_name
-                      ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
-                      : -1;
+        int idx = container_model(p, -1);
         const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
         if (dm != NULL && dm->testing)
             snprintf(p->detail, sizeof(p->detail),
@@ -589,7 +596,6 @@ static void explain(struct push *p)
 /* --confirm: the model's index from a fresh STATUS, else from HELLO's list; never a guess. */
 static int push_confirm(struct push *p, int tries)
 {
-    const struct mota_manifest *man = &p->vr->manifest;
     struct dev_model fresh[DEV_MAX_MODELS];
     unsigned n_fresh = 0;
     const uint8_t *body;
@@ -600,9 +606,7 @@ static int push_confirm(struct push *p, int tries)
         memcpy(p->models, fresh, sizeof(fresh[0]) * n_fresh);
         p->n_models = n_fresh;
     }
-    int idx = man->compat.c_name
-                  ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
-                  : 0;
+    int idx = container_model(p, 0);
     uint8_t mi = (uint8_t)(idx < 0 ? 0 : idx);
     if (idx < 0)
         return MOTA_ERR_NO_SLOT; /* the device lists no such model: nothing is confirmed */
@@ -628,9 +632,7 @@ static void check_installed(struct push *p, int tries, struct installed *in)
                   devinfo_models(body, blen, MOTA_STATUS_MODELS, p->models, &p->n_models) == 0;
     in->has_uptime = in->checked && devinfo_uptime_ms(body, blen, &in->uptime);
     devinfo_uint(p->info, p->info_len, MOTA_INFO_TRIAL_BOOTS, &in->max_boots);
-    int idx = man->compat.c_name
-                  ? devinfo_model_index(p->models, p->n_models, man->compat.c_name, man->compat.c_name_len)
-                  : -1;
+    int idx = container_model(p, -1);
     in->active = in->checked && idx >= 0 && p->models[idx].has &&
                  memcmp(p->models[idx].digest, p->vr->env.digest, MOTA_SHA256_LEN) == 0;
     in->confirmed = in->active && !p->models[idx].testing;

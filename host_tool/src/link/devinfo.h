@@ -92,6 +92,7 @@ bool devinfo_device_key(const uint8_t *status, size_t len, uint8_t pub[65]);
 void devinfo_text(const uint8_t *info, size_t len, int64_t key, char *out, size_t cap);
 /* The device's uptime in ms when it answered STATUS (key 5); false from a device that does not say. */
 bool devinfo_uptime_ms(const uint8_t *status, size_t len, uint64_t *ms);
+/* The index of the model named name (len bytes) in m; -1 when there is none. */
 int devinfo_model_index(const struct dev_model *m, unsigned n, const char *name, size_t len);
 
 /* ---- devinfo_print.c ---- */

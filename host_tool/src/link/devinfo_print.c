@@ -87,7 +87,6 @@ static void print_io(const struct dev_model *x)
     printf("\n");
 }
 
-
 /* Per model, both slots at a glance (as `mcumgr image list` shows them). */
 void devprint_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, unsigned max_boots)
 {

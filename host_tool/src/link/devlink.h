@@ -74,20 +74,4 @@ int dev_invoke(struct client *c, uint64_t io_buffer, unsigned idx, const uint8_t
                size_t out_size, double timeout_s, uint32_t *us, int *status, char *detail, size_t cap);
 void link_fail(int ret, const struct client *c, const struct link_opts *o);
 
-/* The names these had before devlink.c was split, for the callers outside host_tool/src/link and fleet that
- * still use them (sim/cmd_reference.c, tests/fuzz/fuzz_answers.c): to go once they use the names above. */
-#define copy_str(...) devinfo_copy_str(__VA_ARGS__)
-#define parse_models(...) devinfo_models(__VA_ARGS__)
-#define info_uint(...) devinfo_uint(__VA_ARGS__)
-#define model_index(...) devinfo_model_index(__VA_ARGS__)
-#define connect_device(...) link_connect(__VA_ARGS__)
-#define parse_profile(...) devinfo_profile(__VA_ARGS__)
-#define dev_identity(...) devinfo_identity(__VA_ARGS__)
-#define dev_identity_name(...) devinfo_identity_name(__VA_ARGS__)
-#define dev_id(...) devinfo_device_id(__VA_ARGS__)
-#define dev_dec_keys(...) devinfo_dec_keys(__VA_ARGS__)
-#define dev_kid_str(...) devprint_kid(__VA_ARGS__)
-#define status_device_key(...) devinfo_device_key(__VA_ARGS__)
-#define status_uptime_ms(...) devinfo_uptime_ms(__VA_ARGS__)
-
 #endif

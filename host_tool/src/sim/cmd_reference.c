@@ -257,7 +257,7 @@ static bool check_files(const struct ref_opts *o, struct ref_run *r, struct mapp
         if (i == 0) {
             int ret = mota_nbin_validate(m.data, m.len, &info);
             if (ret == MOTA_OK)
-                copy_str(r->c_name, sizeof(r->c_name), info.c_name, info.c_name_len);
+                devinfo_copy_str(r->c_name, sizeof(r->c_name), info.c_name, info.c_name_len);
             tool_unmap(&m);
             if (ret != MOTA_OK)
                 return ref_fail(r, "files", ret, EXIT_INVALID, "%s: not a model pack takes", o->model);
@@ -645,12 +645,12 @@ static int find_model(struct client *c, const struct link_opts *lo, struct ref_r
     const uint8_t *info;
     size_t info_len;
     unsigned n = 0;
-    int ret = connect_device(c, lo, tool_now() + lo->timeout_s, true, &info, &info_len);
+    int ret = link_connect(c, lo, tool_now() + lo->timeout_s, true, &info, &info_len);
     if (ret != MOTA_OK)
         return ret;
-    parse_models(info, info_len, MOTA_INFO_MODELS, models, &n);
-    info_uint(info, info_len, MOTA_INFO_IO_BUFFER, io_buffer);
-    *idx = model_index(models, n, r->c_name, strlen(r->c_name));
+    devinfo_models(info, info_len, MOTA_INFO_MODELS, models, &n);
+    devinfo_uint(info, info_len, MOTA_INFO_IO_BUFFER, io_buffer);
+    *idx = devinfo_model_index(models, n, r->c_name, strlen(r->c_name));
     *status = *idx < 0 ? MOTA_ERR_NO_SLOT : MOTA_OK;
     if (*idx >= 0 && models[*idx].io.known && models[*idx].io.out_bytes > 0)
         r->io = models[*idx].io;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The update link's CBOR keys, defined once: the device's link server
- * (agent/src/link_replies.c) writes them, the host tool (host_tool/src/link/devlink.c,
+ * (agent/src/link_replies.c) writes them, the host tool (host_tool/src/link/devinfo_decode.c,
  * cmd_device.c, client.c) reads them. docs/protocol.md gives each in its
  * CDDL, named as in the third column; the test
  * protocol_keys_match_the_cddl checks that both agree.
