@@ -318,8 +318,12 @@ static int install_config(const struct mota_agent *a, unsigned m, unsigned slot,
     if (code == NULL || pm == NULL)
         return MOTA_ERR_CONFIG;
     /* the board's memory, as the loader takes it */
-    *im = (struct mota_install_mem){pm->map, pm->clean_dcache, pm->invalidate_icache, pm->ctx, pm->crc_acquire,
-                                    pm->crc_release};
+    *im = (struct mota_install_mem){.map = pm->map,
+                                    .clean_dcache = pm->clean_dcache,
+                                    .invalidate_icache = pm->invalidate_icache,
+                                    .ctx = pm->ctx,
+                                    .crc_acquire = pm->crc_acquire,
+                                    .crc_release = pm->crc_release};
     *c = (struct mota_install_config){
         .image = fl->map(fl->ctx, base + lay->comp_slot[ci], (size_t)code->size),
         .image_len = (size_t)code->size,
