@@ -30,7 +30,7 @@ static uint32_t slot_align(const struct mota_agent *a)
 uint32_t mota_agent_chunk_size(const struct mota_agent *a)
 {
     uint32_t p = a->cfg->port->flash->prog_size;
-    return (uint32_t)sizeof(a->unit) / p * p;
+    return (uint32_t)sizeof(a->up.unit) / p * p;
 }
 
 uint32_t mota_agent_slot_base(const struct mota_agent *a, unsigned m, unsigned slot)
@@ -435,6 +435,125 @@ int mota_agent_activate(struct mota_agent *a, unsigned m)
     return ret;
 }
 
+/* ---- the verdict on an upload ---- */
+
+/* The host waits through these steps in silence otherwise: say which one starts. */
+static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
+{
+    if (a->on_phase != NULL)
+        a->on_phase(a->phase_ctx, ph, a->st[m].upload_len);
+}
+
+/*
+ * The new model's manifest must outlive the scratch buffer its head was
+ * received in: it is the verified one, pointed at the same manifest bytes in
+ * the head begin_upload (upload.c) wrote to the slot. Found through that head's
+ * envelope, not assumed at the same offset: a resumed upload may have sent
+ * the same manifest under another signature (its digest is what a resume
+ * matches), and the slot keeps the first head.
+ */
+static void keep_manifest(struct mota_agent *a, unsigned m)
+{
+    struct mota_envelope env;
+    if (mota_agent_map_head(a, m, a->st[m].active.slot, &env) != MOTA_OK ||
+        env.manifest_len != a->up.env.manifest_len || memcmp(env.manifest, a->up.env.manifest, env.manifest_len) != 0) {
+        memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
+        return;
+    }
+    a->active_manifest[m] = a->up.man;
+    mota_manifest_rebase(&a->active_manifest[m], a->up.env.manifest, a->up.env.manifest_len, env.manifest);
+}
+
+/*
+ * The head written to the slot is there whole (the digests cover the components, not it): read back through
+ * read first, which alone reports a torn unit on ECC flash, then decoded in place, the manifest the upload's.
+ */
+static int stored_head_ok(struct mota_agent *a, unsigned m)
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    struct mota_sha256 h;
+    struct mota_envelope env;
+    mota_sha256_init(&h);
+    int ret = mota_agent_hash_flash(a, mota_agent_slot_base(a, m, s->upload.slot), s->upload_head_len, &h);
+    if (ret == MOTA_OK)
+        ret = mota_agent_map_head(a, m, s->upload.slot, &env);
+    if (ret == MOTA_OK && memcmp(env.digest, s->upload.digest, MOTA_SHA256_LEN) != 0)
+        ret = MOTA_ERR_SLOT_INVALID;
+    return ret;
+}
+
+/* All payloads received: verify from flash, install, self-test, trial. */
+static int verdict(struct mota_agent *a)
+{
+    unsigned m = (unsigned)a->up.model;
+    struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_agent_layout *lay = &a->up.layout; /* decided with the head, before the erase */
+    struct mota_installed inst;
+    int ret = MOTA_ERR_SLOT_INVALID;
+    bool validated = false;
+
+    if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
+        phase(a, m, MOTA_PHASE_VERIFY);
+        uint32_t t0 = mota_agent_now_us(a);
+        ret = mota_agent_verify_components(a, m, s->upload.slot, &a->up.man, lay);
+        if (ret == MOTA_OK) /* the loader's bounds, on the bytes whose digest was just checked */
+            ret = mota_agent_validate_code(a, m, s->upload.slot, &a->up.man, lay);
+        validated = ret == MOTA_OK;
+        a->timing.digest_us = mota_agent_now_us(a) - t0;
+        a->timing.digest_bytes = 0;
+        for (size_t c = 0; c < a->up.man.n_components; c++)
+            a->timing.digest_bytes += (uint32_t)a->up.man.comp[c].size;
+        if (ret != MOTA_OK)
+            return mota_agent_fail_upload(a, m, ret);
+        if ((ret = mota_agent_journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
+            return ret;
+    }
+    /* the new model takes the exec RAM for its self-test; the old one is
+     * installed again if the new one does not make it */
+    a->installed[m] = false;
+    phase(a, m, MOTA_PHASE_INSTALL);
+    uint32_t t0 = mota_agent_now_us(a);
+    /* verified before a restart: the validation did not survive it */
+    ret = validated ? MOTA_OK : mota_agent_validate_code(a, m, s->upload.slot, &a->up.man, lay);
+    if (ret == MOTA_OK && (ret = stored_head_ok(a, m)) == MOTA_OK)
+        ret = mota_agent_install_slot(a, m, s->upload.slot, &a->up.man, lay, &inst);
+    a->timing.install_us = mota_agent_now_us(a) - t0;
+    if (ret == MOTA_OK && a->up.man.compat.selftest.present) {
+        phase(a, m, MOTA_PHASE_SELFTEST);
+        ret = mota_agent_run_selftest(a, m, s->upload.slot, &a->up.man, lay, &inst);
+    }
+    if (ret != MOTA_OK) {
+        int r2 = mota_agent_fail_upload(a, m, ret);
+        (void)mota_agent_activate(a, m);
+        return r2;
+    }
+    struct jrec r;
+    phase(a, m, MOTA_PHASE_COMMIT);
+    mota_journal_rec(&r, J_TRIAL, m);
+    r.slot = s->upload.slot;
+    r.seq = s->upload.seq;
+    memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
+    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
+        return ret;
+    a->inst[m] = inst;
+    a->installed[m] = true;
+    keep_manifest(a, m);
+    a->up.model = MOTA_AGENT_NOT_RECEIVING;
+    a->up.ready = false;
+    a->up.active = false;
+    return (int)s->upload_len;
+}
+
+/* Every byte is in: digests, install, self-test, verdict (timed from here). */
+int mota_agent_finish_upload(struct mota_agent *a)
+{
+    uint32_t t0 = mota_agent_now_us(a);
+    mota_agent_upload_wipe(a); /* every byte is in: the content key is needed no more */
+    int ret = verdict(a);
+    a->timing.verdict_us = mota_agent_now_us(a) - t0;
+    return ret;
+}
+
 /* ---- boot ---- */
 
 /* The port contract (mota/hal.h): every required callback present. */
@@ -528,7 +647,7 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
         return MOTA_ERR_ARG;
     memset(a, 0, sizeof(*a));
     a->cfg = cfg;
-    a->up_model = MOTA_AGENT_NOT_RECEIVING;
+    a->up.model = MOTA_AGENT_NOT_RECEIVING;
     a->verdict_model = -1;
     for (unsigned m = 0; m < MOTA_AGENT_MAX_MODELS; m++) {
         a->st[m].active.slot = a->st[m].previous.slot = a->st[m].upload.slot = MOTA_AGENT_NO_SLOT;
@@ -581,7 +700,7 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
 
 bool mota_agent_receiving(const struct mota_agent *a)
 {
-    return a->up_active;
+    return a->up.active;
 }
 
 uint32_t mota_agent_upload_offset(const struct mota_agent *a)
@@ -602,10 +721,10 @@ int mota_agent_abort(struct mota_agent *a)
             (ret = mota_agent_journal(a, J_UPLOAD_ABORT, m, MOTA_OK)) != MOTA_OK)
             return ret;
     }
-    a->up_model = MOTA_AGENT_NOT_RECEIVING;
-    a->up_ready = false;
-    a->up_active = false;
-    a->up_expected = 0;
+    a->up.model = MOTA_AGENT_NOT_RECEIVING;
+    a->up.ready = false;
+    a->up.active = false;
+    a->up.expected = 0;
     return MOTA_OK;
 }
 
@@ -719,7 +838,7 @@ int mota_agent_idle(struct mota_agent *a)
 {
     if (a == NULL || a->cfg == NULL)
         return MOTA_ERR_ARG;
-    if (a->up_model != MOTA_AGENT_NOT_RECEIVING || a->journal.spare_erased)
+    if (a->up.model != MOTA_AGENT_NOT_RECEIVING || a->journal.spare_erased)
         return MOTA_OK;
     mota_agent_kick(a);
     int ret = mota_journal_tidy(&a->journal);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the agent's two halves share, private to agent/: agent.c (boot, the head's checks, install and
- * activation, confirm, rollback, queries) defines these, and upload.c (the upload stream) calls them.
+ * activation, an upload's verdict, confirm, rollback, queries) defines these, and upload.c (the upload
+ * stream) calls them; the last section is the other way round.
  */
 #ifndef MOTA_AGENT_INT_H
 #define MOTA_AGENT_INT_H
@@ -12,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MOTA_AGENT_NOT_RECEIVING (-1) /* struct mota_agent up_model: no upload under way */
+#define MOTA_AGENT_NOT_RECEIVING (-1) /* struct mota_agent_upload model: no upload under way */
 
 /* ---- the port, the slots, the state ---- */
 
@@ -63,7 +64,18 @@ int mota_agent_run_selftest(struct mota_agent *a, unsigned m, unsigned slot, con
                             const struct mota_agent_layout *lay, const struct mota_installed *inst);
 int mota_agent_activate(struct mota_agent *a, unsigned m);
 
+/*
+ * Every byte of the upload is in (or on flash already, after a reset): the digests from flash, install,
+ * self-test, the trial journaled; timed (struct mota_agent_timing verdict_us). Returns the container's
+ * length, or the reason it was refused (the active model is installed again).
+ */
+int mota_agent_finish_upload(struct mota_agent *a);
+
+/* ---- the upload's end, defined by upload.c ---- */
+
 /* An upload's secrets (the content key, the cipher states, the program buffer) wiped: it has ended. */
 void mota_agent_upload_wipe(struct mota_agent *a);
+/* The upload of model m refused with reason (returned): wiped, and journaled once something was erased. */
+int mota_agent_fail_upload(struct mota_agent *a, unsigned m, int reason);
 
 #endif /* MOTA_AGENT_INT_H */

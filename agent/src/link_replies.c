@@ -71,8 +71,8 @@ static void put_uuid(struct text *t, const uint8_t u[16])
 static const uint8_t *their_id(const struct mota_agent *a, bool vendor)
 {
     const uint8_t *mine = vendor ? a->cfg->vendor_id : a->cfg->class_id;
-    for (size_t c = 0; c < a->up_man.n_components; c++) {
-        const uint8_t *id = vendor ? a->up_man.comp[c].vendor_id : a->up_man.comp[c].class_id;
+    for (size_t c = 0; c < a->up.man.n_components; c++) {
+        const uint8_t *id = vendor ? a->up.man.comp[c].vendor_id : a->up.man.comp[c].class_id;
         if (memcmp(id, mine, 16) != 0)
             return id;
     }
@@ -101,10 +101,10 @@ static void key_detail(const struct mota_agent *a, struct text *t)
         put_hex(t, kid, sizeof(kid));
     }
     put_s(t, ", model");
-    for (size_t b = 0; b < a->up_env.n_blocks; b++) {
-        if (a->up_env.blocks[b].kid != NULL) {
+    for (size_t b = 0; b < a->up.env.n_blocks; b++) {
+        if (a->up.env.blocks[b].kid != NULL) {
             put_s(t, " ");
-            put_hex(t, a->up_env.blocks[b].kid, a->up_env.blocks[b].kid_len);
+            put_hex(t, a->up.env.blocks[b].kid, a->up.env.blocks[b].kid_len);
             none = "";
         }
     }

@@ -2,8 +2,8 @@
 /*
  * The upload stream (mota_agent_write): the container head collected and checked before anything is
  * erased, the inactive slot erased, each payload (compressed ones through mota/decompress.h) hashed and
- * programmed a unit at a time with its progress journaled, a resume after a reset, and the verdict:
- * verify from flash, install, self-test, trial.
+ * programmed a unit at a time with its progress journaled, and a resume after a reset. The verdict after
+ * the last byte (verify from flash, install, self-test, trial) is agent.c's: mota_agent_finish_upload.
  */
 #include "agent_int.h"
 
@@ -15,26 +15,27 @@
 /* The content key and every cipher state: when the upload ends, whichever way. */
 void mota_agent_upload_wipe(struct mota_agent *a)
 {
-    mota_cipher_wipe(a->unit, sizeof(a->unit));
+    mota_cipher_wipe(a->up.unit, sizeof(a->up.unit));
 #if MOTA_FEATURE_DECRYPT
-    mota_cipher_wipe(a->up_cek, sizeof(a->up_cek));
-    mota_cipher_wipe(&a->up_aes, sizeof(a->up_aes));
-    mota_cipher_wipe(&a->up_gcm, sizeof(a->up_gcm));
-    mota_cipher_wipe(&a->up_ctr, sizeof(a->up_ctr));
-    mota_cipher_wipe(a->up_x, sizeof(a->up_x));
-    a->up_cek_ok = false;
-    a->up_enc_alg = 0;
+    mota_cipher_wipe(a->up.cek, sizeof(a->up.cek));
+    mota_cipher_wipe(&a->up.aes, sizeof(a->up.aes));
+    mota_cipher_wipe(&a->up.gcm, sizeof(a->up.gcm));
+    mota_cipher_wipe(&a->up.ctr, sizeof(a->up.ctr));
+    mota_cipher_wipe(a->up.x, sizeof(a->up.x));
+    a->up.cek_ok = false;
+    a->up.enc_alg = 0;
 #else
     (void)a;
 #endif
 }
 
-static int fail_upload(struct mota_agent *a, unsigned m, int reason)
+/* The upload refused: its secrets wiped, the reason noted (journaled once something was erased). */
+int mota_agent_fail_upload(struct mota_agent *a, unsigned m, int reason)
 {
     mota_agent_upload_wipe(a);
     a->last_error = reason;
-    a->up_model = MOTA_AGENT_NOT_RECEIVING;
-    a->up_ready = false;
+    a->up.model = MOTA_AGENT_NOT_RECEIVING;
+    a->up.ready = false;
     if (a->st[m].upload_state != MOTA_UPLOAD_NONE)
         (void)mota_agent_journal(a, J_UPLOAD_ABORT, m, reason); /* the reason stands even if the journal write fails */
     else
@@ -88,8 +89,8 @@ static int prog_again(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k,
     uint32_t p = fl->prog_size, base = mota_agent_slot_base(a, m, a->st[m].upload.slot);
     uint8_t cur[64]; /* prog_size <= 64: mota_agent_init */
     for (uint32_t i = 0; i < len; i += p) {
-        const uint8_t *want = a->unit + k + i;
-        a->up_unit_at = at + i; /* where a torn unit is, for redo_sectors */
+        const uint8_t *want = a->up.unit + k + i;
+        a->up.unit_at = at + i; /* where a torn unit is, for redo_sectors */
         int ret = fl->read(fl->ctx, base + at + i, cur, p);
         if (ret != MOTA_OK)
             return ret;
@@ -111,12 +112,12 @@ static int prog_span(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k, 
     uint32_t abs = mota_agent_slot_base(a, m, a->st[m].upload.slot) + at;
     if (n == 0)
         return MOTA_OK;
-    a->up_unit_at = at;
-    if (a->up_resumed && at >= a->st[m].upload_erased)
-        a->up_resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
+    a->up.unit_at = at;
+    if (a->up.resumed && at >= a->st[m].upload_erased)
+        a->up.resumed = false; /* programs are sequential: from the sectors not yet erased on, nothing is there */
     int ret = erase_to(a, m, at + n);
     if (ret == MOTA_OK)
-        ret = a->up_resumed ? prog_again(a, m, at, k, n) : fl->prog(fl->ctx, abs, a->unit + k, n);
+        ret = a->up.resumed ? prog_again(a, m, at, k, n) : fl->prog(fl->ctx, abs, a->up.unit + k, n);
     return ret;
 }
 
@@ -128,15 +129,15 @@ static int prog_span(struct mota_agent *a, unsigned m, uint32_t at, uint32_t k, 
 static int prog_unit(struct mota_agent *a)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
-    unsigned m = (unsigned)a->up_model;
-    uint32_t at = a->unit_slot_off, len = mota_agent_align_up(a->unit_fill, fl->prog_size);
+    unsigned m = (unsigned)a->up.model;
+    uint32_t at = a->up.unit_slot_off, len = mota_agent_align_up(a->up.unit_fill, fl->prog_size);
     uint32_t erased = a->st[m].upload_erased, first = erased > at && erased < at + len ? erased - at : len;
-    memset(a->unit + a->unit_fill, fl->erased_value, len - a->unit_fill);
+    memset(a->up.unit + a->up.unit_fill, fl->erased_value, len - a->up.unit_fill);
     int ret = prog_span(a, m, at, 0, first);
     if (ret == MOTA_OK)
         ret = prog_span(a, m, at + first, first, len - first);
-    a->unit_slot_off += len;
-    a->unit_fill = 0;
+    a->up.unit_slot_off += len;
+    a->up.unit_fill = 0;
     return ret;
 }
 
@@ -146,9 +147,9 @@ static int prog_unit(struct mota_agent *a)
  * upload (a unit torn before a reset) once the decoder has returned. */
 static int z_prog(struct mota_agent *a)
 {
-    a->up_z_resumed = a->up_resumed;
+    a->up.z_resumed = a->up.resumed;
     int ret = prog_unit(a);
-    a->up_z_err = ret;
+    a->up.z_err = ret;
     return ret;
 }
 
@@ -156,14 +157,14 @@ static int z_write(void *ctx, const uint8_t *p, size_t n)
 {
     struct mota_agent *a = ctx;
     while (n > 0) {
-        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill;
+        uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill;
         if (k > n)
             k = (uint32_t)n;
-        memcpy(a->unit + a->unit_fill, p, k);
-        a->unit_fill += k;
+        memcpy(a->up.unit + a->up.unit_fill, p, k);
+        a->up.unit_fill += k;
         p += k;
         n -= k;
-        int ret = a->unit_fill == mota_agent_chunk_size(a) ? z_prog(a) : MOTA_OK;
+        int ret = a->up.unit_fill == mota_agent_chunk_size(a) ? z_prog(a) : MOTA_OK;
         if (ret != MOTA_OK)
             return ret;
     }
@@ -176,30 +177,30 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 {
     struct mota_agent *a = ctx;
     const struct mota_flash *fl = a->cfg->port->flash;
-    uint32_t img_off = a->up_layout.comp_slot[a->up_sha_comp];
+    uint32_t img_off = a->up.layout.comp_slot[a->up.sha_comp];
     while (n > 0) {
-        uint32_t ubase = a->unit_slot_off - img_off, src = ubase + a->unit_fill - dist;
-        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill;
+        uint32_t ubase = a->up.unit_slot_off - img_off, src = ubase + a->up.unit_fill - dist;
+        uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill;
         k = k < n ? k : n;
         k = k < dist ? k : dist; /* a run that does not overlap what it writes */
         int ret = MOTA_OK;
         if (src >= ubase) {
-            memcpy(a->unit + a->unit_fill, a->unit + (src - ubase), k);
+            memcpy(a->up.unit + a->up.unit_fill, a->up.unit + (src - ubase), k);
         } else {
             k = k < ubase - src ? k : ubase - src;
-            if (a->up_img != NULL)
-                memcpy(a->unit + a->unit_fill, a->up_img + src, k);
+            if (a->up.img != NULL)
+                memcpy(a->up.unit + a->up.unit_fill, a->up.img + src, k);
             else
                 ret = fl->read(fl->ctx,
-                               mota_agent_slot_base(a, (unsigned)a->up_model, a->st[a->up_model].upload.slot) +
+                               mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) +
                                    img_off + src,
-                               a->unit + a->unit_fill, k);
+                               a->up.unit + a->up.unit_fill, k);
         }
         if (ret != MOTA_OK)
-            return a->up_z_err = ret;
-        a->unit_fill += k;
+            return a->up.z_err = ret;
+        a->up.unit_fill += k;
         n -= k;
-        if (a->unit_fill == mota_agent_chunk_size(a) && (ret = z_prog(a)) != MOTA_OK)
+        if (a->up.unit_fill == mota_agent_chunk_size(a) && (ret = z_prog(a)) != MOTA_OK)
             return ret;
     }
     return MOTA_OK;
@@ -209,10 +210,10 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
     const struct mota_flash *fl = a->cfg->port->flash;
-    const struct mota_component *comp = &a->up_man.comp[c];
-    uint32_t at = mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c];
-    a->up_img = fl->map(fl->ctx, at, (size_t)comp->size);
-    return mota_decompress_start(&a->up_z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
+    const struct mota_component *comp = &a->up.man.comp[c];
+    uint32_t at = mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up.layout.comp_slot[c];
+    a->up.img = fl->map(fl->ctx, at, (size_t)comp->size);
+    return mota_decompress_start(&a->up.z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
 }
 
 /* ---- transformed payloads (docs/agent.md "Transformed payloads"): the bytes sent are hashed (and, with
@@ -220,15 +221,15 @@ static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 
 static uint32_t content_start(const struct mota_agent *a, int c)
 {
-    return a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+    return a->up.layout.comp_stream[c] + a->up.layout.comp_phl[c];
 }
 
 /* Bytes of component c's payload that are its text: a GCM tag follows them. */
 static uint32_t x_body(const struct mota_agent *a, int c)
 {
-    uint32_t n = (uint32_t)a->up_man.comp[c].wire_size;
+    uint32_t n = (uint32_t)a->up.man.comp[c].wire_size;
 #if MOTA_FEATURE_DECRYPT
-    if (a->up_enc_alg == MOTA_ENC_A128GCM)
+    if (a->up.enc_alg == MOTA_ENC_A128GCM)
         n -= MOTA_GCM_TAG_LEN; /* the profile made sure it is there */
 #endif
     return n;
@@ -237,7 +238,7 @@ static uint32_t x_body(const struct mota_agent *a, int c)
 /* Image bytes component c's payload has given the program unit so far. */
 static uint32_t x_out(struct mota_agent *a, int c)
 {
-    return a->up_man.comp[c].compressed ? mota_decompress_out(&a->up_z) : a->up_x_plain;
+    return a->up.man.comp[c].compressed ? mota_decompress_out(&a->up.z) : a->up.x_plain;
 }
 
 #if MOTA_FEATURE_DECRYPT
@@ -245,31 +246,31 @@ static uint32_t x_out(struct mota_agent *a, int c)
  * multiple of 64: 0, or a resume point's, with its GHASH state). */
 static int x_cipher(struct mota_agent *a, int c, uint32_t auth, const uint8_t *ghash, uint32_t at)
 {
-    const struct mota_component *comp = &a->up_man.comp[c];
+    const struct mota_component *comp = &a->up.man.comp[c];
     struct mota_enc_info ei;
     uint8_t aad[MOTA_ENC_AAD_MAX];
     size_t aad_len = 0;
-    a->up_enc_alg = 0;
+    a->up.enc_alg = 0;
     if (!comp->encrypted)
         return MOTA_OK;
-    int ret = a->up_cek_ok ? mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei) : MOTA_ERR_INTERNAL;
+    int ret = a->up.cek_ok ? mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei) : MOTA_ERR_INTERNAL;
     if (ret != MOTA_OK)
         return ret;
-    mota_aes128_setkey(&a->up_aes, a->up_cek, false);
-    a->up_enc_alg = ei.alg;
+    mota_aes128_setkey(&a->up.aes, a->up.cek, false);
+    a->up.enc_alg = ei.alg;
     if (ei.alg == MOTA_ENC_A128CTR) {
-        mota_ctr_start(&a->up_ctr, &a->up_aes, ei.iv, at);
+        mota_ctr_start(&a->up.ctr, &a->up.aes, ei.iv, at);
         return MOTA_OK;
     }
     if (auth != 0 && ghash == NULL)
         return MOTA_ERR_JOURNAL; /* a resume point without its GHASH state */
     if ((ret = mota_enc_aad(&ei, aad, sizeof(aad), &aad_len)) != MOTA_OK)
         return ret;
-    mota_gcm_start(&a->up_gcm, &a->up_aes, ei.iv, true, aad, aad_len);
-    if (ghash != NULL && (ret = mota_gcm_resume(&a->up_gcm, ghash, auth)) != MOTA_OK)
+    mota_gcm_start(&a->up.gcm, &a->up.aes, ei.iv, true, aad, aad_len);
+    if (ghash != NULL && (ret = mota_gcm_resume(&a->up.gcm, ghash, auth)) != MOTA_OK)
         return ret;
-    (void)mota_gcm_state(&a->up_gcm, a->up_y64);
-    mota_gcm_stream_at(&a->up_gcm, at);
+    (void)mota_gcm_state(&a->up.gcm, a->up.y64);
+    mota_gcm_stream_at(&a->up.gcm, at);
     return MOTA_OK;
 }
 #endif
@@ -278,28 +279,28 @@ static int x_cipher(struct mota_agent *a, int c, uint32_t auth, const uint8_t *g
  * of 64 bytes, where the hash's whole blocks end, for a resume point there. */
 static void x_absorb(struct mota_agent *a, const uint8_t *ct, uint32_t n)
 {
-    mota_sha256_update(&a->up_sha, ct, n);
+    mota_sha256_update(&a->up.sha, ct, n);
 #if MOTA_FEATURE_DECRYPT
-    if (a->up_enc_alg != MOTA_ENC_A128GCM || n == 0)
+    if (a->up.enc_alg != MOTA_ENC_A128GCM || n == 0)
         return;
-    uint64_t at = a->up_gcm.len, cut = (at + n) & ~(uint64_t)63u;
+    uint64_t at = a->up.gcm.len, cut = (at + n) & ~(uint64_t)63u;
     if (cut > at) {
-        mota_gcm_absorb(&a->up_gcm, ct, (size_t)(cut - at));
-        (void)mota_gcm_state(&a->up_gcm, a->up_y64);
+        mota_gcm_absorb(&a->up.gcm, ct, (size_t)(cut - at));
+        (void)mota_gcm_state(&a->up.gcm, a->up.y64);
         ct += cut - at;
         n -= (uint32_t)(cut - at);
     }
-    mota_gcm_absorb(&a->up_gcm, ct, n);
+    mota_gcm_absorb(&a->up.gcm, ct, n);
 #endif
 }
 
 /* Component c's transform from image byte `plain` on (0: its start). */
 static int x_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
-    a->up_z_skip = 0;
-    a->up_x_err = MOTA_OK;
-    a->up_x_plain = plain;
-    return a->up_man.comp[c].compressed ? z_start(a, m, c, plain) : MOTA_OK;
+    a->up.z_skip = 0;
+    a->up.x_err = MOTA_OK;
+    a->up.x_plain = plain;
+    return a->up.man.comp[c].compressed ? z_start(a, m, c, plain) : MOTA_OK;
 }
 
 /* The cipher of a resumed component: the key stream at its boundary b, GHASH at the resume point o */
@@ -325,7 +326,7 @@ static int x_resume_cipher(struct mota_agent *a, unsigned m, int c, uint32_t o, 
 static int x_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint32_t done)
 {
     const struct mota_agent_model_state *s = &a->st[m];
-    const struct mota_component *comp = &a->up_man.comp[c];
+    const struct mota_component *comp = &a->up.man.comp[c];
     uint32_t unit = comp->compressed ? comp->z_block : mota_agent_chunk_size(a);
     bool at_block = s->upload_plain % unit == 0 || s->upload_plain == comp->size;
     if (done % 64u != 0 || s->upload_skip >= 64u || s->upload_plain > comp->size || !at_block ||
@@ -334,34 +335,34 @@ static int x_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint
         return MOTA_ERR_JOURNAL;
     if (x_resume_cipher(a, m, c, o, done) != MOTA_OK)
         return MOTA_ERR_JOURNAL;
-    (void)mota_sha256_resume(&a->up_sha, s->upload_mid, done); /* done is a multiple of 64 */
-    a->up_sha_comp = c;
-    a->unit_slot_off = a->up_layout.comp_slot[c] + s->upload_plain;
-    a->up_expected = o;
+    (void)mota_sha256_resume(&a->up.sha, s->upload_mid, done); /* done is a multiple of 64 */
+    a->up.sha_comp = c;
+    a->up.unit_slot_off = a->up.layout.comp_slot[c] + s->upload_plain;
+    a->up.expected = o;
     if (x_start(a, m, c, s->upload_plain) != MOTA_OK)
         return MOTA_ERR_JOURNAL;
-    a->up_z_skip = s->upload_skip;
+    a->up.z_skip = s->upload_skip;
     return MOTA_OK;
 }
 
 /* Record how far the stream is durably on flash, now and then. */
 static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
 {
-    if (!force && stream_off - a->last_persist < MOTA_AGENT_PROGRESS_STEP)
+    if (!force && stream_off - a->up.last_persist < MOTA_AGENT_PROGRESS_STEP)
         return MOTA_OK;
     struct jrec r;
-    mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up_model);
+    mota_journal_rec(&r, J_UPLOAD_PROGRESS, (unsigned)a->up.model);
     r.value = stream_off;
-    a->last_persist = stream_off;
+    a->up.last_persist = stream_off;
     return mota_journal_append(&a->journal, &r);
 }
 
 /* Where in the stream is offset o: component index and whether in its payload head. */
 static int locate(const struct mota_agent *a, uint32_t o, bool *in_head)
 {
-    for (int c = (int)a->up_man.n_components - 1; c >= 0; c--) {
-        if (o >= a->up_layout.comp_stream[c]) {
-            *in_head = o < a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c];
+    for (int c = (int)a->up.man.n_components - 1; c >= 0; c--) {
+        if (o >= a->up.layout.comp_stream[c]) {
+            *in_head = o < a->up.layout.comp_stream[c] + a->up.layout.comp_phl[c];
             return c;
         }
     }
@@ -373,178 +374,59 @@ static int resume_at(struct mota_agent *a, uint32_t o)
 {
     bool in_head = false;
     int c = locate(a, o, &in_head);
-    unsigned m = (unsigned)a->up_model;
-    a->unit_fill = 0;
-    a->up_sha_comp = -1;
-    a->up_resumed = true;
+    unsigned m = (unsigned)a->up.model;
+    a->up.unit_fill = 0;
+    a->up.sha_comp = -1;
+    a->up.resumed = true;
     if (c < 0 || in_head) {
-        a->up_expected = o;
+        a->up.expected = o;
         return MOTA_OK;
     }
-    uint32_t done = o - (a->up_layout.comp_stream[c] + a->up_layout.comp_phl[c]);
-    if (a->up_man.comp[c].transport)
+    uint32_t done = o - (a->up.layout.comp_stream[c] + a->up.layout.comp_phl[c]);
+    if (a->up.man.comp[c].transport)
         return x_resume_at(a, m, c, o, done);
-    mota_sha256_init(&a->up_sha);
-    a->up_sha_comp = c;
-    a->unit_slot_off = a->up_layout.comp_slot[c] + done;
-    a->up_expected = o;
-    return mota_agent_hash_flash(a, mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up_layout.comp_slot[c], done,
-                                 &a->up_sha);
-}
-
-/* All payloads received: verify from flash, install, self-test, trial. */
-static int finish_upload_(struct mota_agent *a);
-
-/* The host waits through these steps in silence otherwise: say which one starts. */
-static void phase(struct mota_agent *a, unsigned m, enum mota_agent_phase ph)
-{
-    if (a->on_phase != NULL)
-        a->on_phase(a->phase_ctx, ph, a->st[m].upload_len);
-}
-
-/*
- * The new model's manifest must outlive the scratch buffer its head was
- * received in: it is the verified one, pointed at the same manifest bytes in
- * the head begin_upload wrote to the slot. Found through that head's
- * envelope, not assumed at the same offset: a resumed upload may have sent
- * the same manifest under another signature (its digest is what a resume
- * matches), and the slot keeps the first head.
- */
-static void keep_manifest(struct mota_agent *a, unsigned m)
-{
-    struct mota_envelope env;
-    if (mota_agent_map_head(a, m, a->st[m].active.slot, &env) != MOTA_OK ||
-        env.manifest_len != a->up_env.manifest_len || memcmp(env.manifest, a->up_env.manifest, env.manifest_len) != 0) {
-        memset(&a->active_manifest[m], 0, sizeof(a->active_manifest[m])); /* no texts to report */
-        return;
-    }
-    a->active_manifest[m] = a->up_man;
-    mota_manifest_rebase(&a->active_manifest[m], a->up_env.manifest, a->up_env.manifest_len, env.manifest);
-}
-
-/*
- * The head written to the slot is there whole (the digests cover the components, not it): read back through
- * read first, which alone reports a torn unit on ECC flash, then decoded in place, the manifest the upload's.
- */
-static int stored_head_ok(struct mota_agent *a, unsigned m)
-{
-    const struct mota_agent_model_state *s = &a->st[m];
-    struct mota_sha256 h;
-    struct mota_envelope env;
-    mota_sha256_init(&h);
-    int ret = mota_agent_hash_flash(a, mota_agent_slot_base(a, m, s->upload.slot), s->upload_head_len, &h);
-    if (ret == MOTA_OK)
-        ret = mota_agent_map_head(a, m, s->upload.slot, &env);
-    if (ret == MOTA_OK && memcmp(env.digest, s->upload.digest, MOTA_SHA256_LEN) != 0)
-        ret = MOTA_ERR_SLOT_INVALID;
-    return ret;
-}
-
-/* Every byte is in: digests, install, self-test, verdict (timed from here). */
-static int finish_upload(struct mota_agent *a)
-{
-    uint32_t t0 = mota_agent_now_us(a);
-    mota_agent_upload_wipe(a); /* every byte is in: the content key is needed no more */
-    int ret = finish_upload_(a);
-    a->timing.verdict_us = mota_agent_now_us(a) - t0;
-    return ret;
-}
-
-static int finish_upload_(struct mota_agent *a)
-{
-    unsigned m = (unsigned)a->up_model;
-    struct mota_agent_model_state *s = &a->st[m];
-    const struct mota_agent_layout *lay = &a->up_layout; /* decided with the head, before the erase */
-    struct mota_installed inst;
-    int ret = MOTA_ERR_SLOT_INVALID;
-    bool validated = false;
-
-    if (s->upload_state != MOTA_UPLOAD_VERIFIED) {
-        phase(a, m, MOTA_PHASE_VERIFY);
-        uint32_t t0 = mota_agent_now_us(a);
-        ret = mota_agent_verify_components(a, m, s->upload.slot, &a->up_man, lay);
-        if (ret == MOTA_OK) /* the loader's bounds, on the bytes whose digest was just checked */
-            ret = mota_agent_validate_code(a, m, s->upload.slot, &a->up_man, lay);
-        validated = ret == MOTA_OK;
-        a->timing.digest_us = mota_agent_now_us(a) - t0;
-        a->timing.digest_bytes = 0;
-        for (size_t c = 0; c < a->up_man.n_components; c++)
-            a->timing.digest_bytes += (uint32_t)a->up_man.comp[c].size;
-        if (ret != MOTA_OK)
-            return fail_upload(a, m, ret);
-        if ((ret = mota_agent_journal(a, J_UPLOAD_VERIFIED, m, 0)) != MOTA_OK)
-            return ret;
-    }
-    /* the new model takes the exec RAM for its self-test; the old one is
-     * installed again if the new one does not make it */
-    a->installed[m] = false;
-    phase(a, m, MOTA_PHASE_INSTALL);
-    uint32_t t0 = mota_agent_now_us(a);
-    /* verified before a restart: the validation did not survive it */
-    ret = validated ? MOTA_OK : mota_agent_validate_code(a, m, s->upload.slot, &a->up_man, lay);
-    if (ret == MOTA_OK && (ret = stored_head_ok(a, m)) == MOTA_OK)
-        ret = mota_agent_install_slot(a, m, s->upload.slot, &a->up_man, lay, &inst);
-    a->timing.install_us = mota_agent_now_us(a) - t0;
-    if (ret == MOTA_OK && a->up_man.compat.selftest.present) {
-        phase(a, m, MOTA_PHASE_SELFTEST);
-        ret = mota_agent_run_selftest(a, m, s->upload.slot, &a->up_man, lay, &inst);
-    }
-    if (ret != MOTA_OK) {
-        int r2 = fail_upload(a, m, ret);
-        (void)mota_agent_activate(a, m);
-        return r2;
-    }
-    struct jrec r;
-    phase(a, m, MOTA_PHASE_COMMIT);
-    mota_journal_rec(&r, J_TRIAL, m);
-    r.slot = s->upload.slot;
-    r.seq = s->upload.seq;
-    memcpy(r.digest, s->upload.digest, MOTA_SHA256_LEN);
-    if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
-        return ret;
-    a->inst[m] = inst;
-    a->installed[m] = true;
-    keep_manifest(a, m);
-    a->up_model = MOTA_AGENT_NOT_RECEIVING;
-    a->up_ready = false;
-    a->up_active = false;
-    return (int)s->upload_len;
+    mota_sha256_init(&a->up.sha);
+    a->up.sha_comp = c;
+    a->up.unit_slot_off = a->up.layout.comp_slot[c] + done;
+    a->up.expected = o;
+    return mota_agent_hash_flash(a, mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up.layout.comp_slot[c], done,
+                                 &a->up.sha);
 }
 
 /* A new upload into the inactive slot: journal, erase, the head. Returns the head length. */
 static int begin_upload(struct mota_agent *a, uint32_t container_len)
 {
-    unsigned m = (unsigned)a->up_model;
+    unsigned m = (unsigned)a->up.model;
     struct mota_agent_model_state *s = &a->st[m];
     unsigned slot = s->active.slot == 1 ? 0 : (s->active.slot == 0 ? 1 : 0);
     struct jrec r;
     int ret;
-    a->up_resumed = false;
-    a->up_redo_at = 0;
+    a->up.resumed = false;
+    a->up.redo_at = 0;
     mota_journal_rec(&r, J_UPLOAD_BEGIN, m);
     r.slot = (uint8_t)slot;
-    r.seq = a->up_man.seq;
-    memcpy(r.digest, a->up_env.digest, MOTA_SHA256_LEN);
+    r.seq = a->up.man.seq;
+    memcpy(r.digest, a->up.env.digest, MOTA_SHA256_LEN);
     r.value = container_len;
-    r.value2 = (uint32_t)a->up_env.head_len;
+    r.value2 = (uint32_t)a->up.env.head_len;
     if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
     const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t base = mota_agent_slot_base(a, m, slot);
     /* the head goes to the slot too: the stored model carries its manifest */
-    uint32_t hl = (uint32_t)a->up_env.head_len, whole = hl / fl->prog_size * fl->prog_size;
+    uint32_t hl = (uint32_t)a->up.env.head_len, whole = hl / fl->prog_size * fl->prog_size;
     if ((ret = erase_to(a, m, whole)) != MOTA_OK ||
         (whole > 0 && (ret = fl->prog(fl->ctx, base, a->cfg->scratch, whole)) != MOTA_OK))
-        return fail_upload(a, m, ret);
-    a->unit_slot_off = whole;
-    a->unit_fill = hl - whole;
-    memcpy(a->unit, a->cfg->scratch + whole, a->unit_fill);
-    if (a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
-        return fail_upload(a, m, ret);
+        return mota_agent_fail_upload(a, m, ret);
+    a->up.unit_slot_off = whole;
+    a->up.unit_fill = hl - whole;
+    memcpy(a->up.unit, a->cfg->scratch + whole, a->up.unit_fill);
+    if (a->up.unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+        return mota_agent_fail_upload(a, m, ret);
     if ((ret = maybe_persist(a, hl, true)) != MOTA_OK)
         return ret;
-    a->up_sha_comp = -1;
-    a->up_expected = hl;
+    a->up.sha_comp = -1;
+    a->up.expected = hl;
     return (int)hl;
 }
 
@@ -578,19 +460,19 @@ static int take_cek(struct mota_agent *a)
     uint8_t k[MOTA_AES128_KEY_LEN];
     memset(&first, 0, sizeof(first));
     mota_agent_upload_wipe(a);
-    for (size_t c = 0; c < a->up_man.n_components && ret == MOTA_OK; c++) {
-        const struct mota_component *comp = &a->up_man.comp[c];
+    for (size_t c = 0; c < a->up.man.n_components && ret == MOTA_OK; c++) {
+        const struct mota_component *comp = &a->up.man.comp[c];
         if (!comp->encrypted)
             continue;
         if ((ret = mota_enc_info_decode(comp->enc_info, comp->enc_len, &ei)) != MOTA_OK ||
-            (a->up_cek_ok && same_recipients(&first, &ei)))
+            (a->up.cek_ok && same_recipients(&first, &ei)))
             continue;
-        if ((ret = mota_enc_cek(&ei, &a->cfg->enc, k)) == MOTA_OK && a->up_cek_ok &&
-            mota_ct_memcmp(k, a->up_cek, sizeof(k)) != 0)
+        if ((ret = mota_enc_cek(&ei, &a->cfg->enc, k)) == MOTA_OK && a->up.cek_ok &&
+            mota_ct_memcmp(k, a->up.cek, sizeof(k)) != 0)
             ret = MOTA_ERR_ENC_INFO;
-        if (ret == MOTA_OK && !a->up_cek_ok) {
-            memcpy(a->up_cek, k, sizeof(k));
-            a->up_cek_ok = true;
+        if (ret == MOTA_OK && !a->up.cek_ok) {
+            memcpy(a->up.cek, k, sizeof(k));
+            a->up.cek_ok = true;
             first = ei;
         }
     }
@@ -598,8 +480,8 @@ static int take_cek(struct mota_agent *a)
     if (ret != MOTA_OK)
         mota_agent_upload_wipe(a);
 #else
-    for (size_t c = 0; c < a->up_man.n_components; c++)
-        if (a->up_man.comp[c].encrypted)
+    for (size_t c = 0; c < a->up.man.n_components; c++)
+        if (a->up.man.comp[c].encrypted)
             ret = MOTA_ERR_DECRYPT_OFF; /* this build has no decryption */
 #endif
     return ret;
@@ -611,18 +493,18 @@ static int head_complete(struct mota_agent *a)
     struct mota_agent_head_check hc;
     uint32_t t0 = mota_agent_now_us(a);
     memset(&a->timing, 0, sizeof(a->timing)); /* a new update */
-    int ret = mota_agent_check_head(a, &a->up_env, &a->up_man, &hc, MOTA_AGENT_AUTH_NEW_UPLOAD);
+    int ret = mota_agent_check_head(a, &a->up.env, &a->up.man, &hc, MOTA_AGENT_AUTH_NEW_UPLOAD);
     a->verdict_model = hc.model; /* the errors ring names it, whatever the verdict */
     if (ret == MOTA_OK) {
         unsigned m = (unsigned)hc.model;
         const struct mota_agent_model_state *s = &a->st[m];
-        if (s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0 &&
+        if (s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, a->up.env.digest, MOTA_SHA256_LEN) == 0 &&
             !a->reinstall)
             ret = MOTA_ERR_ALREADY_ACTIVE; /* the same container again (a host that retries): no second install */
         else if (s->testing)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
-        else if ((ret = mota_agent_check_sequence(a, m, a->up_man.seq, a->up_env.digest)) != MOTA_OK)
-            hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up_man.seq};
+        else if ((ret = mota_agent_check_sequence(a, m, a->up.man.seq, a->up.env.digest)) != MOTA_OK)
+            hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up.man.seq};
         else
             ret = take_cek(a); /* last: an ECDH recipient costs a key agreement */
     }
@@ -630,7 +512,7 @@ static int head_complete(struct mota_agent *a)
     if (ret != MOTA_OK) {
         a->refusal = hc.why;
         a->refusal.reason = ret; /* vendor, class, unknown key: the ids are read where they are kept */
-        a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        a->up.model = MOTA_AGENT_NOT_RECEIVING;
         if (ret == MOTA_ERR_ALREADY_ACTIVE)
             return ret; /* not an error of the model: its state stays as it is */
         a->last_error = ret;
@@ -640,23 +522,23 @@ static int head_complete(struct mota_agent *a)
     }
     unsigned m = (unsigned)hc.model;
     struct mota_agent_model_state *s = &a->st[m];
-    a->up_model = (int)m;
-    a->up_layout = hc.lay;
-    a->up_ready = true;
+    a->up.model = (int)m;
+    a->up.layout = hc.lay;
+    a->up.ready = true;
 
     /* the same container interrupted earlier: continue where it stopped */
     if ((s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
-        memcmp(s->upload.digest, a->up_env.digest, MOTA_SHA256_LEN) == 0 && s->upload_offset >= a->up_env.head_len &&
+        memcmp(s->upload.digest, a->up.env.digest, MOTA_SHA256_LEN) == 0 && s->upload_offset >= a->up.env.head_len &&
         s->upload_len == hc.lay.container_len) {
-        a->last_persist = s->upload_offset;
+        a->up.last_persist = s->upload_offset;
         if (s->upload_state == MOTA_UPLOAD_VERIFIED || s->upload_offset == s->upload_len)
-            return finish_upload(a); /* every byte is on flash already */
+            return mota_agent_finish_upload(a); /* every byte is on flash already */
         ret = resume_at(a, s->upload_offset);
         if (ret == MOTA_ERR_JOURNAL) /* a resume point that does not fit this container: start over */
             return begin_upload(a, hc.lay.container_len);
         if (ret != MOTA_OK)
             return ret;
-        return (int)a->up_expected;
+        return (int)a->up.expected;
     }
 
     return begin_upload(a, hc.lay.container_len);
@@ -678,10 +560,10 @@ static int redo_sectors(struct mota_agent *a, unsigned m)
     uint32_t from = s->upload_erased_prev, to = s->upload_erased;
     struct jrec r;
     int ret;
-    if (a->up_redo_at == a->up_unit_at + 1u) /* erased again, and still not programmable: the flash is bad */
-        return fail_upload(a, m, MOTA_ERR_FLASH_IO);
-    a->up_redo_at = a->up_unit_at + 1u;
-    if (to == 0xFFFFFFFFu || a->up_unit_at < from || a->up_unit_at >= to || s->upload_base_offset < s->upload_head_len)
+    if (a->up.redo_at == a->up.unit_at + 1u) /* erased again, and still not programmable: the flash is bad */
+        return mota_agent_fail_upload(a, m, MOTA_ERR_FLASH_IO);
+    a->up.redo_at = a->up.unit_at + 1u;
+    if (to == 0xFFFFFFFFu || a->up.unit_at < from || a->up.unit_at >= to || s->upload_base_offset < s->upload_head_len)
         return begin_upload(a, s->upload_len);              /* not where a torn unit can be: start over */
     if (s->upload_base_ghash_at == s->upload_base_offset) { /* its GHASH state first, as at the resume point */
         mota_journal_rec(&r, J_UPLOAD_GHASH, m);
@@ -703,12 +585,12 @@ static int redo_sectors(struct mota_agent *a, unsigned m)
     if ((ret = mota_journal_append(&a->journal, &r)) != MOTA_OK)
         return ret;
     if ((ret = erase_to(a, m, to)) != MOTA_OK)
-        return fail_upload(a, m, ret);
-    a->last_persist = s->upload_offset;
+        return mota_agent_fail_upload(a, m, ret);
+    a->up.last_persist = s->upload_offset;
     ret = resume_at(a, s->upload_offset);
     if (ret == MOTA_ERR_JOURNAL)
         return begin_upload(a, s->upload_len);
-    return ret != MOTA_OK ? fail_upload(a, m, ret) : (int)a->up_expected;
+    return ret != MOTA_OK ? mota_agent_fail_upload(a, m, ret) : (int)a->up.expected;
 }
 
 /* A program that fails after a resume on a unit torn before the reset (not erased; on ECC flash,
@@ -718,21 +600,21 @@ static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resum
     bool torn = ret == MOTA_ERR_FLASH_NOT_ERASED || ret == MOTA_ERR_FLASH_ECC || ret == MOTA_ERR_FLASH_PROGRAMMED;
     if (torn && was_resumed)
         return redo_sectors(a, m);
-    return fail_upload(a, m, ret);
+    return mota_agent_fail_upload(a, m, ret);
 }
 
 /* With AES-GCM, the GHASH state at the resume point r is journaled just before r. */
 static int x_persist_ghash(struct mota_agent *a, unsigned m, int c, const struct jrec *r)
 {
 #if MOTA_FEATURE_DECRYPT
-    if (a->up_enc_alg != MOTA_ENC_A128GCM)
+    if (a->up.enc_alg != MOTA_ENC_A128GCM)
         return MOTA_OK;
     struct jrec g;
-    if ((a->up_gcm.len & ~(uint64_t)63u) != r->value - content_start(a, c))
+    if ((a->up.gcm.len & ~(uint64_t)63u) != r->value - content_start(a, c))
         return MOTA_ERR_INTERNAL; /* the hash and GHASH consumed the same bytes: not reached */
     mota_journal_rec(&g, J_UPLOAD_GHASH, m);
     g.value = r->value;
-    memcpy(g.digest, a->up_y64, sizeof(a->up_y64));
+    memcpy(g.digest, a->up.y64, sizeof(a->up.y64));
     return mota_journal_append(&a->journal, &g);
 #else
     (void)a, (void)m, (void)c, (void)r;
@@ -749,17 +631,17 @@ static int x_persist_ghash(struct mota_agent *a, unsigned m, int c, const struct
 static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
 {
     /* not right after an LZ4 frame's header (no image byte yet): a resume there would start a new frame */
-    if (b - a->last_persist < MOTA_AGENT_PROGRESS_STEP || a->unit_fill != 0 || x_out(a, c) == 0)
+    if (b - a->up.last_persist < MOTA_AGENT_PROGRESS_STEP || a->up.unit_fill != 0 || x_out(a, c) == 0)
         return MOTA_OK;
     struct jrec r;
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);
-    r.value = content_start(a, c) + (uint32_t)mota_sha256_midstate(&a->up_sha, r.digest);
+    r.value = content_start(a, c) + (uint32_t)mota_sha256_midstate(&a->up.sha, r.digest);
     r.flags = (uint8_t)(b - r.value);
     r.value2 = x_out(a, c);
     int ret = x_persist_ghash(a, m, c, &r);
     if (ret != MOTA_OK)
         return ret;
-    a->last_persist = b;
+    a->up.last_persist = b;
     return mota_journal_append(&a->journal, &r);
 }
 
@@ -771,29 +653,29 @@ static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
 static int x_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, const uint8_t *pt, uint32_t k, uint32_t o)
 {
     const struct mota_decomp_sink sink = {z_write, z_copy, a};
-    bool z = a->up_man.comp[c].compressed;
+    bool z = a->up.man.comp[c].compressed;
     for (uint32_t q = 0; q < k;) {
         size_t used = k - q;
         int ret;
-        a->up_z_err = MOTA_OK;
+        a->up.z_err = MOTA_OK;
         if (z) {
-            ret = mota_decompress_feed(&a->up_z, pt + q, k - q, &sink, &used);
+            ret = mota_decompress_feed(&a->up.z, pt + q, k - q, &sink, &used);
         } else {
-            uint32_t room = mota_agent_chunk_size(a) - a->unit_fill; /* a unit's end is a boundary */
+            uint32_t room = mota_agent_chunk_size(a) - a->up.unit_fill; /* a unit's end is a boundary */
             used = used < room ? used : room;
             ret = z_write(a, pt + q, used);
-            a->up_x_plain += ret == MOTA_OK ? (uint32_t)used : 0u;
+            a->up.x_plain += ret == MOTA_OK ? (uint32_t)used : 0u;
         }
-        if (ret != MOTA_OK && a->up_z_err == MOTA_OK && a->up_man.comp[c].encrypted) {
-            a->up_x_err = ret; /* told once the bytes are authentic: the rest is hashed, not decoded */
+        if (ret != MOTA_OK && a->up.z_err == MOTA_OK && a->up.man.comp[c].encrypted) {
+            a->up.x_err = ret; /* told once the bytes are authentic: the rest is hashed, not decoded */
             x_absorb(a, ct + q, k - q);
             return MOTA_OK;
         }
         if (ret != MOTA_OK)
-            return a->up_z_err != MOTA_OK ? unit_failed(a, m, ret, a->up_z_resumed) : fail_upload(a, m, ret);
+            return a->up.z_err != MOTA_OK ? unit_failed(a, m, ret, a->up.z_resumed) : mota_agent_fail_upload(a, m, ret);
         x_absorb(a, ct + q, (uint32_t)used);
         q += (uint32_t)used;
-        bool boundary = z ? mota_decompress_at_boundary(&a->up_z) : a->unit_fill == 0;
+        bool boundary = z ? mota_decompress_at_boundary(&a->up.z) : a->up.unit_fill == 0;
         if (boundary && (ret = x_persist(a, m, c, o + q)) != MOTA_OK)
             return ret;
     }
@@ -806,16 +688,16 @@ static int x_decrypt_feed(struct mota_agent *a, unsigned m, int c, const uint8_t
 #if MOTA_FEATURE_DECRYPT
     int ret = MOTA_OK;
     for (uint32_t p = 0; p < n && ret == MOTA_OK;) {
-        uint32_t k = n - p < sizeof(a->up_x) ? n - p : (uint32_t)sizeof(a->up_x);
-        if (a->up_x_err != MOTA_OK) { /* refused by the decoder in this piece: the rest hashed only */
+        uint32_t k = n - p < sizeof(a->up.x) ? n - p : (uint32_t)sizeof(a->up.x);
+        if (a->up.x_err != MOTA_OK) { /* refused by the decoder in this piece: the rest hashed only */
             x_absorb(a, ct + p, n - p);
             break;
         }
-        if (a->up_enc_alg == MOTA_ENC_A128CTR)
-            mota_ctr_xor(&a->up_ctr, ct + p, a->up_x, k);
+        if (a->up.enc_alg == MOTA_ENC_A128CTR)
+            mota_ctr_xor(&a->up.ctr, ct + p, a->up.x, k);
         else
-            mota_gcm_stream(&a->up_gcm, ct + p, a->up_x, k);
-        ret = x_feed(a, m, c, ct + p, a->up_x, k, o + p);
+            mota_gcm_stream(&a->up.gcm, ct + p, a->up.x, k);
+        ret = x_feed(a, m, c, ct + p, a->up.x, k, o + p);
         p += k;
     }
     return ret;
@@ -825,28 +707,28 @@ static int x_decrypt_feed(struct mota_agent *a, unsigned m, int c, const uint8_t
 #endif
 }
 
-/* n bytes of transformed component c at a->up_expected: after a resume, up to the boundary, hashed only;
+/* n bytes of transformed component c at a->up.expected: after a resume, up to the boundary, hashed only;
  * the text; with AES-GCM its tag, hashed and kept (never decrypted). */
 static int x_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t *data, uint32_t n)
 {
-    uint32_t o = a->up_expected, at = o - content_start(a, c), body = x_body(a, c);
-    uint32_t skip = a->up_z_skip < n ? a->up_z_skip : n;
+    uint32_t o = a->up.expected, at = o - content_start(a, c), body = x_body(a, c);
+    uint32_t skip = a->up.z_skip < n ? a->up.z_skip : n;
     uint32_t text = body > at ? (body - at < n ? body - at : n) : 0;
     int ret = MOTA_OK;
     x_absorb(a, data, skip);
-    a->up_z_skip -= skip;
-    if (skip < text && a->up_x_err != MOTA_OK) {
+    a->up.z_skip -= skip;
+    if (skip < text && a->up.x_err != MOTA_OK) {
         x_absorb(a, data + skip, text - skip); /* a decoder refused: hashed to the end, no more decoded */
     } else if (skip < text) {
-        bool enc = a->up_man.comp[c].encrypted;
+        bool enc = a->up.man.comp[c].encrypted;
         ret = enc ? x_decrypt_feed(a, m, c, data + skip, text - skip, o + skip)
                   : x_feed(a, m, c, data + skip, data + skip, text - skip, o + skip);
     }
 #if MOTA_FEATURE_DECRYPT
     uint32_t from = text > skip ? text : skip;
     if (ret == MOTA_OK && from < n) {
-        memcpy(a->up_tag + (at + from - body), data + from, n - from);
-        mota_sha256_update(&a->up_sha, data + from, n - from);
+        memcpy(a->up.tag + (at + from - body), data + from, n - from);
+        mota_sha256_update(&a->up.sha, data + from, n - from);
     }
 #endif
     return ret;
@@ -855,42 +737,44 @@ static int x_content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_
 /* Bytes of a payload head: gathered, then checked against the manifest (not stored). */
 static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
 {
-    const struct mota_component *comp = &a->up_man.comp[c];
-    const struct mota_agent_layout *lay = &a->up_layout;
-    uint32_t at = a->up_expected - lay->comp_stream[c], n = lay->comp_phl[c] - at;
+    const struct mota_component *comp = &a->up.man.comp[c];
+    const struct mota_agent_layout *lay = &a->up.layout;
+    uint32_t at = a->up.expected - lay->comp_stream[c], n = lay->comp_phl[c] - at;
     if (n > *len)
         n = (uint32_t)*len;
     if (at == 0)
-        a->payload_head_fill = 0;
-    memcpy(a->payload_head + a->payload_head_fill, *data, n); /* comp_phl fits payload_head: mota_agent_check_head */
-    a->payload_head_fill += n;
+        a->up.payload_head_fill = 0;
+    /* comp_phl fits payload_head: mota_agent_check_head */
+    memcpy(a->up.payload_head + a->up.payload_head_fill, *data, n);
+    a->up.payload_head_fill += n;
     *data += n;
     *len -= n;
-    a->up_expected += n;
-    if (a->payload_head_fill < lay->comp_phl[c])
+    a->up.expected += n;
+    if (a->up.payload_head_fill < lay->comp_phl[c])
         return MOTA_OK;
     const char *name;
     size_t name_len, hl;
     uint64_t size;
-    int ret = mota_payload_head(a->payload_head, a->payload_head_fill, &name, &name_len, &size, &hl);
+    int ret = mota_payload_head(a->up.payload_head, a->up.payload_head_fill, &name, &name_len, &size, &hl);
     if (ret != MOTA_OK)
-        return fail_upload(a, m, ret);
-    if (hl != a->payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
-        return fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
+        return mota_agent_fail_upload(a, m, ret);
+    if (hl != a->up.payload_head_fill || name_len != comp->uri_len || memcmp(name, comp->uri, name_len) != 0)
+        return mota_agent_fail_upload(a, m, MOTA_ERR_PAYLOAD_ORDER);
     if (size != mota_component_wire_size(comp))
-        return fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
-    mota_sha256_init(&a->up_sha);
-    a->up_sha_comp = c;
-    a->unit_slot_off = lay->comp_slot[c];
-    a->unit_fill = 0;
+        return mota_agent_fail_upload(a, m, MOTA_ERR_PAYLOAD_SIZE);
+    mota_sha256_init(&a->up.sha);
+    a->up.sha_comp = c;
+    a->up.unit_slot_off = lay->comp_slot[c];
+    a->up.unit_fill = 0;
     if (!comp->transport)
         return MOTA_OK;
 #if MOTA_FEATURE_DECRYPT
+    /* the key was taken and the info checked with the head: not reached */
     if ((ret = x_cipher(a, c, 0, NULL, 0)) != MOTA_OK)
-        return fail_upload(a, m, ret); /* the key was taken and the info checked with the head: not reached */
+        return mota_agent_fail_upload(a, m, ret);
 #endif
     if (x_start(a, m, c, 0) != MOTA_OK)
-        return fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
+        return mota_agent_fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
     return MOTA_OK;
 }
 
@@ -900,15 +784,15 @@ static int program_bytes(struct mota_agent *a, unsigned m, uint32_t o, const uin
 {
     const uint8_t *p = data;
     while (p < data + n) {
-        uint32_t k = mota_agent_chunk_size(a) - a->unit_fill, left = (uint32_t)(data + n - p);
+        uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill, left = (uint32_t)(data + n - p);
         if (k > left)
             k = left;
-        memcpy(a->unit + a->unit_fill, p, k);
-        a->unit_fill += k;
+        memcpy(a->up.unit + a->up.unit_fill, p, k);
+        a->up.unit_fill += k;
         p += k;
-        if (a->unit_fill < mota_agent_chunk_size(a))
+        if (a->up.unit_fill < mota_agent_chunk_size(a))
             continue;
-        bool was_resumed = a->up_resumed;
+        bool was_resumed = a->up.resumed;
         int ret = prog_unit(a);
         if (ret != MOTA_OK)
             return unit_failed(a, m, ret, was_resumed);
@@ -922,77 +806,77 @@ static int program_bytes(struct mota_agent *a, unsigned m, uint32_t o, const uin
 static int component_done(struct mota_agent *a, unsigned m, int c, uint32_t end, size_t extra)
 {
     uint8_t md[MOTA_SHA256_LEN];
-    const struct mota_component *comp = &a->up_man.comp[c];
-    bool was_resumed = a->up_resumed;
+    const struct mota_component *comp = &a->up.man.comp[c];
+    bool was_resumed = a->up.resumed;
     int ret;
-    if (comp->compressed && a->up_x_err == MOTA_OK && (ret = mota_decompress_finish(&a->up_z)) != MOTA_OK) {
+    if (comp->compressed && a->up.x_err == MOTA_OK && (ret = mota_decompress_finish(&a->up.z)) != MOTA_OK) {
         if (!comp->encrypted)
-            return fail_upload(a, m, ret); /* the payload ends before its frame does */
-        a->up_x_err = ret;                 /* encrypted: said once the bytes are authentic */
+            return mota_agent_fail_upload(a, m, ret); /* the payload ends before its frame does */
+        a->up.x_err = ret;                            /* encrypted: said once the bytes are authentic */
     }
-    if (a->up_x_err == MOTA_OK && a->unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
+    if (a->up.x_err == MOTA_OK && a->up.unit_fill > 0 && (ret = prog_unit(a)) != MOTA_OK)
         return unit_failed(a, m, ret, was_resumed);
-    mota_sha256_finish(&a->up_sha, md);
-    a->up_sha_comp = -1;
+    mota_sha256_finish(&a->up.sha, md);
+    a->up.sha_comp = -1;
     /* the bytes sent; a transformed image's own digest is checked from flash with the others */
     if (mota_ct_memcmp(md, comp->transport ? comp->wire_digest : comp->digest, MOTA_SHA256_LEN) != 0)
-        return fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
+        return mota_agent_fail_upload(a, m, MOTA_ERR_PAYLOAD_DIGEST);
 #if MOTA_FEATURE_DECRYPT
     /* the tag, before anything is installed: the image's digest is still checked from flash after it */
-    if (a->up_enc_alg == MOTA_ENC_A128GCM && (ret = mota_gcm_finish(&a->up_gcm, a->up_tag)) != MOTA_OK)
-        return fail_upload(a, m, ret);
-    a->up_enc_alg = 0;
+    if (a->up.enc_alg == MOTA_ENC_A128GCM && (ret = mota_gcm_finish(&a->up.gcm, a->up.tag)) != MOTA_OK)
+        return mota_agent_fail_upload(a, m, ret);
+    a->up.enc_alg = 0;
 #endif
-    if (a->up_x_err != MOTA_OK) /* authentic bytes that do not decode: a signed stream that is broken */
-        return fail_upload(a, m, a->up_x_err);
+    if (a->up.x_err != MOTA_OK) /* authentic bytes that do not decode: a signed stream that is broken */
+        return mota_agent_fail_upload(a, m, a->up.x_err);
     if ((ret = maybe_persist(a, end, true)) != MOTA_OK)
         return ret;
     if (end != a->st[m].upload_len)
         return MOTA_OK;
-    return extra > 0 ? fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG) : finish_upload(a);
+    return extra > 0 ? mota_agent_fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG) : mota_agent_finish_upload(a);
 }
 
 /* Content bytes of component c: hashed and programmed. */
 static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t **data, size_t *len)
 {
-    const struct mota_agent_layout *lay = &a->up_layout;
-    uint32_t o = a->up_expected;
-    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)mota_component_wire_size(&a->up_man.comp[c]);
+    const struct mota_agent_layout *lay = &a->up.layout;
+    uint32_t o = a->up.expected;
+    uint32_t end = lay->comp_stream[c] + lay->comp_phl[c] + (uint32_t)mota_component_wire_size(&a->up.man.comp[c]);
     uint32_t n = end - o;
     if (n > *len)
         n = (uint32_t)*len;
-    if (a->up_sha_comp != c)
-        return fail_upload(a, m, MOTA_ERR_INTERNAL);
+    if (a->up.sha_comp != c)
+        return mota_agent_fail_upload(a, m, MOTA_ERR_INTERNAL);
     int ret;
-    if (a->up_man.comp[c].transport) {
+    if (a->up.man.comp[c].transport) {
         ret = x_content_bytes(a, m, c, *data, n);
     } else {
-        mota_sha256_update(&a->up_sha, *data, n);
+        mota_sha256_update(&a->up.sha, *data, n);
         ret = program_bytes(a, m, o, *data, n);
     }
     if (ret != MOTA_OK)
         return ret;
     *data += n;
     *len -= n;
-    a->up_expected += n;
-    return a->up_expected == end ? component_done(a, m, c, end, *len) : MOTA_OK;
+    a->up.expected += n;
+    return a->up.expected == end ? component_done(a, m, c, end, *len) : MOTA_OK;
 }
 
 static int stream_bytes(struct mota_agent *a, const uint8_t *data, size_t len)
 {
-    unsigned m = (unsigned)a->up_model;
+    unsigned m = (unsigned)a->up.model;
     while (len > 0) {
-        if (a->up_expected >= a->st[m].upload_len)
-            return fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
+        if (a->up.expected >= a->st[m].upload_len)
+            return mota_agent_fail_upload(a, m, MOTA_ERR_UPLOAD_TOO_LONG);
         bool in_head = false;
-        int c = locate(a, a->up_expected, &in_head);
+        int c = locate(a, a->up.expected, &in_head);
         if (c < 0)
-            return fail_upload(a, m, MOTA_ERR_INTERNAL);
+            return mota_agent_fail_upload(a, m, MOTA_ERR_INTERNAL);
         int ret = in_head ? payload_head_bytes(a, m, c, &data, &len) : content_bytes(a, m, c, &data, &len);
         if (ret != MOTA_OK)
             return ret;
     }
-    return (int)a->up_expected;
+    return (int)a->up.expected;
 }
 
 static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *data, size_t len);
@@ -1002,10 +886,10 @@ int mota_agent_write(struct mota_agent *a, uint32_t offset, const uint8_t *data,
     if (a == NULL || a->cfg == NULL || (data == NULL && len > 0))
         return MOTA_ERR_ARG;
     if (offset == 0)
-        a->up_active = true;
+        a->up.active = true;
     int ret = write_stream(a, offset, data, len);
     if (ret < 0 && ret != MOTA_ERR_UPLOAD_OFFSET)
-        a->up_active = false; /* refused: the container is over */
+        a->up.active = false; /* refused: the container is over */
     return ret;
 }
 
@@ -1019,25 +903,25 @@ static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *da
             a->last_error = MOTA_ERR_NOT_PROVISIONED;
             return MOTA_ERR_NOT_PROVISIONED; /* nothing can be authenticated */
         }
-        a->up_ready = false;
-        a->up_model = MOTA_AGENT_NOT_RECEIVING;
+        a->up.ready = false;
+        a->up.model = MOTA_AGENT_NOT_RECEIVING;
         a->verdict_model = -1;
-        a->up_expected = 0;
-    } else if (offset != a->up_expected || (!a->up_ready && !a->up_active)) {
+        a->up.expected = 0;
+    } else if (offset != a->up.expected || (!a->up.ready && !a->up.active)) {
         return MOTA_ERR_UPLOAD_OFFSET; /* a head is collected from offset 0 on, over as many writes as it takes */
     }
     if (len > 0xFFFFFFFFu - offset)
         return MOTA_ERR_UPLOAD_TOO_LONG;
-    while (len > 0 && !a->up_ready) {
-        size_t room = a->cfg->scratch_size - a->up_expected;
+    while (len > 0 && !a->up.ready) {
+        size_t room = a->cfg->scratch_size - a->up.expected;
         size_t n = len < room ? len : room;
-        memcpy(a->cfg->scratch + a->up_expected, data, n);
-        uint32_t before = a->up_expected;
-        a->up_expected += (uint32_t)n;
-        int ret = mota_envelope_decode(a->cfg->scratch, a->up_expected, &a->up_env);
+        memcpy(a->cfg->scratch + a->up.expected, data, n);
+        uint32_t before = a->up.expected;
+        a->up.expected += (uint32_t)n;
+        int ret = mota_envelope_decode(a->cfg->scratch, a->up.expected, &a->up.env);
         if (ret == MOTA_ERR_CBOR_TRUNCATED) {
-            if (a->up_expected == a->cfg->scratch_size) {
-                a->up_expected = 0;
+            if (a->up.expected == a->cfg->scratch_size) {
+                a->up.expected = 0;
                 return MOTA_ERR_ENV_TOO_LARGE;
             }
             data += n;
@@ -1045,24 +929,24 @@ static int write_stream(struct mota_agent *a, uint32_t offset, const uint8_t *da
             continue;
         }
         if (ret != MOTA_OK) {
-            a->up_expected = 0;
+            a->up.expected = 0;
             a->last_error = ret;
             return ret;
         }
         /* bytes past the head belong to the payloads */
-        size_t used = a->up_env.head_len - before;
+        size_t used = a->up.env.head_len - before;
         data += used;
         len -= used;
-        a->up_expected = (uint32_t)a->up_env.head_len;
+        a->up.expected = (uint32_t)a->up.env.head_len;
         ret = head_complete(a);
         if (ret < 0)
             return ret;
-        if ((uint32_t)ret != a->up_env.head_len) {
+        if ((uint32_t)ret != a->up.env.head_len) {
             /* resumed (or finished): the sender continues at ret */
             return ret;
         }
     }
     if (len == 0)
-        return (int)a->up_expected;
+        return (int)a->up.expected;
     return stream_bytes(a, data, len);
 }

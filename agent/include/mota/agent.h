@@ -175,6 +175,58 @@ struct mota_agent_layout {
     uint32_t container_len, slot_used;                   /* bytes of the stream, of the slot it occupies */
 };
 
+/*
+ * The upload being received, the RAM part (its durable part is the model's state in the journal): what
+ * mota_agent_write keeps between calls, held in struct mota_agent by value.
+ */
+struct mota_agent_upload {
+    int model;         /* -1: none */
+    bool ready;        /* head verified and decoded into env/man */
+    uint32_t expected; /* next stream offset */
+    struct mota_envelope env;
+    struct mota_manifest man;
+    struct mota_agent_layout layout; /* decided once, from the verified head */
+    struct mota_sha256 sha;
+    int sha_comp;             /* component being hashed, -1 none */
+    uint8_t payload_head[32]; /* a payload head being received (tstr key and bstr head: 26 bytes at most) */
+    uint32_t payload_head_fill;
+    uint8_t unit[256]; /* partial program unit */
+    uint32_t unit_fill, unit_slot_off;
+    uint32_t unit_at; /* slot offset of the last unit programmed (or torn) */
+    uint32_t redo_at; /* 1 + the unit whose sectors were last erased again (0: none this upload) */
+    /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
+     * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
+     * error */
+    struct mota_decompress z;
+    const uint8_t *img;
+    uint32_t z_skip;
+    int z_err;
+    bool z_resumed;
+    uint32_t x_plain; /* an encrypted payload that is not compressed: image bytes given to the program unit */
+    /* an encrypted payload's decoder refusal, told only once its bytes proved authentic (transport digest, GCM
+     * tag): its plaintext is not authenticated while it is decoded, and a reason per bit flipped would make the
+     * device an oracle on it; decoding stops, the bytes are still hashed to the end. 0: none */
+    int x_err;
+#if MOTA_FEATURE_DECRYPT
+    /* an encrypted payload: the container's content key (unwrapped from the head before any erase, never
+     * journaled, wiped when the upload ends), the component's cipher (GCM: decrypting ahead of what the
+     * decoder consumed, authenticating what it consumed), its tag as received, the GHASH state at the last
+     * 64-byte boundary of that (what a resume point journals), and a few decrypted bytes for the decoder */
+    bool cek_ok;
+    uint8_t cek[MOTA_AES128_KEY_LEN];
+    int enc_alg; /* MOTA_ENC_A128GCM, _A128CTR, or 0: the payload is not encrypted */
+    struct mota_aes128 aes;
+    struct mota_gcm gcm;
+    struct mota_ctr ctr;
+    uint8_t tag[MOTA_GCM_TAG_LEN];
+    uint8_t y64[MOTA_GCM_STATE_LEN];
+    uint8_t x[128];
+#endif
+    uint32_t last_persist; /* where the stream was when its progress was last journaled */
+    bool resumed;          /* units past the resume point may already be on flash */
+    bool active;           /* a container has started and has neither ended nor been refused */
+};
+
 /* The agent's state: caller-allocated, opaque in use. */
 struct mota_agent {
     const struct mota_agent_config *cfg;
@@ -190,53 +242,8 @@ struct mota_agent {
     struct mota_manifest active_manifest[MOTA_AGENT_MAX_MODELS];
     /* the code about to be installed, validated once its digest is checked (the loader's bounds) */
     struct mota_nbin_info code_info;
-    /* the upload being received (RAM part) */
-    int up_model;         /* -1: none */
-    int verdict_model;    /* the model the current or last upload is for, once its head said (-1: not known) */
-    bool up_ready;        /* head verified and decoded into up_env/up_man */
-    uint32_t up_expected; /* next stream offset */
-    struct mota_envelope up_env;
-    struct mota_manifest up_man;
-    struct mota_agent_layout up_layout; /* decided once, from the verified head */
-    struct mota_sha256 up_sha;
-    int up_sha_comp;          /* component being hashed, -1 none */
-    uint8_t payload_head[32]; /* a payload head being received (tstr key and bstr head: 26 bytes at most) */
-    uint32_t payload_head_fill;
-    uint8_t unit[256]; /* partial program unit */
-    uint32_t unit_fill, unit_slot_off;
-    uint32_t up_unit_at; /* slot offset of the last unit programmed (or torn) */
-    uint32_t up_redo_at; /* 1 + the unit whose sectors were last erased again (0: none this upload) */
-    /* a compressed payload: its decoder (its tables: 1.2 KiB), its image as mapped (matches are read back
-     * from it; NULL: through read()), stream bytes to hash but not decode after a resume, a sink's flash
-     * error */
-    struct mota_decompress up_z;
-    const uint8_t *up_img;
-    uint32_t up_z_skip;
-    int up_z_err;
-    bool up_z_resumed;
-    uint32_t up_x_plain; /* an encrypted payload that is not compressed: image bytes given to the program unit */
-    /* an encrypted payload's decoder refusal, told only once its bytes proved authentic (transport digest, GCM
-     * tag): its plaintext is not authenticated while it is decoded, and a reason per bit flipped would make the
-     * device an oracle on it; decoding stops, the bytes are still hashed to the end. 0: none */
-    int up_x_err;
-#if MOTA_FEATURE_DECRYPT
-    /* an encrypted payload: the container's content key (unwrapped from the head before any erase, never
-     * journaled, wiped when the upload ends), the component's cipher (GCM: decrypting ahead of what the
-     * decoder consumed, authenticating what it consumed), its tag as received, the GHASH state at the last
-     * 64-byte boundary of that (what a resume point journals), and a few decrypted bytes for the decoder */
-    bool up_cek_ok;
-    uint8_t up_cek[MOTA_AES128_KEY_LEN];
-    int up_enc_alg; /* MOTA_ENC_A128GCM, _A128CTR, or 0: the payload is not encrypted */
-    struct mota_aes128 up_aes;
-    struct mota_gcm up_gcm;
-    struct mota_ctr up_ctr;
-    uint8_t up_tag[MOTA_GCM_TAG_LEN];
-    uint8_t up_y64[MOTA_GCM_STATE_LEN];
-    uint8_t up_x[128];
-#endif
-    uint32_t last_persist;
-    bool up_resumed; /* units past the resume point may already be on flash */
-    bool up_active;  /* a container has started and has neither ended nor been refused */
+    struct mota_agent_upload up; /* the upload being received (RAM part) */
+    int verdict_model;           /* the model the current or last upload is for, once its head said (-1: not known) */
     /* install even the container the model runs already, into the other slot, on trial (the link sets it
      * from BEGIN's flag, mota push --reinstall); otherwise that container is MOTA_ERR_ALREADY_ACTIVE */
     bool reinstall;
