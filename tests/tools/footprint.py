@@ -24,8 +24,8 @@ MODULES = [
     ("crypto: SHA-256 (mbed TLS) + shim", ("libmota_crypto.a", "libmota_dep_mbedtls_lib.a")),
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
-    ("port (ports/mps)", ("libmota_hal_an547.a", "libmota_hal_an505.a", "libmota_hal_an386.a",
-                              "libmota_hal_an500.a")),
+    ("port: the Arm layer (ports/arm)", ()),  # objects of a board's port library: ARM_OBJS
+    ("port: family and board (ports/mps)", ()),  # the rest of a board's port library, libmota_hal_<board>.a
     ("application (main.c)", ("main.c.obj",)),
     ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),
 ]
@@ -51,9 +51,16 @@ MEMBERS = [
 ]
 
 
+# the Arm layer's objects inside a board's port library (ports/arm/arm.cmake)
+ARM_OBJS = ("core.c.obj", "clock.c.obj", "fault.c.obj", "guard.c.obj", "infer.c.obj", "mpu.c.obj")
+
+
 def module_of(src):
     base = re.sub(r"\(.*", "", src).rsplit("/", 1)[-1]
     member = re.search(r"\(([^)]*)\)", src)
+    if base.startswith("libmota_hal_") and base.endswith(".a"):
+        arm = member is not None and member.group(1) in ARM_OBJS
+        return "port: the Arm layer (ports/arm)" if arm else "port: family and board (ports/mps)"
     for mod, objs in MEMBERS:
         if member and member.group(1) in objs:
             return mod
