@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the registers and their bits, written here from the reference manual and not taken from the driver: a wrong
+ * bit in the driver must not be mirrored by its checker */
 #define ACR 0x00u
 #define KEYR 0x04u
 #define SR 0x0Cu
