@@ -36,6 +36,7 @@
 #define SCB_CPACR REG(0xE000ED88u)
 #define SCB_SFSR REG(0xE000EDE4u)
 #define SCB_CPUID_NS REG(0xE002ED00u)
+#define MPU_CTRL REG(0xE000ED94u) /* the same on PMSAv7 and Armv8-M */
 #define FPU_FPCCR REG(0xE000EF34u)
 #define FPU_MVFR0 REG(0xE000EF40u)
 #define CFSR_MMARVALID (1u << 7)

@@ -2,7 +2,6 @@
 /* The core: its FPU and fault handlers switched on, the device profile read from it, cache maintenance,
  * and the main stack's high-water mark. */
 #include "arm_int.h"
-#include "mota/features.h"
 
 #include <string.h>
 

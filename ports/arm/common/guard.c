@@ -320,6 +320,13 @@ __attribute__((used)) bool mota_arm_guard_overdue(uint32_t exc_return)
     return true;
 }
 
+/* The MPU off after a guarded call: nothing else runs unprivileged (the grant is per architecture: mpu.c). */
+void mota_arm_mpu_off(void)
+{
+    MPU_CTRL = 0;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+
 int mota_arm_guard_call(const struct mota_arm_guard_call *c, uint32_t *ret, struct mota_arm_guard_fault *fault)
 {
     guard_fault = (struct mota_arm_guard_fault){0};

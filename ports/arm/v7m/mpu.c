@@ -18,7 +18,6 @@
 #endif
 
 #define MPU_TYPE REG(0xE000ED90u)
-#define MPU_CTRL REG(0xE000ED94u)
 #define MPU_RNR REG(0xE000ED98u)
 #define MPU_RBAR REG(0xE000ED9Cu)
 #define MPU_RASR REG(0xE000EDA0u)
@@ -87,10 +86,4 @@ bool mota_arm_mpu_grant(const struct mota_arm_guard_call *c, uint32_t stack, uin
     MPU_CTRL = 5u; /* ENABLE, PRIVDEFENA: privileged code keeps the default map */
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     return true;
-}
-
-void mota_arm_mpu_off(void)
-{
-    MPU_CTRL = 0; /* nothing else runs unprivileged */
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
