@@ -15,3 +15,9 @@ function(mota_arm_sources src inc)
       ${MOTA_ARM_DIR}/common/guard.c ${MOTA_ARM_DIR}/common/infer.c ${mpu} PARENT_SCOPE)
   set(${inc} ${MOTA_ARM_DIR}/common PARENT_SCOPE)
 endfunction()
+
+# mota_arm_qemu_sources(<sources var>): the launcher's side of a board on QEMU (mota/arm_qemu.h:
+# semihosting, the launcher's arguments and log, the emulated flash), for a family's QEMU boards only
+function(mota_arm_qemu_sources src)
+  set(${src} ${MOTA_ARM_DIR}/qemu/launcher.c ${MOTA_ARM_DIR}/qemu/flash.c ${MOTA_ARM_DIR}/qemu/flash_ecc.c PARENT_SCOPE)
+endfunction()

@@ -13,8 +13,9 @@ function(mota_mps_board board)
   set(elf mota-${board}.elf)
   set(ld ${CMAKE_CURRENT_SOURCE_DIR}/${board}.ld)
   mota_arm_sources(arm_src arm_inc)
-  add_library(${lib} STATIC ${MOTA_MPS_DIR}/src/startup.c ${MOTA_MPS_DIR}/src/console.c ${MOTA_MPS_DIR}/src/system.c ${MOTA_MPS_DIR}/src/uart.c
-              ${MOTA_MPS_DIR}/src/flash.c ${MOTA_MPS_DIR}/src/flash_ecc.c ${MOTA_MPS_DIR}/src/board.c ${arm_src})
+  mota_arm_qemu_sources(qemu_src)
+  add_library(${lib} STATIC ${MOTA_MPS_DIR}/src/startup.c ${MOTA_MPS_DIR}/src/system.c ${MOTA_MPS_DIR}/src/uart.c
+              ${MOTA_MPS_DIR}/src/board.c ${arm_src} ${qemu_src})
   target_compile_options(${lib} PRIVATE ${MOTA_WARNINGS})
   # mota_arm_config.h (the family's, in src/) and board_config.h (the board's) configure the Arm layer
   target_include_directories(${lib} PUBLIC ${MOTA_MPS_DIR}/include ${MOTA_ARM_DIR}/include

@@ -32,6 +32,21 @@ static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
 
 static struct mota_provision prov;
 
+/* The emulated flash (mota/arm_qemu.h): a RAM window standing for an external octal NOR like the
+ * STM32N6570-DK's MX66UW1G45G (../shared/research/stm32-flash-facts.md): 4 KiB sectors erased in 25 ms (~)
+ * / 400 ms, 256-byte pages programmed in 0.15 ms (~) / 0.75 ms (~), no ECC unless flash-ecc */
+static const struct mota_qemu_flash_cfg nor = {
+    .window = MOTA_MPS_FLASH_BASE,
+    .size = MOTA_MPS_FLASH_SIZE,
+    .prog_size = MOTA_MPS_PROG,
+    .prog_block = 256,
+    .prog_typ_us = 150,
+    .prog_max_us = 750,
+    .n_regions = 1,
+    .regions = {{MOTA_MPS_FLASH_SIZE / MOTA_MPS_SECTOR, MOTA_MPS_SECTOR, 25000, 400000}},
+    .n_owned = 1,
+    .owned = {{0, MOTA_MPS_FLASH_SIZE}}};
+
 /* The port the agent is given: the drivers, the loader's memory (QEMU models no caches: the Arm layer's
  * maintenance is barriers there), inference under guard. */
 static void port_fill(struct mota_board *b, const struct mota_agent_config *cfg)
@@ -84,13 +99,14 @@ int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
     memset(b, 0, sizeof(*b));
     memset(st, 0, sizeof(*st));
     mota_arm_clock_init();
-    if ((ret = mps_args_parse()) != MOTA_OK)
+    if ((ret = mota_qemu_args_parse()) != MOTA_OK)
         return ret;
-    st->boot = (struct mota_board_boot){mps_args.cause, mps_args.fault_pc, mps_args.fault_addr, mps_args.fault_cfsr};
-    st->hang_on_trial = mps_args.hang_on_trial != 0;
-    st->measure_stack = mps_args.measure_stack != 0;
+    st->boot = (struct mota_board_boot){mota_qemu_args.cause, mota_qemu_args.fault_pc, mota_qemu_args.fault_addr,
+                                        mota_qemu_args.fault_cfsr};
+    st->hang_on_trial = mota_qemu_args.hang_on_trial != 0;
+    st->measure_stack = mota_qemu_args.measure_stack != 0;
     st->name = b->name;
-    if ((ret = mps_flash_init(&b->flash)) != MOTA_OK)
+    if ((ret = mota_qemu_flash_init(&b->flash, &nor)) != MOTA_OK)
         return ret;
     mps_system_init(&b->sys);
     mps_uart_init(&b->uart);

@@ -41,7 +41,7 @@ int *__errno(void)
 
 void mps_default_handler(void)
 {
-    mps_reset_announce("fault", 0, SCB_ICSR & 0x1FFu, 0);
+    mota_qemu_reset("fault", 0, SCB_ICSR & 0x1FFu, 0);
 }
 
 void mps_reset_handler(void)
@@ -51,7 +51,7 @@ void mps_reset_handler(void)
     memset(&__bss_start, 0, (size_t)((uint8_t *)&__bss_end - (uint8_t *)&__bss_start));
     mota_arm_core_init(); /* the guard's RAM, the stack painted, the fault handlers on */
     main();
-    mps_reset_announce("software", 0, 0, 0);
+    mota_qemu_reset("software", 0, 0, 0);
 }
 
 /* The board contract's stack measurement (mota/port.h) is the Arm layer's. */

@@ -9,13 +9,13 @@
 static void system_reset(void *ctx)
 {
     (void)ctx;
-    mps_reset_announce("software", 0, 0, 0);
+    mota_qemu_reset("software", 0, 0, 0);
 }
 
 static enum mota_reset_cause reset_cause(void *ctx)
 {
     (void)ctx;
-    return mps_args.cause;
+    return mota_qemu_args.cause;
 }
 
 static void watchdog_kick(void *ctx);
@@ -95,39 +95,8 @@ void mps_nmi_handler(void)
         __asm__ volatile("wfi");
 }
 
-/* ---- the last words before a reset ---- */
-static void put_hex(char *p, uint32_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 8; i++)
-        p[i] = hex[(v >> (28 - 4 * i)) & 0xF];
-}
-
 /* The Arm layer's last words before a reset are the launcher's */
 void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
 {
-    mps_reset_announce(cause, pc, addr, cfsr);
-}
-
-void mps_reset_announce(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
-{
-    /* "mota-BOARD: reset CAUSE pc=XXXXXXXX addr=XXXXXXXX cfsr=XXXXXXXX" */
-    char line[96] = MOTA_BOARD_TAG "reset ";
-    size_t n = strlen(line), c = strlen(cause);
-    memcpy(line + n, cause, c);
-    n += c;
-    memcpy(line + n, " pc=", 4);
-    put_hex(line + n + 4, pc);
-    memcpy(line + n + 12, " addr=", 6);
-    put_hex(line + n + 18, addr);
-    memcpy(line + n + 26, " cfsr=", 6);
-    put_hex(line + n + 32, cfsr);
-    line[n + 40] = '\n';
-    line[n + 41] = 0;
-    mota_board_log(line);
-    __asm__ volatile("dsb");
-    SCB_AIRCR = 0x05FA0004u; /* SYSRESETREQ */
-    __asm__ volatile("dsb");
-    for (;;)
-        __asm__ volatile("wfi");
+    mota_qemu_reset(cause, pc, addr, cfsr);
 }

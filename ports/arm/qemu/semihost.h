@@ -2,8 +2,8 @@
 /* Arm semihosting (BKPT 0xAB): the QEMU board's window to its host, for the
  * flash file, the launcher's arguments and the log. A real board has none
  * of this; its flash driver talks to the flash controller instead. */
-#ifndef MOTA_AN547_SEMIHOST_H
-#define MOTA_AN547_SEMIHOST_H
+#ifndef MOTA_ARM_QEMU_SEMIHOST_H
+#define MOTA_ARM_QEMU_SEMIHOST_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The launcher's side of the board: its arguments (the semihosting command
- * line) and the log (the semihosting console, QEMU's stderr, which the
- * launcher reads). Below the drivers and the bring-up, which all use them. */
-#include "mps.h"
-
+/* The launcher's side of a board on QEMU (mota/arm_qemu.h): its arguments (the semihosting command line),
+ * the log (the semihosting console, QEMU's stderr, which the launcher reads) and the last words before a
+ * reset. Below the drivers and the bring-up, which all use them. */
+#include "mota/arm_qemu.h"
 #include "mota/err.h"
 #include "semihost.h"
 
 #include <string.h>
-struct mps_args mps_args;
+struct mota_qemu_args mota_qemu_args;
 static char cmdline[512];
 
 /* ---- the launcher's arguments: "mota-BOARD flash=F reset=CAUSE [cut=N] [torn] [hang-on-trial] [measure-stack] [fault=PC:ADDR:CFSR] [flash-timing=typ|max] [flash-ecc]" ---- */
@@ -36,7 +35,7 @@ static bool word_is(const char *w, size_t n, const char *key, const char **val)
     return true;
 }
 
-int mps_args_parse(void)
+int mota_qemu_args_parse(void)
 {
     int32_t len = sh_cmdline(cmdline, sizeof(cmdline) - 1);
     if (len < 0)
@@ -49,32 +48,32 @@ int mps_args_parse(void)
         size_t n = (size_t)(e - w);
         const char *v;
         if (word_is(w, n, "flash=", &v)) {
-            mps_args.flash = v;
-            mps_args.flash_len = (uint32_t)(e - v);
+            mota_qemu_args.flash = v;
+            mota_qemu_args.flash_len = (uint32_t)(e - v);
         } else if (word_is(w, n, "reset=", &v)) {
-            mps_args.cause = memcmp(v, "software", 8) == 0   ? MOTA_RESET_SOFTWARE
-                             : memcmp(v, "watchdog", 8) == 0 ? MOTA_RESET_WATCHDOG
-                             : memcmp(v, "fault", 5) == 0    ? MOTA_RESET_FAULT
-                                                             : MOTA_RESET_POWER_ON;
+            mota_qemu_args.cause = memcmp(v, "software", 8) == 0   ? MOTA_RESET_SOFTWARE
+                                   : memcmp(v, "watchdog", 8) == 0 ? MOTA_RESET_WATCHDOG
+                                   : memcmp(v, "fault", 5) == 0    ? MOTA_RESET_FAULT
+                                                                   : MOTA_RESET_POWER_ON;
         } else if (word_is(w, n, "cut=", &v)) {
-            mps_args.cut_at_op = parse_num(v, e, 10);
+            mota_qemu_args.cut_at_op = parse_num(v, e, 10);
         } else if (n == 4 && memcmp(w, "torn", 4) == 0) {
-            mps_args.torn = 1;
+            mota_qemu_args.torn = 1;
         } else if (n == 13 && memcmp(w, "hang-on-trial", 13) == 0) {
-            mps_args.hang_on_trial = 1;
+            mota_qemu_args.hang_on_trial = 1;
         } else if (n == 13 && memcmp(w, "measure-stack", 13) == 0) {
-            mps_args.measure_stack = 1;
+            mota_qemu_args.measure_stack = 1;
         } else if (n == 9 && memcmp(w, "flash-ecc", 9) == 0) {
-            mps_args.flash_ecc = 1;
+            mota_qemu_args.flash_ecc = 1;
         } else if (word_is(w, n, "flash-timing=", &v)) {
-            mps_args.flash_timing = memcmp(v, "max", 3) == 0 ? 2 : memcmp(v, "typ", 3) == 0 ? 1 : 0;
+            mota_qemu_args.flash_timing = memcmp(v, "max", 3) == 0 ? 2 : memcmp(v, "typ", 3) == 0 ? 1 : 0;
         } else if (word_is(w, n, "fault=", &v)) {
             /* ':' separated: QEMU's -semihosting-config splits its arguments at commas */
             const char *c1 = memchr(v, ':', (size_t)(e - v));
             const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
-            mps_args.fault_pc = parse_num(v, e, 16);
-            mps_args.fault_addr = c1 ? parse_num(c1 + 1, e, 16) : 0;
-            mps_args.fault_cfsr = c2 ? parse_num(c2 + 1, e, 16) : 0;
+            mota_qemu_args.fault_pc = parse_num(v, e, 16);
+            mota_qemu_args.fault_addr = c1 ? parse_num(c1 + 1, e, 16) : 0;
+            mota_qemu_args.fault_cfsr = c2 ? parse_num(c2 + 1, e, 16) : 0;
         }
         w = *e ? e + 1 : e;
         *e = 0; /* terminate the value in place */
@@ -99,4 +98,35 @@ void mota_board_log_hex(const char *label, uint32_t v)
     mota_board_log(label);
     mota_board_log(b);
     mota_board_log("\n");
+}
+
+/* ---- the last words before a reset ---- */
+static void put_hex(char *p, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 8; i++)
+        p[i] = hex[(v >> (28 - 4 * i)) & 0xF];
+}
+
+void mota_qemu_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
+{
+    /* "mota-BOARD: reset CAUSE pc=XXXXXXXX addr=XXXXXXXX cfsr=XXXXXXXX" */
+    char line[96] = MOTA_BOARD_TAG "reset ";
+    size_t n = strlen(line), c = strlen(cause);
+    memcpy(line + n, cause, c);
+    n += c;
+    memcpy(line + n, " pc=", 4);
+    put_hex(line + n + 4, pc);
+    memcpy(line + n + 12, " addr=", 6);
+    put_hex(line + n + 18, addr);
+    memcpy(line + n + 26, " cfsr=", 6);
+    put_hex(line + n + 32, cfsr);
+    line[n + 40] = '\n';
+    line[n + 41] = 0;
+    mota_board_log(line);
+    __asm__ volatile("dsb");
+    *(volatile uint32_t *)0xE000ED0Cu = 0x05FA0004u; /* AIRCR: SYSRESETREQ */
+    __asm__ volatile("dsb");
+    for (;;)
+        __asm__ volatile("wfi");
 }

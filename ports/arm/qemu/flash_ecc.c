@@ -10,44 +10,48 @@
  * QEMU being killed. It holds 256 entries (1 KiB of RAM, an emulation cost only): a program that would
  * overflow it is refused (MOTA_ERR_FLASH_IO) before anything is written.
  */
-#include "mps.h"
+#include "qemu_int.h"
 
 #include "mota/err.h"
 
 #include <string.h>
 
-#define WINDOW ((const uint8_t *)(uintptr_t)MOTA_MPS_FLASH_BASE)
 #define ENTRIES 256u /* FLASH.ecc: 1 KiB, as the launcher creates it (cmd_board.c ecc_file) */
 #define KIND_SHIFT 24u
 #define UNIT_MASK 0x00FFFFFFu
 
 enum kind { FREE = 0, ONES = 1, TORN = 2, TORN_SECTOR = 3 };
 
-static uint32_t table[ENTRIES]; /* kind << 24 | unit index (the unit's offset / MOTA_MPS_PROG) */
+static uint32_t table[ENTRIES]; /* kind << 24 | unit index (its offset / the unit size) */
 static unsigned n_torn;         /* TORN and TORN_SECTOR entries: reads check the table only when there are */
 static unsigned n_used;         /* entries of any kind: programs check the table only when there are */
 static int32_t efd = -1;
 static char path[300];
+static const uint8_t *window;
+static uint32_t unit, sector; /* the emulated flash's program unit and (uniform) sector */
 
 static enum kind kind_of(uint32_t e)
 {
     return (enum kind)(e >> KIND_SHIFT);
 }
 
-bool mps_ecc_on(void)
+bool qemu_ecc_on(void)
 {
     return efd >= 0;
 }
 
-int mps_ecc_init(void)
+int qemu_ecc_init(const uint8_t *w, uint32_t unit_size, uint32_t sector_size)
 {
-    if (!mps_args.flash_ecc)
+    window = w;
+    unit = unit_size;
+    sector = sector_size;
+    if (!mota_qemu_args.flash_ecc)
         return MOTA_OK;
-    if (mps_args.flash_len + sizeof(".ecc") > sizeof(path))
+    if (mota_qemu_args.flash_len + sizeof(".ecc") > sizeof(path))
         return MOTA_ERR_FLASH_IO;
-    memcpy(path, mps_args.flash, mps_args.flash_len);
-    memcpy(path + mps_args.flash_len, ".ecc", sizeof(".ecc"));
-    efd = sh_open(path, mps_args.flash_len + 4u, SH_MODE_RPLUSB);
+    memcpy(path, mota_qemu_args.flash, mota_qemu_args.flash_len);
+    memcpy(path + mota_qemu_args.flash_len, ".ecc", sizeof(".ecc"));
+    efd = sh_open(path, mota_qemu_args.flash_len + 4u, SH_MODE_RPLUSB);
     if (efd < 0 || sh_flen(efd) != (int32_t)sizeof(table) || sh_seek(efd, 0) != 0 ||
         sh_read(efd, table, sizeof(table)) != 0)
         return MOTA_ERR_FLASH_IO; /* the launcher creates it */
@@ -72,14 +76,14 @@ static int add(enum kind k, uint32_t off)
 {
     for (unsigned i = 0; i < ENTRIES; i++)
         if (table[i] == FREE)
-            return put(i, (uint32_t)k << KIND_SHIFT | (off / MOTA_MPS_PROG));
+            return put(i, (uint32_t)k << KIND_SHIFT | (off / unit));
     return MOTA_ERR_FLASH_IO; /* more exceptions than the emulation keeps */
 }
 
 /* Whether the unit at off is in the table as k (a torn sector: any unit of it). */
 static bool listed(enum kind k, uint32_t off)
 {
-    uint32_t u = off / MOTA_MPS_PROG, su = off / MOTA_MPS_SECTOR * (MOTA_MPS_SECTOR / MOTA_MPS_PROG);
+    uint32_t u = off / unit, su = off / sector * (sector / unit);
     for (unsigned i = 0; n_used > 0 && i < ENTRIES; i++) {
         uint32_t e = table[i];
         if (kind_of(e) == k && (e & UNIT_MASK) == (k == TORN_SECTOR ? su : u))
@@ -93,15 +97,15 @@ static bool torn(uint32_t off)
     return n_torn > 0 && (listed(TORN, off) || listed(TORN_SECTOR, off));
 }
 
-bool mps_ecc_readable(uint32_t off, uint32_t len)
+bool qemu_ecc_readable(uint32_t off, uint32_t len)
 {
     if (efd < 0 || n_torn == 0 || len == 0)
         return true;
     /* by the table, not by the units: a mapped slot is megabytes */
     for (unsigned i = 0; i < ENTRIES; i++) {
         enum kind k = kind_of(table[i]);
-        uint32_t at = (table[i] & UNIT_MASK) * MOTA_MPS_PROG;
-        uint32_t span = k == TORN_SECTOR ? MOTA_MPS_SECTOR : MOTA_MPS_PROG;
+        uint32_t at = (table[i] & UNIT_MASK) * unit;
+        uint32_t span = k == TORN_SECTOR ? sector : unit;
         if (k >= TORN && at < off + len && off < at + span)
             return false;
     }
@@ -110,17 +114,17 @@ bool mps_ecc_readable(uint32_t off, uint32_t len)
 
 static bool all_ones(const uint8_t *p)
 {
-    for (uint32_t i = 0; i < MOTA_MPS_PROG; i++)
+    for (uint32_t i = 0; i < unit; i++)
         if (p[i] != 0xFFu)
             return false;
     return true;
 }
 
-int mps_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len)
+int qemu_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len)
 {
     unsigned ones = 0;
-    for (uint32_t u = off; efd >= 0 && u < off + len; u += MOTA_MPS_PROG) {
-        if (!all_ones(WINDOW + u) || torn(u) || listed(ONES, u))
+    for (uint32_t u = off; efd >= 0 && u < off + len; u += unit) {
+        if (!all_ones(window + u) || torn(u) || listed(ONES, u))
             return MOTA_ERR_FLASH_PROGRAMMED; /* once per erase */
         ones += all_ones(src + (u - off));
     }
@@ -128,16 +132,16 @@ int mps_ecc_can_program(uint32_t off, const uint8_t *src, uint32_t len)
     return ones > ENTRIES - n_used ? MOTA_ERR_FLASH_IO : MOTA_OK;
 }
 
-int mps_ecc_programmed(uint32_t off, uint32_t len)
+int qemu_ecc_programmed(uint32_t off, uint32_t len)
 {
     int ret = MOTA_OK;
-    for (uint32_t u = off; efd >= 0 && u < off + len && ret == MOTA_OK; u += MOTA_MPS_PROG)
-        if (all_ones(WINDOW + u)) /* programmed, yet it reads erased: only the table knows */
+    for (uint32_t u = off; efd >= 0 && u < off + len && ret == MOTA_OK; u += unit)
+        if (all_ones(window + u)) /* programmed, yet it reads erased: only the table knows */
             ret = add(ONES, u);
     return ret;
 }
 
-int mps_ecc_torn(uint32_t off, bool whole_sector)
+int qemu_ecc_torn(uint32_t off, bool whole_sector)
 {
     if (efd < 0)
         return MOTA_OK;
@@ -146,9 +150,9 @@ int mps_ecc_torn(uint32_t off, bool whole_sector)
     return add(whole_sector ? TORN_SECTOR : TORN, off);
 }
 
-int mps_ecc_erased(uint32_t off)
+int qemu_ecc_erased(uint32_t off)
 {
-    uint32_t first = off / MOTA_MPS_PROG, last = first + MOTA_MPS_SECTOR / MOTA_MPS_PROG;
+    uint32_t first = off / unit, last = first + sector / unit;
     for (unsigned i = 0; efd >= 0 && n_used > 0 && i < ENTRIES; i++) {
         uint32_t u = table[i] & UNIT_MASK;
         if (table[i] != FREE && u >= first && u < last) {
