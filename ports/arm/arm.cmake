@@ -12,7 +12,7 @@ function(mota_arm_sources src inc)
     set(mpu ${MOTA_ARM_DIR}/v8m/mpu.c)
   endif()
   set(${src} ${MOTA_ARM_DIR}/common/core.c ${MOTA_ARM_DIR}/common/clock.c ${MOTA_ARM_DIR}/common/fault.c
-      ${MOTA_ARM_DIR}/common/guard.c ${MOTA_ARM_DIR}/common/infer.c ${mpu} PARENT_SCOPE)
+      ${MOTA_ARM_DIR}/common/guard.c ${MOTA_ARM_DIR}/common/infer.c ${MOTA_ARM_DIR}/common/board.c ${mpu} PARENT_SCOPE)
   set(${inc} ${MOTA_ARM_DIR}/common PARENT_SCOPE)
 endfunction()
 

@@ -27,6 +27,7 @@
 
 #include "mota/agent.h"
 #include "mota/port.h"
+#include "mota/provision.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -140,6 +141,29 @@ int mota_arm_infer_run(void *ctx, const struct mota_installed *model, const uint
 size_t mota_arm_infer_detail(void *ctx, char *out, size_t cap);
 int mota_arm_model_about(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
 int mota_arm_model_io(void *ctx, const struct mota_installed *model, struct mota_model_io *out);
+
+/* ---- a board (board.c): what every board's mota_board_init shares ---- */
+/* Everything a board gives the agent; the family fills flash, uart, sys and the exec RAM, then calls these. */
+struct mota_arm_board {
+    struct mota_flash flash;
+    struct mota_transport uart;
+    struct mota_system sys;
+    uint32_t exec_base, exec_size; /* the models' exec RAM: all the loader may write */
+    struct mota_loader_mem mem;
+    struct mota_port port; /* the above, and the inference under guard: what the agent is given */
+    struct mota_arm_infer infer;
+    struct mota_provision prov;
+    char name[32];
+};
+/* cfg's port (b's drivers, the loader's memory with the Arm layer's cache maintenance, inference under
+ * guard), its self-test buffer (the guard's I/O area) and its device profile (the core's, CPU models of
+ * both families, no NPU, named MOTA_BOARD_NAME). */
+void mota_arm_board_port(struct mota_arm_board *b, struct mota_agent_config *cfg, uint32_t (*watchdog_period_ms)(void));
+/* The provisioning record at rec (len bytes, NULL: unreadable) decoded and applied to cfg: identity, keys,
+ * the models' names, st's status and the device's name; the number of models it names (at least 1), which
+ * cfg->n_models is set to. An unprovisioned board gets no key: every upload is refused. */
+unsigned mota_arm_board_provision(struct mota_arm_board *b, struct mota_agent_config *cfg, struct mota_board_status *st,
+                                  const uint8_t *rec, size_t len);
 
 /* ---- exception handlers, for the family's vector table ---- */
 void mota_arm_fault_entry(void);     /* HardFault, MemManage, BusFault, UsageFault, SecureFault */
