@@ -45,10 +45,17 @@ if [ "${1:-}" = --footprint ]; then
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
           -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min >/dev/null
     cmake --build "$dir" >/dev/null
-    specs+=("min:$board:$dir/boards/$board/mota-$board.map" "full:$board:$(map "$board")")
+    specs+=("min:$board:$dir/boards/$board/mota-$board.map:$(board_field "$board" 4)"
+            "full:$board:$(map "$board"):$(board_field "$board" 4)")
   done
+  # every other board's full build; an STM32 board without ST's sources has none (SKIPPED)
   for board in $(board_names); do
-    [[ " $(board_flagged min | paste -sd' ') " == *" $board "* ]] || specs+=("full:$board:$(map "$board")")
+    [[ " $(board_flagged min | paste -sd' ') " == *" $board "* ]] && continue
+    if [ ! -f "$(map "$board")" ]; then
+      echo "footprint full-$board: SKIPPED (no firmware: $(map "$board"))"
+      continue
+    fi
+    specs+=("full:$board:$(map "$board"):$(board_field "$board" 4)")
   done
   w=$(mktemp -d)
   trap 'rm -rf "$w"' EXIT

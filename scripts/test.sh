@@ -4,7 +4,8 @@
 #   1. installs the missing Debian packages (scripts/setup.sh),
 #   2. cross-builds the device libraries and the firmware of every board of
 #      the registry (ports/boards.txt), each for its CPU, against pinned Debian
-#      sources (scripts/fetch-cross-deps.sh),
+#      sources (scripts/fetch-cross-deps.sh), the STM32 boards' against ST's
+#      (MOTA_STM32_SDK, ../shared/stm32: scripts/build-firmware.sh),
 #   3. builds the libFuzzer targets with clang,
 #   4. builds everything for the host with ASan+UBSan and runs ctest, which
 #      ends with the final count.
@@ -32,6 +33,8 @@ while read -r board _ cpu _ flags; do
     trees+=("-DMOTA_CROSS_DIR_MIN_$board=$root/build/cross-$board-min")
   fi
 done < <(grep -v '^#' ports/boards.txt | awk 'NF == 5')
+echo "== the STM32 boards' firmware for their programmers (build/fw; SKIPPED without ST's sources)"
+bash scripts/build-firmware.sh
 
 echo "== optimised host build (-O3: catches what the sanitizer build does not warn about)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOTA_TESTS=ON >/dev/null

@@ -36,7 +36,7 @@ static const struct {
     {"validate", cmd_validate, "run the device's model on many inputs; error metrics and latency against references"},
     {"reboot", cmd_reboot, "restart a device"},
     {"ports", cmd_ports, "list serial ports and which one looks like a device"},
-    {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target " BOARD_TARGET_NAMES ")"},
+    {"sim", cmd_sim, "a device to test with: simulated, or firmware on QEMU (--target " BOARD_QEMU_NAMES ")"},
     {"provision", cmd_provision, "write a board's identity and trusted keys into its flash"},
     {"sim-output", cmd_sim_output, "the simulated device's inference output for an input"},
     {"reference", cmd_reference, "a board self-test's expected output: the model run on a fresh QEMU board"},

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """The factory step and the QEMU board's state, through `mota` only: `mota provision` into a board's flash
-file and as an image a real part's programmer writes (raw and Intel HEX at the record's address), what it
-says when it cannot, and `mota sim --target an547` keeping its flash in mota's state directory
-($XDG_STATE_HOME/mota, a directory of the test's own: never the real home) rather than the current one.
-One case per run; the board's case needs the an547 firmware (exit 77 without it).
+file and as an image a real part's programmer writes (raw and Intel HEX at the record's address, --address or
+the --target board's own), what it says when it cannot, `mota sim --target` refusing a real board and giving
+each board its flash and serial ports (on a stand-in for QEMU), and `mota sim --target an547` keeping its
+flash in mota's state directory ($XDG_STATE_HOME/mota, a directory of the test's own: never the real home)
+rather than the current one. One case per run; the board's case needs the an547 firmware (exit 77 without it).
 
 usage: test_provision.py MOTA WORKDIR CASE
 """
@@ -289,6 +290,128 @@ def case_a_version_3_record_holds_the_keks_and_a_device_key_shown_by_id_and_expo
     assert not os.path.exists(env.p("n.flash"))
     print("version 3 record: KEKs kek-a, kek-b and device key %s (d.G checked, PEM exported), kept on re-provision"
           % kid)
+
+
+# Each board's provisioning record by its CPU address (its flash's offset 0 plus the record's offset: 0x08000000
+# + 0x60000 in mota/nucleo_f401re_layout.h, whose port netduinoplus2 runs; 0x08100000 + 0xFE000 in
+# mota/b_u585i_iot02a_layout.h; an MPS board's board_config.h MOTA_MPS_FLASH_BASE + 0xFFF000), its flash file's
+# size, the record's offset in it, and whether the board reports its part's 96-bit unique id as its device id.
+BOARD_RECORDS = {
+    "nucleo-f401re": (0x08060000, 512 << 10, 0x60000, True),
+    "b-u585i-iot02a": (0x081FE000, 1 << 20, 0xFE000, True),
+    "netduinoplus2": (0x08060000, 512 << 10, 0x60000, False),
+    "an547": (0x60FFF000, FLASH_SIZE, PROVISION, False),
+    "an505": (0x80FFF000, FLASH_SIZE, PROVISION, False),
+    "an386": (0x21FFF000, FLASH_SIZE, PROVISION, False),
+    "an500": (0x60FFF000, FLASH_SIZE, PROVISION, False),
+}
+UID_NOTE = ("mota: note: %s reports its part's 96-bit unique id as its device id (`mota status` shows it): the "
+            "record holds none")
+
+
+def case_target_places_the_record_at_its_boards_provisioning_sector():
+    """`mota provision --target BOARD --image OUT.bin --hex OUT.hex` writes the record at the board's own
+    address (nucleo-f401re 0x08060000, b-u585i-iot02a 0x081FE000, an MPS board its emulated flash's last
+    sector): the Intel HEX's data records start there and read back to the raw image's bytes. A board whose
+    device id is its part's unique id gets none in the record (said on stderr, once) unless --device-id; the
+    others a random one. --help lists each board's address."""
+    key, did = env.p("k.pub.pem"), "a1b2c3d4"
+    helped = mota("provision", "--help").stdout
+    for board, (addr, _, _, uid) in BOARD_RECORDS.items():
+        assert re.search(r"^ +%s +0x%08X%s$" % (re.escape(board), addr,
+                                                 re.escape(" (device id: the part's unique id)") if uid else ""),
+                         helped, re.M), (board, helped)
+        bin_, hex_ = env.p(board + ".bin"), env.p(board + ".hex")
+        r = mota("provision", "--target", board, "--image", bin_, "--hex", hex_, "--key", key)
+        assert r.returncode == 0 and r.stdout.count("for 0x%08X" % addr) == 2, (board, r.stdout, r.stderr)
+        image = open(bin_, "rb").read()
+        assert len(image) == REC and image[:4] == b"MPRV", (board, image[:8].hex())
+        assert zlib.crc32(image[:REC_CRC]).to_bytes(4, "little") == image[REC_CRC:], (board, "CRC")
+        mem = read_intel_hex(hex_)
+        assert min(mem) == addr and bytes_at(mem, addr, REC) == image, (board, hex(min(mem)))
+        assert image[REC_CLASS:REC_NAMES_END].rstrip(b"\0") == b"mota-" + board.encode(), image[REC_CLASS:].hex()
+        notes = [line for line in r.stderr.splitlines() if "unique id" in line]
+        if uid:
+            assert image[REC_ID_LEN] == 0 and image[REC_ID:REC_ID + 16] == bytes(16), (board, image.hex())
+            assert notes == [UID_NOTE % board] and "device id the part's unique id)" in r.stdout, (r.stdout, r.stderr)
+            r = mota("provision", "--target", board, "--image", bin_, "--key", key, "--device-id", did)
+            image = open(bin_, "rb").read()
+            assert r.returncode == 0 and "unique id" not in r.stderr and "device id " + did in r.stdout, r.stderr
+            assert image[REC_ID_LEN] == 4 and image[REC_ID:REC_ID + 4].hex() == did, image.hex()
+        else:
+            assert image[REC_ID_LEN] == 12 and notes == [], (board, image.hex(), r.stderr)
+            assert "device id " + image[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
+    print("records at " + ", ".join("%s 0x%08X" % (b, a[0]) for b, a in BOARD_RECORDS.items()))
+
+
+def case_target_with_another_address_is_refused():
+    """--target and --address together: the same address is taken; another is a usage error naming the
+    board's address, nothing written; an image needs one of them."""
+    key = env.p("k.pub.pem")
+    for board, bad in (("nucleo-f401re", "0x08000000"), ("b-u585i-iot02a", "0x08060000"), ("an547", "0x60FFE000")):
+        addr = BOARD_RECORDS[board][0]
+        r = mota("provision", "--target", board, "--hex", "p.hex", "--address", bad, "--key", key, cwd=env.work)
+        line = one_error(r)
+        assert r.returncode == 2 and line == (
+            "mota: error: provision: --address %s: %s's provisioning record is at 0x%08X (--target places it "
+            "there: give one or the other) (see mota provision --help)" % (bad, board, addr)), line
+        assert not os.path.exists(env.p("p.hex"))
+        r = mota("provision", "--target", board, "--hex", "p.hex", "--address", "0x%08X" % addr, "--key", key,
+                 cwd=env.work)
+        assert r.returncode == 0 and bytes_at(read_intel_hex(env.p("p.hex")), addr, REC), r.stderr
+        os.unlink(env.p("p.hex"))
+    r = mota("provision", "--hex", "p.hex", "--key", key, cwd=env.work)
+    assert r.returncode == 2 and "need --target BOARD or --address ADDR" in one_error(r), r.stderr
+    print("--target with another --address refused, with its own taken; an image without either refused")
+
+
+def fake_qemu():
+    """A stand-in for qemu-system-arm that writes its command line to qemu.args and exits (the board resets
+    at once: the launcher starts it again, and gives up after a few)."""
+    path = env.p("fake-qemu")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\nexit 0\n" % env.p("qemu.args"))
+    os.chmod(path, 0o755)
+    with open(env.p("fw.elf"), "wb") as f:
+        f.write(b"\x7fELF")
+    return path
+
+
+def case_sim_refuses_a_real_board_and_gives_a_serial2_board_qemus_second_serial():
+    """`mota sim --target` of a board QEMU does not run is refused, saying what to do; netduinoplus2 (flag
+    serial2) gets `-serial null -serial chardev:...` (its link is QEMU's second UART), an MPS board one
+    -serial; each board's new flash file has its size, the record at its offset; a flash of another board's
+    size is refused before QEMU starts."""
+    for board in ("nucleo-f401re", "b-u585i-iot02a"):
+        r = mota("sim", "--target", board, "--tcp", "127.0.0.1:0")
+        assert r.returncode == 2 and one_error(r) == (
+            "mota: error: sim: %s is a real board: flash it (docs/porting.md) and use mota push PORT (see mota "
+            "sim --help)" % board), r.stderr
+    qemu = fake_qemu()
+    for board, machine, serials in (("netduinoplus2", "netduinoplus2", ["null", "chardev:uart0"]),
+                                    ("an547", "mps3-an547", ["chardev:uart0"])):
+        _, size, offset, _ = BOARD_RECORDS[board]
+        flash = env.p(board + ".flash")
+        r = subprocess.run([MOTA, "sim", "--target", board, "--flash", flash, "--key", env.p("k.pub.pem"), "--qemu",
+                            qemu, "--firmware", env.p("fw.elf"), "--tcp", "127.0.0.1:0"], capture_output=True,
+                           text=True, env=home_env(), timeout=60)
+        assert r.returncode == 3 and "keeps resetting before it is ready" in r.stderr, (board, r.returncode, r.stderr)
+        args = open(env.p("qemu.args")).read().splitlines()
+        assert args[args.index("-M") + 1] == machine, args
+        assert [args[i + 1] for i, a in enumerate(args) if a == "-serial"] == serials, (board, args)
+        assert args[args.index("-kernel") + 1] == env.p("fw.elf") and "-no-reboot" in args, args
+        assert os.path.getsize(flash) == size, (board, os.path.getsize(flash))
+        with open(flash, "rb") as f:
+            f.seek(offset)
+            assert f.read(4) == b"MPRV", (board, hex(offset))
+    shutil.copy(env.p("an547.flash"), env.p("other.flash"))
+    r = subprocess.run([MOTA, "sim", "--target", "netduinoplus2", "--flash", env.p("other.flash"), "--qemu", qemu,
+                        "--firmware", env.p("fw.elf"), "--tcp", "127.0.0.1:0"], capture_output=True, text=True,
+                       env=home_env(), timeout=60)
+    assert r.returncode == 3 and one_error(r) == (
+        "mota: error: MOTA_ERR_IO: input/output error: %s: not a board flash: %d bytes, a board flash has %d on "
+        "netduinoplus2" % (env.p("other.flash"), FLASH_SIZE, 512 << 10)), r.stderr
+    print("real boards refused; netduinoplus2 on -serial null -serial chardev, a 512 KiB flash; an547 one serial")
 
 
 def launch(*args):

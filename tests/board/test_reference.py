@@ -163,7 +163,7 @@ def case_usage_and_file_errors_are_refused_before_any_board_starts():
     usage = [
         (["--target", "an547", "--output-size", "10", rel], "needs --input FILE"),
         (["--target", "an999", "--input", inp, "--output-size", "10", rel],
-         "--target 'an999': an547, an505, an386 or an500"),
+         "--target 'an999': an547, an505, an386, an500"),  # the QEMU boards of ports/boards.txt
         (["--input", inp, "--output-size", "10", rel], "needs --target an547|an505|an386|an500"),
         (good[:5] + ["0", rel], "--output-size '0'"),
         (good + ["--timeout", "soon", rel], "--timeout 'soon'"),

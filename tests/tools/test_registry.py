@@ -36,15 +36,19 @@ def tracked(root):
 
 
 def named(root):
-    """Files outside a board's folder, docs/, tests/ and the README that name it, for every board."""
+    """Files outside a board's folder, docs/, tests/ and the README that name it, for every board. A board
+    of the same family built on it (netduinoplus2 runs the nucleo-f401re port) names it in its own folder:
+    that costs the other board's line, not this one's."""
     files = [f for f in tracked(root) if os.path.isfile(os.path.join(root, f))]
     worst, ok = 0, True
-    for board, family, *_ in registry(root):
+    boards = list(registry(root))
+    for board, family, *_ in boards:
         word = re.compile(r"(?<![A-Za-z0-9_-])%s(?![0-9])" % re.escape(board))
         folder = "ports/%s/%s/" % (family, board)
+        siblings = tuple("ports/%s/%s/" % (fam, b) for b, fam, *_ in boards if fam == family and b != board)
         hits = []
         for f in files:
-            if f.startswith((folder, "docs/", "tests/")) or f == "README.md":
+            if f.startswith((folder, "docs/", "tests/") + siblings) or f == "README.md":
                 continue
             try:
                 text = open(os.path.join(root, f), encoding="utf-8").read()

@@ -71,6 +71,7 @@ void f4_model_power_on(struct f4_model *m)
     m->key_state = 0;
     m->key_locked_out = false;
     m->busy = 0;
+    m->dcache_stale = false; /* the caches' lines do not outlive the power */
     m->off = false;
     m->cut_at = 0;
 }
@@ -255,6 +256,8 @@ void mota_stm32_io_write32(uint32_t addr, uint32_t v)
         write_mem(m, addr, v, cut);
     else
         write_reg(m, addr - m->regs, v, cut);
+    if (cut && m->on_cut != NULL)
+        m->on_cut(m->on_cut_ctx);
 }
 
 const uint8_t *mota_stm32_io_mem(uint32_t addr)

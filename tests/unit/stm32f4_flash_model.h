@@ -51,6 +51,9 @@ struct f4_model {
     /* a power cut at write number cut_at (0: none) */
     uint64_t writes, cut_at;
     bool off;
+    /* called once the cutting write has landed (NULL: none): a harness's longjmps, as the code stops there */
+    void (*on_cut)(void *ctx);
+    void *on_cut_ctx;
     /* violations: what a correct driver never does */
     unsigned bus_errors;       /* a wrong key sequence, a key written to an unlocked interface */
     unsigned writes_when_busy; /* a register or the array written while BSY */

@@ -2,9 +2,11 @@
 /* Device profiles: values and sources in docs/device-profiles.md. */
 #include "profiles.h"
 
+#include "mota/b_u585i_iot02a_layout.h"
 #include "mota/err.h"
-#include "mota/nbin.h"
 #include "mota/mps_layout.h"
+#include "mota/nbin.h"
+#include "mota/nucleo_f401re_layout.h"
 
 #include <string.h>
 
@@ -39,6 +41,22 @@
         .prog_size = 4, .flags = MOTA_FLASH_STALLS_CPU, .n_regions = 3,                                                \
         .regions = {{4, 16 * KIB, 250000, 500000}, {1, 64 * KIB, 550000, 1100000}, {3, 128 * KIB, 1000000, 4000000}},  \
         .prog_block = 4, .prog_typ_us = 16, .prog_max_us = 100                                                         \
+    }
+/* The NUCLEO-F401RE port's memory (mota/nucleo_f401re_layout.h), on the part and on QEMU's F405: the whole
+ * flash the agent's, its journal in sectors 1 and 2, slots A and B in sectors 5 and 6, the record in 7 */
+#define F401_LAYOUT                                                                                                    \
+    .exec_ram = MOTA_NUCLEO_F401RE_EXEC_SIZE, .flash = MOTA_NUCLEO_F401RE_FLASH_SIZE,                                  \
+    .update_area = MOTA_NUCLEO_F401RE_FLASH_SIZE, .part = F401_FLASH, .journal_offset = MOTA_NUCLEO_F401RE_JOURNAL,    \
+    .slots_offset = MOTA_NUCLEO_F401RE_SLOTS, .slot_size = MOTA_NUCLEO_F401RE_SLOT_SIZE
+#define F401_BOARD_FLASH(uid)                                                                                          \
+    {                                                                                                                  \
+        MOTA_NUCLEO_F401RE_FLASH_BASE, MOTA_NUCLEO_F401RE_FLASH_SIZE, MOTA_NUCLEO_F401RE_PROVISION, uid                \
+    }
+/* Cortex-M4 with FPv4-SP, non-secure (Armv7E-M), the legacy runtime and NBIN CPU models */
+#define M4_DEV                                                                                                         \
+    {                                                                                                                  \
+        .cpu_part = 0xC24, .fpu_enabled = true, .float_abi = 2, .secure = false, .reloc_families = LEGACY | NPU,       \
+        .install_modes = XIP_COPY                                                                                      \
     }
 
 static const struct tool_profile profiles[] = {
@@ -92,30 +110,36 @@ static const struct tool_profile profiles[] = {
              .secure = false,
              .reloc_families = LEGACY | NPU,
              .install_modes = XIP_COPY},
-     .internal_ram = 784 * KIB, /* SRAM1..4 */
-     .exec_ram = 512 * KIB,     /* SRAM3 */
+     .internal_ram = 784 * KIB,                 /* SRAM1..4 */
+     .exec_ram = MOTA_B_U585I_IOT02A_EXEC_SIZE, /* SRAM3 */
      .ext_ram = 8 * MIB,
      .ext_base = 0x90000000u, /* octo-SPI PSRAM on OCTOSPI1 */
      .flash = 2 * MIB,
-     .update_area = 1 * MIB, /* flash bank 2 */
+     /* flash bank 2 (mota/b_u585i_iot02a_layout.h): the journal, slots A and B, the record in its last page */
+     .update_area = MOTA_B_U585I_IOT02A_FLASH_SIZE,
      .part = U5_BANK2,
-     .rx_ring = 8 * KIB},
+     .journal_offset = MOTA_B_U585I_IOT02A_JOURNAL,
+     .slots_offset = MOTA_B_U585I_IOT02A_SLOTS,
+     .slot_size = MOTA_B_U585I_IOT02A_SLOT_SIZE,
+     .rx_ring = 8 * KIB,
+     .board_flash = {MOTA_B_U585I_IOT02A_FLASH_BASE, MOTA_B_U585I_IOT02A_FLASH_SIZE, MOTA_B_U585I_IOT02A_PROVISION,
+                     true}},
     {.name = "nucleo-f401re",
      .board = "NUCLEO-F401RE: STM32F401RET6, Cortex-M4",
-     .dev = {.cpu_part = 0xC24,
-             .fpu_enabled = true,
-             .float_abi = 2,
-             .secure = false,
-             .reloc_families = LEGACY | NPU,
-             .install_modes = XIP_COPY},
-     .internal_ram = 96 * KIB,
-     .exec_ram = 64 * KIB, /* the rest is the firmware's */
-     .flash = 512 * KIB,
-     .update_area = 512 * KIB, /* the whole flash: sectors 0, 3 and 4 hold the firmware */
-     .part = F401_FLASH,
-     .journal_offset = 16 * KIB, /* sectors 1 and 2 (16 KiB) */
-     .slots_offset = 128 * KIB,  /* sectors 5..7 (128 KiB): one model's A and B */
-     .rx_ring = 4 * KIB},
+     .dev = M4_DEV,
+     .internal_ram = 96 * KIB, /* exec RAM: its upper 32 KiB; the rest is the firmware's */
+     F401_LAYOUT,
+     .rx_ring = 4 * KIB,
+     .board_flash = F401_BOARD_FLASH(true)},
+    /* QEMU's STM32F405 machine running the NUCLEO-F401RE port: the F401's memory and layout; QEMU models no
+     * unique id, so the record's device id is the board's */
+    {.name = "netduinoplus2",
+     .board = "QEMU netduinoplus2: STM32F405RG running the NUCLEO-F401RE port (its memory), Cortex-M4",
+     .dev = M4_DEV,
+     .internal_ram = 96 * KIB, /* the F401's, as the port uses it */
+     F401_LAYOUT,
+     .rx_ring = 4 * KIB,
+     .board_flash = F401_BOARD_FLASH(false)},
     {.name = "an547",
      .board = "QEMU mps3-an547: Arm MPS3 AN547 (SSE-300), Cortex-M55, no NPU",
      .dev = {.cpu_part = 0xD22,

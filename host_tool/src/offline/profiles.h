@@ -29,6 +29,7 @@ struct tool_profile {
      * start (0: the journal at its start, the slots after it); the rest is the firmware's */
     struct mota_posix_flash_part part;
     uint32_t journal_offset, slots_offset;
+    uint32_t slot_size; /* each slot, as the board's firmware has it (0: the flash after slots_offset shared out) */
     /* the firmware makes each model's A and B slots and its exec RAM a power of two aligned to its size (an
      * Armv7-M MPU region each): the largest that fit, the slots from the first such boundary after the
      * journal (ports/mps/common/src/board.c) */
@@ -36,6 +37,15 @@ struct tool_profile {
     uint32_t rx_ring;   /* the UART RX ring the firmware gives the link, bytes (0: 32 KiB) */
     unsigned n_regions; /* internal RAM a model's pools claim by address (NPU RAMs) */
     struct mota_posix_region regions[MOTA_POSIX_MAX_REGIONS];
+    /* a board of the registry (ports/boards.txt) outside the MPS family, whose one layout is
+     * mota/mps_layout.h: the agent's flash as `mota provision --target` and `mota sim --target` see it, from
+     * its port's layout header (size 0: none, not a board of the registry) */
+    struct tool_board_flash {
+        uint32_t base;      /* the CPU address of the agent's offset 0 */
+        uint32_t size;      /* the agent's flash: a QEMU board's flash file */
+        uint32_t provision; /* the provisioning record's offset in it */
+        bool uid;           /* the device id is the part's 96-bit unique id (the record's is ignored) */
+    } board_flash;
 };
 
 /* The named profile, or NULL. */

@@ -7,15 +7,18 @@
  *
  * The launcher is the board's surroundings: its power supply, its reset
  * line and reset-cause register, and the cable to its UART. It owns the
- * TCP endpoint the host tools use and proxies it to the guest's UART0 (a
- * unix socket QEMU connects to), so the endpoint survives every reboot and
- * power cut, as a serial cable does. QEMU runs with -no-reboot: a guest
- * reset ends the process, and the launcher starts the board again, telling
- * it why through its semihosting arguments (reset=...): the reason the
- * firmware announced on its log ("reset software", "reset fault ..."), a
- * watchdog for a reset nobody announced, power-on after a power cut. Bytes
- * the host sends while the board is off or booting are dropped, as a UART
- * would drop them.
+ * TCP endpoint the host tools use and proxies it to the guest's link UART
+ * (QEMU's first serial port, or its second for a board of flag serial2,
+ * the first then unused; a unix socket QEMU connects to), so the endpoint
+ * survives every reboot and power cut, as a serial cable does. QEMU runs
+ * with -no-reboot: a guest reset ends the process, and the launcher starts
+ * the board again, telling it why through its semihosting arguments
+ * (reset=...): the reason the firmware announced on its log ("reset
+ * software", "reset fault ..."), a watchdog for a reset nobody announced,
+ * power-on after a power cut. Bytes the host sends while the board is off
+ * or booting are dropped, as a UART would drop them. The flash file is the
+ * board's size (its layout: provision.h); a board QEMU does not run is
+ * refused, with what to do instead.
  */
 #include "cmds.h"
 #include "gate.h"
@@ -48,7 +51,7 @@
 
 struct board {
     const struct board_target *t;
-    char tag[24]; /* "mota-BOARD: ", the start of the firmware's log lines */
+    char tag[48]; /* "mota-BOARD: ", the start of the firmware's log lines */
     const char *qemu, *firmware, *flash;
     char abs_flash[PATH_MAX], log[PATH_MAX], sock[PATH_MAX], dir[PATH_MAX];
     bool icount, hang_on_trial, torn, measure_stack;
@@ -186,6 +189,10 @@ static void qemu_argv(const struct board *b, const char *semi, const char *chard
     argv[a++] = semi;
     argv[a++] = "-chardev";
     argv[a++] = chardev;
+    if (b->t->serial2) { /* the link is the machine's second UART: the first one goes nowhere */
+        argv[a++] = "-serial";
+        argv[a++] = "null";
+    }
     argv[a++] = "-serial";
     argv[a++] = "chardev:uart0";
     if (b->icount) {
@@ -328,9 +335,10 @@ static void forward(int from, int *to, char *buf, size_t cap, int *from_slot)
 
 static void help_board(FILE *f)
 {
-    fprintf(f, "usage: mota sim --target " BOARD_TARGET_NAMES " [options]\n\n"
+    fprintf(f, "usage: mota sim --target " BOARD_QEMU_NAMES " [options]\n\n"
                "A device on QEMU " BOARD_TARGET_MACHINES ":\n"
-               "the mota firmware with the agent on UART0,\n"
+               "the mota firmware with the agent on a UART (QEMU's first serial port; the second\n"
+               "on a board of flag serial2 in ports/boards.txt),\n"
                "a persistent emulated NOR flash (a host file), a real watchdog. Models run for\n"
                "real, under guard: the self-test and `mota invoke` execute them. The UART is\n"
                "reachable on a TCP endpoint that stays the same across reboots and power cuts\n"
@@ -405,8 +413,14 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     uint64_t v;
     switch (c) {
     case O_TARGET:
-        if ((b->t = board_target_find(arg)) == NULL || b->t->machine[0] == 0) /* a board QEMU does not model */
-            return tool_usage_err("sim", "--target: " BOARD_TARGET_CHOICE), -1;
+        if ((b->t = board_target_find(arg)) == NULL)
+            return tool_usage_err("sim", "--target: " BOARD_QEMU_CHOICE), -1;
+        if (b->t->machine[0] == 0) /* a board QEMU does not model */
+            return tool_usage_err("sim", "%s is a real board: flash it (docs/porting.md) and use mota push PORT",
+                                  b->t->name),
+                   -1;
+        if (b->t->flash_size == 0)
+            return tool_usage_err("sim", "--target %s: this mota knows no flash layout of it", b->t->name), -1;
         return 1;
     case O_TCP:
         if (o->have_tcp)
@@ -417,7 +431,7 @@ static int launcher_opt(struct board *b, struct launch_opts *o, int c, const cha
     case O_PTY:
     case O_STDIO:
         /* the launcher proxies the UART to a TCP endpoint that outlives QEMU's restarts */
-        return tool_usage_err("sim", "%s: the QEMU boards (--target " BOARD_TARGET_NAMES ") listen on TCP only (--tcp)",
+        return tool_usage_err("sim", "%s: the QEMU boards (--target " BOARD_QEMU_NAMES ") listen on TCP only (--tcp)",
                               c == O_PTY ? "--pty" : "--stdio"),
                -1;
     case O_PORT_FILE: b->port_path = arg; return 1;
@@ -533,18 +547,21 @@ static int provision_flash(const struct board *b, const struct board_identity *i
         char ecc[PATH_MAX];
         snprintf(ecc, sizeof(ecc), "%s.ecc", b->flash);
         unlink(ecc); /* a new flash's units are all erased, whatever a stale table beside it says */
-        int ret = id->n_keys ? board_provision(b->flash, id, "", &done, &dk) : board_flash_create(b->flash);
+        int ret = id->n_keys ? board_provision(b->flash, b->t, id, "", &done, &dk) : board_flash_create(b->flash, b->t);
         if (ret != MOTA_OK)
             return EXIT_IO;
         fprintf(stderr, "mota-sim: new board flash %s (%s)\n", b->flash, done ? "provisioned" : "not provisioned");
         tell_device_key(&dk);
-    } else if (id->n_keys) {
+    } else if (id->n_keys == 0) {
+        if (board_flash_check(b->flash, b->t) != MOTA_OK) /* another board's flash, or no board's */
+            return EXIT_IO;
+    } else {
         char fix[PATH_MAX + 200];
         snprintf(fix, sizeof(fix),
                  "give --flash another file for another board, delete %s to start a new one, or leave out "
                  "--key (and the identity options) to run it as it is provisioned",
                  b->flash);
-        int ret = board_provision(b->flash, id, fix, &done, &dk);
+        int ret = board_provision(b->flash, b->t, id, fix, &done, &dk);
         if (ret != MOTA_OK)
             return ret == MOTA_ERR_PROVISION ? EXIT_INVALID : EXIT_IO;
         if (done)
@@ -599,7 +616,7 @@ static int default_flash(const struct board_target *t, char *out, size_t cap)
     if (snprintf(out, cap, "%s/%s.flash", dir, t->name) >= (int)cap)
         return tool_fail(MOTA_ERR_IO, "%s: path too long (give --flash FILE)", dir);
     fprintf(stderr, "mota-sim: board flash %s (kept; --flash FILE for another)\n", out);
-    char old[32];
+    char old[64];
     snprintf(old, sizeof(old), "mota-%s.flash", t->name);
     if (access(old, F_OK) == 0)
         fprintf(stderr, "mota-sim: %s here, an older mota's default, is not used: --flash %s runs that board\n", old,

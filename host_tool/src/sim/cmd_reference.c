@@ -46,7 +46,7 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota reference --target " BOARD_TARGET_NAMES " --input FILE [--output-size N]\n"
+    fprintf(f, "usage: mota reference --target " BOARD_QEMU_NAMES " --input FILE [--output-size N]\n"
                "                      [--params PARAMS.bin] [-o OUT] [--json] [--timeout S] [--firmware ELF]\n"
                "                      [--qemu PATH] MODEL.bin\n\n"
                "Runs MODEL.bin (an ST runtime-loadable model, CPU-executable or legacy X-CUBE-AI,\n"
@@ -57,7 +57,7 @@ static void help(FILE *f)
                "end, also on an error or Ctrl-C: a signing key made for this run only (never shown),\n"
                "a board flash provisioned to trust it, the model packed without a self-test, the\n"
                "board started (mota sim --target), the container pushed, the model invoked.\n"
-               "  --target BOARD         the board: " BOARD_TARGET_CHOICE " (ports/boards.txt; QEMU\n"
+               "  --target BOARD         the board: " BOARD_QEMU_CHOICE " (ports/boards.txt; QEMU\n"
                "                         " BOARD_TARGET_MACHINES ")\n"
                "  --input FILE           the model's input\n"
                "  --output-size N        the model's output size in bytes (default: what the board says\n"
@@ -181,7 +181,7 @@ static int ref_opt(struct ref_opts *o, int c, const char *arg)
     switch (c) {
     case 'B':
         if ((o->t = board_target_find(arg)) == NULL || o->t->machine[0] == 0) /* it runs on QEMU */
-            return tool_usage_err("reference", "--target '%s': " BOARD_TARGET_CHOICE, arg), -1;
+            return tool_usage_err("reference", "--target '%s': " BOARD_QEMU_CHOICE, arg), -1;
         return 1;
     case 'i': o->input = arg; return 1;
     case 'p': o->params = arg; return 1;
@@ -230,7 +230,7 @@ static int parse(int argc, char **argv, struct ref_opts *o, bool *answered)
                                   : tool_usage_err("reference", "unexpected argument '%s'", argv[optind + 1]);
     o->model = argv[optind];
     if (o->t == NULL || o->input == NULL)
-        return tool_usage_err("reference", "needs%s%s", o->t == NULL ? " --target " BOARD_TARGET_NAMES : "",
+        return tool_usage_err("reference", "needs%s%s", o->t == NULL ? " --target " BOARD_QEMU_NAMES : "",
                               o->input == NULL ? " --input FILE" : "");
     if (o->output == NULL)
         default_output(o);
@@ -538,7 +538,7 @@ static bool start_board(const struct ref_opts *o, struct ref_run *r, const struc
     bool done = false;
     in_dir(r, "board.flash", flash, sizeof(flash));
     progress("starting a fresh %s board", o->t->name);
-    if (board_provision(flash, id, "", &done, NULL) != MOTA_OK)
+    if (board_provision(flash, o->t, id, "", &done, NULL) != MOTA_OK)
         return ref_said(r, "board", tool_failed() == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID,
                         "the board's flash could not be provisioned for the model's slot");
     if (!go_on(r, "board"))

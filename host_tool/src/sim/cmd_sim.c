@@ -49,12 +49,12 @@ static void help_faults(FILE *f)
 static void help(FILE *f)
 {
     fprintf(f, "usage: mota sim [--target posix] [options]\n"
-               "       mota sim --target " BOARD_TARGET_NAMES " [options]   (QEMU: see its --help)\n\n"
+               "       mota sim --target " BOARD_QEMU_NAMES " [options]   (QEMU: see its --help)\n\n"
                "A simulated device: the mota agent on a file-backed NOR flash, reachable over\n"
                "TCP, a pseudo-terminal or stdio. With --flash FILE its state survives restarts.\n"
                "Its self-test inference is simulated, not executed (this host cannot run the\n"
                "Cortex-M model): the output is a hash of the input (`mota sim-output`). The\n"
-               "QEMU boards (" BOARD_TARGET_CHOICE ") run the model for real.\n"
+               "QEMU boards (" BOARD_QEMU_CHOICE ") run the model for real.\n"
                "Transport (exactly one of):\n"
                "  --tcp HOST:PORT        listen (PORT 0: any free port; the chosen one is printed).\n"
                "                         One client at a time: another one is answered MOTA_ERR_BUSY\n"
@@ -67,8 +67,8 @@ static void help(FILE *f)
                "  --baud N               the link's line rate, 8N1 (N/10 bytes/s each way), so a\n"
                "                         push takes as long as on a UART (default: unlimited)\n"
                "Device profile (docs/device-profiles.md; later options override it):\n"
-               "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco, b-u585i-iot02a,\n"
-               "                         nucleo-f401re, " BOARD_TARGET_CHOICE " (--list-profiles)\n"
+               "  --profile NAME         a board: stm32n6570-dk, stm32h747i-disco,\n"
+               "                         " BOARD_TARGET_CHOICE " (--list-profiles)\n"
                "  --like MODEL.bin [--params P]   a profile that accepts exactly this model\n"
                "  --cpu PART --fpu|--no-fpu --float-abi soft|softfp|hard --secure|--non-secure\n"
                "  --family npu|legacy|npu,legacy   the runtime families it runs\n"
@@ -791,6 +791,19 @@ static int size_part(struct sim_opts *o)
     return EXIT_OK;
 }
 
+/* A profile whose firmware fixes its slots' size (slot_size): each model's two fit in the flash. */
+static int check_slots(const struct sim_opts *o)
+{
+    uint64_t end = o->prof.slots_offset + 2ull * o->n_models * o->prof.slot_size;
+    if (o->prof.slot_size == 0 || end <= o->flash_size)
+        return EXIT_OK;
+    return tool_usage_err("sim",
+                          "%u model%s: the %s firmware's slots of %u KiB from 0x%X, two a model, end at 0x%llX, "
+                          "past its flash's %llu bytes (--flash-size)",
+                          o->n_models, o->n_models == 1 ? "" : "s", o->prof.name, o->prof.slot_size / 1024,
+                          o->prof.slots_offset, (unsigned long long)end, (unsigned long long)o->flash_size);
+}
+
 /* The largest power of two not above v (0 for 0). */
 static uint64_t pow2_floor(uint64_t v)
 {
@@ -817,7 +830,7 @@ static int size_memories(struct sim_opts *o)
         tool_usage_err("sim", "--flash-size %llu: from 64 KiB to 256 MiB", (unsigned long long)o->flash_size);
         return EXIT_USAGE;
     }
-    if (size_part(o) != EXIT_OK)
+    if (size_part(o) != EXIT_OK || check_slots(o) != EXIT_OK)
         return EXIT_USAGE;
     if (o->rx_ring == 0)
         o->rx_ring = o->prof.rx_ring ? o->prof.rx_ring : 32 * 1024;
@@ -979,6 +992,7 @@ static int open_device(struct sim *s, const struct sim_opts *o)
                                             .timing = o->timing,
                                             .journal_offset = o->prof.journal_offset,
                                             .slots_offset = o->prof.slots_offset,
+                                            .slot_size = o->prof.slot_size,
                                             .n_models = o->n_models,
                                             .exec_ram_size = (uint32_t)o->exec,
                                             .ext_ram_size = (uint32_t)o->ext,
@@ -1196,7 +1210,7 @@ int cmd_sim(int argc, char **argv)
         if (strcmp(argv[i], "--target") == 0 && board_target_find(argv[i + 1]) != NULL)
             return cmd_sim_board(argc, argv);
         if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "posix") != 0) {
-            tool_usage_err("sim", "--target: posix (the default), " BOARD_TARGET_CHOICE);
+            tool_usage_err("sim", "--target: posix (the default), " BOARD_QEMU_CHOICE);
             return EXIT_USAGE;
         }
     }

@@ -66,10 +66,41 @@ unsigned mota_arm_board_provision(struct mota_arm_board *b, struct mota_agent_co
         memcpy(b->name, b->prov.name, sizeof(b->name) - 1);
     } else {
         cfg->n_keys = 0; /* every upload is refused: MOTA_ERR_NOT_PROVISIONED */
-        strcpy(b->name, "mota-" MOTA_BOARD_NAME " (not provisioned)");
+        static const char unprovisioned[] = "mota-" MOTA_BOARD_NAME " (not provisioned)";
+        _Static_assert(sizeof(unprovisioned) <= sizeof(b->name), "the board's name fits");
+        memcpy(b->name, unprovisioned, sizeof(unprovisioned));
     }
     cfg->n_models = n;
     for (unsigned m = 0; m < n; m++)
         cfg->models[m].c_name = st->provision_status == MOTA_OK ? b->prov.models[m] : "network";
     return n;
+}
+
+/* The contract's log of a number (mota/port.h): the family gives mota_board_log. */
+void mota_board_log_hex(const char *label, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char b[11] = "0x";
+    for (int i = 0; i < 8; i++)
+        b[2 + i] = hex[(v >> (28 - 4 * i)) & 0xF];
+    b[10] = 0;
+    mota_board_log(label);
+    mota_board_log(b);
+    mota_board_log("\n");
+}
+
+/* The board contract's stack measurement (mota/port.h) is the Arm layer's. */
+void mota_board_stack_repaint(void)
+{
+    mota_arm_stack_repaint();
+}
+
+uint32_t mota_board_stack_size(void)
+{
+    return mota_arm_stack_size();
+}
+
+uint32_t mota_board_stack_unused(void)
+{
+    return mota_arm_stack_unused();
 }

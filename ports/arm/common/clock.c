@@ -17,6 +17,9 @@ static void systick_tick(void) __attribute__((used));
 static void systick_tick(void)
 {
     ms_count++;
+#ifdef MOTA_ARM_TICK_HOOK
+    MOTA_ARM_TICK_HOOK(); /* the family's, each millisecond (mota_arm_config.h) */
+#endif
 }
 
 /* The clock; and a guarded model past its deadline is stopped here (guard.c). */

@@ -88,17 +88,6 @@ void mota_board_log(const char *s)
     semihost(SH_WRITE0, s);
 }
 
-void mota_board_log_hex(const char *label, uint32_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    char b[11] = "0x";
-    for (int i = 0; i < 8; i++)
-        b[2 + i] = hex[(v >> (28 - 4 * i)) & 0xF];
-    b[10] = 0;
-    mota_board_log(label);
-    mota_board_log(b);
-    mota_board_log("\n");
-}
 
 /* ---- the last words before a reset ---- */
 static void put_hex(char *p, uint32_t v)

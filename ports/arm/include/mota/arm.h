@@ -15,6 +15,8 @@
  *                           guard emulates a licence check's accesses, mota/trap.h)
  *     MOTA_ARM_GUARD_STACK  a model's stack under guard (a power of two, 1 KiB or more)
  *     MOTA_ARM_GUARD_IO     a model's I/O area, and the agent's self-test buffer (a power of two)
+ *   and optionally MOTA_ARM_TICK_HOOK, a function SysTick's handler calls each millisecond (a watchdog
+ *   standing in where the machine has none)
  * - two functions, called from exception handlers:
  *     mota_arm_port_reset     the last words before a reset, then the reset (never returns)
  *     mota_arm_port_watchdog_left_ms   time to the watchdog's first expiry
@@ -153,7 +155,7 @@ struct mota_arm_board {
     struct mota_port port; /* the above, and the inference under guard: what the agent is given */
     struct mota_arm_infer infer;
     struct mota_provision prov;
-    char name[32];
+    char name[48]; /* the record's, or "mota-BOARD (not provisioned)" */
 };
 /* cfg's port (b's drivers, the loader's memory with the Arm layer's cache maintenance, inference under
  * guard), its self-test buffer (the guard's I/O area) and its device profile (the core's, CPU models of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a board running on QEMU shares, whatever its family (the MPS boards,
- * the STM32 F4 port on netduinoplus2): the launcher's side of the board
+ * an STM32 port on QEMU's STM32F405 machine): the launcher's side of the board
  * (`mota sim --target`, host_tool/src/sim/cmd_board.c). Through Arm
  * semihosting it reads the launcher's arguments, writes the log (QEMU's
  * stderr, which the launcher reads for the board's last words), and keeps

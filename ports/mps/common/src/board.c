@@ -66,8 +66,8 @@ int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
     cfg->journal_offset = MOTA_MPS_JOURNAL;
 
     /* identity, keys and model names from the provisioning sector */
-    unsigned n =
-        mota_arm_board_provision(b, cfg, st, b->flash.map(NULL, MOTA_MPS_PROVISION, MOTA_MPS_SECTOR), MOTA_MPS_SECTOR);
+    unsigned n = mota_arm_board_provision(b, cfg, st, b->flash.map(b->flash.ctx, MOTA_MPS_PROVISION, MOTA_MPS_SECTOR),
+                                          MOTA_MPS_SECTOR);
     uint32_t slot, first, exec;
     layout(n, &slot, &first, &exec);
     for (unsigned m = 0; m < n; m++) {

@@ -53,19 +53,3 @@ void mps_reset_handler(void)
     main();
     mota_qemu_reset("software", 0, 0, 0);
 }
-
-/* The board contract's stack measurement (mota/port.h) is the Arm layer's. */
-void mota_board_stack_repaint(void)
-{
-    mota_arm_stack_repaint();
-}
-
-uint32_t mota_board_stack_size(void)
-{
-    return mota_arm_stack_size();
-}
-
-uint32_t mota_board_stack_unused(void)
-{
-    return mota_arm_stack_unused();
-}

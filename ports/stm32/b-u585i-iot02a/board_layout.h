@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The B-U585I-IOT02A's layout (mota/b_u585i_iot02a_layout.h, shared with the host) under the STM32
+ * family's names, for its C files and its linker script (ports/stm32/common/stm32.ld.in): only macros. */
+#ifndef MOTA_BOARD_LAYOUT_H
+#define MOTA_BOARD_LAYOUT_H
+
+#include "mota/b_u585i_iot02a_layout.h"
+
+#define MOTA_STM32_FLASH_BASE MOTA_B_U585I_IOT02A_FLASH_BASE
+#define MOTA_STM32_FLASH_SIZE MOTA_B_U585I_IOT02A_FLASH_SIZE
+#define MOTA_STM32_FW0_ADDR MOTA_B_U585I_IOT02A_FW0_ADDR
+#define MOTA_STM32_FW0_SIZE MOTA_B_U585I_IOT02A_FW0_SIZE
+#define MOTA_STM32_JOURNAL MOTA_B_U585I_IOT02A_JOURNAL
+#define MOTA_STM32_SLOTS MOTA_B_U585I_IOT02A_SLOTS
+#define MOTA_STM32_SLOT_SIZE MOTA_B_U585I_IOT02A_SLOT_SIZE
+#define MOTA_STM32_MODELS 1 /* one A/B pair of 496 KiB */
+#define MOTA_STM32_PROVISION MOTA_B_U585I_IOT02A_PROVISION
+#define MOTA_STM32_RAM MOTA_B_U585I_IOT02A_RAM
+#define MOTA_STM32_RAM_SIZE MOTA_B_U585I_IOT02A_RAM_SIZE
+#define MOTA_STM32_EXEC MOTA_B_U585I_IOT02A_EXEC
+#define MOTA_STM32_EXEC_SIZE MOTA_B_U585I_IOT02A_EXEC_SIZE
+#define MOTA_STM32_STACK 0x4000       /* the main stack: 16 KiB */
+#define MOTA_STM32_VECTORS_ALIGN 1024 /* 142 vectors */
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* An STM32's vector table and reset: the Arm layer's handlers (mota/arm.h), the NMI, the USART's RX
+ * interrupt; the table has the part's every interrupt (MOTA_STM32_N_IRQ, from ST's device header), each
+ * but the USART's a fault. Reset runs ST's SystemInit (the CMSIS device pack's system file: the FPU, the
+ * clock at its reset state, VTOR) first, as ST's start-up files do. No heap, no stdio. */
+#include "stm32.h"
+
+#include <string.h>
+
+extern uint32_t __data_start, __data_end, __data_load, __bss_start, __bss_end, __stack_top;
+int main(void);
+void stm32_reset_handler(void);
+void stm32_default_handler(void);
+void stm32_nmi_handler(void);
+void stm32_usart_handler(void);
+
+/* VTOR takes the table's address (the linker script puts it first), aligned to its size rounded up to a
+ * power of two (512 bytes on an F401, 1 KiB on a U5: .vectors' alignment) */
+#define IRQ(n) [16 + (n)]
+/* every interrupt defaults to the fault handler, then the USART's is named: a deliberate override */
+#pragma GCC diagnostic ignored "-Woverride-init"
+__attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + MOTA_STM32_N_IRQ] = {
+    [0] = (uintptr_t)&__stack_top,
+    [1] = (uintptr_t)stm32_reset_handler,
+    [2] = (uintptr_t)stm32_nmi_handler,
+    [3] = (uintptr_t)mota_arm_fault_entry,   /* HardFault */
+    [4] = (uintptr_t)mota_arm_fault_entry,   /* MemManage */
+    [5] = (uintptr_t)mota_arm_fault_entry,   /* BusFault */
+    [6] = (uintptr_t)mota_arm_fault_entry,   /* UsageFault */
+    [7] = (uintptr_t)mota_arm_fault_entry,   /* SecureFault */
+    [11] = (uintptr_t)mota_arm_svc_handler,  /* guarded model calls */
+    [12] = (uintptr_t)stm32_default_handler, /* DebugMonitor */
+    [14] = (uintptr_t)stm32_default_handler, /* PendSV */
+    [15] = (uintptr_t)mota_arm_systick_handler,
+    [16 ... 16 + MOTA_STM32_N_IRQ - 1] = (uintptr_t)stm32_default_handler,
+    IRQ(MOTA_STM32_USART_IRQn) = (uintptr_t)stm32_usart_handler};
+
+/* newlib's __errno reaches errno through its 1 KiB reentrancy structure (_impure_ptr); a single-threaded
+ * firmware needs one int. libcbor's ldexp is what sets it. */
+int *__errno(void);
+int *__errno(void)
+{
+    static int err;
+    return &err;
+}
+
+void stm32_default_handler(void)
+{
+    mota_arm_port_reset("fault", 0, SCB->ICSR & SCB_ICSR_VECTACTIVE_Msk, 0);
+}
+
+void stm32_nmi_handler(void)
+{
+    stm32_nmi();
+}
+
+void stm32_usart_handler(void)
+{
+    stm32_usart_irq();
+}
+
+void stm32_reset_handler(void)
+{
+    SystemInit(); /* ST's: the FPU on (newlib's memcpy may use it), VTOR */
+    mota_arm_fpu_enable();
+    SCB->VTOR = (uint32_t)(uintptr_t)vectors;
+    memcpy(&__data_start, &__data_load, (size_t)((uint8_t *)&__data_end - (uint8_t *)&__data_start));
+    memset(&__bss_start, 0, (size_t)((uint8_t *)&__bss_end - (uint8_t *)&__bss_start));
+    mota_arm_core_init(); /* the guard's RAM, the stack painted, the fault handlers on */
+    main();
+    mota_arm_port_reset("software", 0, 0, 0);
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Reset and the reset cause, the independent watchdog, the unique id, the console and the NMI of an
+ * STM32 (the clock is the Arm layer's SysTick).
+ * - The reset cause: the RCC's reset flags (RCC_CSR: IWDGRSTF a watchdog, SFTRSTF a reset the firmware
+ *   asked for, else power-on, the reset pin or a brown-out), read once and cleared; a reset the firmware
+ *   asked for after a fault leaves its last words in RAM that start-up does not clear (.noinit), which
+ *   tell a fault from a software reset and where it happened.
+ * - The IWDG on the LSI (32 kHz, prescaler 256: 8 ms a count, 32 s at most), never shorter than the
+ *   board's longest erase allows (MOTA_STM32_WATCHDOG_MIN_MS: nothing kicks it while a single-bank F4
+ *   erases a 128 KiB sector for up to 4 s). It has no counter to read: the time left is counted from
+ *   the last kick.
+ * - The console: the virtual COM port the link uses, each piece of text between NUL bytes, so that the
+ *   link's receiver (COBS: a NUL ends a frame) drops it as one bad frame, and a terminal shows it.
+ * On QEMU (MOTA_STM32_QEMU: QEMU's STM32F405 machine models no RCC, IWDG or unique id) the launcher gives the
+ * reset cause and hears the last words (mota/arm_qemu.h), and a watchdog on SysTick stands in for the IWDG.
+ */
+#include "stm32.h"
+
+#include "mota/err.h"
+
+#include <string.h>
+
+bool stm32_wait(volatile const uint32_t *reg, uint32_t mask, uint32_t want, uint32_t tries)
+{
+    for (uint32_t i = 0; i < tries; i++)
+        if ((*reg & mask) == want)
+            return true;
+    return false;
+}
+
+static uint32_t wdog_period_ms; /* 0: not running */
+static uint64_t wdog_kicked_us;
+
+uint32_t stm32_watchdog_period_ms(void)
+{
+    return wdog_period_ms;
+}
+
+uint32_t mota_arm_port_watchdog_left_ms(void)
+{
+    if (wdog_period_ms == 0)
+        return 0xFFFFFFFFu;
+    uint64_t since = (mota_arm_now_us(NULL) - wdog_kicked_us) / 1000u;
+    return since >= wdog_period_ms ? 0 : wdog_period_ms - (uint32_t)since;
+}
+
+static void system_reset(void *ctx)
+{
+    (void)ctx;
+    mota_arm_port_reset("software", 0, 0, 0);
+}
+
+static enum mota_reset_cause boot_cause;
+
+static enum mota_reset_cause reset_cause(void *ctx)
+{
+    (void)ctx;
+    return boot_cause;
+}
+
+#if MOTA_STM32_QEMU
+/* ---- on QEMU: the launcher's ---- */
+
+static volatile bool wdog_expired;
+
+static void cause_read(struct mota_board_boot *boot)
+{
+    const struct mota_qemu_args *a = &mota_qemu_args;
+    *boot = (struct mota_board_boot){a->cause, a->fault_pc, a->fault_addr, a->fault_cfsr};
+}
+
+void mota_board_watchdog_start(uint32_t timeout_ms)
+{
+    wdog_kicked_us = mota_arm_now_us(NULL);
+    wdog_period_ms = timeout_ms < MOTA_STM32_WATCHDOG_MIN_MS ? MOTA_STM32_WATCHDOG_MIN_MS : timeout_ms;
+}
+
+static void watchdog_kick(void *ctx)
+{
+    (void)ctx;
+    wdog_kicked_us = mota_arm_now_us(NULL);
+}
+
+/* Each millisecond (SysTick): a watchdog not kicked for its period resets the board unannounced, which
+ * the launcher takes for a watchdog reset, as the IWDG's would be. */
+void stm32_qemu_watchdog_tick(void)
+{
+    if (wdog_period_ms == 0 || wdog_expired || mota_arm_port_watchdog_left_ms() != 0)
+        return;
+    wdog_expired = true;
+    mota_board_log(MOTA_BOARD_TAG "watchdog expired: the board resets\n");
+    NVIC_SystemReset();
+}
+
+void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
+{
+    mota_qemu_reset(cause, pc, addr, cfsr);
+}
+
+bool stm32_uid(uint8_t id[12])
+{
+    (void)id;
+    return false;
+}
+
+#else
+/* ---- on the part ---- */
+
+#define WORDS_MAGIC 0x6D6F7461u /* "mota" */
+static struct {
+    uint32_t magic, cause, pc, addr, cfsr;
+} words __attribute__((section(".noinit")));
+
+static void cause_read(struct mota_board_boot *boot)
+{
+    uint32_t csr = RCC->CSR;
+    memset(boot, 0, sizeof(*boot));
+    if (csr & RCC_CSR_IWDGRSTF) {
+        boot->cause = MOTA_RESET_WATCHDOG;
+    } else if ((csr & RCC_CSR_SFTRSTF) && words.magic == WORDS_MAGIC) {
+        *boot = (struct mota_board_boot){(enum mota_reset_cause)words.cause, words.pc, words.addr, words.cfsr};
+    } else if (csr & RCC_CSR_SFTRSTF) {
+        boot->cause = MOTA_RESET_SOFTWARE; /* a debugger's, or one without last words */
+    } else {
+        boot->cause = MOTA_RESET_POWER_ON; /* power-on, the reset pin (the ST-LINK's too), a brown-out */
+    }
+    words.magic = 0;
+    RCC->CSR |= RCC_CSR_RMVF;
+}
+
+#define IWDG_KEY_START 0xCCCCu
+#define IWDG_KEY_ACCESS 0x5555u
+#define IWDG_KEY_RELOAD 0xAAAAu
+
+void mota_board_watchdog_start(uint32_t timeout_ms)
+{
+    uint32_t ms = timeout_ms < MOTA_STM32_WATCHDOG_MIN_MS ? MOTA_STM32_WATCHDOG_MIN_MS : timeout_ms;
+    uint32_t counts = ms / 8u > 0xFFFu ? 0xFFFu : ms / 8u; /* LSI 32 kHz / 256 */
+    IWDG->KR = IWDG_KEY_START;                             /* it starts the LSI too */
+    IWDG->KR = IWDG_KEY_ACCESS;
+    IWDG->PR = 6u; /* / 256 */
+    IWDG->RLR = counts;
+    /* the new values reach the LSI's domain within a few of its periods; bounded all the same */
+    if (!stm32_wait(&IWDG->SR, 0x7u, 0, 1000000u))
+        mota_board_log(MOTA_BOARD_TAG "watchdog: its prescaler and reload were not taken\n");
+    IWDG->KR = IWDG_KEY_RELOAD;
+    wdog_kicked_us = mota_arm_now_us(NULL);
+    wdog_period_ms = counts * 8u;
+}
+
+static void watchdog_kick(void *ctx)
+{
+    (void)ctx;
+    if (wdog_period_ms == 0)
+        return;
+    IWDG->KR = IWDG_KEY_RELOAD;
+    wdog_kicked_us = mota_arm_now_us(NULL);
+}
+
+/* The Arm layer's last words: said on the console, kept for the next boot's reset cause, then the reset. */
+void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
+{
+    bool fault = strcmp(cause, "fault") == 0;
+    mota_board_log(MOTA_BOARD_TAG "reset ");
+    mota_board_log(cause);
+    mota_board_log("\n");
+    if (fault) {
+        mota_board_log_hex(MOTA_BOARD_TAG "fault pc ", pc);
+        mota_board_log_hex(MOTA_BOARD_TAG "fault address ", addr);
+    }
+    words.cause = fault ? MOTA_RESET_FAULT : MOTA_RESET_SOFTWARE;
+    words.pc = pc;
+    words.addr = addr;
+    words.cfsr = cfsr;
+    words.magic = WORDS_MAGIC;
+    NVIC_SystemReset();
+}
+
+bool stm32_uid(uint8_t id[12])
+{
+    memcpy(id, (const void *)UID_BASE, 12);
+    return true;
+}
+
+void mota_board_log(const char *s)
+{
+    static const char nul = 0;
+    stm32_usart_put(&nul, 1);
+    stm32_usart_put(s, strlen(s));
+    stm32_usart_put(&nul, 1);
+}
+#endif
+
+void stm32_system_init(struct mota_system *s, struct mota_board_boot *boot)
+{
+    cause_read(boot);
+    boot_cause = boot->cause;
+    s->now_us = mota_arm_now_us;
+    s->reset = system_reset;
+    s->reset_cause = reset_cause;
+    s->watchdog_kick = watchdog_kick;
+    s->ctx = NULL;
+}
+
+/* The NMI: on a U5 the flash's ECC double error, which the flash driver takes when its read caused it;
+ * anything else is a fault of the firmware. */
+void stm32_nmi(void)
+{
+#if MOTA_STM32_SERIES_U5 && !MOTA_STM32_QEMU
+    if (mota_stm32u5_flash_nmi())
+        return;
+#endif
+    mota_arm_port_reset("fault", 0, 2u /* the NMI's exception number */, 0);
+}

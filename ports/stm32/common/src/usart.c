@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The USART behind the ST-LINK's virtual COM port (board_config.h: which one, its pins, its clock) as the
+ * update link's struct mota_transport: 115,200 baud 8N1, received bytes moved by the RX interrupt into a
+ * ring that holds more than the link's whole window (docs/porting.md "The transport"), transmit polled.
+ * An overrun (a byte lost while the CPU could not take the interrupt: on a single-bank F4 while the flash
+ * erases, nothing runs from it) is counted and cleared; the link's CRC and flow control recover.
+ * The F4's USART (SR, DR) and the U5's (ISR, RDR, TDR, ICR) differ in their registers only.
+ */
+#include "stm32.h"
+
+#include "mota/err.h"
+
+#define USART MOTA_STM32_USART
+
+#if MOTA_STM32_SERIES_F4
+#define RX_READY() (USART->SR & USART_SR_RXNE)
+#define OVERRUN() (USART->SR & USART_SR_ORE)
+#define RX_BYTE() ((uint8_t)USART->DR) /* reading DR after SR also clears ORE */
+#define CLEAR_OVERRUN() ((void)USART->DR)
+#define TX_READY() (USART->SR & USART_SR_TXE)
+#define TX_BYTE(b) (USART->DR = (b))
+#define CR1_ON (USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE)
+#else
+#define RX_READY() (USART->ISR & USART_ISR_RXNE_RXFNE)
+#define OVERRUN() (USART->ISR & USART_ISR_ORE)
+#define RX_BYTE() ((uint8_t)USART->RDR)
+#define CLEAR_OVERRUN() (USART->ICR = USART_ICR_ORECF)
+#define TX_READY() (USART->ISR & USART_ISR_TXE_TXFNF)
+#define TX_BYTE(b) (USART->TDR = (b))
+#define CR1_ON (USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE_RXFNEIE)
+#endif
+
+#ifndef MOTA_STM32_RX_RING
+#define MOTA_STM32_RX_RING 4096u /* a power of two, > the link window (sizes.cmake) */
+#endif
+
+static uint8_t ring[MOTA_STM32_RX_RING];
+static volatile uint32_t head, tail; /* head: written by the ISR; tail: by the reader */
+static volatile uint32_t overruns;
+
+/* Move received bytes into the ring (the RX interrupt, and the reader with interrupts masked). */
+static void drain(void)
+{
+    if (OVERRUN()) {
+        overruns++;
+        CLEAR_OVERRUN();
+    }
+    while (RX_READY()) {
+        uint8_t b = RX_BYTE();
+        uint32_t h = head;
+        if (h - tail < MOTA_STM32_RX_RING) {
+            ring[h % MOTA_STM32_RX_RING] = b;
+            head = h + 1;
+        } else {
+            overruns++; /* the link's CRC and go-back-N recover */
+        }
+    }
+}
+
+void stm32_usart_irq(void)
+{
+    drain();
+}
+
+static int usart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
+{
+    (void)ctx;
+    uint64_t deadline = mota_arm_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
+    for (;;) {
+        __asm__ volatile("cpsid i" ::: "memory");
+        drain();
+        uint32_t avail = head - tail;
+        if (avail == 0 && mota_arm_now_us(NULL) < deadline) {
+            /* a pending interrupt ends the WFI even with PRIMASK set: no lost wake-up */
+            __asm__ volatile("wfi");
+            __asm__ volatile("cpsie i" ::: "memory");
+            continue;
+        }
+        __asm__ volatile("cpsie i" ::: "memory");
+        size_t n = avail < len ? avail : len;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = ring[(tail + i) % MOTA_STM32_RX_RING];
+        tail += (uint32_t)n;
+        return (int)n;
+    }
+}
+
+void stm32_usart_put(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        while (!TX_READY())
+            ;
+        TX_BYTE((uint8_t)s[i]);
+    }
+}
+
+static int usart_write(void *ctx, const uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    stm32_usart_put((const char *)buf, len);
+    return MOTA_OK;
+}
+
+/* A pin to its alternate function (the USART's), fast, with a pull-up (an idle RX line reads 1). */
+static void pin_af(GPIO_TypeDef *g, uint32_t pin, uint32_t af)
+{
+    g->MODER = (g->MODER & ~(3u << (2u * pin))) | 2u << (2u * pin);
+    g->OSPEEDR |= 2u << (2u * pin);
+    g->PUPDR = (g->PUPDR & ~(3u << (2u * pin))) | 1u << (2u * pin);
+    g->AFR[pin / 8u] = (g->AFR[pin / 8u] & ~(0xFu << (4u * (pin % 8u)))) | af << (4u * (pin % 8u));
+}
+
+void stm32_usart_init(struct mota_transport *t)
+{
+    MOTA_STM32_USART_CLOCKS_ON();
+    (void)MOTA_STM32_USART_CLOCKS_READBACK; /* the clock reaches the peripheral before its first access */
+    pin_af(MOTA_STM32_USART_GPIO, MOTA_STM32_USART_TX_PIN, MOTA_STM32_USART_AF);
+    pin_af(MOTA_STM32_USART_GPIO, MOTA_STM32_USART_RX_PIN, MOTA_STM32_USART_AF);
+    USART->CR1 = 0;
+    USART->BRR = (MOTA_STM32_USART_CLOCK_HZ + MOTA_STM32_BAUD / 2u) / MOTA_STM32_BAUD; /* oversampling by 16 */
+    USART->CR1 = CR1_ON;
+    NVIC_SetPriority(MOTA_STM32_USART_IRQn, 0);
+    NVIC_EnableIRQ(MOTA_STM32_USART_IRQn);
+    t->read = usart_read;
+    t->write = usart_write;
+    t->ctx = NULL;
+}
