@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # The board registry (ports/boards.txt) for CMake: MOTA_BOARDS (the names, in the table's order) and, for
 # each board B, MOTA_BOARD_<B>_FAMILY, _CPU, _QEMU ("-": none) and _FLAGS (a list); MOTA_HARNESS_BOARD, the
-# board whose cross tree builds the loader's QEMU harness. mota_default_board(<var> <cpu>): the first board
-# of that cpu.
+# board whose cross tree builds the loader's QEMU harness; MOTA_BOARD_INCLUDE_DIRS, the boards' include
+# folders (their layout headers, which the host's profiles read). mota_default_board(<var> <cpu>): the first
+# board of that cpu.
 set(MOTA_BOARDS_FILE ${CMAKE_CURRENT_LIST_DIR}/../ports/boards.txt)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MOTA_BOARDS_FILE})
 file(STRINGS ${MOTA_BOARDS_FILE} _lines REGEX "^[a-z0-9]")
 set(MOTA_BOARDS "")
 set(MOTA_HARNESS_BOARD "")
+set(MOTA_BOARD_INCLUDE_DIRS "")
 foreach(_line IN LISTS _lines)
   string(REGEX REPLACE "[ \t]+" ";" _f "${_line}")
   list(LENGTH _f _n)
@@ -29,6 +31,10 @@ foreach(_line IN LISTS _lines)
   endif()
   if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi-${MOTA_BOARD_${_b}_CPU}.cmake)
     message(FATAL_ERROR "ports/boards.txt: ${_b}: no toolchain file cmake/arm-none-eabi-${MOTA_BOARD_${_b}_CPU}.cmake")
+  endif()
+  # the folders of the boards' public headers (their layouts, which the host's profiles read)
+  if(IS_DIRECTORY ${CMAKE_CURRENT_LIST_DIR}/../ports/${MOTA_BOARD_${_b}_FAMILY}/${_b}/include)
+    list(APPEND MOTA_BOARD_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/../ports/${MOTA_BOARD_${_b}_FAMILY}/${_b}/include)
   endif()
   if("harness" IN_LIST MOTA_BOARD_${_b}_FLAGS)
     set(MOTA_HARNESS_BOARD ${_b})
