@@ -12,12 +12,12 @@ function(mota_arm_sources src inc)
     set(mpu ${MOTA_ARM_DIR}/v8m/mpu.c)
   endif()
   set(${src} ${MOTA_ARM_DIR}/common/core.c ${MOTA_ARM_DIR}/common/clock.c ${MOTA_ARM_DIR}/common/fault.c
-      ${MOTA_ARM_DIR}/common/guard.c ${MOTA_ARM_DIR}/common/infer.c ${MOTA_ARM_DIR}/common/board.c ${mpu} PARENT_SCOPE)
+      ${MOTA_ARM_DIR}/common/guard.c ${MOTA_ARM_DIR}/common/infer.c ${MOTA_ARM_DIR}/common/port.c ${MOTA_ARM_DIR}/common/rx.c ${mpu} PARENT_SCOPE)
   set(${inc} ${MOTA_ARM_DIR}/common PARENT_SCOPE)
 endfunction()
 
 # mota_arm_qemu_sources(<sources var>): the launcher's side of a board on QEMU (mota/arm_qemu.h:
 # semihosting, the launcher's arguments and log, the emulated flash), for a family's QEMU boards only
 function(mota_arm_qemu_sources src)
-  set(${src} ${MOTA_ARM_DIR}/qemu/launcher.c ${MOTA_ARM_DIR}/qemu/flash.c ${MOTA_ARM_DIR}/qemu/flash_ecc.c PARENT_SCOPE)
+  set(${src} ${MOTA_ARM_DIR}/qemu/launcher.c ${MOTA_ARM_DIR}/qemu/emu_flash.c ${MOTA_ARM_DIR}/qemu/emu_flash_ecc.c PARENT_SCOPE)
 endfunction()

@@ -25,7 +25,8 @@ MODULES = [
     ("libcbor", ("libmota_dep_cbor_lib.a",)),
     ("reason codes", ("libmota_base.a",)),
     ("port: the Arm layer (ports/arm)", ()),  # objects of a board's port library: ARM_OBJS
-    ("port: family and board (ports/mps)", ()),  # the rest of a board's port library, libmota_hal_<board>.a
+    ("port: QEMU launcher, emulated flash (ports/arm/qemu)", ()),  # QEMU_OBJS, a QEMU board's only
+    ("port: family and board (ports/FAMILY)", ()),  # the rest of a board's port library, libmota_hal_<board>.a
     ("application (main.c)", ("main.c.obj",)),
     ("libc + libgcc", ("libc.a", "libgcc.a", "libm.a")),
 ]
@@ -52,15 +53,20 @@ MEMBERS = [
 
 
 # the Arm layer's objects inside a board's port library (ports/arm/arm.cmake)
-ARM_OBJS = ("core.c.obj", "clock.c.obj", "fault.c.obj", "guard.c.obj", "infer.c.obj", "mpu.c.obj")
+ARM_OBJS = ("core.c.obj", "clock.c.obj", "fault.c.obj", "guard.c.obj", "infer.c.obj", "mpu.c.obj", "port.c.obj",
+            "rx.c.obj")
+QEMU_OBJS = ("launcher.c.obj", "emu_flash.c.obj", "emu_flash_ecc.c.obj")
 
 
 def module_of(src):
     base = re.sub(r"\(.*", "", src).rsplit("/", 1)[-1]
     member = re.search(r"\(([^)]*)\)", src)
     if base.startswith("libmota_hal_") and base.endswith(".a"):
-        arm = member is not None and member.group(1) in ARM_OBJS
-        return "port: the Arm layer (ports/arm)" if arm else "port: family and board (ports/mps)"
+        obj = member.group(1) if member else ""
+        if obj in ARM_OBJS:
+            return "port: the Arm layer (ports/arm)"
+        return "port: QEMU launcher, emulated flash (ports/arm/qemu)" if obj in QEMU_OBJS else \
+            "port: family and board (ports/FAMILY)"
     for mod, objs in MEMBERS:
         if member and member.group(1) in objs:
             return mod

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ECC on the emulated flash (flash_ecc.c, flash-ecc): off and len in whole program units of a uniform
+/* ECC on the emulated flash (emu_flash_ecc.c, flash-ecc): off and len in whole program units of a uniform
  * sector size; the window is where the CPU sees the flash */
 int qemu_ecc_init(const uint8_t *window, uint32_t unit_size, uint32_t sector_size);
 bool qemu_ecc_on(void);

@@ -144,7 +144,31 @@ size_t mota_arm_infer_detail(void *ctx, char *out, size_t cap);
 int mota_arm_model_about(void *ctx, const struct mota_installed *model, struct mota_model_about *out);
 int mota_arm_model_io(void *ctx, const struct mota_installed *model, struct mota_model_io *out);
 
-/* ---- a board (board.c): what every board's mota_board_init shares ---- */
+/* ---- a UART's receive ring (rx.c): the RX interrupt moves bytes in, the transport's read takes them ---- */
+struct mota_arm_rx {
+    uint8_t *buf;
+    uint32_t size;                         /* a power of two, more than the link's whole window */
+    volatile uint32_t head, tail;          /* head: written by the interrupt; tail: by the reader */
+    volatile uint32_t overruns;            /* bytes lost: the ring full, or the UART's own overrun */
+    void (*drain)(struct mota_arm_rx *rx); /* the UART's received bytes into the ring (its interrupt's work) */
+};
+/* One received byte into the ring (from drain), or counted lost when it is full: the link's CRC and
+ * go-back-N recover. */
+static inline void mota_arm_rx_put(struct mota_arm_rx *rx, uint8_t b)
+{
+    uint32_t h = rx->head;
+    if (h - rx->tail < rx->size) {
+        rx->buf[h & (rx->size - 1u)] = b;
+        rx->head = h + 1u;
+    } else {
+        rx->overruns++;
+    }
+}
+/* struct mota_transport's read over the ring: what it holds, up to len, waiting (WFI) up to timeout_ms for
+ * the first byte; drain runs with interrupts masked first, so nothing waits in the UART unseen. */
+int mota_arm_rx_read(struct mota_arm_rx *rx, uint8_t *buf, size_t len, uint32_t timeout_ms);
+
+/* ---- a board (port.c): what every board's mota_board_init shares ---- */
 /* Everything a board gives the agent; the family fills flash, uart, sys and the exec RAM, then calls these. */
 struct mota_arm_board {
     struct mota_flash flash;

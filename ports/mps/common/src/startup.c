@@ -29,16 +29,6 @@ __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + M
     [15] = (uintptr_t)mota_arm_systick_handler,
     MOTA_MPS_UART_RX_IRQS(UART_RX_VECTOR)};
 
-/* newlib's __errno reaches errno through its 1 KiB reentrancy structure
- * (_impure_ptr); a single-threaded firmware needs one int. libcbor's ldexp
- * is what sets it. */
-int *__errno(void);
-int *__errno(void)
-{
-    static int err;
-    return &err;
-}
-
 void mps_default_handler(void)
 {
     mota_qemu_reset("fault", 0, SCB_ICSR & 0x1FFu, 0);

@@ -22,54 +22,30 @@
 #define MOTA_MPS_RX_RING 8192u /* a power of two, > the link window (12 frames of 512 bytes: board.cmake) */
 #endif
 
+_Static_assert((MOTA_MPS_RX_RING & (MOTA_MPS_RX_RING - 1u)) == 0, "the RX ring is a power of two");
 static uint8_t ring[MOTA_MPS_RX_RING];
-static volatile uint32_t head, tail; /* head: written by the ISR; tail: by the reader */
-static volatile uint32_t overruns;
+static void drain(struct mota_arm_rx *rx);
+static struct mota_arm_rx rx = {.buf = ring, .size = MOTA_MPS_RX_RING, .drain = drain};
 
 /* Move received bytes into the ring. The interrupt is cleared before the
  * DATA register is drained: a byte that arrives during the drain raises it
  * again, so none can sit unnoticed (QEMU would hold every later byte back). */
-static void drain(void)
+static void drain(struct mota_arm_rx *r)
 {
     UART_INTCLR = 2u; /* RX interrupt */
-    while (UART_STATE & STATE_RX_FULL) {
-        uint8_t b = (uint8_t)UART_DATA;
-        uint32_t h = head;
-        if (h - tail < MOTA_MPS_RX_RING) {
-            ring[h % MOTA_MPS_RX_RING] = b;
-            head = h + 1;
-        } else {
-            overruns++; /* the link's CRC and go-back-N recover */
-        }
-    }
+    while (UART_STATE & STATE_RX_FULL)
+        mota_arm_rx_put(r, (uint8_t)UART_DATA);
 }
 
 void mps_uart_rx_handler(void)
 {
-    drain();
+    drain(&rx);
 }
 
 static int uart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
     (void)ctx;
-    uint64_t deadline = mota_arm_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
-    for (;;) {
-        __asm__ volatile("cpsid i" ::: "memory");
-        drain();
-        uint32_t avail = head - tail;
-        if (avail == 0 && mota_arm_now_us(NULL) < deadline) {
-            /* a pending interrupt ends the WFI even with PRIMASK set: no lost wake-up */
-            __asm__ volatile("wfi");
-            __asm__ volatile("cpsie i" ::: "memory");
-            continue;
-        }
-        __asm__ volatile("cpsie i" ::: "memory");
-        size_t n = avail < len ? avail : len;
-        for (size_t i = 0; i < n; i++)
-            buf[i] = ring[(tail + i) % MOTA_MPS_RX_RING];
-        tail += (uint32_t)n;
-        return (int)n;
-    }
+    return mota_arm_rx_read(&rx, buf, len, timeout_ms);
 }
 
 static int uart_write(void *ctx, const uint8_t *buf, size_t len)

@@ -35,15 +35,6 @@ __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + M
     [16 ... 16 + MOTA_STM32_N_IRQ - 1] = (uintptr_t)stm32_default_handler,
     IRQ(MOTA_STM32_USART_IRQn) = (uintptr_t)stm32_usart_handler};
 
-/* newlib's __errno reaches errno through its 1 KiB reentrancy structure (_impure_ptr); a single-threaded
- * firmware needs one int. libcbor's ldexp is what sets it. */
-int *__errno(void);
-int *__errno(void)
-{
-    static int err;
-    return &err;
-}
-
 void stm32_default_handler(void)
 {
     mota_arm_port_reset("fault", 0, SCB->ICSR & SCB_ICSR_VECTACTIVE_Msk, 0);

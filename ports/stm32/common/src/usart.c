@@ -35,55 +35,31 @@
 #define MOTA_STM32_RX_RING 4096u /* a power of two, > the link window (sizes.cmake) */
 #endif
 
+_Static_assert((MOTA_STM32_RX_RING & (MOTA_STM32_RX_RING - 1u)) == 0, "the RX ring is a power of two");
 static uint8_t ring[MOTA_STM32_RX_RING];
-static volatile uint32_t head, tail; /* head: written by the ISR; tail: by the reader */
-static volatile uint32_t overruns;
+static void drain(struct mota_arm_rx *rx);
+static struct mota_arm_rx rx = {.buf = ring, .size = MOTA_STM32_RX_RING, .drain = drain};
 
 /* Move received bytes into the ring (the RX interrupt, and the reader with interrupts masked). */
-static void drain(void)
+static void drain(struct mota_arm_rx *r)
 {
     if (OVERRUN()) {
-        overruns++;
+        r->overruns++;
         CLEAR_OVERRUN();
     }
-    while (RX_READY()) {
-        uint8_t b = RX_BYTE();
-        uint32_t h = head;
-        if (h - tail < MOTA_STM32_RX_RING) {
-            ring[h % MOTA_STM32_RX_RING] = b;
-            head = h + 1;
-        } else {
-            overruns++; /* the link's CRC and go-back-N recover */
-        }
-    }
+    while (RX_READY())
+        mota_arm_rx_put(r, RX_BYTE());
 }
 
 void stm32_usart_irq(void)
 {
-    drain();
+    drain(&rx);
 }
 
 static int usart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
 {
     (void)ctx;
-    uint64_t deadline = mota_arm_now_us(NULL) + (uint64_t)timeout_ms * 1000u;
-    for (;;) {
-        __asm__ volatile("cpsid i" ::: "memory");
-        drain();
-        uint32_t avail = head - tail;
-        if (avail == 0 && mota_arm_now_us(NULL) < deadline) {
-            /* a pending interrupt ends the WFI even with PRIMASK set: no lost wake-up */
-            __asm__ volatile("wfi");
-            __asm__ volatile("cpsie i" ::: "memory");
-            continue;
-        }
-        __asm__ volatile("cpsie i" ::: "memory");
-        size_t n = avail < len ? avail : len;
-        for (size_t i = 0; i < n; i++)
-            buf[i] = ring[(tail + i) % MOTA_STM32_RX_RING];
-        tail += (uint32_t)n;
-        return (int)n;
-    }
+    return mota_arm_rx_read(&rx, buf, len, timeout_ms);
 }
 
 void stm32_usart_put(const char *s, size_t n)

@@ -104,3 +104,12 @@ uint32_t mota_board_stack_unused(void)
 {
     return mota_arm_stack_unused();
 }
+
+/* newlib's __errno reaches errno through its 1 KiB reentrancy structure (_impure_ptr); a single-threaded
+ * firmware needs one int. libcbor's ldexp is what sets it. */
+int *__errno(void);
+int *__errno(void)
+{
+    static int err;
+    return &err;
+}
