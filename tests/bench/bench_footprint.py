@@ -22,7 +22,7 @@ from harness import Env  # noqa: E402
 import footprint  # noqa: E402
 
 CPU = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21), "an386": ("cortex-m4", 0xC24),
-       "an500": ("cortex-m7", 0xC27)}
+       "an500": ("cortex-m7", 0xC27), "netduinoplus2": ("cortex-m4", 0xC24)}
 GOALS = {"min": (32 * 1024, 8 * 1024), "full": (48 * 1024, 16 * 1024)}  # flash, ram + stack (issue 30)
 
 

@@ -104,6 +104,15 @@ EXPECTED = {
         "footprint full-an500: flash # B, ram # B, stack # B, rx-ring # B$",
         "head check: # instructions$",
     ],
+    "bench-board-footprint-stm32": [  # the same with ST's sources: the STM32 boards too (issue 41)
+        "footprint min-an547: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-an386: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-nucleo-f401re: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-b-u585i-iot02a: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-netduinoplus2: flash # B, ram # B, stack # B, rx-ring # B$",
+        "head check: # instructions$",
+    ],
     "bench-container": [
         "params file: # MiB (# bytes); container # bytes",
         "openssl dgst -sha256 # ms # MB/s ratio # (reference)",

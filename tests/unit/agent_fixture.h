@@ -437,4 +437,26 @@ static inline void manifest_digest(const uint8_t *c, size_t len, uint8_t out[32]
     memcpy(out, env.digest, 32);
 }
 
+/* What a power-cut sweep sees of model 0 after a reboot: whether a model runs, whether it is the new one
+ * (its manifest digest is new_digest, else old_digest), on trial, and the committed sequence number (0: none).
+ * False when the model that runs is neither the old nor the new one. */
+struct dev_outcome {
+    bool has_model, is_new, testing;
+    uint64_t committed;
+};
+
+static inline bool dev_observe(struct mota_posix_device *d, const uint8_t old_digest[32], const uint8_t new_digest[32],
+                               struct dev_outcome *o)
+{
+    struct mota_agent_model_info info;
+    memset(o, 0, sizeof(*o));
+    o->committed = d->device.agent.st[0].has_committed ? d->device.agent.st[0].committed_seq : 0;
+    if (mota_agent_model_info(&d->device.agent, 0, &info) != MOTA_OK)
+        return true;
+    o->has_model = true;
+    o->is_new = memcmp(info.digest, new_digest, 32) == 0;
+    o->testing = info.testing;
+    return o->is_new || memcmp(info.digest, old_digest, 32) == 0;
+}
+
 #endif

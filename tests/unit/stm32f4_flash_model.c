@@ -264,3 +264,23 @@ const uint8_t *mota_stm32_io_mem(uint32_t addr)
 {
     return cur->mem + (addr - cur->base);
 }
+
+static uint64_t clock_us;
+
+static uint64_t model_now(void *ctx)
+{
+    (void)ctx;
+    return clock_us += 10;
+}
+
+const struct mota_stm32f4_flash_cfg f4_model_f401re = {
+    .base = MOTA_STM32F4_FLASH_BASE,
+    .regs = MOTA_STM32F4_FLASH_REGS,
+    .n_regions = 3,
+    .regions = {{4, 16u * 1024u, 250000, 500000},
+                {1, 64u * 1024u, 550000, 1100000},
+                {3, 128u * 1024u, 1000000, 4000000}},
+    .prog_typ_us = 16,
+    .prog_max_us = 100,
+    .now_us = model_now,
+};

@@ -27,6 +27,7 @@
 #define MOTA_TEST_STM32F4_FLASH_MODEL_H
 
 #include "mota/port.h"
+#include "mota/stm32_flash.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -72,5 +73,9 @@ void f4_model_free(struct f4_model *m);
 void f4_model_power_on(struct f4_model *m);
 /* the sector holding the array offset off (its number, start and size); false outside */
 bool f4_model_sector(const struct f4_model *m, uint32_t off, uint32_t *n, uint32_t *start, uint32_t *size);
+
+/* The NUCLEO-F401RE's flash as its board gives it to the driver (sectors 4 x 16, 64, 3 x 128 KiB with their
+ * times, docs/device-profiles.md "Flash"), on a clock that moves 10 us at every look: a bounded wait ends. */
+extern const struct mota_stm32f4_flash_cfg f4_model_f401re;
 
 #endif

@@ -92,25 +92,10 @@ static int run(struct mota_posix_device *d, enum scenario s)
     }
 }
 
-struct outcome {
-    bool has_model;
-    bool is_new, testing;
-    uint64_t committed;
-};
-
-static void observe(struct mota_posix_device *d, struct outcome *o)
+static void observe(struct mota_posix_device *d, struct dev_outcome *o)
 {
-    struct mota_agent_model_info info;
-    memset(o, 0, sizeof(*o));
-    o->committed = d->device.agent.st[0].has_committed ? d->device.agent.st[0].committed_seq : 0;
-    if (mota_agent_model_info(&d->device.agent, 0, &info) != MOTA_OK)
-        return;
-    o->has_model = true;
-    if (memcmp(info.digest, dn, 32) == 0)
-        o->is_new = true;
-    else if (memcmp(info.digest, d1, 32) != 0)
+    if (!dev_observe(d, d1, dn, o))
         fail_msg("active model is neither the old nor the new one");
-    o->testing = info.testing;
 }
 
 /* The state each scenario starts from, as a flash image. */
@@ -146,7 +131,7 @@ static uint8_t *prepare(enum scenario s)
 /* After the cut and a reboot: the invariants, then a retry to the end state. */
 static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, bool completed)
 {
-    struct outcome o;
+    struct dev_outcome o;
     int ret = dev_boot(d);
     if (ret != MOTA_OK)
         fail_msg("%s, cut at op %llu: reboot failed: %s", names[s], (unsigned long long)op, mota_err_name(ret));
@@ -219,7 +204,7 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     }
     /* and the state survives one more reboot */
     assert_int_equal(dev_boot(d), MOTA_OK);
-    struct outcome again;
+    struct dev_outcome again;
     observe(d, &again);
     assert_int_equal(again.is_new, o.is_new);
 }

@@ -19,22 +19,7 @@
 
 #define KIB 1024u
 
-static uint64_t clock_us;
-static uint64_t now(void *ctx)
-{
-    (void)ctx;
-    return clock_us += 10; /* every look at the clock is 10 us later: a bounded wait ends */
-}
-
-static const struct mota_stm32f4_flash_cfg f401 = {
-    .base = MOTA_STM32F4_FLASH_BASE,
-    .regs = MOTA_STM32F4_FLASH_REGS,
-    .n_regions = 3,
-    .regions = {{4, 16 * KIB, 250000, 500000}, {1, 64 * KIB, 550000, 1100000}, {3, 128 * KIB, 1000000, 4000000}},
-    .prog_typ_us = 16,
-    .prog_max_us = 100,
-    .now_us = now,
-};
+static const struct mota_stm32f4_flash_cfg *const f401 = &f4_model_f401re;
 
 struct fx {
     struct f4_model m;
@@ -44,8 +29,8 @@ struct fx {
 static int setup(void **state)
 {
     static struct fx fx;
-    f4_model_init(&fx.m, f401.base, f401.regs, f401.regions, f401.n_regions);
-    assert_int_equal(mota_stm32f4_flash_init(&fx.f, &f401), MOTA_OK);
+    f4_model_init(&fx.m, f401->base, f401->regs, f401->regions, f401->n_regions);
+    assert_int_equal(mota_stm32f4_flash_init(&fx.f, f401), MOTA_OK);
     *state = &fx;
     return 0;
 }
@@ -115,11 +100,26 @@ static void misaligned_or_programmed_bytes_are_refused_before_any_write_to_the_p
     assert_int_equal(fx->f.prog(fx->f.ctx, 16 * KIB + 2, w, 4), MOTA_ERR_FLASH_ALIGN);
     assert_int_equal(fx->f.prog(fx->f.ctx, 16 * KIB + 8, w, 6), MOTA_ERR_FLASH_ALIGN);
     assert_int_equal(fx->f.prog(fx->f.ctx, 16 * KIB + 4, w, 4), MOTA_ERR_FLASH_NOT_ERASED);
+    assert_int_equal(fx->f.prog(fx->f.ctx, 16 * KIB - 4, w, 8), MOTA_ERR_FLASH_NOT_ERASED); /* its second word */
     assert_int_equal(fx->f.prog(fx->f.ctx, 512 * KIB - 4, w, 8), MOTA_ERR_FLASH_BOUNDS);
     assert_int_equal(fx->f.erase(fx->f.ctx, 16 * KIB + 4096), MOTA_ERR_FLASH_ALIGN); /* not a sector's start */
     assert_int_equal(fx->f.erase(fx->f.ctx, 512 * KIB), MOTA_ERR_FLASH_BOUNDS);
     assert_int_equal(fx->m.writes, writes);
     no_violation(&fx->m);
+}
+
+static void an_interface_the_keys_cannot_unlock_fails_each_operation_before_it_reaches_the_array(void **state)
+{
+    struct fx *fx = *state;
+    uint8_t w[4] = {0x12, 0x34, 0x56, 0x78}, r[4];
+    fx->m.key_locked_out = true; /* a wrong key earlier in this boot: LOCK stays until the next reset */
+    assert_int_equal(fx->f.prog(fx->f.ctx, 16 * KIB, w, 4), MOTA_ERR_FLASH_IO);
+    assert_int_equal(fx->f.erase(fx->f.ctx, 16 * KIB), MOTA_ERR_FLASH_IO);
+    assert_int_equal(fx->m.programs + fx->m.erases, 0);
+    assert_int_equal(fx->m.sr & 0x1F2u, 0); /* nothing was attempted: no error flag */
+    assert_int_equal(fx->f.read(fx->f.ctx, 16 * KIB, r, 4), MOTA_OK);
+    assert_int_equal(r[0] & r[1] & r[2] & r[3], 0xFF);
+    assert_true(fx->m.cr & (1u << 31));
 }
 
 static void an_error_flag_of_the_part_fails_its_operation_and_is_cleared_for_the_next(void **state)
@@ -215,6 +215,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(misaligned_or_programmed_bytes_are_refused_before_any_write_to_the_part, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            an_interface_the_keys_cannot_unlock_fails_each_operation_before_it_reaches_the_array, setup, teardown),
         cmocka_unit_test_setup_teardown(an_error_flag_of_the_part_fails_its_operation_and_is_cleared_for_the_next,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_word_that_does_not_take_its_program_is_reported_by_its_read_back, setup,

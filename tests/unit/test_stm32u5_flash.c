@@ -214,6 +214,22 @@ static void misaligned_programmed_or_outside_units_are_refused_before_the_interf
     assert_true(fx->m.nscr & LOCK);
 }
 
+static void an_interface_the_keys_cannot_unlock_fails_each_operation_before_it_reaches_the_array(void **state)
+{
+    struct fx *fx = *state;
+    uint8_t w[16], r[16];
+    pattern(w, sizeof(w), 5);
+    fx->m.key_locked_out = true; /* a wrong key earlier in this boot: LOCK stays until the next reset */
+    assert_int_equal(fx->f.prog(fx->f.ctx, PAGE, w, 16), MOTA_ERR_FLASH_IO);
+    assert_int_equal(fx->f.erase(fx->f.ctx, PAGE), MOTA_ERR_FLASH_IO);
+    assert_int_equal(fx->m.programs + fx->m.erases + fx->m.irq_offs, 0); /* not a word of the array written */
+    assert_int_equal(fx->m.nssr & NSSR_ERRORS, 0);
+    assert_int_equal(fx->f.read(fx->f.ctx, PAGE, r, 16), MOTA_OK);
+    for (unsigned i = 0; i < 16; i++)
+        assert_int_equal(r[i], 0xFF);
+    assert_true(fx->m.nscr & LOCK);
+}
+
 static void every_error_flag_of_the_part_fails_its_operation_and_is_cleared_for_the_next(void **state)
 {
     struct fx *fx = *state;
@@ -474,6 +490,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_page_erase_names_the_page_by_its_bank_and_number, setup, teardown),
         cmocka_unit_test_setup_teardown(
             misaligned_programmed_or_outside_units_are_refused_before_the_interface_is_touched, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            an_interface_the_keys_cannot_unlock_fails_each_operation_before_it_reaches_the_array, setup, teardown),
         cmocka_unit_test_setup_teardown(every_error_flag_of_the_part_fails_its_operation_and_is_cleared_for_the_next,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_quad_word_that_does_not_take_its_program_is_reported_by_its_read_back, setup,

@@ -50,7 +50,8 @@
     .slots_offset = MOTA_NUCLEO_F401RE_SLOTS, .slot_size = MOTA_NUCLEO_F401RE_SLOT_SIZE
 #define F401_BOARD_FLASH(uid)                                                                                          \
     {                                                                                                                  \
-        MOTA_NUCLEO_F401RE_FLASH_BASE, MOTA_NUCLEO_F401RE_FLASH_SIZE, MOTA_NUCLEO_F401RE_PROVISION, uid                \
+        MOTA_NUCLEO_F401RE_FLASH_BASE, MOTA_NUCLEO_F401RE_FLASH_SIZE, MOTA_NUCLEO_F401RE_PROVISION, uid,               \
+            MOTA_NUCLEO_F401RE_MODELS                                                                                  \
     }
 /* Cortex-M4 with FPv4-SP, non-secure (Armv7E-M), the legacy runtime and NBIN CPU models */
 #define M4_DEV                                                                                                         \
@@ -123,7 +124,7 @@ static const struct tool_profile profiles[] = {
      .slot_size = MOTA_B_U585I_IOT02A_SLOT_SIZE,
      .rx_ring = 8 * KIB,
      .board_flash = {MOTA_B_U585I_IOT02A_FLASH_BASE, MOTA_B_U585I_IOT02A_FLASH_SIZE, MOTA_B_U585I_IOT02A_PROVISION,
-                     true}},
+                     true, MOTA_B_U585I_IOT02A_MODELS}},
     {.name = "nucleo-f401re",
      .board = "NUCLEO-F401RE: STM32F401RET6, Cortex-M4",
      .dev = M4_DEV,

@@ -45,6 +45,7 @@ struct tool_profile {
         uint32_t size;      /* the agent's flash: a QEMU board's flash file */
         uint32_t provision; /* the provisioning record's offset in it */
         bool uid;           /* the device id is the part's 96-bit unique id (the record's is ignored) */
+        unsigned models;    /* the model slot pairs its firmware lays out (a record naming more is refused) */
     } board_flash;
 };
 

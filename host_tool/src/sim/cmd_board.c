@@ -363,12 +363,15 @@ static void help_board(FILE *f)
                "  --firmware ELF --qemu PATH   defaults: the firmware of this build, qemu-system-arm\n"
                "  --icount               deterministic time: one instruction per nanosecond\n"
                "  --measure-stack        the firmware logs its stack high-water mark per phase\n"
-               "  --flash-timing none|typ|max   each erase and program of the emulated NOR takes the\n"
-               "                         typical or longest time of the NOR it emulates (an MX66UW1G45G:\n"
-               "                         4 KiB sectors 25 ms / 400 ms), the UART still receiving\n"
+               "  --flash-timing none|typ|max   each erase and program of the emulated flash takes the\n"
+               "                         typical or longest time of the part it stands for (the MPS\n"
+               "                         boards: an MX66UW1G45G NOR, 4 KiB sectors 25 ms / 400 ms;\n"
+               "                         the STM32 board on QEMU: an F401's 128 KiB sectors up to 4 s),\n"
+               "                         the UART still receiving\n"
                "  --flash-ecc            the emulated flash has ECC, as an STM32U5's: 16-byte units\n"
                "                         programmed once per erase, a unit torn by a power cut\n"
-               "                         unreadable (its state in FLASH.ecc beside the flash)\n"
+               "                         unreadable (its state in FLASH.ecc beside the flash; the\n"
+               "                         MPS boards: their NOR's sectors are uniform)\n"
                "Faults:\n"
                "  --cut-at-op N [--torn] power cut at flash operation N (program or erase, from 1)\n"
                "                         of the first boot: the launcher kills QEMU, then powers on\n"
@@ -543,6 +546,11 @@ static int provision_flash(const struct board *b, const struct board_identity *i
     struct board_device_key dk = {0};
     if (id->n_keks > 0 && id->n_keys == 0)
         return tool_usage_err("sim", "--kek is provisioned with the identity: it needs --key");
+    if (b->flash_ecc && strcmp(b->t->family, "mps") != 0) /* the emulated ECC takes uniform sectors */
+        return tool_usage_err("sim",
+                              "--flash-ecc: the %s's flash stands for its part's, which has mixed sectors and "
+                              "no ECC (the MPS boards' emulated NOR takes it)",
+                              b->t->name);
     if (access(b->flash, F_OK) != 0) {
         char ecc[PATH_MAX];
         snprintf(ecc, sizeof(ecc), "%s.ecc", b->flash);

@@ -38,9 +38,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The models each board's firmware serves: MOTA_AGENT_MAX_MODELS of the MPS family's build
- * (ports/mps/common/sizes.cmake); a record naming more is refused whole at boot (the board would come up
- * unprovisioned). */
+/* The models an MPS board's firmware serves: MOTA_AGENT_MAX_MODELS of the family's build
+ * (ports/mps/common/sizes.cmake); another family's board's, its layout's (board_flash); a record naming more
+ * is refused whole at boot (the board would come up unprovisioned). */
 #define BOARD_MAX_MODELS 2u
 #define BOARD_ROW(name, machine, cpu, dir, family, mps_base, serial2)                                                  \
     {name, machine, cpu, dir, family, BOARD_MAX_MODELS, serial2, 0, 0, mps_base, false},
@@ -68,6 +68,7 @@ static void board_flash(void)
             t->provision = p->board_flash.provision;
             t->flash_base = p->board_flash.base;
             t->uid_device_id = p->board_flash.uid;
+            t->max_models = p->board_flash.models;
         }
     }
 }

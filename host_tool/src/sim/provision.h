@@ -20,7 +20,7 @@ struct board_target {
     const char *cpu;          /* "Cortex-M55" */
     const char *firmware_dir; /* where this build put its firmware */
     const char *family;       /* ports/<family> */
-    unsigned max_models;      /* the models its firmware serves (ports/mps/common/sizes.cmake) */
+    unsigned max_models;      /* the models its firmware serves (the MPS family's sizes.cmake, else its layout) */
     bool serial2;             /* its link is QEMU's second serial port, the first unused (flag serial2) */
     /* The agent's flash: the launcher's flash file, and what a real part's programmer writes into. An MPS
      * board's is the family's one layout (mota/mps_layout.h) at the window its board_config.h puts it; another

@@ -79,7 +79,7 @@ function(mota_stm32_board board series device)
     mota_arm_qemu_sources(qemu_src)
     list(APPEND src ${qemu_src})
   else()
-    list(APPEND src ${MOTA_STM32_DIR}/src/flash_${series}.c) # the part's own flash driver
+    list(APPEND src ${MOTA_STM32_DIR}/src/flash_${series}.c ${MOTA_STM32_DIR}/src/flash_if.c) # the part's own flash driver
   endif()
   add_library(${lib} STATIC ${src} ${arm_src} $<TARGET_OBJECTS:mota_st_${board}>)
   target_compile_options(${lib} PRIVATE ${MOTA_WARNINGS})

@@ -9,6 +9,7 @@
 #include <string.h>
 
 static struct mota_arm_board board; /* everything the port provides to the agent */
+_Static_assert(MOTA_STM32_MODELS <= MOTA_AGENT_MAX_MODELS, "the build serves every slot pair the layout has");
 
 int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
 {
@@ -44,9 +45,10 @@ int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
         memcpy(cfg->device_id, uid, sizeof(uid));
         cfg->device_id_len = sizeof(uid);
     }
-    /* the slots where the layout puts them: the first model's; a second shares nothing on this board */
+    /* the slots where the layout puts them; a record naming more models than it has is not half-applied */
     if (n > MOTA_STM32_MODELS) {
         st->provision_status = MOTA_ERR_PROVISION;
+        cfg->n_keys = 0; /* every upload is refused, as for any record this firmware cannot serve */
         mota_board_log(MOTA_BOARD_TAG "provisioning: the record names more models than this board has slots for\n");
         n = cfg->n_models = MOTA_STM32_MODELS;
     }

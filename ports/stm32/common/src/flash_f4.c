@@ -8,6 +8,7 @@
  */
 #include "mota/err.h"
 #include "mota/stm32_flash.h"
+#include "flash_if.h"
 #include "stm32_io.h"
 
 #include <stdbool.h>
@@ -18,9 +19,6 @@
 #define KEYR 0x04u
 #define SR 0x0Cu
 #define CR 0x10u
-
-#define KEY1 0x45670123u
-#define KEY2 0xCDEF89ABu
 
 #define ACR_ICEN (1u << 9)
 #define ACR_DCEN (1u << 10)
@@ -56,48 +54,18 @@ static void wr(const struct mota_stm32f4_flash_cfg *c, uint32_t reg, uint32_t v)
     mota_stm32_io_write32(c->regs + reg, v);
 }
 
-/* BSY clear within limit_us; MOTA_ERR_TIMEOUT if the interface stays busy (a part that never ends its
- * operation is not waited for forever) */
-static int wait_ready(const struct mota_stm32f4_flash_cfg *c, uint32_t limit_us)
+/* the interface as every STM32 has it (flash_if.h), with the F4's registers */
+static struct stm32_flash_if fif(const struct mota_stm32f4_flash_cfg *c)
 {
-    uint64_t end = c->now_us(c->clock_ctx) + (uint64_t)limit_us * 2u + 1000u;
-    while (rd(c, SR) & SR_BSY) {
-        if (c->now_us(c->clock_ctx) > end)
-            return MOTA_ERR_TIMEOUT;
-    }
-    return MOTA_OK;
-}
-
-/* The flags of the operation just done: cleared (write one), MOTA_ERR_FLASH_IO if any error was set. */
-static int take_errors(const struct mota_stm32f4_flash_cfg *c)
-{
-    uint32_t sr = rd(c, SR);
-    if (sr & (SR_ERRORS | SR_EOP))
-        wr(c, SR, sr & (SR_ERRORS | SR_EOP));
-    return (sr & SR_ERRORS) ? MOTA_ERR_FLASH_IO : MOTA_OK;
-}
-
-/* Ready for a new operation: not busy, the flags of an earlier one (or of a boot cut short) cleared, the
- * interface unlocked by the key sequence. */
-static int begin(const struct mota_stm32f4_flash_cfg *c, uint32_t limit_us)
-{
-    int ret = wait_ready(c, limit_us);
-    if (ret != MOTA_OK)
-        return ret;
-    (void)take_errors(c); /* not this operation's */
-    if (rd(c, CR) & CR_LOCK) {
-        wr(c, KEYR, KEY1);
-        wr(c, KEYR, KEY2);
-        if (rd(c, CR) & CR_LOCK)
-            return MOTA_ERR_FLASH_IO; /* a wrong sequence locks the interface until the next reset */
-    }
-    return MOTA_OK;
-}
-
-/* The operation's bits off and the interface locked again, whatever happened. */
-static void end(const struct mota_stm32f4_flash_cfg *c)
-{
-    wr(c, CR, CR_LOCK);
+    return (struct stm32_flash_if){.keyr = c->regs + KEYR,
+                                   .sr = c->regs + SR,
+                                   .cr = c->regs + CR,
+                                   .busy = SR_BSY,
+                                   .errors = SR_ERRORS,
+                                   .eop = SR_EOP,
+                                   .lock = CR_LOCK,
+                                   .now_us = c->now_us,
+                                   .clock_ctx = c->clock_ctx};
 }
 
 /* [off, off + len) inside the array */
@@ -139,8 +107,9 @@ static int f4_prog(void *ctx, uint32_t off, const void *buf, size_t len)
     for (size_t i = 0; i < len; i++) /* the contract: bits go from 1 to 0 on erased bytes only */
         if (at[i] != 0xFFu)
             return MOTA_ERR_FLASH_NOT_ERASED;
-    if ((ret = begin(c, c->prog_max_us)) != MOTA_OK) {
-        end(c);
+    const struct stm32_flash_if fi = fif(c);
+    if ((ret = stm32_flash_begin(&fi, c->prog_max_us)) != MOTA_OK) {
+        stm32_flash_end(&fi);
         return ret;
     }
     wr(c, CR, CR_PSIZE_X32 | CR_PG);
@@ -148,15 +117,14 @@ static int f4_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         uint32_t w =
             (uint32_t)src[i] | (uint32_t)src[i + 1] << 8 | (uint32_t)src[i + 2] << 16 | (uint32_t)src[i + 3] << 24;
         mota_stm32_io_write32(c->base + off + (uint32_t)i, w);
-        if ((ret = wait_ready(c, c->prog_max_us)) == MOTA_OK)
-            ret = take_errors(c);
-        if (ret == MOTA_OK) { /* durable: the word as written, read back through the bus */
+        /* durable: the word as written, read back through the bus */
+        if ((ret = stm32_flash_done(&fi, c->prog_max_us)) == MOTA_OK) {
             memcpy(now, mota_stm32_io_mem(c->base + off + (uint32_t)i), WORD);
             if (memcmp(now, src + i, WORD) != 0)
                 ret = MOTA_ERR_FLASH_IO;
         }
     }
-    end(c);
+    stm32_flash_end(&fi);
     return ret;
 }
 
@@ -186,15 +154,15 @@ static int f4_erase(void *ctx, uint32_t off)
     int ret = sector_of(c, off, &snb, &max_us);
     if (ret != MOTA_OK)
         return ret;
-    if ((ret = begin(c, max_us)) != MOTA_OK) {
-        end(c);
+    const struct stm32_flash_if fi = fif(c);
+    if ((ret = stm32_flash_begin(&fi, max_us)) != MOTA_OK) {
+        stm32_flash_end(&fi);
         return ret;
     }
     wr(c, CR, CR_PSIZE_X32 | CR_SER | snb << CR_SNB_POS);
     wr(c, CR, CR_PSIZE_X32 | CR_SER | snb << CR_SNB_POS | CR_STRT);
-    if ((ret = wait_ready(c, max_us)) == MOTA_OK)
-        ret = take_errors(c);
-    end(c);
+    ret = stm32_flash_done(&fi, max_us);
+    stm32_flash_end(&fi);
     /* the ART's caches may hold the sector's old lines: reset them (each off while it is reset) */
     uint32_t acr = rd(c, ACR);
     wr(c, ACR, acr & ~(ACR_ICEN | ACR_DCEN));

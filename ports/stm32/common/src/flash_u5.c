@@ -8,6 +8,7 @@
  */
 #include "mota/err.h"
 #include "mota/stm32_flash.h"
+#include "flash_if.h"
 #include "stm32_io.h"
 
 #include <stdbool.h>
@@ -18,9 +19,6 @@
 #define NSSR 0x20u
 #define NSCR 0x28u
 #define ECCR 0x30u
-
-#define KEY1 0x45670123u
-#define KEY2 0xCDEF89ABu
 
 #define NSSR_EOP (1u << 0)
 #define NSSR_OPERR (1u << 1)
@@ -81,48 +79,19 @@ static void wr(const struct mota_stm32u5_flash_cfg *c, uint32_t reg, uint32_t v)
     mota_stm32_io_write32(c->regs + reg, v);
 }
 
-/* BSY and WDW clear within limit_us; MOTA_ERR_TIMEOUT if the interface stays busy (a part that never
- * ends its operation is not waited for forever) */
-static int wait_ready(const struct mota_stm32u5_flash_cfg *c, uint32_t limit_us)
+/* the interface as every STM32 has it (flash_if.h), with the U5's non-secure registers: busy while an
+ * operation runs (BSY) or a quad-word waits for its last words (WDW) */
+static struct stm32_flash_if fif(const struct mota_stm32u5_flash_cfg *c)
 {
-    uint64_t end = c->now_us(c->clock_ctx) + (uint64_t)limit_us * 2u + 1000u;
-    while (rd(c, NSSR) & (NSSR_BSY | NSSR_WDW)) {
-        if (c->now_us(c->clock_ctx) > end)
-            return MOTA_ERR_TIMEOUT;
-    }
-    return MOTA_OK;
-}
-
-/* The flags of the operation just done: cleared (write one), MOTA_ERR_FLASH_IO if any error was set. */
-static int take_errors(const struct mota_stm32u5_flash_cfg *c)
-{
-    uint32_t sr = rd(c, NSSR);
-    if (sr & (NSSR_ERRORS | NSSR_EOP))
-        wr(c, NSSR, sr & (NSSR_ERRORS | NSSR_EOP));
-    return (sr & NSSR_ERRORS) ? MOTA_ERR_FLASH_IO : MOTA_OK;
-}
-
-/* Ready for a new operation: not busy, the flags of an earlier one (or of a boot cut short) cleared (the
- * part refuses an operation while one is set), the interface unlocked by the key sequence. */
-static int begin(const struct mota_stm32u5_flash_cfg *c, uint32_t limit_us)
-{
-    int ret = wait_ready(c, limit_us);
-    if (ret != MOTA_OK)
-        return ret;
-    (void)take_errors(c); /* not this operation's */
-    if (rd(c, NSCR) & NSCR_LOCK) {
-        wr(c, NSKEYR, KEY1);
-        wr(c, NSKEYR, KEY2);
-        if (rd(c, NSCR) & NSCR_LOCK)
-            return MOTA_ERR_FLASH_IO; /* a wrong sequence locks the interface until the next reset */
-    }
-    return MOTA_OK;
-}
-
-/* PG and PER off and the interface locked again, in one write, whatever happened. */
-static void end(const struct mota_stm32u5_flash_cfg *c)
-{
-    wr(c, NSCR, NSCR_LOCK);
+    return (struct stm32_flash_if){.keyr = c->regs + NSKEYR,
+                                   .sr = c->regs + NSSR,
+                                   .cr = c->regs + NSCR,
+                                   .busy = NSSR_BSY | NSSR_WDW,
+                                   .errors = NSSR_ERRORS,
+                                   .eop = NSSR_EOP,
+                                   .lock = NSCR_LOCK,
+                                   .now_us = c->now_us,
+                                   .clock_ctx = c->clock_ctx};
 }
 
 /* The ICACHE holds flash lines for data reads too, and knows nothing of a program or an erase: an
@@ -231,7 +200,8 @@ static int read_back(const struct mota_stm32u5_flash_cfg *c, uint32_t off, const
 
 /* One quad-word, PG set: its four words in order, interrupts masked between them (the part programs
  * once the fourth arrives, and holds the others meanwhile: WDW), then the program's end and flags. */
-static int program_qw(const struct mota_stm32u5_flash_cfg *c, uint32_t at, const uint8_t *src)
+static int program_qw(const struct mota_stm32u5_flash_cfg *c, const struct stm32_flash_if *fi, uint32_t at,
+                      const uint8_t *src)
 {
     uint32_t w[QW / 4u];
     for (unsigned k = 0; k < QW / 4u; k++) {
@@ -242,8 +212,7 @@ static int program_qw(const struct mota_stm32u5_flash_cfg *c, uint32_t at, const
     for (unsigned k = 0; k < QW / 4u; k++)
         mota_stm32_io_write32(at + 4u * k, w[k]);
     mota_stm32_io_irq_restore(primask);
-    int ret = wait_ready(c, c->prog_max_us);
-    return ret == MOTA_OK ? take_errors(c) : ret;
+    return stm32_flash_done(fi, c->prog_max_us);
 }
 
 static int u5_prog(void *ctx, uint32_t off, const void *buf, size_t len)
@@ -259,12 +228,13 @@ static int u5_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_OK;
     if ((ret = all_erased(c, off, len)) != MOTA_OK)
         return ret;
-    if ((ret = begin(c, c->prog_max_us)) == MOTA_OK) {
+    const struct stm32_flash_if fi = fif(c);
+    if ((ret = stm32_flash_begin(&fi, c->prog_max_us)) == MOTA_OK) {
         wr(c, NSCR, NSCR_PG);
         for (size_t i = 0; i < len && ret == MOTA_OK; i += QW)
-            ret = program_qw(c, c->base + off + (uint32_t)i, src + i);
+            ret = program_qw(c, &fi, c->base + off + (uint32_t)i, src + i);
     }
-    end(c);
+    stm32_flash_end(&fi);
     /* the check above cached the erased lines: invalidated before the read back, whatever happened */
     int inv = invalidate_icache(c);
     if (ret == MOTA_OK)
@@ -282,14 +252,14 @@ static int u5_erase(void *ctx, uint32_t off)
     /* the page's bank and number in it, from its place in the array */
     uint32_t page = (c->base - MOTA_STM32U5_FLASH_BASE + off) / PAGE;
     uint32_t cr = NSCR_PER | (page % BANK_PAGES) << NSCR_PNB_POS | (page >= BANK_PAGES ? NSCR_BKER : 0u);
-    int ret = begin(c, c->erase_max_us);
+    const struct stm32_flash_if fi = fif(c);
+    int ret = stm32_flash_begin(&fi, c->erase_max_us);
     if (ret == MOTA_OK) {
         wr(c, NSCR, cr);
         wr(c, NSCR, cr | NSCR_STRT);
-        if ((ret = wait_ready(c, c->erase_max_us)) == MOTA_OK)
-            ret = take_errors(c);
+        ret = stm32_flash_done(&fi, c->erase_max_us);
     }
-    end(c);
+    stm32_flash_end(&fi);
     int inv = invalidate_icache(c);
     return ret == MOTA_OK ? inv : ret;
 }

@@ -30,6 +30,7 @@
 #define MOTA_NUCLEO_F401RE_FW1 0xC000     /* sectors 3 and 4 */
 #define MOTA_NUCLEO_F401RE_FW1_SIZE 0x14000
 #define MOTA_NUCLEO_F401RE_SLOTS 0x20000 /* sector 5: slot A; sector 6: slot B */
+#define MOTA_NUCLEO_F401RE_MODELS 1      /* one A/B pair: sectors 5 and 6 */
 #define MOTA_NUCLEO_F401RE_SLOT_SIZE 0x20000
 #define MOTA_NUCLEO_F401RE_PROVISION 0x60000 /* sector 7 */
 #define MOTA_NUCLEO_F401RE_PROVISION_SIZE 0x1000
