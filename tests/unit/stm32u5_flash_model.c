@@ -432,6 +432,8 @@ void mota_stm32_io_write32(uint32_t addr, uint32_t v)
         write_reg(m, addr - m->regs, v, cut);
     else
         m->stray++;
+    if (cut && m->on_cut != NULL)
+        m->on_cut(m->on_cut_ctx);
 }
 
 const uint8_t *mota_stm32_io_mem(uint32_t addr)
@@ -461,3 +463,21 @@ void mota_stm32_io_irq_restore(uint32_t primask)
 {
     cur->irq_masked = primask != 0;
 }
+
+static uint64_t clock_us;
+
+static uint64_t model_now(void *ctx)
+{
+    (void)ctx;
+    return clock_us += 10;
+}
+
+const struct mota_stm32u5_flash_cfg u5_model_bank2 = {
+    .base = MOTA_STM32U5_FLASH_BASE + 1024u * 1024u,
+    .size = 1024u * 1024u,
+    .regs = MOTA_STM32U5_FLASH_REGS,
+    .icache = MOTA_STM32U5_ICACHE_REGS,
+    .erase_typ_us = 1500,
+    .erase_max_us = 5000,
+    .now_us = model_now,
+};

@@ -34,6 +34,8 @@
 #ifndef MOTA_TEST_STM32U5_FLASH_MODEL_H
 #define MOTA_TEST_STM32U5_FLASH_MODEL_H
 
+#include "mota/stm32_flash.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +86,9 @@ struct u5_model {
     unsigned stray;              /* an access outside the array and the registers given */
     /* what it saw */
     unsigned unlocks, erases, programs, error_flags, nmis, invalidations, irq_offs;
+    /* called once the write that cuts the power has landed (NULL: none): a test unwinds from there */
+    void (*on_cut)(void *ctx);
+    void *on_cut_ctx;
     int last_page; /* the last page erased, bank * 128 + number (-1: none) */
 };
 
@@ -104,5 +109,10 @@ void u5_model_tear(struct u5_model *m, uint32_t off);
 void u5_model_fetch(struct u5_model *m, uint32_t off, size_t len);
 /* lines the ICACHE holds whose bytes the array no longer has */
 unsigned u5_model_stale(const struct u5_model *m);
+
+/* The B-U585I-IOT02A's flash as its board gives it to the driver: bank 2 (mota/b_u585i_iot02a_layout.h),
+ * the profile's erase times (a quad-word's are not in the sources), on a clock that moves 10 us at every
+ * look: a bounded wait ends. */
+extern const struct mota_stm32u5_flash_cfg u5_model_bank2;
 
 #endif

@@ -23,19 +23,25 @@
 
 #include "agent_fixture.h"
 #include "mota/stm32_flash.h"
+#ifdef MOTA_POWERCUT_U5
+#include "mota/b_u585i_iot02a_layout.h"
+#include "stm32u5_flash_model.h"
+#else
+#include "mota/nucleo_f401re_layout.h"
 #include "stm32f4_flash_model.h"
+#endif
 
 #define KIB 1024u
-/* The writes cut at: an operation's first HEAD (the unlock, the setup, the first word) and last TAIL (the last
- * word, the lock), all of a short one (an erase, a journal record: the agent's commit points), and between,
- * every STRIDE-th of the action (prime, and counted across operations: the cut moves through the words of
- * the payload's programs) */
+/* The writes cut at: every write of an erase and of a program of one journal record or less (the agent's
+ * commit points), an operation's first HEAD (the unlock, the setup, the first word) and last TAIL (the last
+ * word, the lock), and between, every STRIDE-th of the action (prime, and counted across operations: the cut
+ * moves through the words of the payload's programs) */
 #define HEAD 4u
 #define TAIL 2u
-#define SHORT 20u
-#define STRIDE 61u
-#define RECORD 64u /* the journal's record */
-#define OLD_SEQ 2u /* the model the device runs before the update */
+#define STRIDE 61u     /* the F4's; the U5's payload programs take about as many writes a byte: */
+#define STRIDE_U5 127u /* a cut every 127th, and the same part of CI's time (its model is slower to restore) */
+#define RECORD 64u     /* the journal's record */
+#define OLD_SEQ 2u     /* the model the device runs before the update */
 #define NEW_SEQ 3u
 #define MAX_OPS 8192u
 
@@ -55,10 +61,13 @@ struct powercut_part {
     void (*cut_at)(uint64_t n);          /* the power goes at the n-th write from now (0: never) */
     uint64_t (*writes)(void);            /* register and array writes so far */
     bool (*dead)(void);
-    unsigned (*violations)(void);    /* what the part saw that a correct driver never does, counted at rest */
-    uint8_t *(*array)(size_t *size); /* the array, to save and restore images */
+    unsigned (*violations)(void);  /* what the part saw that a correct driver never does, counted at rest */
+    const uint8_t *(*array)(void); /* the array from the agent's offset 0 */
+    uint8_t *(*save)(void);        /* the part's state as it survives a power cut (malloc'd) */
+    void (*restore)(const uint8_t *img);
 };
 
+#ifndef MOTA_POWERCUT_U5
 /* The STM32F401RE of the nucleo-f401re profile (host_tool/src/offline/profiles.c, F401_FLASH). */
 static struct f4_model f4;
 static const struct mota_stm32f4_flash_cfg *const f401 = &f4_model_f401re;
@@ -107,25 +116,131 @@ static unsigned f4_violations(void)
            f4.dcache_stale;
 }
 
-static uint8_t *f4_array(size_t *size)
+static const uint8_t *f4_array(void)
 {
-    *size = f4.size;
     return f4.mem;
 }
 
-static const struct powercut_part f4_part = {.name = "STM32F401RE",
-                                             .journal_offset = 16 * KIB,
-                                             .slot_offset = {128 * KIB, 256 * KIB},
-                                             .slot_size = 128 * KIB,
-                                             .open = f4_open,
-                                             .close = f4_close,
-                                             .driver = f4_driver,
-                                             .power_on = f4_power_on,
-                                             .cut_at = f4_cut_at,
-                                             .writes = f4_writes,
-                                             .dead = f4_dead,
-                                             .violations = f4_violations,
-                                             .array = f4_array};
+static uint8_t *f4_save(void)
+{
+    uint8_t *img = malloc(f4.size);
+    assert_non_null(img);
+    memcpy(img, f4.mem, f4.size);
+    return img;
+}
+
+static void f4_restore(const uint8_t *img)
+{
+    memcpy(f4.mem, img, f4.size);
+}
+
+static const struct powercut_part f4_part = {
+    .name = "STM32F401RE",
+    .journal_offset = MOTA_NUCLEO_F401RE_JOURNAL,
+    .slot_offset = {MOTA_NUCLEO_F401RE_SLOTS, MOTA_NUCLEO_F401RE_SLOTS + MOTA_NUCLEO_F401RE_SLOT_SIZE},
+    .slot_size = MOTA_NUCLEO_F401RE_SLOT_SIZE,
+    .open = f4_open,
+    .close = f4_close,
+    .driver = f4_driver,
+    .power_on = f4_power_on,
+    .cut_at = f4_cut_at,
+    .writes = f4_writes,
+    .dead = f4_dead,
+    .violations = f4_violations,
+    .array = f4_array,
+    .save = f4_save,
+    .restore = f4_restore};
+#define THE_PART f4_part
+#else
+/* The STM32U585's bank 2 of the b-u585i-iot02a profile (mota/b_u585i_iot02a_layout.h: the journal in pages 0
+ * and 1, slots A and B of 62 pages each), its ICACHE on: 16-byte quad-words programmed once, a torn one an
+ * ECC error its driver's read reports. */
+#define BANK2 (1024u * 1024u) /* the agent's offset 0 in the part's array */
+static struct u5_model u5;
+
+static void u5_open(void (*on_cut)(void *ctx), void *ctx)
+{
+    u5_model_init(&u5, MOTA_STM32U5_FLASH_REGS, MOTA_STM32U5_ICACHE_REGS);
+    u5.on_cut = on_cut;
+    u5.on_cut_ctx = ctx;
+}
+
+static void u5_close(void)
+{
+    u5_model_free(&u5);
+}
+
+static int u5_driver(struct mota_flash *f)
+{
+    return mota_stm32u5_flash_init(f, &u5_model_bank2);
+}
+
+static void u5_power_on(void)
+{
+    u5_model_power_on(&u5);
+}
+
+static void u5_cut_at(uint64_t n)
+{
+    u5.cut_at = n ? u5.writes + n : 0;
+}
+
+static uint64_t u5_writes(void)
+{
+    return u5.writes;
+}
+
+static bool u5_dead(void)
+{
+    return u5.off;
+}
+
+static unsigned u5_violations(void)
+{
+    bool unlocked = !u5.off && !(u5.nscr & (1u << 31)); /* NSCR.LOCK: every operation locks again */
+    return u5.bus_errors + u5.writes_when_busy + u5.reprogrammed + u5.unmasked_writes + u5.partial_quad_words +
+           u5.faults + u5.stray + u5.error_flags + unlocked + u5_model_stale(&u5);
+}
+
+static const uint8_t *u5_array(void)
+{
+    return u5.mem + BANK2;
+}
+
+/* the array and each quad-word's state (erased, programmed, torn): what survives a cut */
+static uint8_t *u5_save(void)
+{
+    uint8_t *img = malloc(U5_MODEL_SIZE + U5_MODEL_SIZE / U5_MODEL_QW);
+    assert_non_null(img);
+    memcpy(img, u5.mem, U5_MODEL_SIZE);
+    memcpy(img + U5_MODEL_SIZE, u5.qw, U5_MODEL_SIZE / U5_MODEL_QW);
+    return img;
+}
+
+static void u5_restore(const uint8_t *img)
+{
+    memcpy(u5.mem, img, U5_MODEL_SIZE);
+    memcpy(u5.qw, img + U5_MODEL_SIZE, U5_MODEL_SIZE / U5_MODEL_QW);
+}
+
+static const struct powercut_part u5_part = {
+    .name = "STM32U585 bank 2",
+    .journal_offset = MOTA_B_U585I_IOT02A_JOURNAL,
+    .slot_offset = {MOTA_B_U585I_IOT02A_SLOTS, MOTA_B_U585I_IOT02A_SLOTS + MOTA_B_U585I_IOT02A_SLOT_SIZE},
+    .slot_size = MOTA_B_U585I_IOT02A_SLOT_SIZE,
+    .open = u5_open,
+    .close = u5_close,
+    .driver = u5_driver,
+    .power_on = u5_power_on,
+    .cut_at = u5_cut_at,
+    .writes = u5_writes,
+    .dead = u5_dead,
+    .violations = u5_violations,
+    .array = u5_array,
+    .save = u5_save,
+    .restore = u5_restore};
+#define THE_PART u5_part
+#endif
 
 static const struct powercut_part *part;
 
@@ -137,7 +252,11 @@ static const char *names[] = {"update", "confirm", "rollback", "trial expiry", "
 static uint8_t *c0, *c1, *c2;
 static size_t l0, l1, l2;
 static uint8_t d1[32], d2[32];
+#ifdef MOTA_POWERCUT_U5
+static uint64_t stride = STRIDE_U5;
+#else
 static uint64_t stride = STRIDE;
+#endif
 
 /* The fixture's device (keys, identity, profile, exec RAM) with the part's driver as its flash, in the
  * board's layout: the posix flash it was built with is left unused. */
@@ -203,9 +322,8 @@ static void prepare(struct mota_posix_device *d, enum scenario s)
     fill_journal(d, true, 0);
     assert_int_equal(upload(d, c1, l1), MOTA_OK);
     assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
-    size_t size;
     uint32_t spare = part->slot_offset[1 - d->device.agent.st[0].active.slot];
-    assert_int_not_equal(part->array(&size)[spare + part->slot_size / 2 + 256], 0xFF); /* c0's second half */
+    assert_int_not_equal(part->array()[spare + l0 - 256], 0xFF); /* c0's end (on the F4, past half its sector) */
     if (s == CONFIRM || s == ROLLBACK || s == EXPIRY)
         assert_int_equal(upload(d, c2, l2), MOTA_OK);
     for (int b = 0; s == EXPIRY && b < 3; b++) /* the trial has used all its boots */
@@ -275,17 +393,18 @@ static void power_cut(void *ctx)
  * first), noted by a flash that passes every call on to the driver. */
 struct span {
     uint64_t first, last;
+    bool every; /* an erase, or a program of a journal record or less: cut at each of its writes */
 };
 static struct span spans[MAX_OPS];
 static size_t n_spans;
 static uint64_t action_start;
 static struct mota_flash drv;
 
-static void noted(uint64_t before)
+static void noted(uint64_t before, bool every)
 {
     if (part->writes() > before) {
         assert_true(n_spans < MAX_OPS);
-        spans[n_spans++] = (struct span){before - action_start + 1, part->writes() - action_start};
+        spans[n_spans++] = (struct span){before - action_start + 1, part->writes() - action_start, every};
     }
 }
 
@@ -306,7 +425,7 @@ static int rec_prog(void *ctx, uint32_t off, const void *buf, size_t len)
     uint64_t before = part->writes();
     int ret = drv.prog(drv.ctx, off, buf, len);
     (void)ctx;
-    noted(before);
+    noted(before, len <= RECORD);
     return ret;
 }
 
@@ -315,16 +434,14 @@ static int rec_erase(void *ctx, uint32_t off)
     uint64_t before = part->writes();
     int ret = drv.erase(drv.ctx, off);
     (void)ctx;
-    noted(before);
+    noted(before, true);
     return ret;
 }
 
 /* The action from the image, uncut, its operations noted; the writes it took. */
 static uint64_t dry_run(struct mota_posix_device *d, enum scenario s, const uint8_t *img)
 {
-    size_t size;
-    uint8_t *array = part->array(&size);
-    memcpy(array, img, size);
+    part->restore(img);
     power_up(d);
     drv = d->flash;
     d->flash.read = rec_read;
@@ -339,18 +456,16 @@ static uint64_t dry_run(struct mota_posix_device *d, enum scenario s, const uint
     return part->writes() - action_start;
 }
 
-/* Cut at write k of op (HEAD, TAIL, SHORT, STRIDE). */
+/* Cut at write k of op (every, HEAD, TAIL, STRIDE). */
 static bool chosen(const struct span *op, uint64_t k)
 {
-    return op->last - op->first < SHORT || k - op->first < HEAD || op->last - k < TAIL || k % stride == 0;
+    return op->every || k - op->first < HEAD || op->last - k < TAIL || k % stride == 0;
 }
 
 /* One cut at write k from the image, the reboot and its checks. */
 static void cut_at(struct mota_posix_device *d, enum scenario s, const uint8_t *img, uint64_t k)
 {
-    size_t size;
-    uint8_t *array = part->array(&size);
-    memcpy(array, img, size);
+    part->restore(img);
     power_up(d);
     part->cut_at(k);
     volatile bool cut = true;
@@ -372,14 +487,11 @@ static void cut_at(struct mota_posix_device *d, enum scenario s, const uint8_t *
 /* The scenario cut at its chosen writes; how many of its writes were cut at, and how many it took. */
 static uint64_t sweep(enum scenario s, uint64_t *writes)
 {
-    size_t size;
     uint64_t n = 0;
     part->open(power_cut, NULL);
     struct mota_posix_device *d = dev_on_part();
     prepare(d, s);
-    const uint8_t *array = part->array(&size);
-    uint8_t *img = malloc(size);
-    memcpy(img, array, size);
+    uint8_t *img = part->save();
     *writes = dry_run(d, s, img);
     for (size_t i = 0; i < n_spans; i++)
         for (uint64_t k = spans[i].first; k <= spans[i].last; k++)
@@ -403,11 +515,11 @@ static void power_cut_at_the_writes_of_every_flash_operation_leaves_a_verified_m
                       n_spans, (unsigned long long)n);
         sum += n;
     }
-    print_message("%s, %s: %llu cut points (every write of an operation of up to %u, the first %u and last %u of "
-                  "a longer one, every %llu-th write between) in %.1f s; every reboot found a verified old or new "
-                  "model, nothing committed lost, every retry completed, the part saw nothing a correct driver "
-                  "never does\n",
-                  part->name, stride == 1 ? "every write" : "sampled", (unsigned long long)sum, SHORT, HEAD, TAIL,
+    print_message("%s, %s: %llu cut points (every write of an erase and of a program of up to %u bytes, the first "
+                  "%u and last %u of a longer one, every %llu-th write between) in %.1f s; every reboot found a "
+                  "verified old or new model, nothing committed lost, every retry completed, the part saw nothing "
+                  "a correct driver never does\n",
+                  part->name, stride == 1 ? "every write" : "sampled", (unsigned long long)sum, RECORD, HEAD, TAIL,
                   (unsigned long long)stride, (double)((uint64_t)clock() - t0) / CLOCKS_PER_SEC);
 }
 
@@ -444,7 +556,7 @@ static int teardown(void **state)
 
 int main(int argc, char **argv)
 {
-    part = &f4_part;
+    part = &THE_PART;
     if (argc > 1 && strcmp(argv[1], "every") == 0)
         stride = 1;
     else if (argc > 1)

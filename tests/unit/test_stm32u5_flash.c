@@ -35,16 +35,8 @@ static uint64_t now(void *ctx)
     return clock_us += 10; /* every look at the clock is 10 us later: a bounded wait ends */
 }
 
-/* the B-U585I-IOT02A's: bank 2, the profile's times (a quad-word's are not in the sources) */
-static const struct mota_stm32u5_flash_cfg bank2 = {
-    .base = MOTA_STM32U5_FLASH_BASE + MIB,
-    .size = MIB,
-    .regs = MOTA_STM32U5_FLASH_REGS,
-    .icache = MOTA_STM32U5_ICACHE_REGS,
-    .erase_typ_us = 1500,
-    .erase_max_us = 5000,
-    .now_us = now,
-};
+/* the B-U585I-IOT02A's: bank 2 (stm32u5_flash_model.h) */
+static const struct mota_stm32u5_flash_cfg *const bank2 = &u5_model_bank2;
 
 /* the whole part, across both banks */
 static const struct mota_stm32u5_flash_cfg whole = {
@@ -66,7 +58,7 @@ static int setup(void **state)
 {
     static struct fx fx;
     u5_model_init(&fx.m, MOTA_STM32U5_FLASH_REGS, MOTA_STM32U5_ICACHE_REGS);
-    assert_int_equal(mota_stm32u5_flash_init(&fx.f, &bank2), MOTA_OK);
+    assert_int_equal(mota_stm32u5_flash_init(&fx.f, bank2), MOTA_OK);
     assert_int_equal(mota_stm32u5_flash_init(&fx.all, &whole), MOTA_OK);
     *state = &fx;
     return 0;
@@ -106,7 +98,7 @@ static void the_driver_describes_the_part_as_the_profile_does(void **state)
 {
     struct fx *fx = *state;
     struct mota_flash f;
-    struct mota_stm32u5_flash_cfg bad = bank2;
+    struct mota_stm32u5_flash_cfg bad = *bank2;
     assert_int_equal(fx->f.size, MIB);
     assert_int_equal(fx->f.xip_base, 0x08100000u);
     assert_int_equal(fx->f.prog_size, 16);
@@ -124,12 +116,12 @@ static void the_driver_describes_the_part_as_the_profile_does(void **state)
         bad.base = bases[i];
         assert_int_equal(mota_stm32u5_flash_init(&f, &bad), MOTA_ERR_ARG);
     }
-    bad = bank2;
+    bad = *bank2;
     bad.size = 4 * KIB;
     assert_int_equal(mota_stm32u5_flash_init(&f, &bad), MOTA_ERR_ARG);
     bad.size = 0;
     assert_int_equal(mota_stm32u5_flash_init(&f, &bad), MOTA_ERR_ARG);
-    bad = bank2;
+    bad = *bank2;
     bad.now_us = NULL;
     assert_int_equal(mota_stm32u5_flash_init(&f, &bad), MOTA_ERR_ARG);
 }
@@ -373,7 +365,7 @@ static void the_icache_is_invalidated_after_an_erase_and_after_a_program(void **
     /* a bypassed ICACHE holds nothing: left alone; and a board without one has it never touched */
     mota_stm32_io_write32(MOTA_STM32U5_ICACHE_REGS, 0); /* the board turns it off */
     assert_int_equal(fx->f.erase(fx->f.ctx, 2 * PAGE), MOTA_OK);
-    struct mota_stm32u5_flash_cfg none = bank2;
+    struct mota_stm32u5_flash_cfg none = *bank2;
     struct mota_flash f;
     none.icache = 0;
     assert_int_equal(mota_stm32u5_flash_init(&f, &none), MOTA_OK);
