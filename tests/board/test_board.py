@@ -53,6 +53,12 @@ MOTA, SRC, FIXTURES, WORK, TARGET, CASE = sys.argv[1:7]
 # are skipped, saying so
 VARIANT = os.environ.get("MOTA_BOARD_VARIANT", "full")
 MIN_FIRMWARE = os.environ.get("MOTA_MIN_FIRMWARE", "")
+# the board's firmware (tests/CMakeLists.txt): an STM32 board's is not built without ST's sources
+FIRMWARE = os.environ.get("MOTA_BOARD_FIRMWARE", "")
+if FIRMWARE and VARIANT == "full" and not os.path.exists(FIRMWARE):
+    print("SKIPPED: no %s firmware at %s (an STM32 board's needs ST's sources: scripts/build-firmware.sh)"
+          % (TARGET, FIRMWARE))
+    sys.exit(77)
 B = BOARDS[TARGET]
 TAG = "mota-%s: " % TARGET
 CLASS = "mota-" + TARGET
