@@ -192,6 +192,20 @@ unsigned mota_arm_board_provision(struct mota_arm_board *b, struct mota_agent_co
                                   const uint8_t *rec, size_t len);
 
 /* ---- exception handlers, for the family's vector table ---- */
+/* The table's first 16 entries, the core's: the initial stack, the family's reset, NMI and other handler,
+ * and the Arm layer's fault, SVC and SysTick entries. A family's table follows with its interrupts. */
+#define MOTA_ARM_CORE_VECTORS(stack_top, reset, nmi, other)                                                            \
+    [0] = (uintptr_t)(stack_top), [1] = (uintptr_t)(reset), [2] = (uintptr_t)(nmi),                                    \
+    [3] = (uintptr_t)mota_arm_fault_entry,      /* HardFault */                                                        \
+        [4] = (uintptr_t)mota_arm_fault_entry,  /* MemManage */                                                        \
+        [5] = (uintptr_t)mota_arm_fault_entry,  /* BusFault */                                                         \
+        [6] = (uintptr_t)mota_arm_fault_entry,  /* UsageFault */                                                       \
+        [7] = (uintptr_t)mota_arm_fault_entry,  /* SecureFault */                                                      \
+        [11] = (uintptr_t)mota_arm_svc_handler, /* guarded model calls */                                              \
+        [12] = (uintptr_t)(other),              /* DebugMonitor */                                                     \
+        [14] = (uintptr_t)(other),              /* PendSV */                                                           \
+        [15] = (uintptr_t)mota_arm_systick_handler
+
 void mota_arm_fault_entry(void);     /* HardFault, MemManage, BusFault, UsageFault, SecureFault */
 void mota_arm_svc_handler(void);     /* SVCall: guarded model calls */
 void mota_arm_systick_handler(void); /* SysTick: the clock, and a model past its time budget */

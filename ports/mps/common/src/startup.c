@@ -15,18 +15,7 @@ void mps_default_handler(void);
 /* VTOR's reset value is the table's address (the linker script puts it
  * first); it needs the alignment of its size rounded up to a power of two. */
 __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + MOTA_MPS_N_IRQ] = {
-    [0] = (uintptr_t)&__stack_top,
-    [1] = (uintptr_t)mps_reset_handler,
-    [2] = (uintptr_t)mps_nmi_handler,
-    [3] = (uintptr_t)mota_arm_fault_entry,  /* HardFault */
-    [4] = (uintptr_t)mota_arm_fault_entry,  /* MemManage */
-    [5] = (uintptr_t)mota_arm_fault_entry,  /* BusFault */
-    [6] = (uintptr_t)mota_arm_fault_entry,  /* UsageFault */
-    [7] = (uintptr_t)mota_arm_fault_entry,  /* SecureFault */
-    [11] = (uintptr_t)mota_arm_svc_handler, /* guarded model calls */
-    [12] = (uintptr_t)mps_default_handler,  /* DebugMonitor */
-    [14] = (uintptr_t)mps_default_handler,  /* PendSV */
-    [15] = (uintptr_t)mota_arm_systick_handler,
+    MOTA_ARM_CORE_VECTORS(&__stack_top, mps_reset_handler, mps_nmi_handler, mps_default_handler),
     MOTA_MPS_UART_RX_IRQS(UART_RX_VECTOR)};
 
 void mps_default_handler(void)

@@ -20,18 +20,7 @@ void stm32_usart_handler(void);
 /* every interrupt defaults to the fault handler, then the USART's is named: a deliberate override */
 #pragma GCC diagnostic ignored "-Woverride-init"
 __attribute__((section(".vectors"), used)) static const uintptr_t vectors[16 + MOTA_STM32_N_IRQ] = {
-    [0] = (uintptr_t)&__stack_top,
-    [1] = (uintptr_t)stm32_reset_handler,
-    [2] = (uintptr_t)stm32_nmi_handler,
-    [3] = (uintptr_t)mota_arm_fault_entry,   /* HardFault */
-    [4] = (uintptr_t)mota_arm_fault_entry,   /* MemManage */
-    [5] = (uintptr_t)mota_arm_fault_entry,   /* BusFault */
-    [6] = (uintptr_t)mota_arm_fault_entry,   /* UsageFault */
-    [7] = (uintptr_t)mota_arm_fault_entry,   /* SecureFault */
-    [11] = (uintptr_t)mota_arm_svc_handler,  /* guarded model calls */
-    [12] = (uintptr_t)stm32_default_handler, /* DebugMonitor */
-    [14] = (uintptr_t)stm32_default_handler, /* PendSV */
-    [15] = (uintptr_t)mota_arm_systick_handler,
+    MOTA_ARM_CORE_VECTORS(&__stack_top, stm32_reset_handler, stm32_nmi_handler, stm32_default_handler),
     [16 ... 16 + MOTA_STM32_N_IRQ - 1] = (uintptr_t)stm32_default_handler,
     IRQ(MOTA_STM32_USART_IRQn) = (uintptr_t)stm32_usart_handler};
 
