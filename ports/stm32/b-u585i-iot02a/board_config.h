@@ -35,6 +35,9 @@
 
 #define MOTA_STM32_CRC_BASE CRC_BASE /* granted to legacy models: ST's licence check on the real unit */
 #define MOTA_STM32_CRC_CLOCK_ON() (RCC->AHB1ENR |= RCC_AHB1ENR_CRCEN)
+/* the LSI at its fastest (32 kHz within a few percent: the U585's datasheet): the IWDG's reload is counted
+ * for it */
+#define MOTA_STM32_LSI_MAX_HZ 33000u
 #define MOTA_STM32_WATCHDOG_MIN_MS 2000u /* a page erases in 5 ms at most */
 
 #define MOTA_STM32_FLASH_ERASE_TYP_US 1500u

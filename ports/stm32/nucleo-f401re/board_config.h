@@ -41,6 +41,8 @@
 #endif
 #define MOTA_STM32_CRC_CLOCK_ON() (RCC->AHB1ENR |= RCC_AHB1ENR_CRCEN)
 /* a 128 KiB sector erases in up to 4 s with nothing running: the IWDG gives twice that */
+/* the LSI at its fastest (17 to 47 kHz: the F401's datasheet): the IWDG's reload is counted for it */
+#define MOTA_STM32_LSI_MAX_HZ 47000u
 #define MOTA_STM32_WATCHDOG_MIN_MS 8000u
 
 #define MOTA_STM32_FLASH_PROG 4u

@@ -6,10 +6,11 @@
  *   asked for, else power-on, the reset pin or a brown-out), read once and cleared; a reset the firmware
  *   asked for after a fault leaves its last words in RAM that start-up does not clear (.noinit), which
  *   tell a fault from a software reset and where it happened.
- * - The IWDG on the LSI (32 kHz, prescaler 256: 8 ms a count, 32 s at most), never shorter than the
- *   board's longest erase allows (MOTA_STM32_WATCHDOG_MIN_MS: nothing kicks it while a single-bank F4
- *   erases a 128 KiB sector for up to 4 s). It has no counter to read: the time left is counted from
- *   the last kick.
+ * - The IWDG on the LSI (prescaler 256), its reload counted for the LSI at its fastest
+ *   (MOTA_STM32_LSI_MAX_HZ: the F401's runs at 17 to 47 kHz), so that the period the guard is told is
+ *   the shortest the part may have; never shorter than the board's longest erase allows
+ *   (MOTA_STM32_WATCHDOG_MIN_MS: nothing kicks it while a single-bank F4 erases a 128 KiB sector for up
+ *   to 4 s). It has no counter to read: the time left is counted from the last kick.
  * - The console: the virtual COM port the link uses, each piece of text between NUL bytes, so that the
  *   link's receiver (COBS: a NUL ends a frame) drops it as one bad frame, and a terminal shows it.
  * On QEMU (MOTA_STM32_QEMU: QEMU's STM32F405 machine models no RCC, IWDG or unique id) the launcher gives the
@@ -135,9 +136,11 @@ static void cause_read(struct mota_board_boot *boot)
 
 void mota_board_watchdog_start(uint32_t timeout_ms)
 {
+    /* the counts for the period at the LSI's fastest (the part's datasheet): a slower LSI only lengthens it */
     uint32_t ms = timeout_ms < MOTA_STM32_WATCHDOG_MIN_MS ? MOTA_STM32_WATCHDOG_MIN_MS : timeout_ms;
-    uint32_t counts = ms / 8u > 0xFFFu ? 0xFFFu : ms / 8u; /* LSI 32 kHz / 256 */
-    IWDG->KR = IWDG_KEY_START;                             /* it starts the LSI too */
+    uint64_t want = ((uint64_t)ms * MOTA_STM32_LSI_MAX_HZ + 256u * 1000u - 1u) / (256u * 1000u);
+    uint32_t counts = want > 0xFFFu ? 0xFFFu : (uint32_t)want;
+    IWDG->KR = IWDG_KEY_START; /* it starts the LSI too */
     IWDG->KR = IWDG_KEY_ACCESS;
     IWDG->PR = 6u; /* / 256 */
     IWDG->RLR = counts;
@@ -146,7 +149,7 @@ void mota_board_watchdog_start(uint32_t timeout_ms)
         mota_board_log(MOTA_BOARD_TAG "watchdog: its prescaler and reload were not taken\n");
     IWDG->KR = IWDG_KEY_RELOAD;
     wdog_kicked_us = mota_arm_now_us(NULL);
-    wdog_period_ms = counts * 8u;
+    wdog_period_ms = (uint32_t)((uint64_t)counts * 256u * 1000u / MOTA_STM32_LSI_MAX_HZ); /* the shortest */
 }
 
 static void watchdog_kick(void *ctx)

@@ -17,7 +17,8 @@
 #define RX_READY() (USART->SR & USART_SR_RXNE)
 #define OVERRUN() (USART->SR & USART_SR_ORE)
 #define RX_BYTE() ((uint8_t)USART->DR) /* reading DR after SR also clears ORE */
-#define CLEAR_OVERRUN() ((void)USART->DR)
+/* the byte in DR when ORE rose is good, and RXNE is set with it: the drain's read takes it and clears ORE */
+#define CLEAR_OVERRUN() ((void)0)
 #define TX_READY() (USART->SR & USART_SR_TXE)
 #define TX_BYTE(b) (USART->DR = (b))
 #define CR1_ON (USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE)
@@ -62,11 +63,18 @@ static int usart_read(void *ctx, uint8_t *buf, size_t len, uint32_t timeout_ms)
     return mota_arm_rx_read(&rx, buf, len, timeout_ms);
 }
 
+/* Polled transmit, bounded: a fault before the USART is set up (its clock off, TXE never set) or a stuck
+ * line loses the text, never the board. */
 void stm32_usart_put(const char *s, size_t n)
 {
+    if (!(USART->CR1 & USART_CR1_UE))
+        return;
     for (size_t i = 0; i < n; i++) {
-        while (!TX_READY())
+        uint32_t tries = 100000u; /* a byte takes 87 us at 115,200 baud: milliseconds at any clock */
+        while (!TX_READY() && --tries != 0)
             ;
+        if (tries == 0)
+            return;
         TX_BYTE((uint8_t)s[i]);
     }
 }
