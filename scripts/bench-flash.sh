@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Benchmark: updates as each profile's flash takes them. `mota sim --profile P --flash-timing typ|max
-# --baud 115200|921600` and `mota push` with default options, for ST's yolov8n (stm32n6570-dk) and a
+# --baud 115200|921600` and `mota push` with default options, for ST's yolov8n (on the N6 board's profile) and a
 # U5-sized model (every profile): the update's wall time from the first byte to the verdict, the
 # physical bound (max(wire, flash busy), or their sum on a single-bank part), their ratio, the bytes
 # sent twice and the bytes the simulated UART lost. Method: tests/bench/bench_flash.py. About 25 min;

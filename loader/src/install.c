@@ -315,6 +315,9 @@ static int install(struct inst *s)
     if ((ret = check_config(s)) != MOTA_OK)
         return ret;
     s->out->family = s->info->family;
+    s->out->npu = s->info->family == MOTA_NBIN_FAMILY_NPU &&
+                  !(s->info->rt_desc_len >= sizeof(MOTA_NBIN_CPU_ABI) - 1 &&
+                    memcmp(s->info->rt_desc, MOTA_NBIN_CPU_ABI, sizeof(MOTA_NBIN_CPU_ABI) - 1) == 0);
     s->out->mode = s->cfg->mode;
     s->out->ext_addr = s->cfg->ext_ram_addr;
     if (s->info->family == MOTA_NBIN_FAMILY_NPU && (ret = install_pools(s)) != MOTA_OK)

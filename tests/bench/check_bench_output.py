@@ -111,6 +111,8 @@ EXPECTED = {
         "footprint full-nucleo-f401re: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-b-u585i-iot02a: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-netduinoplus2: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint full-stm32h747i-disco: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 42
+        "footprint full-stm32n6570-dk: flash # B, ram # B, stack # B, rx-ring # B$",
         "head check: # instructions$",
     ],
     "bench-container": [

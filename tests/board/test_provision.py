@@ -294,11 +294,15 @@ def case_a_version_3_record_holds_the_keks_and_a_device_key_shown_by_id_and_expo
 
 # Each board's provisioning record by its CPU address (its flash's offset 0 plus the record's offset: 0x08000000
 # + 0x60000 in mota/nucleo_f401re_layout.h, whose port netduinoplus2 runs; 0x08100000 + 0xFE000 in
-# mota/b_u585i_iot02a_layout.h; an MPS board's board_config.h MOTA_MPS_FLASH_BASE + 0xFFF000), its flash file's
+# mota/b_u585i_iot02a_layout.h; 0x08000000 + 0xE0000 (bank 1, sector 7) in mota/stm32h747i_disco_layout.h; the
+# N6's NOR 0x70100000 + 0xFFF000 in mota/stm32n6570_dk_layout.h; an MPS board's board_config.h
+# MOTA_MPS_FLASH_BASE + 0xFFF000), its flash file's
 # size, the record's offset in it, and whether the board reports its part's 96-bit unique id as its device id.
 BOARD_RECORDS = {
     "nucleo-f401re": (0x08060000, 512 << 10, 0x60000, True),
     "b-u585i-iot02a": (0x081FE000, 1 << 20, 0xFE000, True),
+    "stm32h747i-disco": (0x080E0000, 2 << 20, 0xE0000, True),
+    "stm32n6570-dk": (0x710FF000, 16 << 20, 0xFFF000, True),
     "netduinoplus2": (0x08060000, 512 << 10, 0x60000, False),
     "an547": (0x60FFF000, FLASH_SIZE, PROVISION, False),
     "an505": (0x80FFF000, FLASH_SIZE, PROVISION, False),
@@ -348,7 +352,8 @@ def case_target_with_another_address_is_refused():
     """--target and --address together: the same address is taken; another is a usage error naming the
     board's address, nothing written; an image needs one of them."""
     key = env.p("k.pub.pem")
-    for board, bad in (("nucleo-f401re", "0x08000000"), ("b-u585i-iot02a", "0x08060000"), ("an547", "0x60FFE000")):
+    for board, bad in (("nucleo-f401re", "0x08000000"), ("b-u585i-iot02a", "0x08060000"),
+                       ("stm32h747i-disco", "0x081E0000"), ("stm32n6570-dk", "0x70000000"), ("an547", "0x60FFE000")):
         addr = BOARD_RECORDS[board][0]
         r = mota("provision", "--target", board, "--hex", "p.hex", "--address", bad, "--key", key, cwd=env.work)
         line = one_error(r)
@@ -382,7 +387,7 @@ def case_sim_refuses_a_real_board_and_gives_a_serial2_board_qemus_second_serial(
     serial2) gets `-serial null -serial chardev:...` (its link is QEMU's second UART), an MPS board one
     -serial; each board's new flash file has its size, the record at its offset; a flash of another board's
     size is refused before QEMU starts."""
-    for board in ("nucleo-f401re", "b-u585i-iot02a"):
+    for board in ("nucleo-f401re", "b-u585i-iot02a", "stm32h747i-disco", "stm32n6570-dk"):
         r = mota("sim", "--target", board, "--tcp", "127.0.0.1:0")
         assert r.returncode == 2 and one_error(r) == (
             "mota: error: sim: %s is a real board: flash it (docs/porting.md) and use mota push PORT (see mota "

@@ -5,7 +5,8 @@
 the port's linker script and the host's profile read), none in the agent's journal, slots or provisioning
 record; the vector table is at FW0's start (VTOR, the part's boot address on a real board); its RAM lies in
 the firmware's RAM, never in the models' exec RAM; the layout itself fits the part (the journal, the slots
-and the record inside the agent's flash, in that order, apart). The image is read with arm-none-eabi-readelf.
+and the record inside the agent's flash, apart; where the boot ROM reads the firmware from the same memory,
+the N6's NOR, that boot image apart from them and large enough for the image and ST's header). The image is read with arm-none-eabi-readelf.
 Exit 77 without the firmware (no ST sources: scripts/build-firmware.sh said SKIPPED).
 
 usage: test_stm32_images.py LAYOUT_HEADER FIRMWARE_ELF
@@ -16,6 +17,7 @@ import subprocess
 import sys
 
 HEADER, ELF = sys.argv[1], sys.argv[2]
+BOOT_HEADER = 1024  # the header ST's signing tool puts before a boot ROM's image (the N6's FSBL)
 
 
 def layout(path):
@@ -65,11 +67,17 @@ def main():
              "slots": (base + L["SLOTS"], 2 * L["SLOT_SIZE"]),
              "provisioning record": (base + L["PROVISION"], L["PROVISION_SIZE"])}
     errors = []
-    # the layout: journal, slots, record inside the agent's flash, in order, apart from the firmware
+    # the layout: journal, slots, record inside the agent's flash, apart from each other and the firmware
     j, s, p = L["JOURNAL"], L["SLOTS"], L["PROVISION"]
-    if not (j < s and s + 2 * L["SLOT_SIZE"] <= p and p + L["PROVISION_SIZE"] <= L["FLASH_SIZE"]):
+    parts = list(agent.items())
+    if not all(inside(b, n, base, L["FLASH_SIZE"]) for _, (b, n) in parts) or any(
+            overlaps(*parts[a][1], *parts[b][1]) for a in range(3) for b in range(a + 1, 3)):
         errors.append(f"layout: journal 0x{j:x}, slots 0x{s:x} (2 x 0x{L['SLOT_SIZE']:x}), record 0x{p:x} "
-                      f"do not fit in order in 0x{L['FLASH_SIZE']:x}")
+                      f"do not fit apart in 0x{L['FLASH_SIZE']:x}")
+    # where the boot ROM reads the firmware from the agent's memory (the N6's NOR): apart from the agent's
+    if "BOOT_IMAGE" in L and overlaps(L["BOOT_IMAGE"], L["BOOT_IMAGE_SIZE"], base, L["FLASH_SIZE"]):
+        errors.append(f"layout: the boot image 0x{L['BOOT_IMAGE']:08x}+0x{L['BOOT_IMAGE_SIZE']:x} overlaps the "
+                      f"agent's flash")
     for (fb, fs) in fw:
         for what, (ab, asz) in agent.items():
             if overlaps(fb, fs, ab, asz):
@@ -93,6 +101,9 @@ def main():
                               f"0x{L['RAM']:08x}+0x{L['RAM_SIZE']:x}")
             if overlaps(vaddr, memsz, L["EXEC"], L["EXEC_SIZE"]):
                 errors.append(f"image: RAM 0x{vaddr:08x}+0x{memsz:x} in the models' exec RAM")
+    if "BOOT_IMAGE" in L and flash_bytes + BOOT_HEADER > L["BOOT_IMAGE_SIZE"]:
+        errors.append(f"image: {flash_bytes} B and ST's {BOOT_HEADER}-byte header exceed the boot image's "
+                      f"0x{L['BOOT_IMAGE_SIZE']:x}")
     vt = entry_vectors(ELF)
     if vt != fw[0][0]:
         errors.append(f"image: the vector table at {vt if vt is None else hex(vt)}, not at FW0's start 0x{fw[0][0]:08x}")

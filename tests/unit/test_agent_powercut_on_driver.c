@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The agent's power-cut sweep (test_agent_powerfail.c's, there on the posix flash simulator) on a part's
- * own flash driver over a register model of the part: here the STM32F4's (ports/stm32/common/src/flash_f4.c
- * over stm32f4_flash_model.h), laid out as the nucleo-f401re profile (the journal in sectors 1 and 2, slot A
- * in sector 5, slot B in sector 6). The model counts every register and array write, finer than the
+ * own flash driver over a register model of the part (powercut_part.h: one executable a part, its
+ * powercut_part_<part>.c naming the driver, the model and the board's layout on it). The model counts every register and array write, finer than the
  * simulator's operations: an update, a confirm, a rollback, a trial's expiry and an update that compacts the
  * journal are cut at every write of every erase and journal record, at the ends of every longer program and
  * at a stride inside it (the argument "every": at each write), then the part is powered on (registers at
@@ -22,225 +21,19 @@
 #include <time.h>
 
 #include "agent_fixture.h"
-#include "mota/stm32_flash.h"
-#ifdef MOTA_POWERCUT_U5
-#include "mota/b_u585i_iot02a_layout.h"
-#include "stm32u5_flash_model.h"
-#else
-#include "mota/nucleo_f401re_layout.h"
-#include "stm32f4_flash_model.h"
-#endif
+#include "powercut_part.h"
 
 #define KIB 1024u
 /* The writes cut at: every write of an erase and of a program of one journal record or less (the agent's
  * commit points), an operation's first HEAD (the unlock, the setup, the first word) and last TAIL (the last
- * word, the lock), and between, every STRIDE-th of the action (prime, and counted across operations: the cut
+ * word, the lock), and between, every stride-th of the action (powercut_stride) (prime, and counted across operations: the cut
  * moves through the words of the payload's programs) */
 #define HEAD 4u
 #define TAIL 2u
-#define STRIDE 61u     /* the F4's; the U5's payload programs take about as many writes a byte: */
-#define STRIDE_U5 127u /* a cut every 127th, and the same part of CI's time (its model is slower to restore) */
-#define RECORD 64u     /* the journal's record */
-#define OLD_SEQ 2u     /* the model the device runs before the update */
+#define RECORD 64u /* the journal's record */
+#define OLD_SEQ 2u /* the model the device runs before the update */
 #define NEW_SEQ 3u
 #define MAX_OPS 8192u
-
-/*
- * A part's flash driver over the part's model, as the sweep drives it. Each model is the access layer
- * (stm32_io.h) its driver is built against, so each part's sweep is its own executable: another part adds
- * its instance of this beside f4_part and picks it in main.
- */
-struct powercut_part {
-    const char *name;
-    uint32_t journal_offset, slot_offset[2], slot_size; /* the board's layout on it */
-    /* the part, erased; on_cut(ctx) is called at the write that cuts the power, and does not return */
-    void (*open)(void (*on_cut)(void *ctx), void *ctx);
-    void (*close)(void);
-    int (*driver)(struct mota_flash *f); /* its driver, set up as the firmware does at boot */
-    void (*power_on)(void);              /* registers at reset, the array as the cut left it */
-    void (*cut_at)(uint64_t n);          /* the power goes at the n-th write from now (0: never) */
-    uint64_t (*writes)(void);            /* register and array writes so far */
-    bool (*dead)(void);
-    unsigned (*violations)(void);  /* what the part saw that a correct driver never does, counted at rest */
-    const uint8_t *(*array)(void); /* the array from the agent's offset 0 */
-    uint8_t *(*save)(void);        /* the part's state as it survives a power cut (malloc'd) */
-    void (*restore)(const uint8_t *img);
-};
-
-#ifndef MOTA_POWERCUT_U5
-/* The STM32F401RE of the nucleo-f401re profile (host_tool/src/offline/profiles.c, F401_FLASH). */
-static struct f4_model f4;
-static const struct mota_stm32f4_flash_cfg *const f401 = &f4_model_f401re;
-
-static void f4_open(void (*on_cut)(void *ctx), void *ctx)
-{
-    f4_model_init(&f4, f401->base, f401->regs, f401->regions, f401->n_regions);
-    f4.on_cut = on_cut;
-    f4.on_cut_ctx = ctx;
-}
-
-static void f4_close(void)
-{
-    f4_model_free(&f4);
-}
-
-static int f4_driver(struct mota_flash *f)
-{
-    return mota_stm32f4_flash_init(f, f401);
-}
-
-static void f4_power_on(void)
-{
-    f4_model_power_on(&f4);
-}
-
-static void f4_cut_at(uint64_t n)
-{
-    f4.cut_at = n ? f4.writes + n : 0;
-}
-
-static uint64_t f4_writes(void)
-{
-    return f4.writes;
-}
-
-static bool f4_dead(void)
-{
-    return f4.off;
-}
-
-static unsigned f4_violations(void)
-{
-    bool unlocked = !f4.off && !(f4.cr & (1u << 31)); /* CR.LOCK: every operation locks again */
-    return f4.bus_errors + f4.writes_when_busy + f4.reprogrammed + f4.dcrst_enabled + f4.error_flags + unlocked +
-           f4.dcache_stale;
-}
-
-static const uint8_t *f4_array(void)
-{
-    return f4.mem;
-}
-
-static uint8_t *f4_save(void)
-{
-    uint8_t *img = malloc(f4.size);
-    assert_non_null(img);
-    memcpy(img, f4.mem, f4.size);
-    return img;
-}
-
-static void f4_restore(const uint8_t *img)
-{
-    memcpy(f4.mem, img, f4.size);
-}
-
-static const struct powercut_part f4_part = {
-    .name = "STM32F401RE",
-    .journal_offset = MOTA_NUCLEO_F401RE_JOURNAL,
-    .slot_offset = {MOTA_NUCLEO_F401RE_SLOTS, MOTA_NUCLEO_F401RE_SLOTS + MOTA_NUCLEO_F401RE_SLOT_SIZE},
-    .slot_size = MOTA_NUCLEO_F401RE_SLOT_SIZE,
-    .open = f4_open,
-    .close = f4_close,
-    .driver = f4_driver,
-    .power_on = f4_power_on,
-    .cut_at = f4_cut_at,
-    .writes = f4_writes,
-    .dead = f4_dead,
-    .violations = f4_violations,
-    .array = f4_array,
-    .save = f4_save,
-    .restore = f4_restore};
-#define THE_PART f4_part
-#else
-/* The STM32U585's bank 2 of the b-u585i-iot02a profile (mota/b_u585i_iot02a_layout.h: the journal in pages 0
- * and 1, slots A and B of 62 pages each), its ICACHE on: 16-byte quad-words programmed once, a torn one an
- * ECC error its driver's read reports. */
-#define BANK2 (1024u * 1024u) /* the agent's offset 0 in the part's array */
-static struct u5_model u5;
-
-static void u5_open(void (*on_cut)(void *ctx), void *ctx)
-{
-    u5_model_init(&u5, MOTA_STM32U5_FLASH_REGS, MOTA_STM32U5_ICACHE_REGS);
-    u5.on_cut = on_cut;
-    u5.on_cut_ctx = ctx;
-}
-
-static void u5_close(void)
-{
-    u5_model_free(&u5);
-}
-
-static int u5_driver(struct mota_flash *f)
-{
-    return mota_stm32u5_flash_init(f, &u5_model_bank2);
-}
-
-static void u5_power_on(void)
-{
-    u5_model_power_on(&u5);
-}
-
-static void u5_cut_at(uint64_t n)
-{
-    u5.cut_at = n ? u5.writes + n : 0;
-}
-
-static uint64_t u5_writes(void)
-{
-    return u5.writes;
-}
-
-static bool u5_dead(void)
-{
-    return u5.off;
-}
-
-static unsigned u5_violations(void)
-{
-    bool unlocked = !u5.off && !(u5.nscr & (1u << 31)); /* NSCR.LOCK: every operation locks again */
-    return u5.bus_errors + u5.writes_when_busy + u5.reprogrammed + u5.unmasked_writes + u5.partial_quad_words +
-           u5.faults + u5.stray + u5.error_flags + unlocked + u5_model_stale(&u5);
-}
-
-static const uint8_t *u5_array(void)
-{
-    return u5.mem + BANK2;
-}
-
-/* the array and each quad-word's state (erased, programmed, torn): what survives a cut */
-static uint8_t *u5_save(void)
-{
-    uint8_t *img = malloc(U5_MODEL_SIZE + U5_MODEL_SIZE / U5_MODEL_QW);
-    assert_non_null(img);
-    memcpy(img, u5.mem, U5_MODEL_SIZE);
-    memcpy(img + U5_MODEL_SIZE, u5.qw, U5_MODEL_SIZE / U5_MODEL_QW);
-    return img;
-}
-
-static void u5_restore(const uint8_t *img)
-{
-    memcpy(u5.mem, img, U5_MODEL_SIZE);
-    memcpy(u5.qw, img + U5_MODEL_SIZE, U5_MODEL_SIZE / U5_MODEL_QW);
-}
-
-static const struct powercut_part u5_part = {
-    .name = "STM32U585 bank 2",
-    .journal_offset = MOTA_B_U585I_IOT02A_JOURNAL,
-    .slot_offset = {MOTA_B_U585I_IOT02A_SLOTS, MOTA_B_U585I_IOT02A_SLOTS + MOTA_B_U585I_IOT02A_SLOT_SIZE},
-    .slot_size = MOTA_B_U585I_IOT02A_SLOT_SIZE,
-    .open = u5_open,
-    .close = u5_close,
-    .driver = u5_driver,
-    .power_on = u5_power_on,
-    .cut_at = u5_cut_at,
-    .writes = u5_writes,
-    .dead = u5_dead,
-    .violations = u5_violations,
-    .array = u5_array,
-    .save = u5_save,
-    .restore = u5_restore};
-#define THE_PART u5_part
-#endif
 
 static const struct powercut_part *part;
 
@@ -252,11 +45,7 @@ static const char *names[] = {"update", "confirm", "rollback", "trial expiry", "
 static uint8_t *c0, *c1, *c2;
 static size_t l0, l1, l2;
 static uint8_t d1[32], d2[32];
-#ifdef MOTA_POWERCUT_U5
-static uint64_t stride = STRIDE_U5;
-#else
-static uint64_t stride = STRIDE;
-#endif
+static uint64_t stride;
 
 /* The fixture's device (keys, identity, profile, exec RAM) with the part's driver as its flash, in the
  * board's layout: the posix flash it was built with is left unused. */
@@ -556,7 +345,8 @@ static int teardown(void **state)
 
 int main(int argc, char **argv)
 {
-    part = &THE_PART;
+    part = &powercut_part;
+    stride = powercut_stride;
     if (argc > 1 && strcmp(argv[1], "every") == 0)
         stride = 1;
     else if (argc > 1)

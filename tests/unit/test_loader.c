@@ -205,6 +205,7 @@ static void test_yolo_installs_identically_at_two_addresses_in_xip_and_copy(void
             struct sim s = {0};
             struct mota_installed m;
             install_yolo(&s, &at[k], mode, &m);
+            assert_true(m.npu); /* ST's Neural-ART model: its inference is the NPU runtime's */
             assert_int_equal(m.got_patched, 63);
             assert_int_equal(m.rel_patched, 213);
             assert_int_equal(m.rom_addr, mode == MOTA_INSTALL_XIP ? at[k].image : at[k].exec);
@@ -408,6 +409,7 @@ static int install_u585(const uint8_t *img, size_t len, uint32_t mode, uint32_t 
                                     .mem = &mem};
     int ret = mota_loader_install(&c, &m);
     if (ret == MOTA_OK) {
+        assert_false(m.npu); /* legacy: its own runtime, called under guard */
         const uint8_t *ctx = sim_map(&s, m.ctx_addr, 60, false);
         words[0] = rd32(ctx + 52);
         words[1] = rd32(ctx + 56);

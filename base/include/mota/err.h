@@ -236,6 +236,8 @@
     X(MOTA_ERR_TRIAL_PENDING, -825, "a model is on trial: confirm or roll it back before the next update")             \
     X(MOTA_ERR_ALREADY_ACTIVE, -826, "this container is the model the device runs already: nothing installed")         \
     X(MOTA_ERR_NOT_ACTIVE, -827, "the container named is not the model the device runs (rolled back or replaced)")     \
+    X(MOTA_ERR_SELFTEST_NO_NPU, -828,                                                                                  \
+      "an NPU model's inference needs ST's Neural-ART runtime, which this firmware does not link")                     \
     /* update link protocol: -900 .. -999 */                                                                           \
     X(MOTA_ERR_PROTO_FRAME, -900, "malformed protocol frame")                                                          \
     X(MOTA_ERR_PROTO_VERSION, -901, "unsupported protocol version")                                                    \

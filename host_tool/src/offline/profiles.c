@@ -7,6 +7,8 @@
 #include "mota/mps_layout.h"
 #include "mota/nbin.h"
 #include "mota/nucleo_f401re_layout.h"
+#include "mota/stm32h747i_disco_layout.h"
+#include "mota/stm32n6570_dk_layout.h"
 
 #include <string.h>
 
@@ -23,11 +25,11 @@
         .prog_size = 16, .n_regions = 1, .regions = {{(bytes) / (4 * KIB), 4 * KIB, 25000, 400000}},                   \
         .prog_block = 256, .prog_typ_us = 150, .prog_max_us = 750                                                      \
     }
-/* STM32H747 bank 2: 8 sectors of 128 KiB, 1.1 s (~) / 4 s; 32-byte ECC words, programmed once */
-#define H7_BANK2                                                                                                       \
+/* STM32H747, both banks: 16 sectors of 128 KiB, 1.1 s (~) / 4 s; 32-byte ECC words, programmed once */
+#define H7_FLASH                                                                                                       \
     {                                                                                                                  \
         .prog_size = 32, .flags = MOTA_FLASH_PROGRAM_ONCE, .n_regions = 1,                                             \
-        .regions = {{8, 128 * KIB, 1100000, 4000000}}, .prog_block = 32, .prog_typ_us = 130, .prog_max_us = 130        \
+        .regions = {{16, 128 * KIB, 1100000, 4000000}}, .prog_block = 32, .prog_typ_us = 130, .prog_max_us = 130       \
     }
 /* STM32U585 bank 2: 128 pages of 8 KiB, 1.5 ms (~) / 5 ms; 16-byte ECC words, programmed once */
 #define U5_BANK2                                                                                                       \
@@ -76,14 +78,20 @@ static const struct tool_profile profiles[] = {
              .ll_aton_micro = 1,
              .struct_sizes = 0x3038,
              .install_modes = XIP_COPY},
-     .internal_ram = 4224 * KIB, /* AXISRAM1..6, CACHEAXI, VENCRAM */
-     .exec_ram = 1 * MIB,        /* AXISRAM2 */
+     .internal_ram = 4224 * KIB,               /* AXISRAM1..6, CACHEAXI, VENCRAM */
+     .exec_ram = MOTA_STM32N6570_DK_EXEC_SIZE, /* AXISRAM1 (the firmware runs in AXISRAM2) */
      .ext_ram = 32 * MIB,
      .ext_base = 0x90000000u, /* hexadeca-SPI PSRAM on XSPI1 */
      .flash = 128 * MIB,      /* octo-SPI NOR on XSPI2 */
-     .update_area = 16 * MIB,
-     .part = N6_NOR(16 * MIB),
+     /* 16 MiB of the NOR from 1 MiB (mota/stm32n6570_dk_layout.h): the journal, slots A and B, the record */
+     .update_area = MOTA_STM32N6570_DK_FLASH_SIZE,
+     .part = N6_NOR(MOTA_STM32N6570_DK_FLASH_SIZE),
+     .journal_offset = MOTA_STM32N6570_DK_JOURNAL,
+     .slots_offset = MOTA_STM32N6570_DK_SLOTS,
+     .slot_size = MOTA_STM32N6570_DK_SLOT_SIZE,
      .rx_ring = 8 * KIB,
+     .board_flash = {MOTA_STM32N6570_DK_FLASH_BASE, MOTA_STM32N6570_DK_FLASH_SIZE, MOTA_STM32N6570_DK_PROVISION, true,
+                     MOTA_STM32N6570_DK_MODELS},
      .n_regions = 4, /* AXISRAM3..6: the NPU's activation RAMs */
      .regions =
          {{0x34200000u, 448 * KIB}, {0x34270000u, 448 * KIB}, {0x342E0000u, 448 * KIB}, {0x34350000u, 448 * KIB}}},
@@ -95,14 +103,21 @@ static const struct tool_profile profiles[] = {
              .secure = false,
              .reloc_families = LEGACY | NPU,
              .install_modes = XIP_COPY},
-     .internal_ram = 1060 * KIB, /* TCM, AXI SRAM, SRAM1..4, backup SRAM */
-     .exec_ram = 512 * KIB,      /* AXI SRAM */
+     .internal_ram = 1060 * KIB,                  /* TCM, AXI SRAM, SRAM1..4, backup SRAM */
+     .exec_ram = MOTA_STM32H747I_DISCO_EXEC_SIZE, /* AXI SRAM */
      .ext_ram = 32 * MIB,
      .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
      .flash = 2 * MIB,
-     .update_area = 1 * MIB, /* flash bank 2 */
-     .part = H7_BANK2,
-     .rx_ring = 64 * KIB}, /* in SRAM1: what arrives at 115,200 baud during a 4 s sector erase, and more */
+     /* the whole array, both banks (mota/stm32h747i_disco_layout.h): the firmware and the record in bank 1, the
+      * journal and slots A and B in bank 2 (the firmware runs on while bank 2 erases: no stall, an 8 KiB ring) */
+     .update_area = MOTA_STM32H747I_DISCO_FLASH_SIZE,
+     .part = H7_FLASH,
+     .journal_offset = MOTA_STM32H747I_DISCO_JOURNAL,
+     .slots_offset = MOTA_STM32H747I_DISCO_SLOTS,
+     .slot_size = MOTA_STM32H747I_DISCO_SLOT_SIZE,
+     .rx_ring = 8 * KIB,
+     .board_flash = {MOTA_STM32H747I_DISCO_FLASH_BASE, MOTA_STM32H747I_DISCO_FLASH_SIZE,
+                     MOTA_STM32H747I_DISCO_PROVISION, true, MOTA_STM32H747I_DISCO_MODELS}},
     {.name = "b-u585i-iot02a",
      .board = "B-U585I-IOT02A: STM32U585AII6Q, Cortex-M33",
      .dev = {.cpu_part = 0xD21,

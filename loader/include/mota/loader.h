@@ -57,6 +57,7 @@ struct mota_install_config {
 
 struct mota_installed {
     enum mota_nbin_family family;
+    bool npu; /* its inference is ST's Neural-ART runtime's (an NPU-family image not of the mota CPU ABI) */
     uint32_t mode;
     uint32_t rom_addr;    /* where the code runs */
     uint32_t ram_addr;    /* RW segment base: r9 for calls into the model */

@@ -59,6 +59,12 @@ __attribute__((used)) void mota_arm_fault_report(const uint32_t *frame, uint32_t
 {
     (void)exc_return;
     uint32_t cfsr = SCB_CFSR;
+#ifdef MOTA_ARM_BUS_FAULT_HOOK
+    /* the family's first word on a bus fault (an H7's flash read of a torn word): taken, the fault
+     * returns (this function was branched to with EXC_RETURN in lr: its return is the exception's) */
+    if ((cfsr & 0xFF00u) != 0 && MOTA_ARM_BUS_FAULT_HOOK((uint32_t *)(uintptr_t)frame, cfsr))
+        return;
+#endif
     /* the stacked PC, when the frame is in the firmware's RAM */
     uint32_t pc = (uintptr_t)frame >= (uintptr_t)&__data_start && (uintptr_t)frame + 32u <= (uintptr_t)&__stack_top
                       ? frame[6]

@@ -327,6 +327,21 @@ static int legacy_infer(struct mota_arm_infer *b, const struct mota_installed *m
 }
 #endif /* MOTA_FEATURE_LEGACY */
 
+/* An NPU model: ST's runtime runs it, where the application links it (mota/arm.h, struct mota_arm_npu). */
+static int npu_infer(struct mota_arm_infer *b, const struct mota_installed *m, const uint8_t *in, size_t in_len,
+                     uint8_t *out, size_t out_len, uint64_t budget_us, uint64_t *latency_us)
+{
+    if (b->npu == NULL || b->npu->run == NULL) {
+        mota_board_log(MOTA_BOARD_TAG "an NPU model: this firmware links no Neural-ART runtime\n");
+        return MOTA_ERR_SELFTEST_NO_NPU;
+    }
+    mota_arm_clean_dcache(NULL, (uint32_t)(uintptr_t)in, (uint32_t)in_len); /* the NPU reads memory */
+    uint64_t t0 = mota_arm_now_us(NULL);
+    int ret = b->npu->run(m, in, in_len, out, out_len, budget_us);
+    *latency_us = mota_arm_now_us(NULL) - t0;
+    return ret;
+}
+
 int mota_arm_infer_run(void *ctx, const struct mota_installed *model, const uint8_t *in, size_t in_len, uint8_t *out,
                        size_t out_len, uint64_t *latency_us)
 {
@@ -346,6 +361,8 @@ int mota_arm_infer_run(void *ctx, const struct mota_installed *model, const uint
     if (model->family == MOTA_NBIN_FAMILY_LEGACY)
         return legacy_infer(b, model, in, in_len, out, out_len, budget, end, latency_us);
 #endif
+    if (model->npu)
+        return npu_infer(b, model, in, in_len, out, out_len, within(budget, end), latency_us);
     /* a RUN's input is in place (the agent's buffer is guard_io); anything else of it is another
      * call's, cleared, and never a source */
     uint8_t *gin = guard_io, *gout = guard_io + ROUND32(in_len);

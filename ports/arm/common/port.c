@@ -19,14 +19,20 @@ static void *exec_map(void *ctx, uint32_t addr, uint32_t len, bool write)
 }
 
 /* The device profile: the core's (mota_arm_profile), and what these boards run. */
-static void profile(struct mota_device_profile *p)
+static void profile(struct mota_device_profile *p, const struct mota_arm_npu *npu)
 {
     memset(p, 0, sizeof(*p));
     mota_arm_profile(p);
     /* CPU models of both families: the NBIN v8 layout (mota CPU ABI) and X-CUBE-AI legacy (a build with it:
      * without, a legacy container is refused by its family before any erase) */
     p->reloc_families = (1u << MOTA_NBIN_FAMILY_NPU) | (MOTA_FEATURE_LEGACY ? 1u << MOTA_NBIN_FAMILY_LEGACY : 0u);
-    p->has_ll_aton = false; /* no Neural-ART NPU here: CPU models only */
+    /* ST's NPU models where the application links ST's runtime (an N6's): else CPU models only */
+    p->has_ll_aton = npu != NULL;
+    if (npu != NULL) {
+        p->ll_aton_major = npu->major;
+        p->ll_aton_minor = npu->minor;
+        p->ll_aton_micro = npu->micro;
+    }
     p->install_modes = (1u << MOTA_INSTALL_XIP) | (1u << MOTA_INSTALL_COPY);
     p->split_policy = MOTA_SPLIT_ALLOWED;
     p->name = MOTA_BOARD_NAME; /* mota sim --profile NAME simulates this board */
@@ -39,13 +45,13 @@ void mota_arm_board_port(struct mota_arm_board *b, struct mota_agent_config *cfg
                                       .clean_dcache = mota_arm_clean_dcache,
                                       .invalidate_icache = mota_arm_invalidate_icache};
     b->port = (struct mota_port){.flash = &b->flash, .sys = &b->sys, .transport = &b->uart, .mem = &b->mem};
-    b->infer =
-        (struct mota_arm_infer){.cfg = cfg, .flash_base = b->flash.xip_base, .watchdog_period_ms = watchdog_period_ms};
+    b->infer = (struct mota_arm_infer){
+        .cfg = cfg, .npu = b->npu, .flash_base = b->flash.xip_base, .watchdog_period_ms = watchdog_period_ms};
     mota_arm_infer_init(&b->infer, &b->port, &b->mem);
     cfg->port = &b->port;
     cfg->selftest_buf = mota_arm_guard_io(); /* lent: the model's I/O area is the self-test's and INVOKE's */
     cfg->selftest_buf_size = MOTA_ARM_GUARD_IO;
-    profile(&cfg->profile);
+    profile(&cfg->profile, b->npu);
 }
 
 unsigned mota_arm_board_provision(struct mota_arm_board *b, struct mota_agent_config *cfg, struct mota_board_status *st,

@@ -3,7 +3,9 @@
 # (ports/arm): its port library and the firmware (the shared main of ports/firmware) as ELF, binary and
 # Intel HEX, with the board's board_config.h and board_layout.h (its linker script is stm32.ld.in run
 # through the preprocessor with them). ports/stm32/<board>/CMakeLists.txt calls
-# mota_stm32_board(<board> <series> <device>), series f4 or u5, device ST's define (STM32F401xE).
+# mota_stm32_board(<board> <series> <device>), series f4, u5, h7 or n6, device ST's defines (STM32F401xE; the
+# H747's "STM32H747xx;CORE_CM7": the core it runs on). The N6's firmware runs in the Secure state: its
+# sources are built with -mcmse, so that ST's header names the peripherals' secure aliases.
 #
 # ST's sources are build inputs, never copied: CMSIS-Core, the series' CMSIS device pack (header and
 # system file) from MOTA_STM32_SDK, either the layout of ../shared/stm32 (cmsis-core/Include,
@@ -26,7 +28,11 @@ function(mota_stm32_sdk prefix series)
             ${sdk}/Drivers/CMSIS/Include NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)
   find_path(dev stm32${series}xx.h PATHS ${sdk}/stm32${series}/device/Include
             ${sdk}/Drivers/CMSIS/Device/ST/STM32${up}xx/Include NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)
-  find_file(sys system_stm32${series}xx.c PATHS ${sdk}/stm32${series}/device
+  set(sysname system_stm32${series}xx.c)
+  if(series STREQUAL "n6")
+    set(sysname system_stm32n6xx_fsbl.c) # the firmware is the boot ROM's first-stage image (FSBL)
+  endif()
+  find_file(sys ${sysname} PATHS ${sdk}/stm32${series}/device
             ${sdk}/Drivers/CMSIS/Device/ST/STM32${up}xx/Source/Templates NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)
   set(missing "")
   if(NOT cmsis)
@@ -36,7 +42,7 @@ function(mota_stm32_sdk prefix series)
     string(APPEND missing " the STM32${up} device header (stm32${series}xx.h)")
   endif()
   if(NOT sys)
-    string(APPEND missing " the STM32${up} system file (system_stm32${series}xx.c)")
+    string(APPEND missing " the STM32${up} system file (${sysname})")
   endif()
   set(${prefix}_CMSIS ${cmsis} PARENT_SCOPE)
   set(${prefix}_DEVICE ${dev} PARENT_SCOPE)
@@ -70,6 +76,11 @@ function(mota_stm32_board board series device)
   add_library(mota_st_${board} OBJECT ${st_SYSTEM})
   target_include_directories(mota_st_${board} PRIVATE ${st_CMSIS} ${st_DEVICE})
   target_compile_definitions(mota_st_${board} PRIVATE ${device})
+  if(series STREQUAL "n6")
+    # the secure aliases as with -mcmse, without its one entry function's veneer (SECURE_SystemCoreClockUpdate,
+    # for a non-secure image this firmware does not have: its attribute is then ignored, said quietly)
+    target_compile_options(mota_st_${board} PRIVATE -U__ARM_FEATURE_CMSE -D__ARM_FEATURE_CMSE=3 -Wno-attributes)
+  endif()
 
   mota_arm_sources(arm_src arm_inc)
   set(src ${MOTA_STM32_DIR}/src/startup.c ${MOTA_STM32_DIR}/src/system.c ${MOTA_STM32_DIR}/src/usart.c
@@ -88,12 +99,17 @@ function(mota_stm32_board board series device)
                              PRIVATE ${incs} ${MOTA_STM32_DIR}/src ${arm_inc})
   target_include_directories(${lib} SYSTEM PRIVATE ${st_CMSIS} ${st_DEVICE})
   target_compile_definitions(${lib} PUBLIC MOTA_BOARD_NAME="${board}" PRIVATE ${device})
+  if(series STREQUAL "n6")
+    target_compile_options(${lib} PRIVATE -mcmse)
+  endif()
   target_link_libraries(${lib} PUBLIC mota_agent mota_hal mota_base)
 
   add_executable(${elf} ${MOTA_STM32_DIR}/../../firmware/main.c)
   add_dependencies(${elf} ${board}_ld)
   target_compile_options(${elf} PRIVATE ${MOTA_WARNINGS})
-  target_link_options(${elf} PRIVATE -nostartfiles -T${ld} -Wl,--gc-sections
+  # max-page-size: segments on 1 KiB, so that none holds the ELF headers below an image whose first address
+  # is not on 4 KiB (the N6's at 0x34180400): a debugger loading the ELF writes only the image
+  target_link_options(${elf} PRIVATE -nostartfiles -T${ld} -Wl,--gc-sections -Wl,-z,max-page-size=1024
                       -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/mota-${board}.map -Wl,--print-memory-usage)
   # whole-archive: the vector table and handlers live in the port library
   target_link_libraries(${elf} PRIVATE -Wl,--whole-archive ${lib} -Wl,--no-whole-archive mota_agent mota_crypto c gcc)

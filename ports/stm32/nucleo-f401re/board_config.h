@@ -20,6 +20,8 @@
 #endif
 #define MOTA_STM32_SERIES_F4 1
 #define MOTA_STM32_SERIES_U5 0
+#define MOTA_STM32_SERIES_H7 0
+#define MOTA_STM32_SERIES_N6 0
 #ifndef MOTA_STM32_SYSTICK_HZ
 #define MOTA_STM32_SYSTICK_HZ 84000000u /* SysTick on the processor clock */
 #endif

@@ -16,7 +16,9 @@
  *     MOTA_ARM_GUARD_STACK  a model's stack under guard (a power of two, 1 KiB or more)
  *     MOTA_ARM_GUARD_IO     a model's I/O area, and the agent's self-test buffer (a power of two)
  *   and optionally MOTA_ARM_TICK_HOOK, a function SysTick's handler calls each millisecond (a watchdog
- *   standing in where the machine has none)
+ *   standing in where the machine has none), and MOTA_ARM_BUS_FAULT_HOOK, bool f(uint32_t *frame, uint32_t
+ *   cfsr) called first on a fault of the firmware with a bus fault status: true when the family took it
+ *   (an H7's flash driver reading a torn ECC word), and the fault returns to the stacked frame as f left it
  * - two functions, called from exception handlers:
  *     mota_arm_port_reset     the last words before a reset, then the reset (never returns)
  *     mota_arm_port_watchdog_left_ms   time to the watchdog's first expiry
@@ -124,8 +126,26 @@ struct mota_arm_model_fault {
     uint32_t pc, addr; /* where, and the faulting address when the CPU knows it */
     uint32_t cfsr;
 };
+/* ST's Neural-ART runtime (LL_ATON and its relocatable-network layer, from ST's STM32Cube.AI packages),
+ * where an application links it: an NPU model's inference is the runtime's, not a call under the guard.
+ * Such an application defines mota_npu_runtime (the STM32N6570-DK port's page says how); a firmware that
+ * does not says so in its device profile (no LL_ATON: an NPU container is refused before anything is
+ * erased, MOTA_ERR_COMPAT_NPU), and an NPU model that reaches inference anyway (installed by a firmware
+ * that had it) is refused with MOTA_ERR_SELFTEST_NO_NPU. */
+struct mota_arm_npu {
+    uint8_t major, minor, micro; /* the LL_ATON version it is: the compatibility check's */
+    /* One inference of the installed model m (its image in its slot, its RAM where the loader put it):
+     * in_len bytes at in (cleaned from the data cache: the NPU reads memory, not the cache) to out_len bytes
+     * at out (the runtime invalidates what the NPU wrote before it returns). MOTA_OK; MOTA_ERR_SELFTEST_API
+     * if the runtime refused the model; MOTA_ERR_SELFTEST_TIMEOUT past budget_us. */
+    int (*run)(const struct mota_installed *m, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
+               uint64_t budget_us);
+};
+extern const struct mota_arm_npu mota_npu_runtime __attribute__((weak)); /* the application's, if any */
+
 struct mota_arm_infer {
     const struct mota_agent_config *cfg;  /* the models' slots and exec RAM */
+    const struct mota_arm_npu *npu;       /* NULL: no NPU runtime linked */
     uint32_t flash_base;                  /* the CPU address of the agent's flash (its slots) */
     uint32_t (*watchdog_period_ms)(void); /* the watchdog's period (0: not running): a whole inference ends
                                            * short of its first expiry; NULL: no watchdog */
@@ -179,11 +199,12 @@ struct mota_arm_board {
     struct mota_port port; /* the above, and the inference under guard: what the agent is given */
     struct mota_arm_infer infer;
     struct mota_provision prov;
-    char name[48]; /* the record's, or "mota-BOARD (not provisioned)" */
+    char name[48];                  /* the record's, or "mota-BOARD (not provisioned)" */
+    const struct mota_arm_npu *npu; /* set before mota_arm_board_port: the NPU runtime (NULL: none) */
 };
 /* cfg's port (b's drivers, the loader's memory with the Arm layer's cache maintenance, inference under
  * guard), its self-test buffer (the guard's I/O area) and its device profile (the core's, CPU models of
- * both families, no NPU, named MOTA_BOARD_NAME). */
+ * both families, named MOTA_BOARD_NAME; NPU models with b->npu's LL_ATON version where it is set). */
 void mota_arm_board_port(struct mota_arm_board *b, struct mota_agent_config *cfg, uint32_t (*watchdog_period_ms)(void));
 /* The provisioning record at rec (len bytes, NULL: unreadable) decoded and applied to cfg: identity, keys,
  * the models' names, st's status and the device's name; the number of models it names (at least 1), which

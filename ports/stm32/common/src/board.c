@@ -33,6 +33,10 @@ int mota_board_init(struct mota_agent_config *cfg, struct mota_board_status *st)
     MOTA_STM32_CRC_CLOCK_ON(); /* the CRC unit a legacy model's licence check is granted */
     if ((ret = stm32_flash_init(&b->flash)) != MOTA_OK)
         return ret;
+#if MOTA_STM32_SERIES_N6
+    /* ST's Neural-ART runtime, where the application links it (mota/arm.h): NPU models then install */
+    b->npu = &mota_npu_runtime != NULL ? &mota_npu_runtime : NULL;
+#endif
     b->exec_base = MOTA_STM32_EXEC;
     b->exec_size = MOTA_STM32_EXEC_SIZE;
     mota_arm_board_port(b, cfg, stm32_watchdog_period_ms);

@@ -20,12 +20,13 @@ static int wait_ready(const struct stm32_flash_if *f, uint32_t limit_us)
     return MOTA_OK;
 }
 
-/* The flags of the operation just done: cleared (write one), MOTA_ERR_FLASH_IO if any error was set. */
+/* The flags of the operation just done: cleared (write one, to SR or its CCR), MOTA_ERR_FLASH_IO if any
+ * error was set. */
 static int take_errors(const struct stm32_flash_if *f)
 {
     uint32_t sr = mota_stm32_io_read32(f->sr);
     if (sr & (f->errors | f->eop))
-        mota_stm32_io_write32(f->sr, sr & (f->errors | f->eop));
+        mota_stm32_io_write32(f->ccr != 0 ? f->ccr : f->sr, sr & (f->errors | f->eop));
     return (sr & f->errors) ? MOTA_ERR_FLASH_IO : MOTA_OK;
 }
 

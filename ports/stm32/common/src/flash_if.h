@@ -12,7 +12,8 @@
 
 struct stm32_flash_if {
     uint32_t keyr, sr, cr;         /* the registers' addresses */
-    uint32_t busy;                 /* SR: an operation runs (BSY, and the U5's WDW) */
+    uint32_t ccr;                  /* where SR's flags are cleared by writing them: the H7's CCRx; 0: SR itself */
+    uint32_t busy;                 /* SR: an operation runs (BSY; the U5's WDW; the H7's QW and WBNE) */
     uint32_t errors, eop;          /* SR: every error flag of the part; end of operation */
     uint32_t lock;                 /* CR: LOCK */
     uint64_t (*now_us)(void *ctx); /* the bound of every wait: twice the part's longest time, and 1 ms */

@@ -22,6 +22,21 @@
 #if MOTA_STM32_QEMU
 #include "mota/arm_qemu.h"
 #endif
+#if MOTA_STM32_SERIES_N6
+#include "mota/stm32n6_nor.h"
+#endif
+
+/* The reset flags and the watchdog, where a part names them otherwise (board_config.h: the H7's are the
+ * M7's own, RCC_RSR and IWDG1; the N6's RCC_RSR) */
+#ifndef MOTA_STM32_IWDG
+#define MOTA_STM32_IWDG IWDG
+#endif
+#ifndef MOTA_STM32_RESET_FLAGS
+#define MOTA_STM32_RESET_FLAGS RCC->CSR
+#define MOTA_STM32_RESET_IWDG RCC_CSR_IWDGRSTF
+#define MOTA_STM32_RESET_SOFTWARE RCC_CSR_SFTRSTF
+#define MOTA_STM32_RESET_CLEAR RCC_CSR_RMVF
+#endif
 
 /* clock_<series>.c: the board's default clock (board_config.h); every ready flag waited for a bounded
  * number of reads. MOTA_OK, or MOTA_ERR_TIMEOUT when an oscillator or PLL never said ready: the part then
@@ -39,6 +54,9 @@ void stm32_usart_put(const char *s, size_t n); /* polled: the console */
 void stm32_system_init(struct mota_system *s, struct mota_board_boot *boot);
 uint32_t stm32_watchdog_period_ms(void); /* 0: not running */
 void stm32_nmi(void);
+/* The Arm layer's bus fault hook (MOTA_ARM_BUS_FAULT_HOOK, mota_arm_config.h) on an H7: true when the fault
+ * is a flash read's ECC double error the driver takes (mota_stm32h7_flash_bus_fault), the load skipped */
+bool stm32_bus_fault(uint32_t *frame, uint32_t cfsr);
 /* the part's 96-bit unique id into id (12 bytes); false where the machine has none (QEMU) */
 bool stm32_uid(uint8_t id[12]);
 

@@ -24,6 +24,9 @@ void mota_stm32_io_copy(void *dst, uint32_t addr, size_t len);
 /* interrupts masked (PRIMASK set), returning the mask as it was; and that mask restored */
 uint32_t mota_stm32_io_irq_off(void);
 void mota_stm32_io_irq_restore(uint32_t primask);
+/* the accesses before it done, and seen by what follows (DSB, ISB): after cache maintenance by address
+ * (SCB's DCIMVAC, ICIALLU: written with mota_stm32_io_write32) and after a flash word's last write */
+void mota_stm32_io_barrier(void);
 #else
 static inline uint32_t mota_stm32_io_read32(uint32_t addr)
 {
@@ -59,6 +62,11 @@ static inline uint32_t mota_stm32_io_irq_off(void)
 static inline void mota_stm32_io_irq_restore(uint32_t primask)
 {
     __asm volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+static inline void mota_stm32_io_barrier(void)
+{
+    __asm volatile("dsb\n\tisb" ::: "memory");
 }
 #endif
 

@@ -115,19 +115,19 @@ static struct {
 
 static void cause_read(struct mota_board_boot *boot)
 {
-    uint32_t csr = RCC->CSR;
+    uint32_t csr = MOTA_STM32_RESET_FLAGS;
     memset(boot, 0, sizeof(*boot));
-    if (csr & RCC_CSR_IWDGRSTF) {
+    if (csr & MOTA_STM32_RESET_IWDG) {
         boot->cause = MOTA_RESET_WATCHDOG;
-    } else if ((csr & RCC_CSR_SFTRSTF) && words.magic == WORDS_MAGIC) {
+    } else if ((csr & MOTA_STM32_RESET_SOFTWARE) && words.magic == WORDS_MAGIC) {
         *boot = (struct mota_board_boot){(enum mota_reset_cause)words.cause, words.pc, words.addr, words.cfsr};
-    } else if (csr & RCC_CSR_SFTRSTF) {
+    } else if (csr & MOTA_STM32_RESET_SOFTWARE) {
         boot->cause = MOTA_RESET_SOFTWARE; /* a debugger's, or one without last words */
     } else {
         boot->cause = MOTA_RESET_POWER_ON; /* power-on, the reset pin (the ST-LINK's too), a brown-out */
     }
     words.magic = 0;
-    RCC->CSR |= RCC_CSR_RMVF;
+    MOTA_STM32_RESET_FLAGS |= MOTA_STM32_RESET_CLEAR;
 }
 
 #define IWDG_KEY_START 0xCCCCu
@@ -140,14 +140,14 @@ void mota_board_watchdog_start(uint32_t timeout_ms)
     uint32_t ms = timeout_ms < MOTA_STM32_WATCHDOG_MIN_MS ? MOTA_STM32_WATCHDOG_MIN_MS : timeout_ms;
     uint64_t want = ((uint64_t)ms * MOTA_STM32_LSI_MAX_HZ + 256u * 1000u - 1u) / (256u * 1000u);
     uint32_t counts = want > 0xFFFu ? 0xFFFu : (uint32_t)want;
-    IWDG->KR = IWDG_KEY_START; /* it starts the LSI too */
-    IWDG->KR = IWDG_KEY_ACCESS;
-    IWDG->PR = 6u; /* / 256 */
-    IWDG->RLR = counts;
+    MOTA_STM32_IWDG->KR = IWDG_KEY_START; /* it starts the LSI too */
+    MOTA_STM32_IWDG->KR = IWDG_KEY_ACCESS;
+    MOTA_STM32_IWDG->PR = 6u; /* / 256 */
+    MOTA_STM32_IWDG->RLR = counts;
     /* the new values reach the LSI's domain within a few of its periods; bounded all the same */
-    if (!stm32_wait(&IWDG->SR, 0x7u, 0, 1000000u))
+    if (!stm32_wait(&MOTA_STM32_IWDG->SR, 0x7u, 0, 1000000u))
         mota_board_log(MOTA_BOARD_TAG "watchdog: its prescaler and reload were not taken\n");
-    IWDG->KR = IWDG_KEY_RELOAD;
+    MOTA_STM32_IWDG->KR = IWDG_KEY_RELOAD;
     wdog_kicked_us = mota_arm_now_us(NULL);
     wdog_period_ms = (uint32_t)((uint64_t)counts * 256u * 1000u / MOTA_STM32_LSI_MAX_HZ); /* the shortest */
 }
@@ -157,7 +157,7 @@ static void watchdog_kick(void *ctx)
     (void)ctx;
     if (wdog_period_ms == 0)
         return;
-    IWDG->KR = IWDG_KEY_RELOAD;
+    MOTA_STM32_IWDG->KR = IWDG_KEY_RELOAD;
     wdog_kicked_us = mota_arm_now_us(NULL);
 }
 
@@ -205,6 +205,27 @@ void stm32_system_init(struct mota_system *s, struct mota_board_boot *boot)
     s->watchdog_kick = watchdog_kick;
     s->ctx = NULL;
 }
+
+#if MOTA_STM32_SERIES_H7
+/* A bus fault on an H7: a flash read's ECC double error is the driver's when its read caused it (the read
+ * then fails); a precise one's load is skipped (its destination keeps what it held: the read's bytes are
+ * not used), an imprecise one has completed already. Anything else is a fault of the firmware. */
+#define CFSR_BUS_MASK 0xFF00u
+#define CFSR_PRECISERR (1u << 9)
+#define CFSR_BFARVALID (1u << 15)
+bool stm32_bus_fault(uint32_t *frame, uint32_t cfsr)
+{
+    uint32_t bfar = SCB->BFAR; /* read before BFARVALID is cleared */
+    if (!mota_stm32h7_flash_bus_fault((cfsr & CFSR_BFARVALID) ? bfar : 0u))
+        return false;
+    SCB->CFSR = cfsr & CFSR_BUS_MASK; /* write one to clear */
+    if (cfsr & CFSR_PRECISERR) {
+        uint16_t op = *(const uint16_t *)(uintptr_t)frame[6];
+        frame[6] += (op & 0xF800u) >= 0xE800u ? 4u : 2u; /* a 32-bit Thumb instruction, or a 16-bit one */
+    }
+    return true;
+}
+#endif
 
 /* The NMI: on a U5 the flash's ECC double error, which the flash driver takes when its read caused it;
  * anything else is a fault of the firmware. */

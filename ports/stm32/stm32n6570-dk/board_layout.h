@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The STM32N6570-DK's layout (mota/stm32n6570_dk_layout.h, shared with the host) under the STM32 family's
+ * names, for its C files and its linker script (ports/stm32/common/stm32.ld.in): only macros. FW0 is RAM
+ * here: the boot ROM loads the firmware there from the NOR. */
+#ifndef MOTA_BOARD_LAYOUT_H
+#define MOTA_BOARD_LAYOUT_H
+
+#include "mota/stm32n6570_dk_layout.h"
+
+#define MOTA_STM32_FLASH_BASE MOTA_STM32N6570_DK_FLASH_BASE
+#define MOTA_STM32_FLASH_SIZE MOTA_STM32N6570_DK_FLASH_SIZE
+#define MOTA_STM32_FW0_ADDR MOTA_STM32N6570_DK_FW0_ADDR
+#define MOTA_STM32_FW0_SIZE MOTA_STM32N6570_DK_FW0_SIZE
+#define MOTA_STM32_JOURNAL MOTA_STM32N6570_DK_JOURNAL
+#define MOTA_STM32_SLOTS MOTA_STM32N6570_DK_SLOTS
+#define MOTA_STM32_SLOT_SIZE MOTA_STM32N6570_DK_SLOT_SIZE
+#define MOTA_STM32_MODELS MOTA_STM32N6570_DK_MODELS
+#define MOTA_STM32_PROVISION MOTA_STM32N6570_DK_PROVISION
+#define MOTA_STM32_RAM MOTA_STM32N6570_DK_RAM
+#define MOTA_STM32_RAM_SIZE MOTA_STM32N6570_DK_RAM_SIZE
+#define MOTA_STM32_EXEC MOTA_STM32N6570_DK_EXEC
+#define MOTA_STM32_EXEC_SIZE MOTA_STM32N6570_DK_EXEC_SIZE
+#define MOTA_STM32_STACK 0x4000       /* the main stack: 16 KiB */
+#define MOTA_STM32_VECTORS_ALIGN 1024 /* 211 vectors */
+
+#endif
