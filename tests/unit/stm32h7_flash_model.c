@@ -97,6 +97,7 @@ void h7_model_power_on(struct h7_model *m)
     }
     dcache_model_reset(&m->dc);
     m->unsynced = false;
+    m->pg_unordered = false;
     m->off = false;
     m->cut_at = 0;
 }
@@ -135,7 +136,8 @@ unsigned h7_model_violations(const struct h7_model *m)
     for (unsigned b = 0; b < 2; b++)
         unlocked += !m->off && !(m->bank[b].cr & CR_LOCK); /* every operation locks again */
     return m->bus_errors + m->writes_when_busy + m->reprogrammed + m->partial_words + m->sr_writes + m->reserved_bits +
-           m->faults + m->stray + m->error_flags + unlocked + (m->unsynced ? 1u : 0u) + h7_model_stale(m);
+           m->faults + m->stray + m->error_flags + m->unordered + unlocked + (m->unsynced ? 1u : 0u) +
+           h7_model_stale(m);
 }
 
 static uint8_t noise(struct h7_model *m)
@@ -305,6 +307,8 @@ static void write_mem(struct h7_model *m, uint32_t off, uint32_t v, bool torn)
     m->array_writes++;
     if (busy(m, k))
         m->writes_when_busy++;
+    if (m->pg_unordered)
+        m->unordered++;
     if ((k->cr & (CR_LOCK | CR_SER | CR_BER)) || !(k->cr & CR_PG) || (k->sr & SR_PROG_ERRORS) || off % 4u != 0) {
         flag(m, k, SR_PGSERR);
         k->wmask = 0;
@@ -367,6 +371,8 @@ static void write_reg(struct h7_model *m, uint32_t reg, uint32_t v, bool torn)
             k->wmask = 0;
         }
         k->cr = v & ~CR_START;
+        if (v & CR_PG)
+            m->pg_unordered = true;
         if (v & CR_START)
             erase(m, b, torn);
         break;
@@ -478,6 +484,7 @@ void mota_stm32_io_barrier(void)
 {
     cur->barriers++;
     cur->unsynced = false;
+    cur->pg_unordered = false;
 }
 
 static uint64_t clock_us;

@@ -99,6 +99,9 @@ struct h7_model {
     unsigned faults;           /* a bus fault the driver's hook declined: a fault of the firmware */
     unsigned stray;            /* an access outside the array, the registers and SCB's cache maintenance */
     bool unsynced;             /* cache maintenance written and no barrier since */
+    bool pg_unordered;         /* PG set in a CR (Device memory) and no barrier since: the array's stores
+                                * (Normal memory) may reach the part before it (ST's HAL: ISB, DSB) */
+    unsigned unordered;        /* an array write while PG's CR write may not have landed */
     /* what it saw */
     unsigned erases, programs, error_flags, bus_faults, barriers, array_writes;
     /* called once the write that cuts the power has landed (NULL: none): a test unwinds from there */

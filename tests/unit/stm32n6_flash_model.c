@@ -554,7 +554,8 @@ static void abort_all(struct n6_model *m)
     m->aborts++;
 }
 
-static void write_dr(struct n6_model *m, uint32_t v)
+/* n bytes of v into DR: 4 (a word) or 1 (a byte) */
+static void write_dr(struct n6_model *m, uint32_t v, unsigned n)
 {
     if (FMODE(m->cr) != F_WRITE || busy(m) != m->xfer) {
         m->stray++;
@@ -569,11 +570,11 @@ static void write_dr(struct n6_model *m, uint32_t v)
         if (!m->xfer)
             return;
     }
-    if (N6_MODEL_FIFO - m->fifo_n < 4u || m->xdone + m->fifo_n + 4u > m->xn + 3u) {
-        m->overruns++;
+    if (N6_MODEL_FIFO - m->fifo_n < n || m->xdone + m->fifo_n + n > m->xn) {
+        m->overruns++; /* a full FIFO, or bytes past DLR */
         return;
     }
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < n; i++)
         m->fifo[m->fifo_n++] = (uint8_t)(v >> (8u * i));
 }
 
@@ -594,7 +595,7 @@ static void write_reg(struct n6_model *m, uint32_t reg, uint32_t v)
         m->cr = v;
         return;
     case R_FCR: m->flags &= ~(v & (SR_TEF | SR_TCF | SR_SMF | SR_TOF)); return;
-    case R_DR: write_dr(m, v); return;
+    case R_DR: write_dr(m, v, 4); return;
     default: break;
     }
     if (b) {
@@ -648,7 +649,7 @@ static uint32_t read_reg(struct n6_model *m, uint32_t reg)
     case R_PIR: return m->pir;
     case R_DR: {
         uint32_t v = 0, n = m->fifo_n < 4u ? m->fifo_n : 4u;
-        if (FMODE(m->cr) != F_READ) {
+        if (FMODE(m->cr) != F_READ || n < 4u) { /* a word of fewer bytes: what the part gives is not said */
             m->stray++;
             return 0;
         }
@@ -718,6 +719,40 @@ void mota_stm32_io_write32(uint32_t addr, uint32_t v)
     if (m->cut_at != 0 && m->writes == m->cut_at) {
         m->off = true;
         tear(m); /* what the NOR was doing stops half-way */
+        if (m->on_cut != NULL)
+            m->on_cut(m->on_cut_ctx);
+    }
+}
+
+/* DR a byte at a time (any other register's byte is not how the driver reaches it: counted) */
+uint8_t mota_stm32_io_read8(uint32_t addr)
+{
+    struct n6_model *m = cur;
+    if (m->off)
+        return 0;
+    if (addr != MOTA_STM32N6_XSPI2_REGS + R_DR || FMODE(m->cr) != F_READ || m->fifo_n == 0) {
+        m->stray++;
+        return 0;
+    }
+    uint8_t v = m->fifo[0];
+    memmove(m->fifo, m->fifo + 1, m->fifo_n - 1u);
+    m->fifo_n--;
+    return v;
+}
+
+void mota_stm32_io_write8(uint32_t addr, uint8_t v)
+{
+    struct n6_model *m = cur;
+    if (m->off)
+        return;
+    m->writes++;
+    if (addr == MOTA_STM32N6_XSPI2_REGS + R_DR)
+        write_dr(m, v, 1);
+    else
+        m->stray++;
+    if (m->cut_at != 0 && m->writes == m->cut_at) {
+        m->off = true;
+        tear(m);
         if (m->on_cut != NULL)
             m->on_cut(m->on_cut_ctx);
     }

@@ -37,7 +37,10 @@ __attribute__((naked)) void mota_arm_fault_entry(void)
                      "mrseq r0, msp\n\t"
                      "mrsne r0, psp\n\t"
                      "mov r1, lr\n\t"
-                     "b mota_arm_fault_report\n\t"
+                     "push {r4, lr}\n\t" /* EXC_RETURN kept: a report that returns (a fault the family took)
+                                           * returns from the exception */
+                     "bl mota_arm_fault_report\n\t"
+                     "pop {r4, pc}\n\t"
                      "3:\n\t"
                      "ldr r0, =%c[fault]\n\t"
                      "b mota_arm_guard_unwind\n\t" ::[end] "i"(MOTA_ARM_GUARD_END),
@@ -61,7 +64,7 @@ __attribute__((used)) void mota_arm_fault_report(const uint32_t *frame, uint32_t
     uint32_t cfsr = SCB_CFSR;
 #ifdef MOTA_ARM_BUS_FAULT_HOOK
     /* the family's first word on a bus fault (an H7's flash read of a torn word): taken, the fault
-     * returns (this function was branched to with EXC_RETURN in lr: its return is the exception's) */
+     * returns (to the entry, which pops EXC_RETURN into pc) */
     if ((cfsr & 0xFF00u) != 0 && MOTA_ARM_BUS_FAULT_HOOK((uint32_t *)(uintptr_t)frame, cfsr))
         return;
 #endif

@@ -335,7 +335,10 @@ static int npu_infer(struct mota_arm_infer *b, const struct mota_installed *m, c
         mota_board_log(MOTA_BOARD_TAG "an NPU model: this firmware links no Neural-ART runtime\n");
         return MOTA_ERR_SELFTEST_NO_NPU;
     }
-    mota_arm_clean_dcache(NULL, (uint32_t)(uintptr_t)in, (uint32_t)in_len); /* the NPU reads memory */
+    /* the NPU reads memory: the input cleaned to it; the output's lines cleaned too, so that none the CPU
+     * dirtied is evicted over what the NPU writes (the runtime invalidates them after) */
+    mota_arm_clean_dcache(NULL, (uint32_t)(uintptr_t)in, (uint32_t)in_len);
+    mota_arm_clean_dcache(NULL, (uint32_t)(uintptr_t)out, (uint32_t)out_len);
     uint64_t t0 = mota_arm_now_us(NULL);
     int ret = b->npu->run(m, in, in_len, out, out_len, budget_us);
     *latency_us = mota_arm_now_us(NULL) - t0;

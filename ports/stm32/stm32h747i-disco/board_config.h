@@ -52,7 +52,7 @@
  * for nothing: the IWDG still gives more than the longest erase */
 #define MOTA_STM32_WATCHDOG_MIN_MS 8000u
 
-#define MOTA_STM32_FLASH_ERASE_TYP_US 1100000u /* one sector (the datasheet's, x64 parallelism) */
+#define MOTA_STM32_FLASH_ERASE_TYP_US 1100000u /* one sector (the profile's: docs/device-profiles.md) */
 #define MOTA_STM32_FLASH_ERASE_MAX_US 4000000u
 #define MOTA_STM32_FLASH_PROG_TYP_US 130u /* one 32-byte flash word */
 #define MOTA_STM32_FLASH_PROG_MAX_US 130u

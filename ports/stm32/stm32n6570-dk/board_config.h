@@ -12,7 +12,8 @@
  * - the clock: the CPU and the system buses on the HSI at 64 MHz, the L1 caches on (clock_n6.c);
  * - the NOR: an MX66UW1G45G (128 MiB) on XSPI2 through port 2 of the I/O manager: PN0 DQS, PN1 NCS,
  *   PN2-PN5 IO0-3, PN6 CLK, PN8-PN11 IO4-7, alternate function 9, its supply VDDIO3 at 1.8 V
- *   (flash.c); XSPI2's kernel clock HCLK5 (its reset choice), divided by 2: 32 MHz or less;
+ *   (flash.c); XSPI2's kernel clock HCLK5 (chosen again in flash.c: the boot ROM may have changed it),
+ *   divided by 2: 32 MHz or less;
  * - the CRC unit, the unique id (UID_BASE), the IWDG on the LSI.
  */
 #ifndef MOTA_STM32N6570_DK_BOARD_CONFIG_H
@@ -41,6 +42,13 @@
 
 #define MOTA_STM32_CRC_BASE CRC_BASE /* granted to legacy models: ST's licence check on the real unit */
 #define MOTA_STM32_CRC_CLOCK_ON() (RCC->AHB4ENSR = RCC_AHB4ENSR_CRCENS)
+/* the unique id is in BSEC, whose clock the boot ROM may leave off */
+#define MOTA_STM32_UID_CLOCK_ON() (RCC->APB4ENSR2 = RCC_APB4ENSR2_BSECENS, (void)RCC->APB4ENR2)
+/* the last words before a reset in TAMP's backup registers (0 to 4): the N6 does not keep RAM across a
+ * reset; their bus clock on and the backup domain's write protection off first */
+#define MOTA_STM32_LAST_WORDS_TAMP()                                                                                   \
+    (RCC->AHB4ENSR = RCC_AHB4ENSR_PWRENS, RCC->APB4ENSR1 = RCC_APB4ENSR1_RTCAPBENS, (void)RCC->APB4ENR1,               \
+     PWR->DBPCR |= PWR_DBPCR_DBP, (void)PWR->DBPCR)
 #define MOTA_STM32_RESET_FLAGS RCC->RSR
 #define MOTA_STM32_RESET_IWDG RCC_RSR_IWDGRSTF
 #define MOTA_STM32_RESET_SOFTWARE RCC_RSR_SFTRSTF

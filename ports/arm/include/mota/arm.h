@@ -136,7 +136,8 @@ struct mota_arm_npu {
     uint8_t major, minor, micro; /* the LL_ATON version it is: the compatibility check's */
     /* One inference of the installed model m (its image in its slot, its RAM where the loader put it):
      * in_len bytes at in (cleaned from the data cache: the NPU reads memory, not the cache) to out_len bytes
-     * at out (the runtime invalidates what the NPU wrote before it returns). MOTA_OK; MOTA_ERR_SELFTEST_API
+     * at out (cleaned too: no dirty line of it is evicted over the NPU's output; the runtime invalidates
+     * them before it returns). MOTA_OK; MOTA_ERR_SELFTEST_API
      * if the runtime refused the model; MOTA_ERR_SELFTEST_TIMEOUT past budget_us. */
     int (*run)(const struct mota_installed *m, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
                uint64_t budget_us);

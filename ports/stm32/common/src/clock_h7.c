@@ -5,7 +5,7 @@
  * this board can keep the part from starting again until its supply is cut), voltage scale 3 as at
  * reset, the HSI (64 MHz, on at reset, divider 1) as the system clock, every bus prescaler at 1 (64 MHz
  * is within each bus's limit at scale 3), the flash at 2 wait states (enough for 64 MHz at any scale: a
- * wait state too many only slows), then the M7's instruction and data caches on. No PLL: a product sets
+ * wait state too many only slows) and the programming delay of a 70 MHz or slower flash clock, then the M7's instruction and data caches on. No PLL: a product sets
  * its own clock tree for its peripherals. Every ready flag is read a bounded number of times; a part that
  * never says ready stays on its reset clock, said by the caller.
  */
@@ -26,8 +26,10 @@ int stm32_clock_init(void)
     RCC->CR = (RCC->CR & ~RCC_CR_HSIDIV) | RCC_CR_HSION; /* 64 MHz */
     if (!stm32_wait(&RCC->CR, RCC_CR_HSIRDY, RCC_CR_HSIRDY, TRIES))
         ret = MOTA_ERR_TIMEOUT;
-    FLASH->ACR = (FLASH->ACR & ~FLASH_ACR_LATENCY) | FLASH_ACR_LATENCY_2WS;
-    if ((FLASH->ACR & FLASH_ACR_LATENCY) != FLASH_ACR_LATENCY_2WS)
+    /* 2 wait states; the programming delay for a flash clock of 70 MHz or below (WRHIGHFREQ 0: its reset
+     * value is the start-up one, for any clock) */
+    FLASH->ACR = (FLASH->ACR & ~(FLASH_ACR_LATENCY | FLASH_ACR_WRHIGHFREQ)) | FLASH_ACR_LATENCY_2WS;
+    if ((FLASH->ACR & (FLASH_ACR_LATENCY | FLASH_ACR_WRHIGHFREQ)) != FLASH_ACR_LATENCY_2WS)
         ret = MOTA_ERR_TIMEOUT;
     RCC->CFGR &= ~RCC_CFGR_SW; /* the HSI */
     if (!stm32_wait(&RCC->CFGR, RCC_CFGR_SWS, RCC_CFGR_SWS_HSI, TRIES))

@@ -72,7 +72,7 @@ static const struct mota_stm32n6_nor_cfg part = {.regs = MOTA_STM32N6_XSPI2_REGS
                                                  .now_us = mota_arm_now_us};
 
 /* A pin of port N to XSPIM's port 2 (alternate function 9), very fast; the chip select pulled up, so that
- * the NOR stays deselected while the pin is not driven. */
+ * the NOR stays deselected while the pin is not driven, and DQS (as ST's board support has it). */
 static void xspi_pin(uint32_t pin, bool pull_up)
 {
     GPIO_TypeDef *g = GPION;
@@ -92,10 +92,12 @@ int stm32_flash_init(struct mota_flash *f)
     PWR->SVMCR3 |= PWR_SVMCR3_VDDIO3VRSEL; /* 1.8 V */
     PWR->SVMCR3 |= PWR_SVMCR3_VDDIO3SV;
     (void)PWR->SVMCR3;
+    RCC->CCIPR6 &= ~RCC_CCIPR6_XSPI2SEL; /* HCLK5, whatever the boot ROM chose to load the firmware */
     RCC->AHB5ENSR = RCC_AHB5ENSR_XSPI2ENS | RCC_AHB5ENSR_XSPIMENS;
     (void)RCC->AHB5ENR;
-    static const uint8_t pins[] = {0, 2, 3, 4, 5, 6, 8, 9, 10, 11}; /* DQS, IO0-3, CLK, IO4-7 */
-    xspi_pin(1, true);                                              /* NCS */
+    static const uint8_t pins[] = {2, 3, 4, 5, 6, 8, 9, 10, 11}; /* IO0-3, CLK, IO4-7 */
+    xspi_pin(0, true);                                           /* DQS */
+    xspi_pin(1, true);                                           /* NCS */
     for (unsigned i = 0; i < sizeof(pins); i++)
         xspi_pin(pins[i], false);
     return mota_stm32n6_nor_init(f, &part);

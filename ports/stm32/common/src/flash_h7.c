@@ -56,7 +56,6 @@
 #define SECTOR (128u * 1024)    /* the erase unit */
 #define BANK (1024u * 1024)     /* a bank's bytes */
 #define PART (2u * 1024 * 1024) /* the H747's array */
-#define CHUNK 64u               /* bytes compared at a time (stack) */
 
 /* The read in progress, for the bus fault handler: its bank's registers and array, its CPU addresses
  * (to == 0: none), and whether a double error in it was taken. */
@@ -106,16 +105,18 @@ static bool inside(const struct mota_stm32h7_flash_cfg *c, uint32_t off, size_t 
     return off <= c->size && len <= c->size - off;
 }
 
-/* a double error of the reading bank latched for a word in the read's range: taken (cleared), true */
-static bool take_double_error(void)
+/* A double error of the reading bank, in the read's range: taken (cleared), true. Where the faulting load
+ * is known (located: BFAR inside the range) that is enough; else ECC_FAxR names the word, but it keeps the
+ * first error's (a single one elsewhere, by a fetch, freezes it until its flag is cleared). */
+static bool take_double_error(bool located)
 {
     uint32_t regs = reading.regs;
     if (!(mota_stm32_io_read32(regs + SR) & SR_DBECCERR))
         return false;
     uint32_t at = reading.bank + (mota_stm32_io_read32(regs + ECC_FAR) & ECC_FA_ADDR) * WORD;
-    if (at < reading.from || at >= reading.to)
+    if (!located && (at < reading.from || at >= reading.to))
         return false;
-    mota_stm32_io_write32(regs + CCR, SR_DBECCERR);
+    mota_stm32_io_write32(regs + CCR, SR_ECC); /* both flags: ECC_FAxR records the next error again */
     return true;
 }
 
@@ -132,14 +133,15 @@ static int checked_copy_bank(const struct mota_stm32h7_flash_cfg *c, void *dst, 
     reading.from = at & ~(WORD - 1u); /* ECC_FAxR names the flash word */
     reading.to = at + (uint32_t)len;  /* set last: the mark of a read in progress */
     mota_stm32_io_copy(dst, at, len);
-    bool failed = take_double_error() || reading.failed; /* SR: an error the bus fault did not take */
+    bool failed = take_double_error(false) || reading.failed; /* SR: an error the bus fault did not take */
     reading.to = 0;
     return failed ? MOTA_ERR_FLASH_ECC : MOTA_OK;
 }
 
 /* ... and a range across the banks' boundary, a bank at a time */
-static int checked_copy(const struct mota_stm32h7_flash_cfg *c, void *dst, uint32_t at, size_t len)
+static int checked_copy(const void *ctx, void *dst, uint32_t at, size_t len)
 {
+    const struct mota_stm32h7_flash_cfg *c = ctx;
     int ret = MOTA_OK;
     uint8_t *d = dst;
     while (len > 0 && ret == MOTA_OK) {
@@ -159,7 +161,7 @@ bool mota_stm32h7_flash_bus_fault(uint32_t addr)
         return false;
     if (addr != 0 && (addr < reading.from || addr >= reading.to))
         return false; /* a load elsewhere: BFAR names it */
-    if (!take_double_error())
+    if (!take_double_error(addr != 0))
         return false;
     reading.failed = true;
     return true;
@@ -177,35 +179,6 @@ static const uint8_t *h7_map(void *ctx, uint32_t off, size_t len)
 {
     const struct mota_stm32h7_flash_cfg *c = ctx;
     return inside(c, off, len) ? mota_stm32_io_mem(c->base + off) : NULL;
-}
-
-/* [off, off + len) read erased through the ECC check: a flash word takes one program per erase. One
- * programmed with 0xFF reads erased too; its second program garbles its ECC bits, which the read back finds. */
-static int all_erased(const struct mota_stm32h7_flash_cfg *c, uint32_t off, size_t len)
-{
-    uint8_t now[CHUNK];
-    for (size_t i = 0; i < len; i += CHUNK) {
-        size_t n = len - i < CHUNK ? len - i : CHUNK;
-        int ret = checked_copy(c, now, c->base + off + (uint32_t)i, n);
-        if (ret != MOTA_OK)
-            return ret;
-        for (size_t k = 0; k < n; k++)
-            if (now[k] != 0xFFu)
-                return MOTA_ERR_FLASH_NOT_ERASED;
-    }
-    return MOTA_OK;
-}
-
-/* Durable: the flash words read back through the ECC check as written (a torn or worn one does not). */
-static int read_back(const struct mota_stm32h7_flash_cfg *c, uint32_t off, const uint8_t *src, size_t len)
-{
-    uint8_t now[CHUNK];
-    for (size_t i = 0; i < len; i += CHUNK) {
-        size_t n = len - i < CHUNK ? len - i : CHUNK;
-        if (checked_copy(c, now, c->base + off + (uint32_t)i, n) != MOTA_OK || memcmp(now, src + i, n) != 0)
-            return MOTA_ERR_FLASH_IO;
-    }
-    return MOTA_OK;
 }
 
 /* One flash word, PG set in its bank: its eight words in a row into the write buffer, which the part
@@ -230,6 +203,7 @@ static int program_bank(const struct mota_stm32h7_flash_cfg *c, uint32_t at, con
     int ret = stm32_flash_begin(&fi, c->prog_max_us);
     if (ret == MOTA_OK) {
         mota_stm32_io_write32(fi.cr, CR_PG | CR_PSIZE_X32);
+        mota_stm32_io_barrier(); /* PG set (a Device write) before the array's stores (Normal memory) */
         for (size_t i = 0; i < len && ret == MOTA_OK; i += WORD)
             ret = program_word(c, &fi, at + (uint32_t)i, src + i);
     }
@@ -248,7 +222,7 @@ static int h7_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_ERR_FLASH_BOUNDS;
     if (len == 0)
         return MOTA_OK;
-    if ((ret = all_erased(c, off, len)) != MOTA_OK)
+    if ((ret = stm32_flash_compare(checked_copy, c, c->base + off, NULL, len)) != MOTA_OK)
         return ret;
     uint32_t at = c->base + off;
     for (size_t i = 0; i < len && ret == MOTA_OK;) {
@@ -259,7 +233,7 @@ static int h7_prog(void *ctx, uint32_t off, const void *buf, size_t len)
     }
     /* the check above cached the erased lines: dropped before the read back, whatever happened */
     invalidate_caches(c, at, len);
-    return ret == MOTA_OK ? read_back(c, off, src, len) : ret;
+    return ret == MOTA_OK ? stm32_flash_compare(checked_copy, c, c->base + off, src, len) : ret;
 }
 
 static int h7_erase(void *ctx, uint32_t off)

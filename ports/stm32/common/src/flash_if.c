@@ -55,3 +55,20 @@ void stm32_flash_end(const struct stm32_flash_if *f)
 {
     mota_stm32_io_write32(f->cr, f->lock);
 }
+
+#define CHUNK 64u /* bytes compared at a time (stack) */
+
+int stm32_flash_compare(stm32_flash_copy_fn copy, const void *ctx, uint32_t at, const uint8_t *want, size_t len)
+{
+    uint8_t now[CHUNK];
+    for (size_t i = 0; i < len; i += CHUNK) {
+        size_t n = len - i < CHUNK ? len - i : CHUNK;
+        int ret = copy(ctx, now, at + (uint32_t)i, n);
+        if (ret != MOTA_OK)
+            return want != NULL ? MOTA_ERR_FLASH_IO : ret;
+        for (size_t k = 0; k < n; k++)
+            if (now[k] != (want != NULL ? want[i + k] : 0xFFu))
+                return want != NULL ? MOTA_ERR_FLASH_IO : MOTA_ERR_FLASH_NOT_ERASED;
+    }
+    return MOTA_OK;
+}

@@ -8,6 +8,7 @@
 #ifndef MOTA_STM32_FLASH_IF_H
 #define MOTA_STM32_FLASH_IF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct stm32_flash_if {
@@ -29,5 +30,14 @@ int stm32_flash_begin(const struct stm32_flash_if *f, uint32_t limit_us);
 int stm32_flash_done(const struct stm32_flash_if *f, uint32_t limit_us);
 /* The operation's bits off and the interface locked again, in one write of CR, whatever happened. */
 void stm32_flash_end(const struct stm32_flash_if *f);
+
+/* The CPU's read of len bytes of the array at the CPU address at, through the part's ECC check (ctx: the
+ * driver's configuration): MOTA_OK, or MOTA_ERR_FLASH_ECC where a unit is torn. */
+typedef int (*stm32_flash_copy_fn)(const void *ctx, void *dst, uint32_t at, size_t len);
+/* [at, at + len) read through copy, a few bytes at a time (the stack), against want, or against the erased
+ * 0xFF where want is NULL (a unit takes one program per erase: the parts with ECC check before a program).
+ * MOTA_OK; where a byte differs, MOTA_ERR_FLASH_NOT_ERASED (want NULL) or MOTA_ERR_FLASH_IO (a read back:
+ * a torn or worn unit, copy's error included, is one too); else copy's error. */
+int stm32_flash_compare(stm32_flash_copy_fn copy, const void *ctx, uint32_t at, const uint8_t *want, size_t len);
 
 #endif

@@ -215,7 +215,8 @@ static int finish(const struct mota_stm32n6_nor_cfg *c)
 }
 
 /* One command in indirect mode: it starts at the write of AR (an address), else of IR; with data out, at
- * the first word into the FIFO, each word written once FTF says there is room for it. */
+ * the first write into the FIFO, each written once FTF says there is room for it: whole words, then the
+ * last 1 to 3 bytes a byte at a time (a word would put bytes past DLR into the FIFO). */
 static int send(const struct mota_stm32n6_nor_cfg *c, const struct cmd *k)
 {
     int ret = MOTA_ERR_TIMEOUT;
@@ -229,7 +230,11 @@ static int send(const struct mota_stm32n6_nor_cfg *c, const struct cmd *k)
             return ret;
         }
         const uint8_t *s = k->out + i;
-        wr(c, DR, (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24);
+        if (k->n - i >= 4u)
+            wr(c, DR, (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24);
+        else
+            for (size_t b = 0; b < k->n - i; b++)
+                mota_stm32_io_write8(c->regs + DR, s[b]);
     }
     if ((ret = finish(c)) != MOTA_OK) {
         (void)stop(c);
@@ -238,7 +243,7 @@ static int send(const struct mota_stm32n6_nor_cfg *c, const struct cmd *k)
     return MOTA_OK;
 }
 
-/* One command reading n (<= 4) bytes: the FIFO read once the transfer is complete. */
+/* One command reading n (<= 4) bytes: the FIFO read a byte at a time once the transfer is complete. */
 static int receive(const struct mota_stm32n6_nor_cfg *c, struct cmd *k)
 {
     int ret = MOTA_ERR_TIMEOUT;
@@ -250,9 +255,8 @@ static int receive(const struct mota_stm32n6_nor_cfg *c, struct cmd *k)
         (void)stop(c);
         return ret;
     }
-    uint32_t w = rd(c, DR);
     for (size_t i = 0; i < k->n; i++)
-        k->in[i] = (uint8_t)(w >> (8u * i));
+        k->in[i] = mota_stm32_io_read8(c->regs + DR);
     if ((ret = finish(c)) != MOTA_OK)
         (void)stop(c);
     return ret;
@@ -517,7 +521,17 @@ static int unprotect(const struct mota_stm32n6_nor_cfg *c)
     return (sr & NOR_SR_BP) ? MOTA_ERR_FLASH_IO : MOTA_OK; /* SRWD with WP# low: the status stays */
 }
 
-/* Step 6: the NOR in octal DTR with 20 dummy cycles for reads. */
+/* us microseconds of the configured clock: a wait with nothing to poll */
+static void pause(const struct mota_stm32n6_nor_cfg *c, uint32_t us)
+{
+    uint64_t end = c->now_us(c->clock_ctx) + us;
+    while (c->now_us(c->clock_ctx) < end)
+        ;
+}
+
+/* Step 6: the NOR in octal DTR with 20 dummy cycles for reads. Its status cannot be polled across the
+ * switch (it answers SPI until the write completes, octal DTR after): the write's longest time is waited
+ * for first, as ST's board support does, before the status is polled in octal DTR. */
 static int to_octal_dtr(const struct mota_stm32n6_nor_cfg *c)
 {
     uint8_t dc = NOR_CR2_DC_20, dopi = NOR_CR2_DOPI, mode = 0;
@@ -526,7 +540,8 @@ static int to_octal_dtr(const struct mota_stm32n6_nor_cfg *c)
     int ret = MOTA_ERR_FLASH_IO;
     if ((ret = simple(c, SPI, CMD_WREN)) != MOTA_OK || (ret = send(c, &set_dc)) != MOTA_OK ||
         (ret = wait_ready_spi(c, 2u * WRREG_MAX_US)) != MOTA_OK || (ret = simple(c, SPI, CMD_WREN)) != MOTA_OK ||
-        (ret = send(c, &set_dopi)) != MOTA_OK || (ret = wait_ready(c, 2u * WRREG_MAX_US)) != MOTA_OK ||
+        (ret = send(c, &set_dopi)) != MOTA_OK ||
+        (pause(c, WRREG_MAX_US), ret = wait_ready(c, 2u * WRREG_MAX_US)) != MOTA_OK ||
         (ret = read_reg(c, CMD_RDCR2, NOR_CR2_MODE, &mode)) != MOTA_OK)
         return ret;
     return mode == NOR_CR2_DOPI ? MOTA_OK : MOTA_ERR_FLASH_IO;

@@ -60,7 +60,6 @@
 #define PAGE 8192u              /* the erase unit */
 #define BANK_PAGES 128u         /* pages in a bank */
 #define PART (2u * 1024 * 1024) /* the U585's array */
-#define CHUNK 64u               /* bytes compared at a time (stack) */
 
 /* The read in progress, for the NMI handler: its CPU addresses (to == 0: none), and whether a double
  * error in it was taken. */
@@ -121,8 +120,9 @@ static bool inside(const struct mota_stm32u5_flash_cfg *c, uint32_t off, size_t 
 
 /* len bytes from the CPU address at, through the ECC check: MOTA_ERR_FLASH_ECC if a double error was seen,
  * by the NMI (mota_stm32u5_flash_nmi) or in ECCR. A single error was corrected: the bytes are right. */
-static int checked_copy(const struct mota_stm32u5_flash_cfg *c, void *dst, uint32_t at, size_t len)
+static int checked_copy(const void *ctx, void *dst, uint32_t at, size_t len)
 {
+    const struct mota_stm32u5_flash_cfg *c = ctx;
     uint32_t eccie = rd(c, ECCR) & ECCR_ECCIE;
     wr(c, ECCR, eccie | ECCR_ECCC | ECCR_ECCD); /* an earlier error is not this read's */
     reading.regs = c->regs;
@@ -169,35 +169,6 @@ static const uint8_t *u5_map(void *ctx, uint32_t off, size_t len)
     return inside(c, off, len) ? mota_stm32_io_mem(c->base + off) : NULL;
 }
 
-/* [off, off + len) read erased through the ECC check: a unit takes one program per erase. A quad-word
- * programmed with 0xFF reads erased too; the part refuses its second program (PROGERR). */
-static int all_erased(const struct mota_stm32u5_flash_cfg *c, uint32_t off, size_t len)
-{
-    uint8_t now[CHUNK];
-    for (size_t i = 0; i < len; i += CHUNK) {
-        size_t n = len - i < CHUNK ? len - i : CHUNK;
-        int ret = checked_copy(c, now, c->base + off + (uint32_t)i, n);
-        if (ret != MOTA_OK)
-            return ret;
-        for (size_t k = 0; k < n; k++)
-            if (now[k] != 0xFFu)
-                return MOTA_ERR_FLASH_NOT_ERASED;
-    }
-    return MOTA_OK;
-}
-
-/* Durable: the quad-words read back through the ECC check as written (a torn or worn one does not). */
-static int read_back(const struct mota_stm32u5_flash_cfg *c, uint32_t off, const uint8_t *src, size_t len)
-{
-    uint8_t now[CHUNK];
-    for (size_t i = 0; i < len; i += CHUNK) {
-        size_t n = len - i < CHUNK ? len - i : CHUNK;
-        if (checked_copy(c, now, c->base + off + (uint32_t)i, n) != MOTA_OK || memcmp(now, src + i, n) != 0)
-            return MOTA_ERR_FLASH_IO;
-    }
-    return MOTA_OK;
-}
-
 /* One quad-word, PG set: its four words in order, interrupts masked between them (the part programs
  * once the fourth arrives, and holds the others meanwhile: WDW), then the program's end and flags. */
 static int program_qw(const struct mota_stm32u5_flash_cfg *c, const struct stm32_flash_if *fi, uint32_t at,
@@ -226,7 +197,7 @@ static int u5_prog(void *ctx, uint32_t off, const void *buf, size_t len)
         return MOTA_ERR_FLASH_BOUNDS;
     if (len == 0)
         return MOTA_OK;
-    if ((ret = all_erased(c, off, len)) != MOTA_OK)
+    if ((ret = stm32_flash_compare(checked_copy, c, c->base + off, NULL, len)) != MOTA_OK)
         return ret;
     const struct stm32_flash_if fi = fif(c);
     if ((ret = stm32_flash_begin(&fi, c->prog_max_us)) == MOTA_OK) {
@@ -239,7 +210,7 @@ static int u5_prog(void *ctx, uint32_t off, const void *buf, size_t len)
     int inv = invalidate_icache(c);
     if (ret == MOTA_OK)
         ret = inv;
-    return ret == MOTA_OK ? read_back(c, off, src, len) : ret;
+    return ret == MOTA_OK ? stm32_flash_compare(checked_copy, c, c->base + off, src, len) : ret;
 }
 
 static int u5_erase(void *ctx, uint32_t off)

@@ -10,6 +10,7 @@
 extern uint32_t __data_start, __data_end, __data_load, __bss_start, __bss_end, __stack_top;
 int main(void);
 void stm32_reset_handler(void);
+void stm32_reset(void);
 void stm32_default_handler(void);
 void stm32_nmi_handler(void);
 void stm32_usart_handler(void);
@@ -39,7 +40,25 @@ void stm32_usart_handler(void)
     stm32_usart_irq();
 }
 
-void stm32_reset_handler(void)
+/* The stack the linker script gives, whoever started the firmware: the core loads SP from the table at a
+ * reset, but the N6's boot ROM branches to its first-stage image, and a debugger may set only PC. On
+ * Armv8-M the main stack's limit too (a stack overflow then faults, before it reaches .bss), and no
+ * process stack limit left from before. */
+__attribute__((naked)) void stm32_reset_handler(void)
+{
+    __asm volatile(
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+        "ldr r0, =__stack_limit\n\t"
+        "msr msplim, r0\n\t"
+        "movs r0, #0\n\t"
+        "msr psplim, r0\n\t"
+#endif
+        "ldr r0, =__stack_top\n\t"
+        "msr msp, r0\n\t"
+        "b stm32_reset\n\t");
+}
+
+void stm32_reset(void)
 {
     SystemInit(); /* ST's: the FPU on (newlib's memcpy may use it), VTOR */
     mota_arm_fpu_enable();

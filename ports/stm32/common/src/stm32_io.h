@@ -16,6 +16,9 @@
 #ifdef MOTA_STM32_IO_MODEL
 uint32_t mota_stm32_io_read32(uint32_t addr);
 void mota_stm32_io_write32(uint32_t addr, uint32_t v);
+/* one byte of a data register (the N6's XSPI DR: a transfer's last 1 to 3 bytes, as many as it has) */
+uint8_t mota_stm32_io_read8(uint32_t addr);
+void mota_stm32_io_write8(uint32_t addr, uint8_t v);
 /* the host's view of device memory at addr (the flash array), for reads and map */
 const uint8_t *mota_stm32_io_mem(uint32_t addr);
 /* len bytes of the flash array from addr, read by the CPU: the U5 model raises its ECC errors (and the
@@ -36,6 +39,16 @@ static inline uint32_t mota_stm32_io_read32(uint32_t addr)
 static inline void mota_stm32_io_write32(uint32_t addr, uint32_t v)
 {
     *(volatile uint32_t *)(uintptr_t)addr = v;
+}
+
+static inline uint8_t mota_stm32_io_read8(uint32_t addr)
+{
+    return *(volatile const uint8_t *)(uintptr_t)addr;
+}
+
+static inline void mota_stm32_io_write8(uint32_t addr, uint8_t v)
+{
+    *(volatile uint8_t *)(uintptr_t)addr = v;
 }
 
 static inline const uint8_t *mota_stm32_io_mem(uint32_t addr)

@@ -4,7 +4,8 @@
  * STM32 (the clock is the Arm layer's SysTick).
  * - The reset cause: the RCC's reset flags (RCC_CSR: IWDGRSTF a watchdog, SFTRSTF a reset the firmware
  *   asked for, else power-on, the reset pin or a brown-out), read once and cleared; a reset the firmware
- *   asked for after a fault leaves its last words in RAM that start-up does not clear (.noinit), which
+ *   asked for after a fault leaves its last words in RAM that start-up does not clear (.noinit; on the N6,
+ *   whose RAM a reset does not keep, in the TAMP backup registers), which
  *   tell a fault from a software reset and where it happened.
  * - The IWDG on the LSI (prescaler 256), its reload counted for the LSI at its fastest
  *   (MOTA_STM32_LSI_MAX_HZ: the F401's runs at 17 to 47 kHz), so that the period the guard is told is
@@ -109,14 +110,29 @@ bool stm32_uid(uint8_t id[12])
 /* ---- on the part ---- */
 
 #define WORDS_MAGIC 0x6D6F7461u /* "mota" */
-static struct {
+struct last_words {
     uint32_t magic, cause, pc, addr, cfsr;
-} words __attribute__((section(".noinit")));
+};
+#ifdef MOTA_STM32_LAST_WORDS_TAMP
+/* The N6's RAM does not keep them across a reset: the backup domain's TAMP registers do (its bus clock on,
+ * its write protection off: board_config.h) */
+#define words (*(volatile struct last_words *)&TAMP->BKP0R)
+static void words_open(void)
+{
+    MOTA_STM32_LAST_WORDS_TAMP();
+}
+#else
+static volatile struct last_words words __attribute__((section(".noinit")));
+static void words_open(void)
+{
+}
+#endif
 
 static void cause_read(struct mota_board_boot *boot)
 {
     uint32_t csr = MOTA_STM32_RESET_FLAGS;
     memset(boot, 0, sizeof(*boot));
+    words_open();
     if (csr & MOTA_STM32_RESET_IWDG) {
         boot->cause = MOTA_RESET_WATCHDOG;
     } else if ((csr & MOTA_STM32_RESET_SOFTWARE) && words.magic == WORDS_MAGIC) {
@@ -172,6 +188,7 @@ void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t
         mota_board_log_hex(MOTA_BOARD_TAG "fault pc ", pc);
         mota_board_log_hex(MOTA_BOARD_TAG "fault address ", addr);
     }
+    words_open();
     words.cause = fault ? MOTA_RESET_FAULT : MOTA_RESET_SOFTWARE;
     words.pc = pc;
     words.addr = addr;
@@ -180,9 +197,16 @@ void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t
     NVIC_SystemReset();
 }
 
+/* three word reads (the N6's is in BSEC, its clock on first: board_config.h) */
 bool stm32_uid(uint8_t id[12])
 {
-    memcpy(id, (const void *)UID_BASE, 12);
+#ifdef MOTA_STM32_UID_CLOCK_ON
+    MOTA_STM32_UID_CLOCK_ON();
+#endif
+    for (unsigned i = 0; i < 3u; i++) {
+        uint32_t w = ((volatile const uint32_t *)UID_BASE)[i];
+        memcpy(id + 4u * i, &w, 4);
+    }
     return true;
 }
 
@@ -195,8 +219,15 @@ void mota_board_log(const char *s)
 }
 #endif
 
+#if MOTA_STM32_SERIES_H7 && !MOTA_STM32_QEMU
+static void cm4_check(void);
+#endif
+
 void stm32_system_init(struct mota_system *s, struct mota_board_boot *boot)
 {
+#if MOTA_STM32_SERIES_H7 && !MOTA_STM32_QEMU
+    cm4_check();
+#endif
     cause_read(boot);
     boot_cause = boot->cause;
     s->now_us = mota_arm_now_us;
@@ -208,22 +239,53 @@ void stm32_system_init(struct mota_system *s, struct mota_board_boot *boot)
 
 #if MOTA_STM32_SERIES_H7
 /* A bus fault on an H7: a flash read's ECC double error is the driver's when its read caused it (the read
- * then fails); a precise one's load is skipped (its destination keeps what it held: the read's bytes are
- * not used), an imprecise one has completed already. Anything else is a fault of the firmware. */
+ * then fails). Only a data access's (PRECISERR, IMPRECISERR): a fetch (IBUSERR) or a stacking error
+ * (STKERR, UNSTKERR, LSPERR) is a fault of the firmware, whatever the driver reads. A precise one's load
+ * is skipped (its destination keeps what it held: the read's bytes are not used), and the IT block it
+ * may sit in (memcpy's tail) moves on with it; an imprecise one has completed already. */
 #define CFSR_BUS_MASK 0xFF00u
+#define CFSR_IBUSERR (1u << 8)
 #define CFSR_PRECISERR (1u << 9)
+#define CFSR_IMPRECISERR (1u << 10)
+#define CFSR_STACKING ((1u << 11) | (1u << 12) | (1u << 13)) /* UNSTKERR, STKERR, LSPERR */
 #define CFSR_BFARVALID (1u << 15)
+#define HFSR_FORCED (1u << 30)
+
+/* xPSR's IT state after one instruction of an IT block (ITSTATE: xPSR[15:10] IT[7:2], xPSR[26:25] IT[1:0];
+ * the Armv7-M ITAdvance) */
+static uint32_t it_advance(uint32_t xpsr)
+{
+    uint32_t it = (xpsr >> 25 & 3u) | (xpsr >> 10 & 0x3Fu) << 2;
+    if (it == 0)
+        return xpsr;
+    it = (it & 7u) == 0 ? 0u : (it & 0xE0u) | (it << 1 & 0x1Fu);
+    return (xpsr & ~(3u << 25 | 0x3Fu << 10)) | (it & 3u) << 25 | (it >> 2) << 10;
+}
+
 bool stm32_bus_fault(uint32_t *frame, uint32_t cfsr)
 {
     uint32_t bfar = SCB->BFAR; /* read before BFARVALID is cleared */
+    if ((cfsr & (CFSR_IBUSERR | CFSR_STACKING)) || !(cfsr & (CFSR_PRECISERR | CFSR_IMPRECISERR)))
+        return false;
     if (!mota_stm32h7_flash_bus_fault((cfsr & CFSR_BFARVALID) ? bfar : 0u))
         return false;
     SCB->CFSR = cfsr & CFSR_BUS_MASK; /* write one to clear */
+    if (SCB->HFSR & HFSR_FORCED)
+        SCB->HFSR = HFSR_FORCED; /* escalated to a HardFault: taken all the same */
     if (cfsr & CFSR_PRECISERR) {
         uint16_t op = *(const uint16_t *)(uintptr_t)frame[6];
         frame[6] += (op & 0xF800u) >= 0xE800u ? 4u : 2u; /* a 32-bit Thumb instruction, or a 16-bit one */
+        frame[7] = it_advance(frame[7]);
     }
     return true;
+}
+
+/* The M4 boots from bank 2 (the agent's journal) unless BCM4 is cleared: said at each boot. */
+static void cm4_check(void)
+{
+    if (FLASH->OPTSR_CUR & FLASH_OPTSR_BCM4)
+        mota_board_log(MOTA_BOARD_TAG "the Cortex-M4 boots too (option byte BCM4 set): clear it "
+                                      "(docs/boards/stm32h747i-disco.md)\n");
 }
 #endif
 

@@ -43,7 +43,8 @@ struct mota_stm32n6_nor_cfg {
     uint32_t window;    /* MOTA_STM32N6_XSPI2_WINDOW */
     uint32_t base;      /* CPU address of the driver's offset 0 inside the window, on a 4 KiB sector */
     uint32_t size;      /* bytes, whole 4 KiB sectors, inside the NOR's 128 MiB */
-    uint32_t prescaler; /* DCR2.PRESCALER: XSPI2's kernel clock / (prescaler + 1) on the wires (0..255) */
+    uint32_t prescaler; /* DCR2.PRESCALER: XSPI2's kernel clock / (prescaler + 1) on the wires (0..255); init's
+                         * SPI commands run at it too: 50 MHz or less there (ST's board support starts at 50) */
     bool dcache;        /* the M55's D-cache caches the window: invalidated by address after each change */
     uint32_t erase_typ_us, erase_max_us; /* one 4 KiB sector */
     uint32_t prog_typ_us, prog_max_us;   /* one 256-byte page */
@@ -71,8 +72,8 @@ struct mota_stm32n6_nor_cfg {
  *     not decode which blocks they cover: any is cleared), and if they stay set (SRWD with WP# held low)
  *     init fails with MOTA_ERR_FLASH_IO, for programs and erases would;
  *  6. switches it to octal DTR: write enable, configuration register 2 at 0x300 = 20 dummy cycles, write
- *     enable, configuration register 2 at 0 = DOPI; awaits WIP in octal DTR; reads configuration register
- *     2 back (DOPI, or MOTA_ERR_FLASH_IO);
+ *     enable, configuration register 2 at 0 = DOPI; waits the register write's 40 ms, then WIP in octal
+ *     DTR; reads configuration register 2 back (DOPI, or MOTA_ERR_FLASH_IO);
  *  7. puts XSPI2 in memory-mapped mode with the octal DTR read (0xEE11, 4 address bytes, 20 dummy cycles,
  *     DQS).
  * MOTA_OK; MOTA_ERR_ARG for a configuration the driver cannot serve (a range outside the NOR or not on
