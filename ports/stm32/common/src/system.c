@@ -285,7 +285,7 @@ static void cm4_check(void)
 {
     if (FLASH->OPTSR_CUR & FLASH_OPTSR_BCM4)
         mota_board_log(MOTA_BOARD_TAG "the Cortex-M4 boots too (option byte BCM4 set): clear it "
-                                      "(docs/boards/stm32h747i-disco.md)\n");
+                                      "(STM32_Programmer_CLI -ob BCM4=0)\n");
 }
 #endif
 
