@@ -338,7 +338,11 @@ def case_target_places_the_record_at_its_boards_provisioning_sector():
         if uid:
             assert image[REC_ID_LEN] == 0 and image[REC_ID:REC_ID + 16] == bytes(16), (board, image.hex())
             assert notes == [UID_NOTE % board] and "device id the part's unique id)" in r.stdout, (r.stdout, r.stderr)
+            # a record already there is kept (a new one would give the part another device key and id)
             r = mota("provision", "--target", board, "--image", bin_, "--key", key, "--device-id", did)
+            assert r.returncode == 3 and "%s holds a provisioning record" % bin_ in r.stderr, r.stderr
+            assert open(bin_, "rb").read() == image
+            r = mota("provision", "--target", board, "--image", bin_, "--key", key, "--device-id", did, "--force")
             image = open(bin_, "rb").read()
             assert r.returncode == 0 and "unique id" not in r.stderr and "device id " + did in r.stdout, r.stderr
             assert image[REC_ID_LEN] == 4 and image[REC_ID:REC_ID + 4].hex() == did, image.hex()

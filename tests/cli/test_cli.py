@@ -291,6 +291,12 @@ def case_verify_names_the_key_problem():
     assert j == {"schema": 1, "command": "verify", "status": "MOTA_ERR_KEY_UNKNOWN", "code": -217,
                  "message": "signed by a key that is not trusted here", "container": p("y.mota"), "detail": ids,
                  "verified": True, "valid": False}, j
+    # a file that is not a container: nothing was checked (docs/json.md: verified, "signature and payload
+    # digests were checked"), whatever keys were given
+    with open(p("img.png"), "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    j = json.loads(run("verify", "--json", "--key", pub, p("img.png"), rc=1).stdout)
+    assert j["status"] == "MOTA_ERR_ENV_TAG" and j["verified"] is False and j["valid"] is False, j
     r = run("verify", p("y.mota"), rc=2)
     r = run("verify", "--key", p("missing.pem"), p("y.mota"), rc=3)
     assert reason(r) == "MOTA_ERR_IO"
@@ -441,6 +447,21 @@ def case_pack_refuses_text_that_verify_would_reject():
     assert reason(r) == "MOTA_ERR_ARG" and "--vendor is empty" in r.stderr, r.stderr
     r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "", "--seq", "1", "-o", p("t.mota"), YOLO, rc=2)
     assert reason(r) == "MOTA_ERR_ARG" and "--class is empty" in r.stderr, r.stderr
+    # the class as the other texts: at most 256 bytes, UTF-8; refused alike by id, provision and sim, which
+    # make the identity the containers name (before: packed, then refused by verify, inspect and push)
+    pack = ["pack", "-k", priv, "--vendor", "example.com", "--seq", "1", "-o", p("t.mota"), YOLO]
+    for cmd in (pack, ["id", "--vendor", "example.com"],
+                ["provision", "--target", "an547", "--hex", p("t.hex"), "--key", pub],
+                ["sim", "--key", pub, "--tcp", "127.0.0.1:0"],
+                ["sim", "--target", "an547", "--key", pub, "--tcp", "127.0.0.1:0"]):
+        r = run(cmd[0], "--class", "x" * 257, *cmd[1:], rc=2)
+        assert "--class is limited to 256 bytes" in r.stderr, (cmd[0], r.stderr)
+        r = run(cmd[0], "--class", b"bad\xff", *cmd[1:], rc=2)
+        assert reason(r) == "MOTA_ERR_ARG_UTF8" and "--class: byte 3 " in r.stderr, (cmd[0], r.stderr)
+    run("pack", "-k", priv, "--vendor", "example.com", "--class", "x" * 256, "--seq", "1", "-o", p("c256.mota"), YOLO)
+    j = json.loads(run("verify", "--json", "--key", pub, p("c256.mota")).stdout)
+    assert j["valid"], j
+    os.unlink(p("c256.mota"))
     # semver.org 2.0.0: its own examples of valid and invalid versions
     for bad, off in (("1.2", 3), ("1.2.3.4", 5), ("01.2.3", 0), ("1.02.3", 2), ("v1.2.3", 0), ("1.2.3-", 6),
                      ("1.2.3+", 6), ("1.2.3-rc..1", 9), ("1.2.3-01", 6), ("1.2.3-rc_1", 8), ("", 0),
@@ -457,6 +478,56 @@ def case_pack_refuses_text_that_verify_would_reject():
                        "--vendor", "exämple.com", "-o", out, YOLO))
         j = json.loads(run("verify", "--json", "--key", pub, out).stdout)
         assert j["valid"] and j["text"]["version"] == version and j["text"]["model_name"] == "modèle ✓", j
+
+
+def case_inspect_escapes_the_control_characters_of_a_containers_texts():
+    """A signer's text reaches a terminal through inspect and verify: control characters (an escape
+    sequence, a tab, a newline that would forge a line) and DEL are shown as \\xNN, a backslash as \\\\; the JSON
+    keeps the text as it is."""
+    need(YOLO)
+    priv, pub = keys()
+    name, desc = "x\x1b[31mRED\ty", "line\nforged: yes\x7f back\\slash"
+    run(*pack_args(priv, "--name", name, "--description", desc, "-o", p("e.mota"), YOLO))
+    for cmd in (["inspect"], ["verify", "--key", pub]):
+        out = run(*cmd, p("e.mota")).stdout
+        assert "model:       x\\x1b[31mRED\\x09y\n" in out, out
+        assert "description: line\\x0aforged: yes\\x7f back\\\\slash\n" in out, out
+        assert "\x1b" not in out and "\nforged" not in out and "\t" not in out, out
+    j = json.loads(run("inspect", "--json", p("e.mota")).stdout)
+    assert j["text"]["model_name"] == name and j["text"]["description"] == desc, j["text"]
+
+
+def case_outputs_keep_a_private_key_or_a_provisioning_record_unless_force():
+    """getpub -o, pack -o and provision --image/--hex never replace a file that holds a private key (PEM, a
+    private JWK), a secret one (a KEK) or a provisioning record (raw or Intel HEX) without --force, as keygen does: exit 3,
+    MOTA_ERR_FILE_EXISTS naming the file and what it holds, the file as it was; other files are replaced."""
+    need(YOLO)
+    priv, pub = keys()
+    run("keygen", p("other.pem"))
+    run("keygen", "--kek", p("kek.jwk"))
+    secret = open(p("other.pem"), "rb").read()
+    r = run("getpub", "--lang", "pem", "-o", p("other.pem"), pub, rc=3)
+    assert reason(r) == "MOTA_ERR_FILE_EXISTS" and "other.pem holds a private key" in r.stderr, r.stderr
+    r = run(*pack_args(priv, "-o", p("other.pem"), YOLO), rc=3)
+    assert "other.pem holds a private key" in r.stderr, r.stderr
+    r = run(*pack_args(priv, "-o", p("kek.jwk"), YOLO), rc=3)
+    assert "kek.jwk holds a secret key" in r.stderr, r.stderr
+    assert open(p("other.pem"), "rb").read() == secret
+    run("provision", "--target", "an547", "--image", p("r.bin"), "--hex", p("r.hex"), "--key", pub)
+    rec = open(p("r.bin"), "rb").read(), open(p("r.hex"), "rb").read()
+    for out in ("--image", "--hex"):
+        f = p("r.bin") if out == "--image" else p("r.hex")
+        r = run("provision", "--target", "an547", out, f, "--key", pub, rc=3)
+        assert "%s holds a provisioning record" % f in r.stderr, r.stderr
+        r = run("getpub", "--lang", "pem", "-o", f, pub, rc=3)
+    assert (open(p("r.bin"), "rb").read(), open(p("r.hex"), "rb").read()) == rec
+    # with --force, and over a file that holds neither
+    run("getpub", "--lang", "pem", "-o", p("other.pem"), "--force", pub)
+    assert open(p("other.pem")).read().startswith("-----BEGIN PUBLIC KEY-----")
+    run("provision", "--target", "an547", "--image", p("r.bin"), "--key", pub, "--force")
+    assert open(p("r.bin"), "rb").read() != rec[0]
+    run("getpub", "--lang", "pem", "-o", p("plain.txt"), pub)
+    run("getpub", "--lang", "id", "-o", p("plain.txt"), pub)
 
 
 def case_keygen_never_loses_a_key():

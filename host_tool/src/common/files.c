@@ -104,6 +104,43 @@ int tool_out_line(const char *path, const char *text)
     return tool_out_commit(&o);
 }
 
+bool tool_out_force;
+
+/* an Intel HEX file whose first data record starts with the provisioning record's magic ("MPRV") */
+static bool hex_record(const char *t, size_t n)
+{
+    for (size_t i = 0; i + 17 <= n; i++) {
+        if (t[i] != ':' || (i > 0 && t[i - 1] != '\n'))
+            continue;
+        if (t[i + 7] == '0' && t[i + 8] == '0') /* record type 00: data */
+            return strncasecmp(t + i + 9, "4D505256", 8) == 0;
+    }
+    return false;
+}
+
+/* What an existing file holds that an output must not replace without --force: its first 4 KiB tell. */
+static const char *precious(const char *path)
+{
+    char head[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL; /* unreadable: tool_out_open says more if it matters */
+    ssize_t got = read(fd, head, sizeof(head) - 1);
+    close(fd);
+    if (got <= 0)
+        return NULL;
+    size_t n = (size_t)got;
+    head[n] = 0;
+    bool jwk = memmem(head, n, "\"kty\"", 5) != NULL;
+    if (memmem(head, n, "PRIVATE KEY-----", 16) != NULL || (jwk && memmem(head, n, "\"d\"", 3) != NULL))
+        return "a private key";
+    if (jwk && memmem(head, n, "\"k\"", 3) != NULL)
+        return "a secret key"; /* a key-encryption key (keygen --kek) */
+    if ((n >= 4 && memcmp(head, "MPRV", 4) == 0) || hex_record(head, n))
+        return "a provisioning record";
+    return NULL;
+}
+
 int tool_out_check(const char *path)
 {
     struct stat st;
@@ -117,6 +154,9 @@ int tool_out_check(const char *path)
             return tool_fail(MOTA_ERR_SAME_FILE, "%s is the same file as %s, which this command reads or wrote", path,
                              seen[i].path ? seen[i].path : "an input");
     }
+    const char *what = tool_out_force ? NULL : precious(path);
+    if (what != NULL)
+        return tool_fail(MOTA_ERR_FILE_EXISTS, "%s holds %s", path, what);
     return MOTA_OK;
 }
 

@@ -56,8 +56,13 @@ void tool_out_abort(struct outfile *o);
 /* One line of text (a newline is added) as a whole file, atomically: a file another process polls for
  * (mota sim --port-file) is either absent or complete. */
 int tool_out_line(const char *path, const char *text);
-/* tool_out_open's checks of path alone, to refuse before any work is done. */
+/* tool_out_open's checks of path alone, to refuse before any work is done: a node that is not a regular
+ * file, a file this run read or wrote, and (unless tool_out_force) a file that holds a private key (PEM,
+ * a private JWK), a secret one (a KEK's JWK) or a provisioning record (raw or Intel HEX):
+ * MOTA_ERR_FILE_EXISTS, "give --force". */
 int tool_out_check(const char *path);
+/* set by a command's --force: it may replace a key or a record */
+extern bool tool_out_force;
 /* Record an input read other than through tool_map (a compiler's source). */
 void tool_note_input(const char *path);
 /* Same file: same path, same device and inode, or (a path that does not

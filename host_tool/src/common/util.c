@@ -90,6 +90,19 @@ void tool_hex(FILE *f, const uint8_t *p, size_t n)
         fprintf(f, "%02x", p[i]);
 }
 
+void tool_put_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7F)
+            fprintf(f, "\\x%02x", c);
+        else if (c == '\\')
+            fputs("\\\\", f);
+        else
+            fputc(c, f);
+    }
+}
+
 const char *tool_hex_str(const uint8_t *p, size_t n, char *out, size_t cap)
 {
     static const char digits[] = "0123456789abcdef";

@@ -42,6 +42,9 @@ bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_hex(const char *s, uint8_t *out, size_t n);
 
 void tool_hex(FILE *f, const uint8_t *p, size_t n);
+/* A container's or a device's text to a terminal: its control characters (and DEL) as \xNN, so that no
+ * escape sequence runs and no line is forged; a backslash as \\, so that the form reads back. */
+void tool_put_text(FILE *f, const char *s, size_t n);
 /* The same into out (at least 2n + 1 bytes; cut to whole bytes that fit cap); returns out. */
 const char *tool_hex_str(const uint8_t *p, size_t n, char *out, size_t cap);
 /* An install mode (enum mota_install_mode) as every output names it: "xip", "copy", "invalid". */

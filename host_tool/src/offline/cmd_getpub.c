@@ -22,8 +22,8 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE] KEY.pem\n"
-               "       mota getpub --device PORT [--lang pem|id|c] [--timeout S] [-o FILE]\n\n"
+    fprintf(f, "usage: mota getpub [--lang c|pem|id] [--name IDENT] [--index N] [-o FILE [--force]] KEY.pem\n"
+               "       mota getpub --device PORT [--lang pem|id|c] [--timeout S] [-o FILE [--force]]\n\n"
                "Prints the public key of KEY.pem (a private or a public key file, PEM or DER).\n"
                "With --device PORT: the public half of the device's own P-256 key (created when it\n"
                "was provisioned; `mota status` shows its id), PEM by default, for pack --encrypt-to.\n"
@@ -39,7 +39,8 @@ static void help(FILE *f)
                "  --lang id     the key id, 32 hex digits (for pack --unsigned --key-id)\n"
                "  --name IDENT  the C identifier (default mota_signing_key)\n"
                "  --index N     the key-slot index, for revocation (default 1; see mota provision)\n"
-               "  -o FILE       write to FILE (atomically) instead of stdout\n");
+               "  -o FILE       write to FILE (atomically) instead of stdout; a FILE that holds a\n"
+               "                private key or a provisioning record is kept unless --force\n");
 }
 
 static bool c_identifier(const char *s)
@@ -92,7 +93,7 @@ struct getpub_opts {
 /* The options and the key file; EXIT_OK, or a usage error (help: exit at once, 0). */
 static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *help_only)
 {
-    enum { O_LANG = 256, O_NAME, O_INDEX, O_DEVICE, O_TIMEOUT };
+    enum { O_LANG = 256, O_NAME, O_INDEX, O_DEVICE, O_TIMEOUT, O_FORCE };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"lang", required_argument, 0, O_LANG},
                                          {"name", required_argument, 0, O_NAME},
@@ -100,6 +101,7 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
                                          {"out", required_argument, 0, 'o'},
                                          {"device", required_argument, 0, O_DEVICE},
                                          {"timeout", required_argument, 0, O_TIMEOUT},
+                                         {"force", no_argument, 0, O_FORCE},
                                          {0, 0, 0, 0}};
     int c;
     uint64_t t;
@@ -113,6 +115,7 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
             *help_only = true;
             return EXIT_OK;
         case 'o': o->out_path = optarg; break;
+        case O_FORCE: tool_out_force = true; break;
         case O_LANG:
             if (strcmp(optarg, "c") != 0 && strcmp(optarg, "pem") != 0 && strcmp(optarg, "id") != 0)
                 return tool_usage_err("getpub", "--lang '%s' is not c, pem or id", optarg);

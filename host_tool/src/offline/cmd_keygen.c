@@ -178,7 +178,7 @@ int cmd_keygen(int argc, char **argv)
         else if (c == 'I')
             kek_id = optarg;
         else if (c == 'f')
-            force = true;
+            force = tool_out_force = true; /* a key it replaces, knowingly */
         else
             return EXIT_USAGE;
     }

@@ -70,18 +70,22 @@ static void manifest_text(const char *path, const struct mota_verify_result *r)
            (unsigned long long)m->seq);
     tool_hex(stdout, r->env.digest, sizeof(r->env.digest));
     printf("\n");
-    if (m->text.model_name)
-        printf("model:       %.*s\n", (int)m->text.model_name_len, m->text.model_name);
-    if (m->text.version)
-        printf("version:     %.*s\n", (int)m->text.version_len, m->text.version);
-    if (m->text.vendor_name)
-        printf("vendor:      %.*s\n", (int)m->text.vendor_name_len, m->text.vendor_name);
-    if (m->text.class_name)
-        printf("class:       %.*s\n", (int)m->text.class_name_len, m->text.class_name);
-    if (m->text.description)
-        printf("description: %.*s\n", (int)m->text.description_len, m->text.description);
-    if (m->text.created)
-        printf("created:     %.*s\n", (int)m->text.created_len, m->text.created);
+    const struct {
+        const char *label, *s;
+        size_t n;
+    } texts[] = {{"model:       ", m->text.model_name, m->text.model_name_len},
+                 {"version:     ", m->text.version, m->text.version_len},
+                 {"vendor:      ", m->text.vendor_name, m->text.vendor_name_len},
+                 {"class:       ", m->text.class_name, m->text.class_name_len},
+                 {"description: ", m->text.description, m->text.description_len},
+                 {"created:     ", m->text.created, m->text.created_len}};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) { /* the signer's text: escaped */
+        if (texts[i].s == NULL)
+            continue;
+        fputs(texts[i].label, stdout);
+        tool_put_text(stdout, texts[i].s, texts[i].n);
+        fputc('\n', stdout);
+    }
 }
 
 /* An ECDH recipient's ephemeral public key, as a point and by its key id. */
@@ -748,7 +752,10 @@ static int show(int argc, char **argv, bool verify)
     else if (ret != MOTA_OK && bad == o.path)
         image_note(&ic, ret, note, sizeof(note));
     if (ret != MOTA_OK) {
-        rc = show_fail(cmd, &o, ret, bad, key_opt, checked, note);
+        /* verified says a check ran: not on a file that is not a container at all (no envelope) */
+        static struct mota_envelope env;
+        bool decoded = f.data != NULL && mota_envelope_decode(f.data, f.len, &env) == MOTA_OK;
+        rc = show_fail(cmd, &o, ret, bad, key_opt, checked && decoded, note);
     } else {
         ev = (struct epoch_views){o.epochs ? &cur : NULL, o.baseline != NULL ? &old : NULL};
         if (o.json)

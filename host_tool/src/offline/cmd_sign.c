@@ -39,7 +39,8 @@ static void help(FILE *f)
             "container names (its key id, from pack's --pub or --key-id). The output is\n"
             "verified in full before it is written.\n\n"
             "  -k, --key FILE          the P-256 private key (PEM or DER)\n"
-            "  -o, --out FILE          signed container to write (atomically; not the input)\n"
+            "  -o, --out FILE          signed container to write (atomically; not the input; a FILE\n"
+            "                          that holds a key or a provisioning record only with --force)\n"
             "      --sync              also sync it and its directory to the disk before exiting\n"
             "      --signer CMD        sign through a command, run by /bin/sh -c, instead:\n"
             "                          stdin   the COSE Sig_structure bytes to sign (ES256: SHA-256\n"
@@ -62,12 +63,13 @@ struct sign_opts {
 
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
-    enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC };
+    enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC, O_FORCE };
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"signer", required_argument, 0, O_SIGNER}, {"pub", required_argument, 0, O_PUB},
-        {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC}, {0, 0, 0, 0}};
+        {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC},
+        {"force", no_argument, 0, O_FORCE}, {0, 0, 0, 0}};
     /* clang-format on */
     bool have_format = false;
     int c;
@@ -78,6 +80,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
         case 'h': help(stdout); exit(EXIT_OK);
         case 'k': o->key = optarg; break;
         case 'o': o->out = optarg; break;
+        case O_FORCE: tool_out_force = true; break;
         case O_SIGNER: o->signer = optarg; break;
         case O_PUB: o->pub = optarg; break;
         case O_SYNC: o->sync = true; break;

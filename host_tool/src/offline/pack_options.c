@@ -64,6 +64,8 @@ static void help(FILE *f)
             "                            at most %llu (2^63-1): a device that confirmed a larger\n"
             "                            one would have little or no room left above it\n"
             "      --force-seq           take a --seq above that ceiling anyway (with a warning)\n"
+            "      --force               replace an -o FILE that holds a private key or a provisioning\n"
+            "                            record (kept otherwise: MOTA_ERR_FILE_EXISTS)\n"
             "      --seq from-version    derived from --version (required then), ordered as semantic\n"
             "                            versions are: ((MAJOR*2^20 + MINOR)*2^20 + PATCH)*2, +1 for a\n"
             "                            release; pre-releases of one version share a number\n"
@@ -214,6 +216,7 @@ enum {
     O_COMPRESS,
     O_SYNC,
     O_FORCE_SEQ,
+    O_FORCE,
     O_ENC_KEK,
     O_ENC_TO,
     O_CIPHER
@@ -323,6 +326,7 @@ static bool plain_opt(struct pack_opts *o, int c, const char *arg)
     case O_UNSIGNED: o->unsigned_ = true; break;
     case O_SYNC: o->sync = true; break;
     case O_FORCE_SEQ: o->force_seq = true; break;
+    case O_FORCE: tool_out_force = true; break;
     case O_PUB: o->pub = arg; break;
     case O_NAME: o->name = arg; break;
     case O_DESC: o->description = arg; break;
@@ -347,7 +351,8 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"pub", required_argument, 0, O_PUB}, {"key-id", required_argument, 0, O_KID},
         {"max-sw-epochs", required_argument, 0, O_MAXSW}, {"max-cpu-epochs", required_argument, 0, O_MAXCPU},
         {"compress", optional_argument, 0, O_COMPRESS}, {"sync", no_argument, 0, O_SYNC},
-        {"force-seq", no_argument, 0, O_FORCE_SEQ}, {"encrypt-kek", required_argument, 0, O_ENC_KEK},
+        {"force-seq", no_argument, 0, O_FORCE_SEQ}, {"force", no_argument, 0, O_FORCE},
+        {"encrypt-kek", required_argument, 0, O_ENC_KEK},
         {"encrypt-to", required_argument, 0, O_ENC_TO}, {"cipher", required_argument, 0, O_CIPHER}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
@@ -431,11 +436,16 @@ int pack_check_identity(const char *cmd, const char *vendor, const char *klass)
         tool_fail(MOTA_ERR_ARG, "--vendor is empty: give the vendor's domain name, e.g. example.com");
         return EXIT_USAGE;
     }
-    /* the class id names the boards the model is for: an empty one is a forgotten option */
+    /* the class id names the boards the model is for: an empty one is a forgotten option; its name is a
+     * text of the container (shown beside the id), bounded and UTF-8 as the others: what verify takes */
     if (klass != NULL && klass[0] == '\0') {
         tool_fail(MOTA_ERR_ARG, "--class is empty: give the device class, e.g. board-rev-b");
         return EXIT_USAGE;
     }
+    if (klass != NULL && strlen(klass) > MOTA_CONTAINER_MAX_TEXT)
+        return tool_usage_err(cmd, "--class is limited to %u bytes", MOTA_CONTAINER_MAX_TEXT);
+    if (klass != NULL && check_utf8("--class", klass) != EXIT_OK)
+        return EXIT_USAGE;
     return EXIT_OK;
 }
 

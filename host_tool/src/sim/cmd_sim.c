@@ -13,6 +13,7 @@
 
 #include "common/files.h"
 #include "common/util.h"
+#include "offline/pack.h"
 #include "offline/profiles.h"
 
 #include "mota/agent.h"
@@ -1219,6 +1220,9 @@ int cmd_sim(int argc, char **argv)
     char port_name[300] = "";
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK || o.answered)
+        return rc;
+    /* the vendor and class every container names: what pack takes, and nothing it refuses */
+    if ((rc = pack_check_identity("sim", o.vendor, o.klass)) != EXIT_OK)
         return rc;
     if ((rc = size_memories(&o)) != EXIT_OK)
         return rc;

@@ -18,6 +18,7 @@
 #include "common/files.h"
 #include "common/kek.h"
 #include "common/util.h"
+#include "offline/pack.h"
 #include "offline/profiles.h"
 
 #include "mota/mps_layout.h"
@@ -551,6 +552,10 @@ int board_identity_opt(struct board_identity *id, int c, const char *arg)
 
 int board_identity_fits(const struct board_identity *id, const struct board_target *t, const char *cmd)
 {
+    /* the vendor and class every container names: what pack takes, and nothing it refuses */
+    int rc = pack_check_identity(cmd, id->vendor, id->klass);
+    if (rc != EXIT_OK)
+        return rc;
     if (id->n_models > t->max_models)
         return tool_usage_err(cmd,
                               "%u --model: the %s firmware serves at most %u models (a record naming more "
@@ -580,7 +585,7 @@ static void help_provision(FILE *f)
                "                      --key PUBLIC.pem [...]\n"
                "identity options: [--vendor DOMAIN] [--class NAME] [--name DEVICE] [--model C_NAME ...]\n"
                "                  [--trial-boots N] [--device-id HEX] [--kek KEK.jwk ...]\n"
-               "                  [--device-key-out PUB.pem]\n"
+               "                  [--device-key-out PUB.pem] [--force]\n"
                "                  [--target " BOARD_TARGET_NAMES "]\n\n"
                "The factory step. With --flash, for a board on QEMU\n"
                "(" BOARD_QEMU_CHOICE "): writes the device's identity\n"
@@ -610,7 +615,9 @@ static void help_provision(FILE *f)
             "  --address ADDR         there, for a part of no --target: a 32-bit address, 0x... or\n"
             "                         decimal, 16-byte aligned (with --target: its address, or\n"
             "                         refused)\n"
-            "The image files are private (0600): the record holds the device's keys.\n"
+            "The image files are private (0600): the record holds the device's keys. An existing\n"
+            "file that holds a record (or a private key) is kept unless --force: a new record\n"
+            "over it would give the part another device key and id.\n"
             "--record-version 1 writes the 480-byte version 1 (no vendor and class names), 2 the\n"
             "608-byte version 2 (no keys: no --kek, no device key) for a part whose firmware\n"
             "predates version 2 or 3.\n"
@@ -661,13 +668,14 @@ static int address_opt(struct provision_opts *o, const char *arg)
 /* One of provision's own options: 1 when taken, 0 if not one, <0 on a usage error (said). */
 static int provision_opt(struct provision_opts *o, int c, const char *arg)
 {
-    size_t n = strlen(arg) / 2;
+    size_t n = arg != NULL ? strlen(arg) / 2 : 0; /* --force has no argument */
     switch (c) {
     case 'f': o->flash = arg; return 1;
     case 'I': o->bin = arg; return 1;
     case 'H': o->hex = arg; return 1;
     case 'A': return address_opt(o, arg);
     case 'O': o->device_key_out = arg; return 1;
+    case 'F': tool_out_force = true; return 1;
     case 'R':
         if (strcmp(arg, "1") != 0 && strcmp(arg, "2") != 0 && strcmp(arg, "3") != 0)
             return tool_usage_err("provision", "--record-version '%s': 1, 2 or 3", arg), -1;
@@ -722,7 +730,7 @@ static int parse_provision(int argc, char **argv, struct provision_opts *o, bool
         {"image", required_argument, 0, 'I'}, {"hex", required_argument, 0, 'H'},
         {"address", required_argument, 0, 'A'}, {"device-id", required_argument, 0, 'D'},
         {"record-version", required_argument, 0, 'R'}, {"kek", required_argument, 0, 'K'},
-        {"device-key-out", required_argument, 0, 'O'}, {0, 0, 0, 0}};
+        {"device-key-out", required_argument, 0, 'O'}, {"force", no_argument, 0, 'F'}, {0, 0, 0, 0}};
     /* clang-format on */
     int c;
     memset(o, 0, sizeof(*o));
@@ -827,6 +835,8 @@ int cmd_provision(int argc, char **argv)
     if (rc != EXIT_OK || answered)
         return rc;
     board_identity_defaults(&o.id, o.t);
+    if ((rc = pack_check_identity("provision", o.id.vendor, o.id.klass)) != EXIT_OK)
+        return rc; /* a real part's record too: what pack takes, and nothing it refuses */
     if (o.t->uid_device_id && o.id.device_id_len == 0 && (o.have_target || o.flash != NULL))
         fprintf(stderr,
                 "mota: note: %s reports its part's 96-bit unique id as its device id (`mota status` shows it): "
