@@ -59,11 +59,70 @@ static void usage(FILE *f)
                "Errors: `mota: error: MOTA_ERR_NAME: message: detail` on stderr (docs/host-tool.md).\n");
 }
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean"; names are short */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+static int find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* An unknown command: the nearest one, if one is near (at most 2 edits, and not most of the name) */
+static int unknown(const char *name)
+{
+    size_t best = 99, at = 0;
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        size_t d = distance(name, commands[i].name);
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    if (best <= 2 && best < strlen(name))
+        tool_err("unknown command '%s': did you mean '%s'? (see mota --help)", name, commands[at].name);
+    else
+        tool_err("unknown command '%s' (see mota --help)", name);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 && argc == 3) { /* mota help CMD: that command's help */
+        int i = find_command(argv[2]);
+        if (i < 0)
+            return unknown(argv[2]);
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return commands[i].fn(2, help_argv);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
@@ -73,10 +132,6 @@ int main(int argc, char **argv)
         printf("mota %s (link protocol %u, JSON schema %u)\n", MOTA_TOOL_VERSION, MOTA_PROTO_VERSION, TOOL_JSON_SCHEMA);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
-    }
-    tool_err("unknown command '%s' (see mota --help)", argv[1]);
-    return EXIT_USAGE;
+    int i = find_command(argv[1]);
+    return i >= 0 ? commands[i].fn(argc - 1, argv + 1) : unknown(argv[1]);
 }

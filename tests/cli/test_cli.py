@@ -530,6 +530,46 @@ def case_outputs_keep_a_private_key_or_a_provisioning_record_unless_force():
     run("getpub", "--lang", "id", "-o", p("plain.txt"), pub)
 
 
+def case_usage_mistakes_are_named_with_the_way_out():
+    """A mistyped command gets the nearest one; `mota help CMD` is that command's help; --port, --compress lz4,
+    an empty key path, a source that is missing or not a source, a trial-boot count out of range: each a
+    specific answer naming what to do, with the command's own exit code."""
+    need(YOLO)
+    priv, pub = keys()
+    r = run("pusj", "f.mota", rc=2)
+    assert "unknown command 'pusj': did you mean 'push'?" in r.stderr, r.stderr
+    r = run("zzzzzz", rc=2)
+    assert "did you mean" not in r.stderr, r.stderr
+    assert run("help", "push").stdout.startswith("usage: mota push ")
+    assert run("help", "pack").stdout == run("pack", "--help").stdout
+    r = run("help", "pakc", rc=2)
+    assert "did you mean 'pack'?" in r.stderr, r.stderr
+    r = run("push", "--port", "/dev/ttyACM0", "f.mota", rc=2)
+    assert "unknown option --port: PORT is given without an option" in r.stderr, r.stderr
+    r = run(*pack_args(priv, "--compress", "lz4", "-o", p("z.mota"), YOLO), rc=2)
+    assert "'lz4' is not a model file: the algorithm goes with '=', --compress=lz4" in r.stderr, r.stderr
+    assert not os.path.exists(p("z.mota"))
+    r = run("keygen", "", rc=2)
+    assert "keygen: a key file's path is empty" in r.stderr, r.stderr
+    r = run("build-model", "-o", p("m.bin"), p("missing.c"), rc=3)
+    assert reason(r) == "MOTA_ERR_IO" and p("missing.c") + ": No such file" in r.stderr, r.stderr
+    with open(p("pic.png"), "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    r = run("build-model", "-o", p("m.bin"), p("pic.png"), rc=2)
+    assert "pic.png is not a C or assembly source" in r.stderr and "obj0" not in r.stderr, r.stderr
+    r = run("provision", "--trial-boots", "0", "--target", "an547", "--hex", p("t.hex"), "--key", pub, rc=2)
+    assert r.stderr.startswith("mota: error: provision: --trial-boots '0': 1 to 255 (see mota provision --help)"), \
+        r.stderr
+    # the simulator's documented ranges, as provision's: refused before it starts
+    for bad in ("0", "256", "99999"):
+        r = run("sim", "--trial-boots", bad, "--tcp", "127.0.0.1:0", rc=2)
+        assert "sim: --trial-boots '%s': 1 to 255" % bad in r.stderr, r.stderr
+    r = run("sim", "--flash-size", "0", "--tcp", "127.0.0.1:0", rc=2)
+    assert "--flash-size '0': 1 to 4294967295 bytes" in r.stderr, r.stderr
+    r = run("sim", "--flash", "/dev/zero", "--key", pub, "--tcp", "127.0.0.1:0", rc=3)
+    assert reason(r) == "MOTA_ERR_NOT_REGULAR" and "--flash /dev/zero: not a regular file" in r.stderr, r.stderr
+
+
 def case_keygen_never_loses_a_key():
     os.mkdir(p("sub"))
     # one path twice, or two spellings of one file: the public key would replace the private one

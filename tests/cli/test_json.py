@@ -81,7 +81,10 @@ def case_every_json_field_is_documented():
         open(os.path.join(vdir, "a.bin"), "wb").write(bytes(range(10)))
         sim, port = env.sim()
         tcp = "tcp:" + port
+        dg1 = json.loads(env.run("inspect", "--json", v1).stdout)["digest"]
         runs = [("push", "--json", tcp, v1), ("status", "--json", tcp), ("confirm", "--json", tcp),
+                ("confirm", "--json", "--expect-digest", dg1, tcp),  # confirmed already: "done": false
+                ("rollback", "--json", "--expect-digest", "00" * 32, tcp),  # runs nowhere: nothing to do
                 ("push", "--json", tcp, v2), ("rollback", "--json", tcp), ("push", "--json", tcp, bad),
                 ("push", "--json", tcp, env.p("cut.mota")), ("push", "--json", "tcp:127.0.0.1:1", v1),
                 ("status", "--json", tcp), ("reboot", "--json", tcp), ("inspect", "--json", v1),

@@ -746,12 +746,21 @@ def case_reinstall_puts_the_running_container_on_trial_again_in_the_other_slot()
         assert again["active"]["state"] == "trial" and again["active"]["slot"] != first["active"]["slot"], again
         assert again["active"]["digest"] == first["active"]["digest"], (first, again)
         assert again["previous"]["digest"] == first["active"]["digest"], again
+        assert again["rollback_possible"] is True, again
         # on trial: a second --reinstall is the trial's to decide first
         rc, _, res, err = env.push(port, v1, "--reinstall")
         assert rc == 1 and res["status"] == "MOTA_ERR_TRIAL_PENDING", (rc, res, err)
         rc = env.run("rollback", "tcp:" + port, check=False).returncode
         back = env.status(port)
         assert rc == 0 and back["active"]["state"] == "confirmed" and back["active"]["slot"] == first["active"]["slot"], back
+        # confirmed and sound, with a previous model kept: status says no rollback is possible, and none is
+        rc, _, res, err = env.push(port, v1, "--reinstall", "--confirm")
+        kept = env.status(port)
+        assert rc == 0 and kept["previous"] is not None and kept["rollback_possible"] is False, (rc, kept, err)
+        text = env.run("status", "tcp:" + port).stdout
+        assert "(kept; `mota rollback` returns to it while the active model is on trial, or once it faulted" in text, text
+        r = env.run("rollback", "tcp:" + port, check=False)
+        assert r.returncode == 1 and "MOTA_ERR_NOT_TESTING" in r.stderr, (r.returncode, r.stderr)
         log = stop_and_log(proc)
         used = flash_used(log)
         assert used[2][1] > 0 and used[3] == (0, 0), used  # the reinstall programmed; the refused one did not
@@ -896,17 +905,22 @@ def case_confirm_and_rollback_about_one_container_can_run_again():
         r = env.run("confirm", "--json", "--expect-digest", dg[0], tcp, check=False)  # v1 no longer runs
         assert r.returncode == 1 and json.loads(r.stdout)["status"] == "MOTA_ERR_NOT_ACTIVE", (r.stdout, r.stderr)
         assert active()["seq"] == 2 and active()["state"] == "trial"
-        for _ in range(2):  # confirmed, then confirmed already
+        for n in range(2):  # confirmed, then confirmed already: said so ("done": false)
             r = env.run("confirm", "--json", "--expect-digest", dg[1], tcp, check=False)
-            assert r.returncode == 0 and json.loads(r.stdout)["status"] == "MOTA_OK", (r.stdout, r.stderr)
+            j = json.loads(r.stdout)
+            assert r.returncode == 0 and j["status"] == "MOTA_OK" and j["done"] is (n == 0), (r.stdout, r.stderr)
             assert active()["seq"] == 2 and active()["state"] == "confirmed"
         assert env.push(port, cs[2])[0] == 0
-        for _ in range(2):  # rolled back, then nothing to roll back: v2 stays
+        for n in range(2):  # rolled back, then nothing to roll back: v2 stays, and the answer says so
             r = env.run("rollback", "--expect-digest", dg[2], tcp, check=False)
             assert r.returncode == 0, (r.stdout, r.stderr)
+            assert r.stdout.startswith("rollback: done\n" if n == 0 else "rollback: nothing to do: no model runs it"), \
+                r.stdout
             assert active()["seq"] == 2 and active()["state"] == "confirmed", active()
-        r = env.run("rollback", "--expect-digest", dg[3], tcp, check=False)  # never installed
-        assert r.returncode == 0 and active()["seq"] == 2, (r.stdout, r.stderr)
+        r = env.run("rollback", "--json", "--expect-digest", dg[3], tcp, check=False)  # never installed
+        j = json.loads(r.stdout)
+        assert r.returncode == 0 and j["done"] is False and "no model runs it" in j["detail"], (r.stdout, r.stderr)
+        assert active()["seq"] == 2, active()
         r = env.run("confirm", "--expect-digest", "00" * 31, tcp, check=False)
         assert r.returncode == 2 and "64 hex digits" in r.stderr, r.stderr
         stop_and_log(proc)

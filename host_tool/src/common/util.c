@@ -35,6 +35,16 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* the commands whose device is a positional PORT (an --port is a habit of other tools) */
+static bool takes_port(const char *cmd)
+{
+    static const char *const cmds[] = {"push", "status", "confirm", "rollback", "reboot", "invoke"};
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (strcmp(cmd, cmds[i]) == 0)
+            return true;
+    return false;
+}
+
 int tool_getopt(int argc, char **argv, const char *shorts, const struct option *longs, const char *cmd)
 {
     char sh[64];
@@ -51,6 +61,11 @@ int tool_getopt(int argc, char **argv, const char *shorts, const struct option *
         tool_usage_err(cmd, "option %s needs a value", arg);
     else if (optopt != 0 && arg[0] == '-' && arg[1] != '-')
         tool_usage_err(cmd, "unknown option -%c", optopt);
+    else if (strncmp(arg, "--port", 6) == 0 && (arg[6] == 0 || arg[6] == '=') && takes_port(cmd))
+        tool_usage_err(cmd,
+                       "unknown option %s: PORT is given without an option, after the others "
+                       "(mota %s [options] PORT ...)",
+                       arg, cmd);
     else
         tool_usage_err(cmd, "unknown option %s", arg);
     return '?';

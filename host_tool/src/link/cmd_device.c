@@ -457,14 +457,23 @@ static int run_command(struct client *c, uint8_t cmd, int idx, struct report *r,
 }
 
 /* The outcome, as JSON or text; the exit code. */
+/* skipped: --expect-digest found the command done already (confirm) or nothing to do (rollback): said so, in
+ * the text and in the JSON ("done": false), not as if the command had run */
 static int report_command(const struct client *c, const struct link_opts *o, uint8_t cmd, const char *name,
-                          const struct report *r, int ret, int status)
+                          const struct report *r, int ret, int status, bool skipped)
 {
     struct json j;
     bool ok = ret == MOTA_OK && status == MOTA_OK;
+    const char *nothing = cmd == MOTA_CMD_CONFIRM ? "the model that runs it is confirmed already"
+                                                  : "no model runs it (rolled back already, or never installed)";
     if (o->json) {
         json_doc(&j, stdout, name, false);
         json_reason(&j, ret != MOTA_OK ? ret : status);
+        if (ok && o->expect_digest != NULL && cmd != MOTA_CMD_STATUS) {
+            json_bool(&j, "done", !skipped); /* false: nothing was sent to do */
+            if (skipped)
+                json_str(&j, "detail", nothing);
+        }
         if (ok && cmd == MOTA_CMD_STATUS)
             json_report(&j, r);
         else if (ok && cmd != MOTA_CMD_REBOOT)
@@ -474,6 +483,9 @@ static int report_command(const struct client *c, const struct link_opts *o, uin
         json_end(&j);
     } else if (ok && cmd == MOTA_CMD_STATUS) {
         print_report(r);
+    } else if (ok && !o->quiet && skipped) {
+        printf("%s: nothing to do: %s\n", name, nothing);
+        devprint_models(r->models, r->n_models, r->has_uptime ? (int64_t)r->uptime_ms : -1, (unsigned)r->max_boots);
     } else if (ok && !o->quiet) {
         printf("%s: done\n", name);
         if (cmd != MOTA_CMD_REBOOT)
@@ -528,10 +540,10 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
     const uint8_t *info;
     size_t info_len;
     int idx = 0, status = MOTA_OK, ret = link_connect_waiting(&c, &o, &info, &info_len);
+    bool skip = false;
     memset(&r, 0, sizeof(r));
     if (ret == MOTA_OK) {
         parse_info(info, info_len, &r);
-        bool skip = false;
         if ((rc = model_arg(&o, &r, name, &idx)) != EXIT_OK ||
             (o.expect_digest && (rc = expect_digest(&o, &r, cmd, &idx, &skip)) > 0)) {
             client_close(&c);
@@ -543,7 +555,7 @@ static int device_call(int argc, char **argv, uint8_t cmd, const char *name, uns
             ret = run_command(&c, skip ? MOTA_CMD_STATUS : cmd, idx, &r, &status);
         client_close(&c);
     }
-    return report_command(&c, &o, cmd, name, &r, ret, status);
+    return report_command(&c, &o, cmd, name, &r, ret, status, skip && status == MOTA_OK);
 }
 
 int cmd_status(int argc, char **argv)

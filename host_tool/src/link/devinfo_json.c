@@ -109,6 +109,8 @@ void devjson_models(struct json *j, const struct dev_model *m, unsigned n, unsig
         json_previous_and_upload(j, x);
         json_last_error(j, x);
         json_uint(j, "faults", x->faults);
+        /* what mota rollback would do now: the agent's rule (on trial, or faulted since boot) */
+        json_bool(j, "rollback_possible", x->has && (x->testing || (x->faults != 0 && x->has_previous)));
         json_obj(j, "memory");
         json_uint(j, "exec_ram", x->exec_size);
         json_uint(j, "ext_ram", x->ext_size);

@@ -110,10 +110,14 @@ void devprint_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, u
         } else {
             printf("  active:    none installed\n");
         }
+        /* the agent rolls back a model on trial, or a confirmed one that faulted since boot: else it refuses
+         * (MOTA_ERR_NOT_TESTING), and the previous model only waits in its slot */
         if (x->has_previous)
-            printf("  previous:  seq %llu%s%s, slot %u (what `mota rollback` returns to)\n",
-                   (unsigned long long)x->previous_seq, x->previous_version[0] ? " v" : "", x->previous_version,
-                   x->previous_slot);
+            printf("  previous:  seq %llu%s%s, slot %u (%s)\n", (unsigned long long)x->previous_seq,
+                   x->previous_version[0] ? " v" : "", x->previous_version, x->previous_slot,
+                   x->testing || x->faults ? "what `mota rollback` returns to"
+                                           : "kept; `mota rollback` returns to it while the active model is on "
+                                             "trial, or once it faulted: confirmed and sound, it stays");
         else if (x->has && x->testing)
             printf("  previous:  none (a rollback removes this model: the device will have none)\n");
         else if (x->has)

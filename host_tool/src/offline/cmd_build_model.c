@@ -595,9 +595,28 @@ static int parse_options(int argc, char **argv, struct build_opts *o)
     return EXIT_OK;
 }
 
+/* A source the compiler cannot take, named before it runs (its own words would name a temporary file):
+ * one that cannot be read (exit 3), or not C or assembly by its name (.c, .s, .S: a usage error). */
+static int check_sources(const struct build_opts *o)
+{
+    for (int i = 0; i < o->n_sources; i++) {
+        const char *s = o->sources[i], *dot = strrchr(s, '.');
+        if (access(s, R_OK) != 0) {
+            tool_fail(MOTA_ERR_IO, "%s: %s", s, strerror(errno));
+            return EXIT_IO;
+        }
+        if (dot == NULL || (strcmp(dot, ".c") != 0 && strcmp(dot, ".s") != 0 && strcmp(dot, ".S") != 0))
+            return tool_usage_err("build-model", "%s is not a C or assembly source (.c, .s, .S)", s);
+    }
+    return EXIT_OK;
+}
+
 /* an output over a source or over the other output: refused before compiling */
 static int check_outputs(const struct build_opts *o)
 {
+    int rc = check_sources(o);
+    if (rc != EXIT_OK)
+        return rc;
     for (int i = 0; i < o->n_sources; i++)
         tool_note_input(o->sources[i]);
     if (o->split != NULL && tool_same_file(o->out, o->split)) {

@@ -90,6 +90,23 @@ struct getpub_opts {
     bool lang_set;
 };
 
+/* The key file, or the device's key: PEM unless asked otherwise */
+static int key_argument(int argc, char **argv, struct getpub_opts *o)
+{
+    if (o->device != NULL) {
+        if (argc - optind != 0)
+            return tool_usage_err("getpub", "--device reads the device's key: no key file ('%s')", argv[optind]);
+        o->lang = o->lang_set ? o->lang : "pem";
+        o->path = o->device;
+        return EXIT_OK;
+    }
+    if (argc - optind != 1)
+        return tool_usage_err("getpub", argc - optind < 1 ? "needs the key file" : "takes one key file, not also '%s'",
+                              argv[argc - 1]);
+    o->path = argv[optind];
+    return EXIT_OK;
+}
+
 /* The options and the key file; EXIT_OK, or a usage error (help: exit at once, 0). */
 static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *help_only)
 {
@@ -140,18 +157,7 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
         default: return EXIT_USAGE;
         }
     }
-    if (o->device != NULL) { /* the device's key: PEM unless asked otherwise */
-        if (argc - optind != 0)
-            return tool_usage_err("getpub", "--device reads the device's key: no key file ('%s')", argv[optind]);
-        o->lang = o->lang_set ? o->lang : "pem";
-        o->path = o->device;
-        return EXIT_OK;
-    }
-    if (argc - optind != 1)
-        return tool_usage_err("getpub", argc - optind < 1 ? "needs the key file" : "takes one key file, not also '%s'",
-                              argv[argc - 1]);
-    o->path = argv[optind];
-    return EXIT_OK;
+    return key_argument(argc, argv, o);
 }
 
 /* The public key in the chosen form, to f. */

@@ -69,6 +69,22 @@ static int check_paths(const char *const paths[2], bool force)
     return EXIT_OK;
 }
 
+/* What goes together, and no path an unset shell variable left empty (a usage error, not a rename's
+ * failure) */
+static int check_args(int argc, char **argv, const char *kek, const char *kek_id)
+{
+    if (kek_id != NULL && kek == NULL)
+        return tool_usage_err("keygen", "--kid names a key-encryption key: it goes with --kek FILE");
+    if (kek != NULL && argc > optind)
+        return tool_usage_err("keygen", "--kek FILE writes one file: unexpected argument '%s'", argv[optind]);
+    for (int i = optind; i < argc; i++)
+        if (argv[i][0] == '\0')
+            return tool_usage_err("keygen", "a key file's path is empty");
+    if (kek != NULL && kek[0] == '\0')
+        return tool_usage_err("keygen", "--kek: the file's path is empty");
+    return EXIT_OK;
+}
+
 /* Both PEM files; without --force, a file that appeared meanwhile is not replaced either. */
 static int write_pair(const char *const paths[2], const char *const pems[2], bool force)
 {
@@ -182,10 +198,8 @@ int cmd_keygen(int argc, char **argv)
         else
             return EXIT_USAGE;
     }
-    if (kek_id != NULL && kek == NULL)
-        return tool_usage_err("keygen", "--kid names a key-encryption key: it goes with --kek FILE");
-    if (kek != NULL && argc > optind)
-        return tool_usage_err("keygen", "--kek FILE writes one file: unexpected argument '%s'", argv[optind]);
+    if ((rc = check_args(argc, argv, kek, kek_id)) != EXIT_OK)
+        return rc;
     if (kek != NULL)
         return keygen_kek(kek, kek_id, force);
     if ((rc = parse_paths(argc, argv, &priv_path, pub_path, sizeof(pub_path))) != EXIT_OK)

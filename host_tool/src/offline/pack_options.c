@@ -370,6 +370,12 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         if (!plain_opt(o, c, optarg) && (rc = checked_opt(o, c, optarg)) != EXIT_OK)
             return rc;
     }
+    /* --compress takes its algorithm after '=' only (its argument is optional): "--compress lz4" leaves lz4 a
+     * positional argument, which is no model file */
+    for (int i = optind; argc - optind > 1 && i < argc; i++)
+        if (strcmp(argv[i], "lz4") == 0 || strcmp(argv[i], "deflate") == 0)
+            return tool_usage_err("pack", "'%s' is not a model file: the algorithm goes with '=', --compress=%s",
+                                  argv[i], argv[i]);
     if (argc - optind != 1)
         return tool_usage_err("pack",
                               argc - optind < 1 ? "needs the model file (network_rel.bin)"

@@ -499,7 +499,7 @@ static int parse_options(int argc, char **argv, struct board *b, struct launch_o
             o->answered = true;
             return EXIT_OK;
         }
-        int r = board_identity_opt(&o->id, c, optarg);
+        int r = board_identity_opt(&o->id, c, optarg, "sim");
         if (r == 0)
             r = launcher_opt(b, o, c, optarg);
         if (r <= 0)

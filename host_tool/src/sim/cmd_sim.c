@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* mota sim --help, its last part. */
@@ -688,6 +689,11 @@ static int number_opt(struct sim_opts *o, int c, const char *arg)
     }
     if ((c == O_CPU && v > 0xFFF) || (c == O_STRUCT && v > 0xFFFFFFFFu))
         return tool_usage_err("sim", "'%s' is out of range", arg), -1;
+    if (c == O_FLASH_SIZE && (v == 0 || v > 0xFFFFFFFFu))
+        return tool_usage_err("sim", "--flash-size '%s': 1 to 4294967295 bytes (whole sectors of the profile)", arg),
+               -1;
+    if (c == O_TRIAL && (v == 0 || v > 255)) /* the record's byte, as provision takes it */
+        return tool_usage_err("sim", "--trial-boots '%s': 1 to 255", arg), -1;
     return 1;
 }
 
@@ -1224,6 +1230,11 @@ int cmd_sim(int argc, char **argv)
     /* the vendor and class every container names: what pack takes, and nothing it refuses */
     if ((rc = pack_check_identity("sim", o.vendor, o.klass)) != EXIT_OK)
         return rc;
+    struct stat st; /* a device node or a FIFO keeps nothing: the device would install, confirm, and lose it */
+    if (o.flash != NULL && stat(o.flash, &st) == 0 && !S_ISREG(st.st_mode))
+        return tool_fail(MOTA_ERR_NOT_REGULAR, "--flash %s: not a regular file (a board's flash is kept in one)",
+                         o.flash),
+               EXIT_IO;
     if ((rc = size_memories(&o)) != EXIT_OK)
         return rc;
     atexit(remove_at_exit);

@@ -519,18 +519,18 @@ int board_provision_image(const struct board_identity *id, bool own_id, const ch
     return ret;
 }
 
-int board_identity_opt(struct board_identity *id, int c, const char *arg)
+int board_identity_opt(struct board_identity *id, int c, const char *arg, const char *cmd)
 {
     uint64_t v;
     switch (c) {
     case 'k':
         if (id->n_keys == MOTA_PROVISION_KEYS)
-            return tool_err("at most %u keys", MOTA_PROVISION_KEYS), -1;
+            return tool_usage_err(cmd, "at most %u --key", MOTA_PROVISION_KEYS), -1;
         id->keys[id->n_keys++] = arg;
         return 1;
     case 'm':
         if (id->n_models == MOTA_PROVISION_MODELS)
-            return tool_err("at most %u models", MOTA_PROVISION_MODELS), -1;
+            return tool_usage_err(cmd, "at most %u --model", MOTA_PROVISION_MODELS), -1;
         id->models[id->n_models++] = arg;
         return 1;
     case 'V': id->vendor = arg; return 1;
@@ -538,12 +538,12 @@ int board_identity_opt(struct board_identity *id, int c, const char *arg)
     case 'N': id->name = arg; return 1;
     case 'K':
         if (id->n_keks == MOTA_PROVISION_KEKS)
-            return tool_err("at most %u --kek", MOTA_PROVISION_KEKS), -1;
+            return tool_usage_err(cmd, "at most %u --kek", MOTA_PROVISION_KEKS), -1;
         id->keks[id->n_keks++] = arg;
         return 1;
     case 'T':
         if (!tool_parse_u64(arg, &v) || v == 0 || v > 255)
-            return tool_err("--trial-boots: 1 to 255"), -1;
+            return tool_usage_err(cmd, "--trial-boots '%s': 1 to 255", arg), -1;
         id->trial_boots = (uint32_t)v;
         return 1;
     default: return 0;
@@ -742,7 +742,7 @@ static int parse_provision(int argc, char **argv, struct provision_opts *o, bool
             *answered = true;
             return EXIT_OK;
         }
-        int r = c == '?' ? -1 : board_identity_opt(&o->id, c, optarg);
+        int r = c == '?' ? -1 : board_identity_opt(&o->id, c, optarg, "provision");
         if (r == 0)
             r = provision_opt(o, c, optarg);
         if (r <= 0)

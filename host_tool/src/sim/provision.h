@@ -61,7 +61,7 @@ struct board_device_key {
 /* The identity's options both commands take (getopt values 'k' --key, 'm' --model, 'V' --vendor,
  * 'C' --class, 'N' --name, 'T' --trial-boots, 'K' --kek): 1 when c is one of them, 0 if not, <0 on an error
  * (said). */
-int board_identity_opt(struct board_identity *id, int c, const char *arg);
+int board_identity_opt(struct board_identity *id, int c, const char *arg, const char *cmd);
 /* The identity fits the board's firmware (its models): EXIT_OK, else a usage error of cmd, said. */
 int board_identity_fits(const struct board_identity *id, const struct board_target *t, const char *cmd);
 /* Defaults for what the options left out: vendor example.com, class and name "mota-<board>", 3 trial boots. */
