@@ -560,6 +560,30 @@ def case_usage_mistakes_are_named_with_the_way_out():
     r = run("provision", "--trial-boots", "0", "--target", "an547", "--hex", p("t.hex"), "--key", pub, rc=2)
     assert r.stderr.startswith("mota: error: provision: --trial-boots '0': 1 to 255 (see mota provision --help)"), \
         r.stderr
+    # one spelling each, the other habit accepted: --output beside -o/--out (pack, sign, build-model, getpub),
+    # --out beside --output (invoke, reference), imgtool's getpub -k; inspect -q refused (verify's)
+    run(*pack_args(priv, "--output", p("o1.mota"), YOLO))
+    assert run("getpub", "--lang", "id", "-k", pub).stdout == run("getpub", "--lang", "id", pub).stdout
+    run("getpub", "--lang", "id", "--output", p("id.txt"), pub)
+    assert open(p("id.txt")).read() == run("getpub", "--lang", "id", pub).stdout
+    r = run("getpub", "-k", pub, pub, rc=2)
+    assert "takes one key file" in r.stderr, r.stderr
+    r = run("inspect", "-q", p("o1.mota"), rc=2)
+    assert "-q is verify's" in r.stderr, r.stderr
+    for cmd in ("invoke", "reference"):
+        assert "unknown option --out" not in run(cmd, "--out", p("x.bin"), rc=None).stderr
+    # one signer: a second --key is refused, not silently the only one used
+    run("keygen", p("second.pem"))
+    r = run(*pack_args(priv, "--key", p("second.pem"), "-o", p("z.mota"), YOLO), rc=2)
+    assert "--key given twice" in r.stderr and not os.path.exists(p("z.mota")), r.stderr
+    # a self-test larger than any device's buffer: packed, with a warning that says what will happen
+    with open(p("big.in"), "wb") as f:
+        f.write(bytes(200 * 1024))
+    with open(p("small.out"), "wb") as f:
+        f.write(bytes(16))
+    r = run(*pack_args(priv, "--selftest-input", p("big.in"), "--selftest-output", p("small.out"), "-o",
+                       p("z.mota"), YOLO))
+    assert "warning: the self-test input (204800 bytes)" in r.stderr and "MOTA_ERR_SELFTEST_RUN" in r.stderr, r.stderr
     # the simulator's documented ranges, as provision's: refused before it starts
     for bad in ("0", "256", "99999"):
         r = run("sim", "--trial-boots", bad, "--tcp", "127.0.0.1:0", rc=2)

@@ -759,6 +759,8 @@ def case_reinstall_puts_the_running_container_on_trial_again_in_the_other_slot()
         assert rc == 0 and kept["previous"] is not None and kept["rollback_possible"] is False, (rc, kept, err)
         text = env.run("status", "tcp:" + port).stdout
         assert "(kept; `mota rollback` returns to it while the active model is on trial, or once it faulted" in text, text
+        # the active container's manifest digest, as confirm/rollback --expect-digest take it
+        assert "\n  digest:    %s\n" % kept["active"]["digest"] in text, text
         r = env.run("rollback", "tcp:" + port, check=False)
         assert r.returncode == 1 and "MOTA_ERR_NOT_TESTING" in r.stderr, (r.returncode, r.stderr)
         log = stop_and_log(proc)

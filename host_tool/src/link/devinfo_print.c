@@ -102,6 +102,10 @@ void devprint_models(const struct dev_model *m, unsigned n, int64_t uptime_ms, u
                    x->version[0] ? " v" : "", x->version, x->slot, tool_install_mode(x->mode),
                    (unsigned long long)x->exec_used);
             print_trial(x, max_boots);
+            /* the manifest digest confirm and rollback --expect-digest take (mota inspect prints it) */
+            printf("  digest:    ");
+            tool_hex(stdout, x->digest, sizeof(x->digest));
+            printf("\n");
             if (x->has_epochs) {
                 printf("  npu epochs: ");
                 epochs_summary_line(stdout, &x->epochs);

@@ -153,7 +153,8 @@ int link_args(int argc, char **argv, struct link_opts *o, const char *cmd, unsig
         {"model", required_argument, 0, O_MODEL}, {"confirm", no_argument, 0, O_CONFIRM},
         {"reinstall", no_argument, 0, O_REINSTALL},
         {"input", required_argument, 0, O_INPUT}, {"output-size", required_argument, 0, O_OUT_SIZE},
-        {"output", required_argument, 0, 'o'}, {"expect-digest", required_argument, 0, O_EXPECT},
+        {"output", required_argument, 0, 'o'}, {"out", required_argument, 0, 'o'},
+        {"expect-digest", required_argument, 0, O_EXPECT},
         {"wait", required_argument, 0, O_WAIT}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;

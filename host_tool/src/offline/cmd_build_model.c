@@ -541,7 +541,8 @@ static int parse_options(int argc, char **argv, struct build_opts *o)
     enum { O_SPLIT = 256, O_CPU, O_SECURE, O_OPT, O_SDK, O_CC, O_KEEP, O_VERBOSE, O_FAMILY };
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'}, {"out", required_argument, 0, 'o'}, {"split", required_argument, 0, O_SPLIT},
+        {"help", no_argument, 0, 'h'}, {"out", required_argument, 0, 'o'},
+        {"output", required_argument, 0, 'o'}, {"split", required_argument, 0, O_SPLIT},
         {"cpu", required_argument, 0, O_CPU}, {"secure", no_argument, 0, O_SECURE}, {"opt", required_argument, 0, O_OPT},
         {"sdk", required_argument, 0, O_SDK}, {"cc", required_argument, 0, O_CC}, {"keep", required_argument, 0, O_KEEP},
         {"verbose", no_argument, 0, O_VERBOSE}, {"family", required_argument, 0, O_FAMILY}, {0, 0, 0, 0}};

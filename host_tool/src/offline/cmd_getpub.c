@@ -39,8 +39,10 @@ static void help(FILE *f)
                "  --lang id     the key id, 32 hex digits (for pack --unsigned --key-id)\n"
                "  --name IDENT  the C identifier (default mota_signing_key)\n"
                "  --index N     the key-slot index, for revocation (default 1; see mota provision)\n"
-               "  -o FILE       write to FILE (atomically) instead of stdout; a FILE that holds a\n"
-               "                private key or a provisioning record is kept unless --force\n");
+               "  -k KEY.pem    the key file, as an option (imgtool's spelling) instead of last\n"
+               "  -o FILE       write to FILE (atomically; --out, --output) instead of stdout; a FILE\n"
+               "                that holds a private key or a provisioning record is kept unless\n"
+               "                --force\n");
 }
 
 static bool c_identifier(const char *s)
@@ -94,13 +96,17 @@ struct getpub_opts {
 static int key_argument(int argc, char **argv, struct getpub_opts *o)
 {
     if (o->device != NULL) {
+        if (o->path != NULL)
+            return tool_usage_err("getpub", "--device reads the device's key: no -k key file ('%s')", o->path);
         if (argc - optind != 0)
             return tool_usage_err("getpub", "--device reads the device's key: no key file ('%s')", argv[optind]);
         o->lang = o->lang_set ? o->lang : "pem";
         o->path = o->device;
         return EXIT_OK;
     }
-    if (argc - optind != 1)
+    if (o->path != NULL && argc - optind == 0)
+        return EXIT_OK; /* -k KEY */
+    if (o->path != NULL || argc - optind != 1)
         return tool_usage_err("getpub", argc - optind < 1 ? "needs the key file" : "takes one key file, not also '%s'",
                               argv[argc - 1]);
     o->path = argv[optind];
@@ -116,6 +122,8 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
                                          {"name", required_argument, 0, O_NAME},
                                          {"index", required_argument, 0, O_INDEX},
                                          {"out", required_argument, 0, 'o'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"key", required_argument, 0, 'k'},
                                          {"device", required_argument, 0, O_DEVICE},
                                          {"timeout", required_argument, 0, O_TIMEOUT},
                                          {"force", no_argument, 0, O_FORCE},
@@ -125,13 +133,14 @@ static int parse_options(int argc, char **argv, struct getpub_opts *o, bool *hel
     *o = (struct getpub_opts){.lang = "c", .name = "mota_signing_key", .index = 1, .timeout_s = 10};
     *help_only = false;
     optind = 1;
-    while ((c = tool_getopt(argc, argv, "ho:", opts, "getpub")) != -1) {
+    while ((c = tool_getopt(argc, argv, "ho:k:", opts, "getpub")) != -1) {
         switch (c) {
         case 'h':
             help(stdout);
             *help_only = true;
             return EXIT_OK;
         case 'o': o->out_path = optarg; break;
+        case 'k': o->path = optarg; break; /* imgtool's habit: the key as an option */
         case O_FORCE: tool_out_force = true; break;
         case O_LANG:
             if (strcmp(optarg, "c") != 0 && strcmp(optarg, "pem") != 0 && strcmp(optarg, "id") != 0)

@@ -307,6 +307,14 @@ static int add_components(const struct pack_opts *o, struct inputs *in, struct m
         tool_fail(MOTA_ERR_SELFTEST_FIELD, "self-test input and output must not be empty");
         return EXIT_INVALID;
     }
+    /* the largest self-test buffer of a device mota knows (mota sim's; the boards' is 4 KiB): a larger input or
+     * output is refused by every one of them at install (MOTA_ERR_SELFTEST_RUN), so it is said here */
+    if (in->st_in.len > PACK_SELFTEST_BIG || in->st_out.len > PACK_SELFTEST_BIG)
+        fprintf(stderr,
+                "mota: warning: the self-test input (%zu bytes) or output (%zu bytes) is larger than any device's "
+                "self-test buffer mota knows (%u bytes on mota sim, 4096 on the boards): the device will refuse "
+                "the container (MOTA_ERR_SELFTEST_RUN)\n",
+                in->st_in.len, in->st_out.len, PACK_SELFTEST_BIG);
     spec->comp[spec->n_components].role = MOTA_COMPONENT_SELFTEST;
     spec->comp[spec->n_components].size = in->st_in.len;
     src[spec->n_components++] = &in->st_in;

@@ -572,6 +572,8 @@ static int parse_args(int argc, char **argv, bool verify, struct show_opts *o)
             o->key_paths[o->n_keys++] = optarg;
         } else if (c == 'j') {
             o->json = true;
+        } else if (c == 'q' && !verify) {
+            return tool_usage_err("inspect", "-q is verify's (an exit code only): inspect prints what it finds");
         } else if (c == 'q') {
             o->quiet = true;
         } else if (c == 'e') {

@@ -67,6 +67,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
+        {"output", required_argument, 0, 'o'},
         {"signer", required_argument, 0, O_SIGNER}, {"pub", required_argument, 0, O_PUB},
         {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC},
         {"force", no_argument, 0, O_FORCE}, {0, 0, 0, 0}};

@@ -39,6 +39,7 @@ struct pack_opts {
  * boards' guard: 2^64-1 would wrap and stop every model at once).
  */
 #define PACK_LATENCY_NONE 0xFFFFFFFFull
+#define PACK_SELFTEST_BIG (192u * 1024u) /* mota sim's self-test buffer (posix_device.h): the largest mota knows */
 
 /*
  * mota id and mota pack derive the same ids from the same names, and refuse the same names: a vendor

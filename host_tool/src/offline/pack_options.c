@@ -278,6 +278,12 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
         o->version = arg;
         o->have_version = true;
         break;
+    case 'k':
+        if (o->key != NULL) /* one signer: a second key would sign alone, the first silently dropped */
+            return tool_usage_err("pack", "--key given twice ('%s', '%s'): a container is signed with one key", o->key,
+                                  arg);
+        o->key = arg;
+        break;
     case O_COMPRESS: /* an optional argument: NULL is the default algorithm */
         if (arg != NULL && strcmp(arg, "deflate") != 0 && strcmp(arg, "lz4") != 0)
             return tool_usage_err("pack", "--compress=%s: the algorithms are deflate and lz4", arg);
@@ -318,7 +324,6 @@ static int checked_opt(struct pack_opts *o, int c, const char *arg)
 static bool plain_opt(struct pack_opts *o, int c, const char *arg)
 {
     switch (c) {
-    case 'k': o->key = arg; break;
     case 'o': o->out = arg; break;
     case O_PARAMS: o->params = arg; break;
     case O_VENDOR: o->vendor = arg; break;
@@ -342,6 +347,7 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
+        {"output", required_argument, 0, 'o'},
         {"params", required_argument, 0, O_PARAMS}, {"vendor", required_argument, 0, O_VENDOR},
         {"class", required_argument, 0, O_CLASS}, {"version", required_argument, 0, O_VERSION},
         {"seq", required_argument, 0, O_SEQ}, {"name", required_argument, 0, O_NAME},

@@ -209,7 +209,7 @@ static int parse(int argc, char **argv, struct ref_opts *o, bool *answered)
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"target", required_argument, 0, 'B'}, {"input", required_argument, 0, 'i'},
         {"output-size", required_argument, 0, 'n'}, {"params", required_argument, 0, 'p'},
-        {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'}, {"timeout", required_argument, 0, 'T'},
+        {"output", required_argument, 0, 'o'}, {"out", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'}, {"timeout", required_argument, 0, 'T'},
         {"firmware", required_argument, 0, 'F'}, {"qemu", required_argument, 0, 'Q'}, {0, 0, 0, 0}};
     /* clang-format on */
     int c;
