@@ -897,12 +897,17 @@ def case_sign_through_an_external_signer_and_refuse_a_bad_one():
             (signer(priv, "huge"), [], "MOTA_ERR_SIGNER_OUTPUT", "more than"),
             ("cat >/dev/null; yes", [], "MOTA_ERR_SIGNER_OUTPUT", "was stopped"),  # it would never end
             (signer(priv, "der"), ["--signer-format", "raw"], "MOTA_ERR_SIGNER_OUTPUT", "raw is 64 bytes"),
+            # one that never answers: stopped at its time limit, with what it started
+            ("sleep 1000", ["--signer-timeout", "1"], "MOTA_ERR_SIGNER", "did not finish within 1 s"),
             (signer(p("other.pem"), "der"), [], "MOTA_ERR_SIGNER_KEY", "does not verify with " + pub)):
         r = run("sign", "--signer", cmd, *fmt, "--pub", pub, "-o", p("bad.mota"), p("u.mota"), rc=3)
         last = r.stderr.splitlines()[-1]  # the signer's own messages come first
         assert last.split(":")[2].strip() == want and said in last, (cmd, r.stderr)
         print("refused %s: %s" % (cmd.split()[-1], want))
     assert files_in_workdir() == before, "left behind: %s" % (set(files_in_workdir()) - set(before))
+    assert subprocess.run(["pgrep", "-f", "^sleep 1000$"], capture_output=True).returncode == 1, "the signer's child left"
+    r = run("sign", "--signer", "true", "--signer-timeout", "0", "--pub", pub, "-o", p("bad.mota"), p("u.mota"), rc=2)
+    assert "--signer-timeout '0': 1 to 3600 seconds" in r.stderr, r.stderr
     # a signer with another key's public half: refused before it is run (the container names the key)
     r = run("sign", "--signer", "false", "--pub", p("other.pub.pem"), "-o", p("bad.mota"), p("u.mota"), rc=1)
     assert reason(r) == "MOTA_ERR_KEY_MISMATCH", r.stderr

@@ -18,7 +18,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -28,6 +30,7 @@
 #define SIGNER_OUT_MAX 1024u
 /* A signer that writes this much is stopped: it would never end on its own (`yes`), or not soon. */
 #define SIGNER_FLOOD (64u * 1024u)
+#define SIGNER_TIMEOUT_S 60u /* --signer-timeout's default: an HSM or a KMS answers in seconds */
 
 static void help(FILE *f)
 {
@@ -52,29 +55,34 @@ static void help(FILE *f)
             "                                  64 bytes r||s\n"
             "                          exit    0; anything else is a failure (its stderr is shown)\n"
             "      --pub FILE          the signer's public key: the signature must verify with it\n"
-            "      --signer-format F   der (default) or raw\n\n"
+            "      --signer-format F   der (default) or raw\n"
+            "      --signer-timeout S  stop the signer (and what it started) after S seconds, 1 to 3600\n"
+            "                          (default 60): MOTA_ERR_SIGNER\n\n"
             "Example: --signer 'openssl dgst -sha256 -sign signing.pem' --pub signing.pub.pem\n");
 }
 
 struct sign_opts {
     const char *key, *signer, *pub, *out, *in;
     bool raw, sync;
+    unsigned timeout_s; /* --signer-timeout */
 };
 
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
-    enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC, O_FORCE };
+    enum { O_SIGNER = 256, O_PUB, O_FORMAT, O_SYNC, O_FORCE, O_TIMEOUT };
     /* clang-format off */ /* a table packed by hand */
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'}, {"key", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
         {"output", required_argument, 0, 'o'},
         {"signer", required_argument, 0, O_SIGNER}, {"pub", required_argument, 0, O_PUB},
         {"signer-format", required_argument, 0, O_FORMAT}, {"sync", no_argument, 0, O_SYNC},
-        {"force", no_argument, 0, O_FORCE}, {0, 0, 0, 0}};
+        {"force", no_argument, 0, O_FORCE}, {"signer-timeout", required_argument, 0, O_TIMEOUT}, {0, 0, 0, 0}};
     /* clang-format on */
     bool have_format = false;
     int c;
+    uint64_t t;
     memset(o, 0, sizeof(*o));
+    o->timeout_s = SIGNER_TIMEOUT_S;
     optind = 1;
     while ((c = tool_getopt(argc, argv, "hk:o:", opts, "sign")) != -1) {
         switch (c) {
@@ -82,6 +90,11 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
         case 'k': o->key = optarg; break;
         case 'o': o->out = optarg; break;
         case O_FORCE: tool_out_force = true; break;
+        case O_TIMEOUT:
+            if (!tool_parse_u64(optarg, &t) || t == 0 || t > 3600)
+                return tool_usage_err("sign", "--signer-timeout '%s': 1 to 3600 seconds", optarg);
+            o->timeout_s = (unsigned)t;
+            break;
         case O_SIGNER: o->signer = optarg; break;
         case O_PUB: o->pub = optarg; break;
         case O_SYNC: o->sync = true; break;
@@ -124,6 +137,7 @@ static void hex_str(const uint8_t *p, size_t n, char *out)
 static _Noreturn void exec_signer(const char *cmd, const char *digest_hex, const char *kid_hex, const int in_pipe[2],
                                   const int out_pipe[2])
 {
+    setpgid(0, 0); /* its own process group: a time limit stops what the shell started too */
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     close(in_pipe[0]);
@@ -152,12 +166,33 @@ static void feed_signer(int fd, const uint8_t *tbs, size_t tbs_len)
     signal(SIGPIPE, old);
 }
 
-/* The signer's stdout, its length: at most SIGNER_OUT_MAX + 1 bytes of it kept in out. */
-static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood)
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The signer's stdout, its length: at most SIGNER_OUT_MAX + 1 bytes of it kept in out. A signer (process
+ * group pid) still writing or running at the time limit is stopped (*late). */
+static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood, unsigned timeout_s, bool *late)
 {
     size_t n = 0;
     uint8_t sink[256];
+    uint64_t end = now_ms() + (uint64_t)timeout_s * 1000u;
     for (;;) {
+        uint64_t t = now_ms();
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int p = t >= end ? 0 : poll(&pfd, 1, (int)(end - t < 1000u ? end - t : 1000u));
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p == 0 && now_ms() >= end) {
+            *late = true;
+            kill(-pid, SIGKILL);
+            break;
+        }
+        if (p == 0)
+            continue;
         /* read to the end, so a signer that writes a little too much never blocks on a full pipe; keep
          * what fits. One that goes on and on (`yes`) is stopped: no signature is that long */
         uint8_t *dst = n <= SIGNER_OUT_MAX ? out + n : sink;
@@ -170,7 +205,7 @@ static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood)
         n += (size_t)r;
         if (n > SIGNER_FLOOD) {
             *flood = true;
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
             break;
         }
     }
@@ -178,8 +213,11 @@ static size_t read_signer(int fd, pid_t pid, uint8_t *out, bool *flood)
 }
 
 /* How the signer ended: MOTA_OK once it exited 0 (and was not stopped), else why not (reported). */
-static int signer_ended(const char *cmd, int status, bool flood)
+static int signer_ended(const char *cmd, int status, bool flood, bool late, unsigned timeout_s)
 {
+    if (late)
+        return tool_fail(MOTA_ERR_SIGNER, "'%s' did not finish within %u s and was stopped (--signer-timeout)", cmd,
+                         timeout_s);
     if (flood)
         return tool_fail(MOTA_ERR_SIGNER_OUTPUT,
                          "'%s' wrote more than %u bytes on its stdout and was stopped "
@@ -199,8 +237,9 @@ static int signer_ended(const char *cmd, int status, bool flood)
  * kept: more is refused as not a signature; past SIGNER_FLOOD it is
  * stopped). MOTA_OK once it exited 0.
  */
-static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const uint8_t hash[MOTA_SHA256_LEN],
-                      const uint8_t kid[MOTA_KEY_ID_LEN], uint8_t *out, size_t *out_len)
+static int run_signer(const char *cmd, unsigned timeout_s, const uint8_t *tbs, size_t tbs_len,
+                      const uint8_t hash[MOTA_SHA256_LEN], const uint8_t kid[MOTA_KEY_ID_LEN], uint8_t *out,
+                      size_t *out_len)
 {
     int ret = MOTA_ERR_SIGNER;
     int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, status;
@@ -226,13 +265,13 @@ static int run_signer(const char *cmd, const uint8_t *tbs, size_t tbs_len, const
     feed_signer(in_pipe[1], tbs, tbs_len);
     close(in_pipe[1]);
     in_pipe[1] = -1;
-    bool flood = false;
-    size_t n = read_signer(out_pipe[0], pid, out, &flood);
+    bool flood = false, late = false;
+    size_t n = read_signer(out_pipe[0], pid, out, &flood, timeout_s, &late);
     close(out_pipe[0]);
     out_pipe[0] = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if ((ret = signer_ended(cmd, status, flood)) == MOTA_OK)
+    if ((ret = signer_ended(cmd, status, flood, late, timeout_s)) == MOTA_OK)
         *out_len = n;
 out:
     for (int i = 0; i < 2; i++) {
@@ -338,7 +377,7 @@ static int sign_bytes(const struct sign_opts *o, const struct mota_p256_key *key
         return EXIT_OK;
     }
     /* the signer's faults make the key unusable (exit 3), as an unreadable key file does */
-    if (run_signer(o->signer, tbs, tbs_len, hash, kid, signer_out, &n) != MOTA_OK ||
+    if (run_signer(o->signer, o->timeout_s, tbs, tbs_len, hash, kid, signer_out, &n) != MOTA_OK ||
         signer_signature(signer_out, n, o->raw, sig) != MOTA_OK)
         return EXIT_IO;
     if (mota_ecdsa_p256_verify(key->pub, hash, sig) != MOTA_OK) {
