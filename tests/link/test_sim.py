@@ -427,6 +427,19 @@ def case_port_file_and_a_throw_away_flash_need_no_cleanup():
         proc.terminate()
         _, err = proc.communicate(timeout=10)
         assert "throw-away" not in err and os.path.exists(env.p("kept.flash")), err
+        # its output's reader gone (mota sim ... | head -1): it serves on, and its exit still removes the
+        # throw-away flash (before: killed by SIGPIPE, the flash left behind)
+        proc = subprocess.Popen([MOTA, "sim", "--tcp", "127.0.0.1:0", "--key", env.p("k.pub.pem"), "--dbg-info",
+                                 "--async"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env.procs.append(proc)
+        listening = proc.stdout.readline()
+        flash = re.match(r"mota-sim: throw-away flash (\S+), removed at exit", proc.stderr.readline()).group(1)
+        proc.stdout.close()  # what head does after its line
+        rc, _, res, err = env.push(listening.split("tcp:")[1].split()[0], c, "--confirm")  # it writes more
+        assert rc == 0 and proc.poll() is None, (rc, res, err, proc.poll())
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+        assert proc.returncode == 0 and not os.path.exists(flash), (proc.returncode, flash)
     finally:
         env.close()
 

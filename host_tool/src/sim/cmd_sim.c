@@ -1237,6 +1237,9 @@ int cmd_sim(int argc, char **argv)
                EXIT_IO;
     if ((rc = size_memories(&o)) != EXIT_OK)
         return rc;
+    /* a reader of its output that goes away (| head -1) must not kill it before its exit removes the
+     * throw-away flash: the lines are lost, the simulator serves on until SIGTERM or SIGINT */
+    signal(SIGPIPE, SIG_IGN);
     atexit(remove_at_exit);
     if (o.port_path != NULL)
         unlink(o.port_path); /* a stale one would send a client to a port nobody serves */
