@@ -133,5 +133,10 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     int i = find_command(argv[1]);
-    return i >= 0 ? commands[i].fn(argc - 1, argv + 1) : unknown(argv[1]);
+    if (i < 0)
+        return unknown(argv[1]);
+    for (int k = 2; k < argc; k++) /* a --json run: its usage errors are documents too */
+        if (strcmp(argv[k], "--json") == 0)
+            tool_json_cmd = commands[i].name;
+    return commands[i].fn(argc - 1, argv + 1);
 }

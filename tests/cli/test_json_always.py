@@ -181,6 +181,37 @@ def case_an_interrupted_push_ends_with_a_result_and_resumes_at_once():
         env.close()
 
 
+def case_a_usage_error_is_one_document_too():
+    """--json with an option out of range, swapped arguments or a port that is not one: exit 2, and the
+    document (push: its result event, every documented field) with MOTA_ERR_ARG and stderr's message."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 3000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        fields = result_fields()
+        for args, said in ((("push", "--json", "tcp:127.0.0.1:99999", v1), "'99999' is no TCP port number"),
+                           (("push", "--json", v1, "tcp:127.0.0.1:1"), "arguments swapped"),
+                           (("push", "--json", "--timeout", "0", "tcp:127.0.0.1:1", v1), "--timeout 0"),
+                           (("push", "--json", "--bogus", "tcp:127.0.0.1:1", v1), "unknown option --bogus")):
+            r = run(*args)
+            events = lines_json(r.stdout)
+            assert r.returncode == 2 and len(events) == 1, (args, r.returncode, r.stdout, r.stderr)
+            check_result(events, fields)
+            e = events[0]
+            assert e["status"] == "MOTA_ERR_ARG" and said in e["detail"] and e["sent"] is False, e
+            assert e["detail"] in r.stderr.decode(), (e["detail"], r.stderr)
+        for args, said in ((("status", "--json", "tcp:127.0.0.1:99999"), "'99999' is no TCP port number"),
+                           (("reboot", "--json", "--bogus", "tcp:127.0.0.1:1"), "unknown option --bogus"),
+                           (("inspect", "--json", "-q", v1), "-q is verify's")):
+            r = run(*args)
+            d = one_doc(r.stdout)
+            assert r.returncode == 2 and d["command"] == args[0] and d["status"] == "MOTA_ERR_ARG", (args, d)
+            assert said in d["detail"], d
+        print("usage errors of --json runs: one document each, push's a complete result event")
+    finally:
+        env.close()
+
+
 def case_a_non_utf8_path_is_valid_json():
     env = Env(MOTA, WORK)
     try:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Host tool helpers every command uses: messages, option parsing, numbers and names, the clock, random bytes. */
 #include "util.h"
+#include "json.h"
 
 #include "mota/compat.h"
 #include "mota/err.h"
@@ -24,14 +25,29 @@ void tool_err(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+const char *tool_json_cmd;
+void (*tool_usage_json)(const char *cmd, const char *detail);
+
 int tool_usage_err(const char *cmd, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fprintf(stderr, "mota: error: %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see mota %s --help)\n", cmd);
+    fprintf(stderr, "mota: error: %s: %s (see mota %s --help)\n", cmd, msg, cmd);
+    if (tool_json_cmd != NULL) { /* --json: the usage error is a document too, once */
+        tool_json_cmd = NULL;
+        if (tool_usage_json != NULL) {
+            tool_usage_json(cmd, msg);
+        } else {
+            struct json j;
+            json_doc(&j, stdout, cmd, false);
+            json_reason(&j, MOTA_ERR_ARG);
+            json_str(&j, "detail", msg);
+            json_end(&j);
+        }
+    }
     return EXIT_USAGE;
 }
 

@@ -31,6 +31,11 @@ void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error, in the same form and with a pointer to the help:
  * "mota: error: CMD: what (see mota CMD --help)"; returns EXIT_USAGE. */
 int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A --json run's command (main sets it): its usage error is a JSON document on stdout too (status
+ * MOTA_ERR_ARG, detail the message), once; tool_usage_json, where set, prints the command's own form (push:
+ * its result event) */
+extern const char *tool_json_cmd;
+extern void (*tool_usage_json)(const char *cmd, const char *detail);
 /* getopt_long that reports an unknown option or a missing value with tool_usage_err (one line, not the
  * whole help) and then returns '?'. */
 struct option;

@@ -858,10 +858,36 @@ static int push_file(struct push *p, const char *path, const struct mapped *m, s
     return push_run(p, m);
 }
 
+/* A usage error of push --json: its result event, every field (docs/json.md), nothing done. */
+static void usage_result(const char *cmd, const char *detail)
+{
+    struct json j;
+    json_doc(&j, stdout, cmd, true);
+    json_str(&j, "event", "result");
+    json_reason(&j, MOTA_ERR_ARG);
+    json_bool(&j, "installed", false);
+    json_null(&j, "already_active");
+    json_bool(&j, "confirmed", false);
+    json_bool(&j, "sent", false);
+    json_bool(&j, "status_checked", false);
+    json_str(&j, "detail", detail);
+    json_null(&j, "container");
+    json_null(&j, "acked");
+    json_real(&j, "seconds", 0, 3);
+    json_uint(&j, "reconnects", 0);
+    json_uint(&j, "wire_bytes_out", 0);
+    json_null(&j, "transfer_seconds");
+    json_uint(&j, "data_bytes_sent", 0);
+    json_uint(&j, "flash_holds", 0);
+    json_uint(&j, "flash_hold_ms", 0);
+    json_end(&j);
+}
+
 int cmd_push(int argc, char **argv)
 {
     struct link_opts o;
     const char *path = NULL;
+    tool_usage_json = usage_result;
     int rc =
         link_args(argc, argv, &o, "push", LO_JSON | LO_QUIET | LO_CONFIRM | LO_REINSTALL, push_usage, true, &path, 60);
     if (rc != EXIT_OK)
