@@ -181,6 +181,35 @@ def case_an_interrupted_push_ends_with_a_result_and_resumes_at_once():
         env.close()
 
 
+def case_a_device_lost_mid_transfer_is_told_in_the_result():
+    """The device killed mid-transfer, push --json --timeout 3: the result's detail has the facts stderr has
+    (the link's reason, the bytes acknowledged), and wire_bytes_out counts every connection's bytes (before: an
+    empty detail, and 0 beside the data bytes sent)."""
+    env = Env(MOTA, WORK)
+    try:
+        fields = result_fields()
+        rel, params = env.model("m", 200000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        sim, port = env.sim("--baud", "400000")
+        p = subprocess.Popen([MOTA, "push", "--json", "--timeout", "3", "tcp:" + port, v1], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if b'"progress"' in line and json.loads(line)["offset"] > 20000:
+                break
+        sim.kill()
+        rest, err = p.communicate(timeout=60)
+        events = lines_json(b"".join(lines) + rest)
+        check_result(events, fields)
+        res = events[-1]
+        assert p.returncode != 0 and res["installed"] is False and res["sent"] is True, (p.returncode, res)
+        assert res["detail"] and "the device acknowledged" in res["detail"] or "no answer" in res["detail"], res
+        assert res["wire_bytes_out"] >= res["data_bytes_sent"] > 20000, res
+    finally:
+        env.close()
+
+
 def case_a_usage_error_is_one_document_too():
     """--json with an option out of range, swapped arguments or a port that is not one: exit 2, and the
     document (push: its result event, every documented field) with MOTA_ERR_ARG and stderr's message."""

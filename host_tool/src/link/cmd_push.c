@@ -48,6 +48,7 @@ struct push {
     bool connected; /* the device answered HELLO once: acked is its */
     bool container; /* the file is a container: vr says what it holds */
     char detail[1024];
+    uint64_t wire_before; /* bytes written on the connections before this one (a reconnect starts at 0) */
 };
 
 /*
@@ -376,6 +377,8 @@ static int push_connect(struct push *p, double deadline, bool first)
         return PUSH_INTERRUPTED;
     }
     connect_jump_ok = 1;
+    p->wire_before += p->c->bytes_out; /* the last connection's, before a new one counts from 0 */
+    p->c->bytes_out = 0;
     int ret = push_signal ? PUSH_INTERRUPTED : link_connect(p->c, p->o, deadline, first, &info, &p->info_len);
     connect_jump_ok = 0;
     if (ret != MOTA_OK)
@@ -685,7 +688,7 @@ static void result_event(const struct push *p, const struct outcome *r)
         json_null(&j, "acked"); /* the device was not asked: it may hold bytes of an earlier push */
     json_real(&j, "seconds", r->seconds, 3);
     json_uint(&j, "reconnects", p->reconnects);
-    json_uint(&j, "wire_bytes_out", p->c->bytes_out);
+    json_uint(&j, "wire_bytes_out", p->wire_before + p->c->bytes_out);
     if (p->u.sent && p->u.done)
         json_real(&j, "transfer_seconds", p->u.t_verdict - p->u.t_first, 3);
     else
@@ -774,6 +777,13 @@ static int push_failed(struct push *p)
     int rc = push_signal != 0 ? interrupted(p, "before the device's verdict") : 0;
     if (rc != 0)
         p->result = PUSH_INTERRUPTED;
+    if (rc == 0 && p->detail[0] == 0 && p->result == MOTA_ERR_TIMEOUT) /* the facts stderr gets, in the JSON too */
+        snprintf(p->detail, sizeof(p->detail),
+                 "%s: no answer for %g s (--timeout) after the device acknowledged %llu of %llu bytes", p->o->port,
+                 p->o->timeout_s, (unsigned long long)p->u.acked, (unsigned long long)p->total);
+    else if (rc == 0 && p->detail[0] == 0 && link)
+        snprintf(p->detail, sizeof(p->detail), "%s; the device acknowledged %llu of %llu bytes", p->c->why,
+                 (unsigned long long)p->u.acked, (unsigned long long)p->total);
     struct outcome r = {p->result, false, false, false, tool_now() - p->t0};
     result_event(p, &r);
     if (rc != 0)
