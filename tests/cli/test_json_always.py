@@ -210,6 +210,29 @@ def case_a_device_lost_mid_transfer_is_told_in_the_result():
         env.close()
 
 
+def case_a_resumed_push_rates_only_what_it_sent():
+    """A push that resumes an upload an interrupted one left: its rate counts the bytes it sent, not the ones
+    the device kept (before: 2905 KiB/s on a 460800-baud link)."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 200000)
+        v1 = env.pack("v1.mota", rel, params, seq=1)
+        sim, port = env.sim("--baud", "400000")
+        p = subprocess.Popen([MOTA, "push", "--json", "tcp:" + port, v1], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        for line in p.stdout:
+            if b'"progress"' in line and json.loads(line)["offset"] > 150000:
+                break
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        r = subprocess.run([MOTA, "push", "tcp:" + port, v1], capture_output=True, text=True, timeout=120)
+        m = re.search(r"installed: \S+ seq 1 in ([\d.]+) s \(([\d.]+) KiB/s", r.stdout)
+        assert r.returncode == 0 and m and "resuming" in r.stderr, (r.stdout, r.stderr)
+        assert float(m.group(2)) < 400000 / 10 / 1024 * 1.25, m.group(0)  # at most the line's rate
+    finally:
+        env.close()
+
+
 def case_a_usage_error_is_one_document_too():
     """--json with an option out of range, swapped arguments or a port that is not one: exit 2, and the
     document (push: its result event, every documented field) with MOTA_ERR_ARG and stderr's message."""

@@ -150,6 +150,8 @@ def case_the_progress_bar_fits_the_terminal_and_shows_the_device_phases():
         out, _ = proc.communicate(timeout=60)
         os.close(master)
         assert proc.returncode == 0 and b"installed: " in out, (proc.returncode, out, seen)
+        # the device's line replaces "connecting to ..." on the terminal (before: run onto the same line)
+        assert re.search(rb"connecting to tcp:\S+ \.\.\.\r\x1b\[K\S+ on tcp:", seen), seen[:300]
         frames = [f for line in seen.split(b"\n") for f in line.split(b"\r")]
         bars = [f.replace(b"\x1b[K", b"") for f in frames if f.startswith(b"[")]
         assert bars and all(len(b) <= 59 for b in bars), [len(b) for b in bars]

@@ -49,6 +49,7 @@ struct push {
     bool container; /* the file is a container: vr says what it holds */
     char detail[1024];
     uint64_t wire_before; /* bytes written on the connections before this one (a reconnect starts at 0) */
+    uint64_t kept;        /* bytes an earlier push left on the device (a resume): not this push's, not in its rate */
 };
 
 /*
@@ -122,7 +123,7 @@ static const char *human(char *buf, size_t cap, double v)
 static void draw_bar(const struct push *p, uint64_t done)
 {
     char line[512], tail[160], a[24], b[24], r[24];
-    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    double el = tool_now() - p->t0, rate = el > 0 && done > p->kept ? (double)(done - p->kept) / el : 0;
     unsigned pct = p->total ? (unsigned)(100 * done / p->total) : 100;
     if (p->phase != NULL) {
         snprintf(tail, sizeof(tail), " 100%%  %s sent; device: %s (%.1f s)", human(a, sizeof(a), (double)p->total),
@@ -151,7 +152,7 @@ static void draw_bar(const struct push *p, uint64_t done)
 static void progress(struct push *p, uint64_t done, bool final)
 {
     struct json j;
-    double el = tool_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    double el = tool_now() - p->t0, rate = el > 0 && done > p->kept ? (double)(done - p->kept) / el : 0;
     p->shown = done;
     if (p->o->json) {
         if ((final || tool_now() - p->last_event > 0.25) && event_begin(p, &j, "progress")) {
@@ -348,6 +349,8 @@ static void on_resume(void *ctx, uint32_t offset)
 {
     struct push *p = ctx;
     struct json j;
+    if (p->reconnects == 0) /* kept from an earlier push: this one's rate counts what it sends */
+        p->kept = offset;
     if (event_begin(p, &j, "resume")) {
         json_uint(&j, "offset", offset);
         json_end(&j);
@@ -399,8 +402,8 @@ static int push_connect(struct push *p, double deadline, bool first)
         json_container(&j, p->vr, p->total);
         json_end(&j);
     }
-    if (!p->o->quiet && !p->o->json)
-        fprintf(stderr, "%s on %s: %u model slot(s); frames of %u bytes, window %u\n",
+    if (!p->o->quiet && !p->o->json) /* on a terminal, over the "connecting to" line */
+        fprintf(stderr, "%s%s on %s: %u model slot(s); frames of %u bytes, window %u\n", p->tty ? "\r\033[K" : "",
                 dev_name[0] ? dev_name : "device", p->o->port, p->n_models, p->c->max_payload, p->c->window);
     return MOTA_OK;
 }
@@ -762,7 +765,8 @@ static int push_installed(struct push *p)
                    in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
         else
             printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len,
-                   man->compat.c_name, (unsigned long long)man->seq, el, (double)p->total / 1024 / (el > 0 ? el : 1),
+                   man->compat.c_name, (unsigned long long)man->seq, el,
+                   (double)(p->total - p->kept) / 1024 / (el > 0 ? el : 1),
                    p->reconnects ? ", resumed after a link loss" : "",
                    in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
         devprint_models(p->models, p->n_models, in.has_uptime ? (int64_t)in.uptime : -1, (unsigned)in.max_boots);
