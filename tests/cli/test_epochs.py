@@ -11,6 +11,7 @@ written from ST's headers. Corrupt tables must give their reason codes.
 """
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -303,6 +304,16 @@ def case_baseline_and_pack_policy_catch_work_moved_to_the_cpu():
     assert back["moved_to_npu"] is True and back["moved_to_cpu"] is False, back
     same = env.run("info", "--epochs", "--baseline", old, old).stdout
     assert "no work moved to the CPU" in same and "CPU work moved: none" in same, same
+    assert j["baseline"]["comparable"] is True, j["baseline"]
+    # the buffers table says what its columns are: the runtime's memory layout, not the summary's shape
+    assert re.search(r"\n  kind +name +type +memory layout +first epoch\n  input ", same), same
+    # an unrelated model (ST's legacy U585 one, a Cortex-M33 CPU model) is no baseline: not comparable
+    legacy = os.path.join(FIXTURES, "st-legacy", "u585_network_rel.bin")
+    if os.path.exists(legacy):
+        text = env.run("info", "--epochs", "--baseline", legacy, old).stdout
+        assert "verdict:       not comparable: the baseline is a legacy model for CPU part 0xd21" in text, text
+        assert "better" not in text, text
+        assert c_report(env, old, "--baseline", legacy)["baseline"]["comparable"] is False
     other = write(env, "other.bin", sw_node(bytearray(d), 0))  # the Softmax kernel became a Conv
     j = c_report(env, other, "--baseline", old)["baseline"]
     assert (j["moved_to_cpu"], j["moved_to_npu"], j["cpu_work_changed"]) == (False, False, True), j

@@ -182,6 +182,9 @@ static void buffers_text(FILE *f, const struct epochs_view *v)
     fprintf(f, "buffers:       %u input(s), %u output(s), %s\n", n[0], n[1],
             v->rep.internal_table ? "and the internal ones the model lists"
                                   : "no internal ones (the model carries no internal-buffer table)");
+    if (v->rep.n_buffers > 0) /* the runtime's own view: its type names, its dimensions in memory order (the
+                               * summary's shapes are the model's logical ones) */
+        fprintf(f, "  %-8s %-28s %-8s %-18s %s\n", "kind", "name", "type", "memory layout", "first epoch");
     for (size_t i = 0; i < v->rep.n_buffers; i++) {
         const struct mota_epoch_buffer *b = &v->bufs[i];
         char shp[96], where[48];
@@ -556,10 +559,25 @@ static void delta_line(FILE *f, const char *what, uint32_t before, uint32_t afte
     fprintf(f, "  %-26s %6u -> %-6u %+d\n", what, before, after, (int)after - (int)before);
 }
 
+/* Two versions of one model compare; two models of another family or CPU do not (an NPU model against an
+ * unrelated CPU one would read as "better") */
+static bool comparable(const struct epochs_view *old, const struct epochs_view *cur)
+{
+    return old->in.family == cur->in.family && old->in.cpu_part == cur->in.cpu_part;
+}
+
 void epochs_compare_text(FILE *f, const struct epochs_view *old, const struct epochs_view *cur)
 {
     const struct mota_epoch_summary *a = &old->rep.sum, *b = &cur->rep.sum;
     fprintf(f, "baseline:      %s\n", old->path);
+    if (!comparable(old, cur)) {
+        fprintf(f,
+                "verdict:       not comparable: the baseline is %s model for CPU part 0x%03x, this one %s model for "
+                "0x%03x: compare two versions of one model\n",
+                old->in.family == MOTA_NBIN_FAMILY_NPU ? "an NBIN" : "a legacy", old->in.cpu_part,
+                cur->in.family == MOTA_NBIN_FAMILY_NPU ? "an NBIN" : "a legacy", cur->in.cpu_part);
+        return;
+    }
     if (!old->rep.present || !cur->rep.present) {
         fprintf(f, "verdict:       %s\n",
                 old->rep.present   ? "WORSE: the update runs entirely on the CPU (no epoch table)"
@@ -605,6 +623,7 @@ void epochs_compare_json(struct json *j, const struct epochs_view *old, const st
     bool both = old->rep.present && cur->rep.present;
     json_obj(j, "baseline");
     json_str(j, "file", old->path);
+    json_bool(j, "comparable", comparable(old, cur)); /* false: the fields below compare unrelated models */
     epochs_summary_json(j, "summary", old->rep.present ? a : NULL); /* null: no epoch table, all on the CPU */
     json_arr(j, "operations");
     if (both)
