@@ -186,6 +186,11 @@ def case_image_holds_the_board_flash_record_raw_and_as_intel_hex_at_its_address(
     assert zlib.crc32(rec[:REC_CRC]).to_bytes(4, "little") == rec[REC_CRC:], "CRC"
     assert rec[REC_ID:REC_ID + 12].hex() != did and rec[:REC_ID_LEN] == on_board[:REC_ID_LEN], rec.hex()
     assert "device id " + rec[REC_ID:REC_ID + 12].hex() in r.stdout, r.stdout
+    # a part of no --target without --class: mota-part, not the first QEMU board's name
+    r = mota("provision", "--image", env.p("part.bin"), "--address", "0x08060000", "--key", key)
+    part = open(env.p("part.bin"), "rb").read()
+    assert r.returncode == 0 and part[REC_CLASS:REC_NAMES_END].rstrip(b"\0") == b"mota-part", (r.stderr, part.hex())
+    assert "class mota-part" in r.stdout, r.stdout
     # for a part whose firmware predates version 2: the 480-byte version 1, the same record without the names
     r = mota("provision", "--image", env.p("v1.bin"), "--address", "0x%08X" % AN547_RECORD, "--key", key, *IDENTITY,
              "--device-id", did, "--record-version", "1")

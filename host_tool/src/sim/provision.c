@@ -625,7 +625,8 @@ static void help_provision(FILE *f)
             "                         (default: the board's own, or 12 random bytes; none for a\n"
             "                         board whose device id is its part's unique id, which it\n"
             "                         reports whatever the record says)\n"
-            "Defaults: --target %s (the first of ports/boards.txt), example.com / mota-TARGET,\n"
+            "Defaults: --target %s (the first of ports/boards.txt), example.com / mota-TARGET\n"
+            "(mota-part for an image placed by --address alone),\n"
             "model network, 3 trial boots.\n",
             board_target_default()->name);
 }
@@ -834,6 +835,10 @@ int cmd_provision(int argc, char **argv)
     int rc = parse_provision(argc, argv, &o, &answered);
     if (rc != EXIT_OK || answered)
         return rc;
+    if (!o.have_target && o.flash == NULL) { /* a part of no --target: not named after the first QEMU board */
+        o.id.klass = o.id.klass != NULL ? o.id.klass : "mota-part";
+        o.id.name = o.id.name != NULL ? o.id.name : "mota-part";
+    }
     board_identity_defaults(&o.id, o.t);
     if ((rc = pack_check_identity("provision", o.id.vendor, o.id.klass)) != EXIT_OK)
         return rc; /* a real part's record too: what pack takes, and nothing it refuses */
