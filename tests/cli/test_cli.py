@@ -594,6 +594,27 @@ def case_usage_mistakes_are_named_with_the_way_out():
     assert reason(r) == "MOTA_ERR_NOT_REGULAR" and "--flash /dev/zero: not a regular file" in r.stderr, r.stderr
 
 
+def case_mender_artifact_signs_with_the_key_it_is_given():
+    """mota mender-artifact -k PRIVATE.pem: the artifact is signed (mender-artifact read --key verifies it),
+    as mender-artifact's own -k; without it, unsigned as before; a key that cannot be read is named (exit 3)."""
+    need(YOLO)
+    if shutil.which("mender-artifact") is None:
+        print("SKIPPED: no mender-artifact (Debian's package)")
+        sys.exit(77)
+    priv, pub = keys()
+    run(*pack_args(priv, "--version", "1.0.0", "-o", p("a.mota"), YOLO))
+    run("mender-artifact", "-o", p("signed.mender"), "-t", "gw", "-k", priv, p("a.mota"))
+    run("mender-artifact", "-o", p("plain.mender"), "-t", "gw", p("a.mota"))
+    signed = subprocess.run(["mender-artifact", "read", "--key", pub, p("signed.mender")], capture_output=True,
+                            text=True)
+    assert "Signature: signed and verified correctly" in signed.stdout + signed.stderr, signed.stdout
+    plain = subprocess.run(["mender-artifact", "read", p("plain.mender")], capture_output=True, text=True)
+    assert "Signature: no signature" in plain.stdout + plain.stderr, plain.stdout
+    r = run("mender-artifact", "-o", p("x.mender"), "-t", "gw", "-k", p("missing.pem"), p("a.mota"), rc=3)
+    assert reason(r) == "MOTA_ERR_IO" and "-k " + p("missing.pem") + ": No such file" in r.stderr, r.stderr
+    assert not os.path.exists(p("x.mender"))
+
+
 def case_keygen_never_loses_a_key():
     os.mkdir(p("sub"))
     # one path twice, or two spellings of one file: the public key would replace the private one

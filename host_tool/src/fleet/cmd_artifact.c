@@ -9,6 +9,7 @@
 
 #include "mota/err.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 struct art_opts {
     const char *out, *name, *sw_name, *sw_version;
+    const char *key; /* -k PRIVATE.pem: mender-artifact signs the artifact with it */
     const char *types[ART_MAX_TYPES];
     unsigned n_types;
     const char *mcus[GW_MAX_MCUS];
@@ -31,7 +33,7 @@ struct art_opts {
 };
 
 static const char artifact_usage[] =
-    "usage: mota mender-artifact -o OUT.mender -t DEVICE_TYPE [-t ...] [-n ARTIFACT_NAME]\n"
+    "usage: mota mender-artifact -o OUT.mender -t DEVICE_TYPE [-t ...] [-n ARTIFACT_NAME] [-k PRIVATE.pem]\n"
     "                            [--software-name NAME] [--software-version V] [--mcu NAME ...]\n"
     "                            CONTAINER...\n\n"
     "Checks each container (structure and digests) and writes a Mender module-image of\n"
@@ -39,6 +41,8 @@ static const char artifact_usage[] =
     "the containers' model (c_name), or MCU.MODEL with one --mcu, and V the container's\n"
     "version text (else its sequence number). --mcu NAME (repeatable): only these MCUs of\n"
     "the gateway receive it, even when others match. Default artifact name: NAME-V.\n"
+    "-k, --key PRIVATE.pem: the artifact signed with it, as mender-artifact -k does (an ECDSA P-256\n"
+    "or RSA key; the Mender client verifies it with its ArtifactVerifyKey).\n"
     "Exit codes: 0 written; 1 a container refused; 2 usage; 3 mender-artifact missing or failed.\n";
 
 static int art_args(int argc, char **argv, struct art_opts *o)
@@ -49,11 +53,12 @@ static int art_args(int argc, char **argv, struct art_opts *o)
                                           {"software-name", required_argument, NULL, 'S'},
                                           {"software-version", required_argument, NULL, 'V'},
                                           {"mcu", required_argument, NULL, 'M'},
+                                          {"key", required_argument, NULL, 'k'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     int ch;
     optind = 1;
-    while ((ch = tool_getopt(argc, argv, "o:t:n:h", longs, "mender-artifact")) != -1) {
+    while ((ch = tool_getopt(argc, argv, "o:t:n:k:h", longs, "mender-artifact")) != -1) {
         if (ch == 'h') {
             fputs(artifact_usage, stdout);
             return -1;
@@ -68,7 +73,8 @@ static int art_args(int argc, char **argv, struct art_opts *o)
             return tool_usage_err("mender-artifact",
                                   "--mcu '%s': an MCU name of gateway.conf (1..%d letters, digits, '-', '_')", optarg,
                                   GW_NAME_MAX);
-        *(ch == 'o'   ? &o->out
+        *(ch == 'k'   ? &o->key
+          : ch == 'o' ? &o->out
           : ch == 'n' ? &o->name
           : ch == 'S' ? &o->sw_name
           : ch == 'V' ? &o->sw_version
@@ -77,6 +83,10 @@ static int art_args(int argc, char **argv, struct art_opts *o)
     }
     if (o->out == NULL || o->n_types == 0 || optind == argc)
         return tool_usage_err("mender-artifact", "needs -o OUT, -t DEVICE_TYPE and a container");
+    if (o->key != NULL && access(o->key, R_OK) != 0) { /* said here, not as mender-artifact's failure */
+        tool_fail(MOTA_ERR_IO, "-k %s: %s", o->key, strerror(errno));
+        return EXIT_IO;
+    }
     if (argc - optind > FLEET_MAX_CONTAINERS)
         return tool_usage_err("mender-artifact", "at most %d containers", FLEET_MAX_CONTAINERS);
     return EXIT_OK;
@@ -142,7 +152,7 @@ static int art_meta(struct art_opts *o)
 
 static int art_write(struct art_opts *o)
 {
-    const char *argv[ART_FIXED + 2 * ART_MAX_TYPES + 2 * FLEET_MAX_CONTAINERS + 2 + 1]; /* + -m FILE, NULL */
+    const char *argv[ART_FIXED + 2 * ART_MAX_TYPES + 2 * FLEET_MAX_CONTAINERS + 2 + 2 + 1]; /* + -m, -k, NULL */
     int n = 0, st = 0;
     char sw_name[200];
     const char *fixed[] = {"mender-artifact",
@@ -175,6 +185,10 @@ static int art_write(struct art_opts *o)
     if (o->meta[0]) {
         argv[n++] = "-m";
         argv[n++] = o->meta;
+    }
+    if (o->key != NULL) {
+        argv[n++] = "-k";
+        argv[n++] = o->key;
     }
     argv[n] = NULL;
     fflush(NULL);
