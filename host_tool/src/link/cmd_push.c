@@ -759,13 +759,14 @@ static int push_installed(struct push *p)
     } else if (confirm_err == PUSH_INTERRUPTED && push_signal != 0) {
         tool_fail(confirm_err, "%s", p->detail);
     } else if (!p->o->json && !p->o->quiet) {
+        /* the model's name is the container's text: escaped */
+        fputs(p->already ? "already active: " : "installed: ", stdout);
+        tool_put_text(stdout, man->compat.c_name, man->compat.c_name_len);
         if (p->already)
-            printf("already active: %.*s seq %llu, nothing installed%s\n", (int)man->compat.c_name_len,
-                   man->compat.c_name, (unsigned long long)man->seq,
+            printf(" seq %llu, nothing installed%s\n", (unsigned long long)man->seq,
                    in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");
         else
-            printf("installed: %.*s seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (int)man->compat.c_name_len,
-                   man->compat.c_name, (unsigned long long)man->seq, el,
+            printf(" seq %llu in %.1f s (%.1f KiB/s%s)%s\n", (unsigned long long)man->seq, el,
                    (double)(p->total - p->kept) / 1024 / (el > 0 ? el : 1),
                    p->reconnects ? ", resumed after a link loss" : "",
                    in.confirmed ? ", confirmed" : ", on trial: confirm with `mota confirm`");

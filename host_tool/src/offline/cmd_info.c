@@ -146,11 +146,14 @@ static void info_text(const char *path, size_t len, const struct mota_nbin_info 
         printf(", secure %s, dbg-info %s, async %s", in->secure ? "yes" : "no", in->dbg_info ? "yes" : "no",
                in->async ? "yes" : "no");
     printf("\n");
-    printf("c_name:        %.*s\n", (int)in->c_name_len, in->c_name);
+    printf("c_name:        "); /* the file's text: escaped (tool_put_text) */
+    tool_put_text(stdout, in->c_name, in->c_name_len);
+    printf("\n");
     if (in->family == MOTA_NBIN_FAMILY_NPU) {
-        printf("runtime:       %.*s, LL_ATON %u.%u.%u (extra %u), rt_ctx %u words\n", (int)in->rt_desc_len, in->rt_desc,
-               in->rt_version >> 24, (in->rt_version >> 16) & 0xff, (in->rt_version >> 8) & 0xff, in->rt_version_extra,
-               in->rtctx_words);
+        printf("runtime:       ");
+        tool_put_text(stdout, in->rt_desc, in->rt_desc_len);
+        printf(", LL_ATON %u.%u.%u (extra %u), rt_ctx %u words\n", in->rt_version >> 24, (in->rt_version >> 16) & 0xff,
+               (in->rt_version >> 8) & 0xff, in->rt_version_extra, in->rtctx_words);
         printf("params blob:   %u bytes, CRC-32 0x%08X\n", in->params_bin_size, in->params_bin_crc32);
     } else {
         /* what ai_rel_network_rt_get_info gives; the rest is in the model's report, made by its code */
