@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "common/util.h"
 
+#include "mota/err.h"
 #include "mota/proto.h"
 
 #include <stdio.h>
@@ -138,5 +139,8 @@ int main(int argc, char **argv)
     for (int k = 2; k < argc; k++) /* a --json run: its usage errors are documents too */
         if (strcmp(argv[k], "--json") == 0)
             tool_json_cmd = commands[i].name;
-    return commands[i].fn(argc - 1, argv + 1);
+    int rc = commands[i].fn(argc - 1, argv + 1);
+    if (rc == EXIT_USAGE) /* one said with tool_fail (a text that is not UTF-8, ...): its document now */
+        tool_usage_json_doc(commands[i].name, tool_failed() ? tool_failed() : MOTA_ERR_ARG, tool_failed_detail());
+    return rc;
 }

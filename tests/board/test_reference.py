@@ -174,10 +174,12 @@ def case_usage_and_file_errors_are_refused_before_any_board_starts():
     ]
     for args, what in usage:
         t0 = time.time()
-        r = reference("--json", *args)  # usage errors print no document: only the line on stderr
+        r = reference("--json", *args)  # the line on stderr, and with --json one document (docs/json.md)
         line = one_error(r)
         assert r.returncode == 2 and line.startswith("mota: error: reference: ") and what in line, (args, line)
-        assert line.endswith("(see mota reference --help)") and r.stdout == "" and time.time() - t0 < 5, (args, r)
+        assert line.endswith("(see mota reference --help)") and time.time() - t0 < 5, (args, r)
+        doc = json.loads(r.stdout)
+        assert doc["command"] == "reference" and doc["status"] == "MOTA_ERR_ARG" and what in doc["detail"], doc
     missing = env.p("missing.bin")
     files = [
         (good + [missing], 3, "MOTA_ERR_IO", missing + ": No such file or directory"),

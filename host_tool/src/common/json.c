@@ -108,8 +108,12 @@ void json_begin(struct json *j, FILE *f)
     j->first[1] = true;
 }
 
+bool json_doc_printed;
+
 void json_doc(struct json *j, FILE *f, const char *command, bool compact)
 {
+    if (f == stdout)
+        json_doc_printed = true;
     json_begin(j, f);
     j->compact = compact;
     json_uint(j, "schema", TOOL_JSON_SCHEMA);

@@ -21,6 +21,8 @@ struct json {
 void json_begin(struct json *j, FILE *f);
 /* A command's JSON document: {"schema": TOOL_JSON_SCHEMA, "command": command, ...}; compact: on one line. */
 void json_doc(struct json *j, FILE *f, const char *command, bool compact);
+/* a document was begun on stdout in this run (a --json usage error is then not one more) */
+extern bool json_doc_printed;
 void json_end(struct json *j);
 /* A result in every command's form: "status": reason name ("MOTA_OK"), "code": its value, "message". */
 void json_reason(struct json *j, int code);

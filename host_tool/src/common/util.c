@@ -28,6 +28,23 @@ void tool_err(const char *fmt, ...)
 const char *tool_json_cmd;
 void (*tool_usage_json)(const char *cmd, const char *detail);
 
+/* A --json run's usage error as a document, once (tool_usage_json: the command's own form). */
+void tool_usage_json_doc(const char *cmd, int code, const char *detail)
+{
+    if (tool_json_cmd == NULL || json_doc_printed)
+        return;
+    tool_json_cmd = NULL;
+    if (tool_usage_json != NULL) {
+        tool_usage_json(cmd, detail);
+        return;
+    }
+    struct json j;
+    json_doc(&j, stdout, cmd, false);
+    json_reason(&j, code);
+    json_str(&j, "detail", detail);
+    json_end(&j);
+}
+
 int tool_usage_err(const char *cmd, const char *fmt, ...)
 {
     char msg[1024];
@@ -36,18 +53,7 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     fprintf(stderr, "mota: error: %s: %s (see mota %s --help)\n", cmd, msg, cmd);
-    if (tool_json_cmd != NULL) { /* --json: the usage error is a document too, once */
-        tool_json_cmd = NULL;
-        if (tool_usage_json != NULL) {
-            tool_usage_json(cmd, msg);
-        } else {
-            struct json j;
-            json_doc(&j, stdout, cmd, false);
-            json_reason(&j, MOTA_ERR_ARG);
-            json_str(&j, "detail", msg);
-            json_end(&j);
-        }
-    }
+    tool_usage_json_doc(cmd, MOTA_ERR_ARG, msg); /* --json: the usage error is a document too */
     return EXIT_USAGE;
 }
 
@@ -87,11 +93,17 @@ int tool_getopt(int argc, char **argv, const char *shorts, const struct option *
     return '?';
 }
 
-static int last_fail; /* tool_failed() */
+static int last_fail;          /* tool_failed() */
+static char last_detail[1024]; /* its message, for a --json usage error said with tool_fail */
 
 int tool_failed(void)
 {
     return last_fail;
+}
+
+const char *tool_failed_detail(void)
+{
+    return last_detail;
 }
 
 void tool_failed_clear(void)
@@ -104,14 +116,14 @@ int tool_fail(int code, const char *fmt, ...)
     va_list ap;
     last_fail = code;
     const char *name = mota_err_name(code);
-    fprintf(stderr, "mota: error: %s: %s", name ? name : "UNKNOWN", mota_err_str(code));
+    last_detail[0] = 0;
     if (fmt != NULL && fmt[0] != '\0') {
-        fputs(": ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsnprintf(last_detail, sizeof(last_detail), fmt, ap);
         va_end(ap);
     }
-    fputc('\n', stderr);
+    fprintf(stderr, "mota: error: %s: %s%s%s\n", name ? name : "UNKNOWN", mota_err_str(code),
+            last_detail[0] ? ": " : "", last_detail);
     return code;
 }
 

@@ -36,6 +36,9 @@ int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(
  * its result event) */
 extern const char *tool_json_cmd;
 extern void (*tool_usage_json)(const char *cmd, const char *detail);
+/* ... printed by main for a usage error said otherwise (tool_fail, then exit 2): its code and message */
+void tool_usage_json_doc(const char *cmd, int code, const char *detail);
+const char *tool_failed_detail(void);
 /* getopt_long that reports an unknown option or a missing value with tool_usage_err (one line, not the
  * whole help) and then returns '?'. */
 struct option;
