@@ -109,13 +109,13 @@ static const struct tool_profile profiles[] = {
      .ext_base = 0xD0000000u, /* SDRAM on FMC bank 2 */
      .flash = 2 * MIB,
      /* the whole array, both banks (mota/stm32h747i_disco_layout.h): the firmware and the record in bank 1, the
-      * journal and slots A and B in bank 2 (the firmware runs on while bank 2 erases: no stall, an 8 KiB ring) */
+      * journal and slots A and B in bank 2 (the firmware runs on while bank 2 erases: no stall) */
      .update_area = MOTA_STM32H747I_DISCO_FLASH_SIZE,
      .part = H7_FLASH,
      .journal_offset = MOTA_STM32H747I_DISCO_JOURNAL,
      .slots_offset = MOTA_STM32H747I_DISCO_SLOTS,
      .slot_size = MOTA_STM32H747I_DISCO_SLOT_SIZE,
-     .rx_ring = 8 * KIB,
+     .rx_ring = 64 * KIB, /* the port's (board.cmake): what arrives during a 4 s erase while bank 1 runs on */
      .board_flash = {MOTA_STM32H747I_DISCO_FLASH_BASE, MOTA_STM32H747I_DISCO_FLASH_SIZE,
                      MOTA_STM32H747I_DISCO_PROVISION, true, MOTA_STM32H747I_DISCO_MODELS}},
     {.name = "b-u585i-iot02a",
