@@ -14,3 +14,5 @@ mota_host_dep(cbor cbor.h cbor)
 mota_host_dep(openssl openssl/sha.h crypto)        # the host's SHA-256 (crypto/src/sha256_openssl.c)
 mota_host_dep(lz4 lz4frame.h lz4)                  # pack --compress=lz4's encoder; devices decode with lz4.c
 mota_host_dep(zlib zlib.h z)                       # the host's CRC-32 and pack --compress's deflate encoder
+mota_host_dep(divsufsort divsufsort.h divsufsort)  # the delta diff's suffix array of the old image
+mota_host_dep(lzma lzma.h lzma)                    # pack --compress=lzma's encoder (devices decode with lzma.c)

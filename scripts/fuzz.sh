@@ -80,7 +80,7 @@ coverage() {
   local files=(agent/src/agent.c agent/src/upload.c agent/src/journal.c agent/src/link.c agent/src/link_replies.c
                loader/src/install.c loader/src/nbin.c container/src/cose.c container/src/manifest.c
                container/src/payload.c container/src/cbor.c container/src/encinfo.c decompress/src/lz4.c
-               decompress/src/inflate.c)
+               decompress/src/inflate.c decompress/src/lzma.c)
   echo "line coverage of the fuzzed code by the corpora in build/fuzz/corpus (every target):"
   printf "%-28s %7s %7s %8s\n" file lines missed covered
   llvm-cov report -instr-profile=build/fuzz-cov/all.profdata "${objs[@]:1}" "${files[@]}" |

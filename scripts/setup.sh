@@ -6,7 +6,7 @@
 set -euo pipefail
 what=${1:-all}
 
-build_pkgs=(cmake ninja-build gcc libc6-dev libmbedtls-dev libcbor-dev libssl-dev liblz4-dev zlib1g-dev openssl ca-certificates)
+build_pkgs=(cmake ninja-build gcc libc6-dev libmbedtls-dev libcbor-dev libssl-dev liblz4-dev zlib1g-dev liblzma-dev libdivsufsort-dev openssl ca-certificates)
 test_pkgs=(libcmocka-dev clang libclang-rt-14-dev python3 python3-cbor2 python3-cryptography
            gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm xz-utils
            debian-archive-keyring coreutils clang-format mender-client mender-artifact)

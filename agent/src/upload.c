@@ -206,6 +206,26 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
     return MOTA_OK;
 }
 
+/* One image byte dist back (an LZMA matched literal's context), wherever it is, as for z_copy. */
+static int z_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    struct mota_agent *a = ctx;
+    const struct mota_flash *fl = a->cfg->port->flash;
+    uint32_t img_off = a->up.layout.comp_slot[a->up.sha_comp];
+    uint32_t ubase = a->up.unit_slot_off - img_off, src = ubase + a->up.unit_fill - dist;
+    if (src >= ubase) {
+        *b = a->up.unit[src - ubase];
+        return MOTA_OK;
+    }
+    if (a->up.img != NULL) {
+        *b = a->up.img[src];
+        return MOTA_OK;
+    }
+    int ret = fl->read(
+        fl->ctx, mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) + img_off + src, b, 1);
+    return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+}
+
 /* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
 static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
 {
@@ -652,7 +672,7 @@ static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
  */
 static int x_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, const uint8_t *pt, uint32_t k, uint32_t o)
 {
-    const struct mota_decomp_sink sink = {z_write, z_copy, a};
+    const struct mota_decomp_sink sink = {z_write, z_copy, a, z_peek};
     bool z = a->up.man.comp[c].compressed;
     for (uint32_t q = 0; q < k;) {
         size_t used = k - q;

@@ -887,8 +887,9 @@ const struct mota_component *mota_manifest_find_payload(const struct mota_manife
 static bool compression_ok(const struct mota_component *c, uint64_t body)
 {
     uint32_t b = c->z_block, bound = mota_decompress_bound(c->z_alg, (uint32_t)c->size, b);
-    return mota_decompress_known(c->z_alg) && b >= MOTA_DECOMP_MIN_BLOCK && b <= MOTA_DECOMP_MAX_BLOCK &&
-           (b & (b - 1)) == 0 && body >= 2u && bound != 0 && body <= bound;
+    uint32_t max = c->z_alg == MOTA_DECOMP_LZMA ? MOTA_DECOMP_MAX_BLOCK_LZMA : MOTA_DECOMP_MAX_BLOCK;
+    return mota_decompress_known(c->z_alg) && b >= MOTA_DECOMP_MIN_BLOCK && b <= max && (b & (b - 1)) == 0 &&
+           body >= 2u && bound != 0 && body <= bound;
 }
 
 static bool uri_is(const struct mota_component *c, const char *want)

@@ -4,6 +4,7 @@
 
 #include "inflate.h"
 #include "lz4.h"
+#include "lzma.h"
 
 #include "mota/err.h"
 
@@ -11,12 +12,13 @@
 
 bool mota_decompress_known(uint32_t alg)
 {
-    return alg == MOTA_DECOMP_LZ4 || alg == MOTA_DECOMP_DEFLATE;
+    return alg == MOTA_DECOMP_LZ4 || alg == MOTA_DECOMP_DEFLATE || alg == MOTA_DECOMP_LZMA;
 }
 
 bool mota_decompress_built(uint32_t alg)
 {
-    return (alg == MOTA_DECOMP_LZ4 && MOTA_FEATURE_LZ4) || (alg == MOTA_DECOMP_DEFLATE && MOTA_FEATURE_DEFLATE);
+    return (alg == MOTA_DECOMP_LZ4 && MOTA_FEATURE_LZ4) || (alg == MOTA_DECOMP_DEFLATE && MOTA_FEATURE_DEFLATE) ||
+           (alg == MOTA_DECOMP_LZMA && MOTA_FEATURE_LZMA);
 }
 
 int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out)
@@ -26,6 +28,12 @@ int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size
     if (!mota_decompress_built(alg))
         return MOTA_ERR_DECOMP_OFF;
     d->alg = alg;
+#if MOTA_FEATURE_LZMA
+    if (alg == MOTA_DECOMP_LZMA) {
+        mota_lzma_resume(&d->u.lzma, size, block, out);
+        return MOTA_OK;
+    }
+#endif
 #if MOTA_FEATURE_DEFLATE
     if (alg == MOTA_DECOMP_DEFLATE) {
         if (out == 0)
@@ -48,6 +56,10 @@ int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size
 int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink,
                          size_t *used)
 {
+#if MOTA_FEATURE_LZMA
+    if (d->alg == MOTA_DECOMP_LZMA)
+        return mota_lzma_feed(&d->u.lzma, in, len, sink, used);
+#endif
 #if MOTA_FEATURE_DEFLATE
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return mota_inflate_feed(&d->u.inflate, in, len, sink, used);
@@ -62,6 +74,10 @@ int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t le
 
 bool mota_decompress_at_boundary(const struct mota_decompress *d)
 {
+#if MOTA_FEATURE_LZMA
+    if (d->alg == MOTA_DECOMP_LZMA)
+        return mota_lzma_at_boundary(&d->u.lzma);
+#endif
 #if MOTA_FEATURE_DEFLATE
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return mota_inflate_at_boundary(&d->u.inflate);
@@ -76,6 +92,10 @@ bool mota_decompress_at_boundary(const struct mota_decompress *d)
 
 int mota_decompress_finish(const struct mota_decompress *d)
 {
+#if MOTA_FEATURE_LZMA
+    if (d->alg == MOTA_DECOMP_LZMA)
+        return mota_lzma_finish(&d->u.lzma);
+#endif
 #if MOTA_FEATURE_DEFLATE
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return mota_inflate_finish(&d->u.inflate);
@@ -90,6 +110,10 @@ int mota_decompress_finish(const struct mota_decompress *d)
 
 uint32_t mota_decompress_out(const struct mota_decompress *d)
 {
+#if MOTA_FEATURE_LZMA
+    if (d->alg == MOTA_DECOMP_LZMA)
+        return d->u.lzma.out;
+#endif
 #if MOTA_FEATURE_DEFLATE
     if (d->alg == MOTA_DECOMP_DEFLATE)
         return d->u.inflate.out;
@@ -106,6 +130,7 @@ uint32_t mota_decompress_bound(uint32_t alg, uint32_t size, uint32_t block)
 {
     /* of the format, whatever this build decodes: the manifest's checks are the same everywhere */
     return alg == MOTA_DECOMP_DEFLATE ? mota_inflate_bound(size, block)
+           : alg == MOTA_DECOMP_LZMA  ? mota_lzma_bound(size, block)
            : alg == MOTA_DECOMP_LZ4   ? mota_lz4_bound(size, block)
                                       : 0;
 }
@@ -137,11 +162,20 @@ static int mem_copy(void *ctx, uint32_t dist, uint32_t n)
     return MOTA_OK;
 }
 
+static int mem_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    struct mem_sink *m = ctx;
+    if (dist == 0 || dist > m->pos)
+        return MOTA_ERR_DECOMP_OFFSET;
+    *b = m->out[m->pos - dist];
+    return MOTA_OK;
+}
+
 int mota_decompress_buffer(struct mota_decompress *d, uint32_t alg, const uint8_t *in, size_t len, uint8_t *out,
                            uint32_t size, uint32_t block)
 {
     struct mem_sink m = {out, 0, size};
-    const struct mota_decomp_sink sink = {mem_write, mem_copy, &m};
+    const struct mota_decomp_sink sink = {mem_write, mem_copy, &m, mem_peek};
     if ((in == NULL && len > 0) || (out == NULL && size > 0) || block == 0 || !mota_decompress_known(alg))
         return MOTA_ERR_ARG;
     int ret = mota_decompress_start(d, alg, size, block, 0);

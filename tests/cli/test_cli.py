@@ -156,9 +156,15 @@ def case_compressed_containers_check_out_with_an_independent_verifier_and_a_dama
     oracle(p("z4.mota"), pub, rel, "--params", params, "--vendor", "example.com", "--class", "b", "--seq", "9",
            "--compressed")
     run("verify", "--key", pub, p("z4.mota"))
+    r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--params", params,
+            "--compress=lzma", "-o", p("zx.mota"), rel)
+    assert "lzma, 262144-byte blocks" in r.stdout, r.stdout
+    oracle(p("zx.mota"), pub, rel, "--params", params, "--vendor", "example.com", "--class", "b", "--seq", "9",
+           "--compressed")
+    run("verify", "--key", pub, p("zx.mota"))
     r = run("pack", "-k", priv, "--vendor", "example.com", "--class", "b", "--seq", "9", "--compress=zstd",
             "-o", p("zz.mota"), rel, rc=2)
-    assert "deflate and lz4" in r.stderr and not os.path.exists(p("zz.mota")), r.stderr
+    assert "deflate, lzma and lz4" in r.stderr and not os.path.exists(p("zz.mota")), r.stderr
     # the code's epoch report reads through the frame
     ep = json.loads(run("inspect", "--epochs", "--json", p("z.mota")).stdout)["epochs"]
     assert ep["summary"]["blocks"] == 30, ep["summary"]

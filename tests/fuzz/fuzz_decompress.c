@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target: the compressed-payload decoders (mota/decompress.h: LZ4 frames and deflate streams),
+/* libFuzzer target: the compressed-payload decoders (mota/decompress.h: LZ4 frames, deflate streams, LZMA),
  * fed in chunks the input chooses and resumed at block boundaries when it says so. Its sink aborts on any
  * request outside the image: a write past the declared size or a copy from before the first byte (and
- * ASan watches the buffer). Input: algorithm and block exponent (bit 7: deflate; 8 + low bits % 9), image
+ * ASan watches the buffer; a matched literal's peek too). Input: algorithm and block exponent (bit 7: deflate,
+ * else bit 6: LZMA, else LZ4; 8 + the low bits % 9, LZMA's % 13), image
  * size (3 bytes, little-endian, modulo 256 KiB + 1), chunking seed, then the stream. */
 #include "mota/decompress.h"
 #include "mota/err.h"
@@ -29,6 +30,15 @@ static int s_write(void *ctx, const uint8_t *p, size_t n)
     return MOTA_OK;
 }
 
+static int s_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    struct sink *s = ctx;
+    if (dist == 0 || dist > s->pos)
+        abort();
+    *b = s->buf[s->pos - dist];
+    return MOTA_OK;
+}
+
 static int s_copy(void *ctx, uint32_t dist, uint32_t n)
 {
     struct sink *s = ctx;
@@ -43,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 5)
         return 0;
-    uint32_t alg = (data[0] & 0x80u) ? MOTA_DECOMP_DEFLATE : MOTA_DECOMP_LZ4;
-    uint32_t block = 1u << (8u + (data[0] & 0x7Fu) % 9u);
+    uint32_t alg = (data[0] & 0x80u) ? MOTA_DECOMP_DEFLATE : (data[0] & 0x40u) ? MOTA_DECOMP_LZMA : MOTA_DECOMP_LZ4;
+    uint32_t block = 1u << (8u + (data[0] & 0x3Fu) % (alg == MOTA_DECOMP_LZMA ? 13u : 9u));
     /* up to 256 KiB of image: a larger one only costs the harness's buffer (the decoders check every write
      * against the size they are given, whatever it is) */
     uint32_t plain = ((uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16) % ((1u << 18) + 1u);
@@ -52,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data += 5;
     size -= 5;
     struct sink s = {malloc(plain ? plain : 1), 0, plain};
-    const struct mota_decomp_sink k = {s_write, s_copy, &s};
+    const struct mota_decomp_sink k = {s_write, s_copy, &s, s_peek};
     static struct mota_decompress z;
     mota_decompress_start(&z, alg, plain, block, 0);
     int ret = MOTA_OK;

@@ -6,7 +6,7 @@ usage: smoke.py FUZZ_BIN_DIR MOTA SOURCE_DIR FIXTURES_DIR TARGET RUNS
 Builds a seed corpus in a temporary directory (containers from the malformed
 catalogue, the SUIT example and containers encrypted for the fuzz device's
 key-encryption key, compressed or not; the small models of tests/fuzz/corpus with a
-dictionary for fuzz_nbin; LZ4 frames and deflate streams for
+dictionary for fuzz_nbin; LZ4 frames, deflate streams and LZMA blocks for
 fuzz_decompress; the SUIT working group's encryption-info items for
 fuzz_encinfo), runs TARGET for RUNS executions and fails if the fuzzer
 finds a crash, leak or timeout. RUNS 0: only build the corpus, print its
@@ -48,11 +48,11 @@ if target == "fuzz_link":
     agent_seeds.write(mota, src, work, corpus, target)
     max_len = 32768
 elif target == "fuzz_decompress":
-    # seeds: the payloads `mota pack --compress` makes (liblz4's frames, zlib's streams) of a synthetic model
+    # seeds: the payloads `mota pack --compress` makes (liblz4's frames, zlib's streams, LZMA) of a synthetic model
     # whose params compress as weights do, at two block sizes' worth of image, each with its header bytes
     import json
     subprocess.run([mota, "keygen", os.path.join(work, "k.pem")], check=True, capture_output=True)
-    for kib, alg in ((6, "lz4"), (6, "deflate"), (16, "lz4"), (16, "deflate")):
+    for kib, alg in ((6, "lz4"), (6, "deflate"), (6, "lzma"), (16, "lz4"), (16, "deflate"), (16, "lzma")):
         rel, prm, out = (os.path.join(work, n) for n in ("s_rel.bin", "s_params.bin", "s.mota"))
         subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "tools", "synth_nbin.py"), rel, prm,
                         str(kib * 1024), "5", "weights"], check=True, capture_output=True)
@@ -64,7 +64,7 @@ elif target == "fuzz_decompress":
                 if c["role"] == "params"][0]
         z = comp["compression"]
         payload = open(out, "rb").read()[-z["size"]:]  # the params payload is the container's last
-        head = bytes([(0x80 if alg == "deflate" else 0) | (z["block"].bit_length() - 9)])
+        head = bytes([{"deflate": 0x80, "lzma": 0x40}.get(alg, 0) | (z["block"].bit_length() - 9)])
         head += struct.pack("<I", comp["size"])[:3] + b"\x2a"
         open(os.path.join(corpus, "%s_%dk" % (alg, kib)), "wb").write(head + payload)
     max_len = 65536

@@ -11,7 +11,8 @@ Checks, with cbor2, cryptography and the openssl command line, everything
 the format promises: deterministic encoding, SUIT digest, ES256 signature,
 key id, vendor/class UUID5, component digests and sizes, payload bytes, and
 every compatibility field against a hand decode of the NBIN header. With
---compressed (pack --compress), the code payload must be compressed: an
+--compressed (pack --compress), the code payload must be compressed: LZMA
+blocks (decoded by liblzma through ctypes), an
 LZ4 frame of mota's form, decoded here by a decoder of its own (lz4's Frame
 and Block format documents, not the C code), or a raw deflate stream with a
 sync flush every block, decoded by zlib; either back to the file. With
@@ -123,6 +124,54 @@ def deflate_stream(stream, size, block):
     if flushes < (size - 1) // block:
         raise ValueError("%d flushes for %d blocks" % (flushes, (size + block - 1) // block))
     return out
+
+
+def lzma_blocks(stream, size, block):
+    """mota's LZMA payload (docs/container-format.md): a block per `block` image bytes, each `p n0 n1 n2` and n
+    bytes that liblzma's raw LZMA1 decoder (through ctypes: Python's lzma module has no preset dictionary)
+    decodes to the block's bytes with the image before it as its dictionary, taking them all; or 0xFF and the
+    bytes themselves."""
+    import ctypes
+    lib = ctypes.CDLL("liblzma.so.5")
+
+    class Opts(ctypes.Structure):  # lzma_options_lzma (lzma/lzma12.h)
+        _fields_ = ([("dict_size", ctypes.c_uint32), ("preset_dict", ctypes.c_char_p),
+                     ("preset_dict_size", ctypes.c_uint32)] +
+                    [(n, ctypes.c_uint32) for n in ("lc", "lp", "pb", "mode", "nice_len", "mf", "depth", "ext_flags",
+                                                    "ext_size_low", "ext_size_high", "r4", "r5", "r6", "r7", "r8",
+                                                    "e1", "e2", "e3", "e4")] +
+                    [("p1", ctypes.c_void_p), ("p2", ctypes.c_void_p)])
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("id", ctypes.c_uint64), ("options", ctypes.c_void_p)]
+    out, p = bytearray(), 0
+    while len(out) < size:
+        n = min(block, size - len(out))
+        if stream[p] == 0xFF:
+            out += stream[p + 1:p + 1 + n]
+            p += 1 + n
+            continue
+        props, clen = stream[p], int.from_bytes(stream[p + 1:p + 4], "little")
+        if props >= 225 or props % 9 + props // 9 % 5 > 1 or not 5 <= clen < n:
+            raise ValueError("block at %d: parameters %d, %d bytes for %d" % (p, props, clen, n))
+        hist = bytes(out)
+        o = Opts(dict_size=max(1 << 20, len(hist)), preset_dict=hist or None, preset_dict_size=len(hist),
+                 lc=props % 9, lp=props // 9 % 5, pb=props // 45, ext_size_low=n)
+        f = (Filter * 2)((0x4000000000000002, ctypes.cast(ctypes.pointer(o), ctypes.c_void_p)),  # LZMA1EXT
+                         (0xFFFFFFFFFFFFFFFF, None))
+        src = bytes(stream[p + 4:p + 4 + clen])
+        dst = ctypes.create_string_buffer(n)
+        ip, op = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        ret = lib.lzma_raw_buffer_decode(f, None, src, ctypes.byref(ip), ctypes.c_size_t(len(src)), dst,
+                                         ctypes.byref(op), ctypes.c_size_t(n))
+        if ret != 0 or ip.value != clen or op.value != n:
+            raise ValueError("block at %d: liblzma says %d, %d of %d bytes in, %d of %d out" %
+                             (p, ret, ip.value, clen, op.value, n))
+        out += dst.raw
+        p += 4 + clen
+    if p != len(stream):
+        raise ValueError("%d bytes after the last block" % (len(stream) - p))
+    return bytes(out)
 
 
 def run_install(install):
@@ -238,13 +287,14 @@ def check_transform(role, img, tr, st, shared_params, wire, image, want_alg=None
         check(f"{role}: the payload decrypts to the file", stream == image)
         return False, info
     z = cbor2.loads(made[1])
-    check(f"{role}: decompress argument is {{1: 1 or 2, 2: 4096}}", list(z) == [1, 2] and z[1] in (1, 2) and
-          z[2] == 4096, str(z))
-    what = "the LZ4 frame decodes (independent decoder)" if z.get(1) == 1 else "the deflate stream decodes (zlib)"
+    check(f"{role}: decompress argument is {{1: 1 or 2, 2: 4096}} or {{1: 3, 2: 262144}}", list(z) == [1, 2] and
+          (z[1] in (1, 2) and z[2] == 4096 or z[1] == 3 and z[2] == 262144), str(z))
+    what = {1: "the LZ4 frame decodes (independent decoder)", 2: "the deflate stream decodes (zlib)",
+            3: "the LZMA blocks decode (liblzma)"}.get(z.get(1), "?")
     what += ", once decrypted," if info is not None else ""
     try:
-        got = lz4_frame(stream, len(image), z.get(2, 0)) if z.get(1) == 1 else deflate_stream(stream, len(image),
-                                                                                            z[2])
+        dec = {1: lz4_frame, 2: deflate_stream, 3: lzma_blocks}[z.get(1)]
+        got = dec(stream, len(image), z.get(2, 0))
         check(f"{role}: {what} to the file", got == image)
     except Exception as e:  # noqa: BLE001
         check(f"{role}: {what} to the file", False, repr(e))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests' encoders of compressed payloads, as mota pack writes them (host_tool/src/offline/compress.c): liblz4's
- * frame API in mota's form (linked blocks of `block` image bytes, no checksums, level 12), and zlib's raw
- * deflate with a sync flush every `block` image bytes (level 9). */
+ * frame API in mota's form (linked blocks of `block` image bytes, no checksums, level 12), zlib's raw
+ * deflate with a sync flush every `block` image bytes (level 9), and pack's own LZMA encoder. */
 #ifndef MOTA_TEST_ENCODERS_H
 #define MOTA_TEST_ENCODERS_H
 
@@ -76,5 +76,18 @@ static inline uint8_t *test_deflate(const uint8_t *in, size_t n, uint32_t block,
     deflateEnd(&s);
     return out;
 }
+
+#if MOTA_TEST_LZMA
+#include "compress.h"
+
+#include "mota/err.h"
+
+/* A malloc'd LZMA stream of in[0..n), as mota pack writes it (its encoder, linked in: mota_test_compress). */
+static inline uint8_t *test_lzma(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    uint8_t *z = NULL;
+    return tool_compress(MOTA_DECOMP_LZMA, in, n, block, &z, out_len) == MOTA_OK ? z : NULL;
+}
+#endif
 
 #endif

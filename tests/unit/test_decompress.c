@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The compressed-payload decoders (decompress/src/lz4.c and inflate.c, behind
- * mota/decompress.h): liblz4's frames and zlib's deflate streams decode to
+ * The compressed-payload decoders (decompress/src/lz4.c, inflate.c and lzma.c,
+ * behind mota/decompress.h): liblz4's frames, zlib's deflate streams and pack's LZMA blocks decode to
  * the same bytes in any chunking and across resumes; hostile streams get
  * their reason codes and never make the sink write past its block or the
  * image, nor copy from before the image.
  */
 #include "mota/decompress.h"
 #include "mota/err.h"
-
-#include "fixture_yolo.h"
-#include "encoders.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +16,11 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "encoders.h"
+
+#include "decomp_sink.h" /* after encoders.h: its `alg` is the tests' */
+#include "fixture_yolo.h"
 
 static uint8_t *lz4_frame(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
 {
@@ -34,13 +36,26 @@ static uint8_t *deflated(const uint8_t *in, size_t n, uint32_t block, size_t *ou
     return z;
 }
 
-/* The algorithm the shared tests run with (each runs once per algorithm). */
-static uint32_t alg = MOTA_DECOMP_LZ4;
-#define FOR_EACH_ALG for (alg = MOTA_DECOMP_LZ4; alg <= MOTA_DECOMP_DEFLATE; alg++)
+/* Each shared test runs once per algorithm. */
+#define FOR_EACH_ALG for (alg = MOTA_DECOMP_LZ4; alg <= MOTA_DECOMP_LZMA; alg++)
+
+static const char *alg_name(void)
+{
+    return alg == MOTA_DECOMP_LZ4 ? "lz4" : alg == MOTA_DECOMP_LZMA ? "lzma" : "deflate";
+}
+
+static uint8_t *lzma_blocks(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
+{
+    uint8_t *z = test_lzma(in, n, block, out_len);
+    assert_non_null(z);
+    return z;
+}
 
 static uint8_t *encode(const uint8_t *in, size_t n, uint32_t block, size_t *out_len)
 {
-    return alg == MOTA_DECOMP_DEFLATE ? deflated(in, n, block, out_len) : lz4_frame(in, n, block, out_len);
+    return alg == MOTA_DECOMP_DEFLATE ? deflated(in, n, block, out_len)
+           : alg == MOTA_DECOMP_LZMA  ? lzma_blocks(in, n, block, out_len)
+                                      : lz4_frame(in, n, block, out_len);
 }
 
 /* A whole payload in memory, as the host decodes it. */
@@ -64,64 +79,6 @@ static void fill(uint8_t *b, size_t n, uint32_t seed)
     }
 }
 
-/* ---- a sink that checks every request against the image it builds ---- */
-
-struct sink {
-    uint8_t *buf;
-    uint32_t pos, cap;
-    int fail_after; /* > 0: the n-th call fails with MOTA_ERR_FLASH_IO */
-};
-
-static int s_write(void *ctx, const uint8_t *p, size_t n)
-{
-    struct sink *s = ctx;
-    assert_true(n > 0 && n <= s->cap - s->pos);
-    if (s->fail_after > 0 && --s->fail_after == 0)
-        return MOTA_ERR_FLASH_IO;
-    memcpy(s->buf + s->pos, p, n);
-    s->pos += (uint32_t)n;
-    return MOTA_OK;
-}
-
-static int s_copy(void *ctx, uint32_t dist, uint32_t n)
-{
-    struct sink *s = ctx;
-    assert_true(dist >= 1 && dist <= s->pos && n <= s->cap - s->pos);
-    if (s->fail_after > 0 && --s->fail_after == 0)
-        return MOTA_ERR_FLASH_IO;
-    for (uint32_t k = 0; k < n; k++, s->pos++)
-        s->buf[s->pos] = s->buf[s->pos - dist];
-    return MOTA_OK;
-}
-
-/* Feed in chunks of 1..max bytes (max 0: all at once); MOTA_OK and the image, or the first error. */
-static int decode_chunked(const uint8_t *in, size_t len, uint8_t *out, uint32_t size, uint32_t block, size_t max,
-                          uint32_t seed)
-{
-    struct sink s = {out, 0, size, 0};
-    struct mota_decomp_sink k = {s_write, s_copy, &s};
-    static struct mota_decompress z;
-    mota_decompress_start(&z, alg, size, block, 0);
-    size_t p = 0;
-    while (p < len) {
-        seed = seed * 1103515245u + 12345u;
-        size_t n = max == 0 ? len - p : 1 + (seed >> 8) % max;
-        if (n > len - p)
-            n = len - p;
-        while (n > 0) {
-            size_t used = 0;
-            int ret = mota_decompress_feed(&z, in + p, n, &k, &used);
-            if (ret != MOTA_OK)
-                return ret;
-            assert_true(used > 0 && used <= n);
-            assert_true(mota_decompress_out(&z) == s.pos);
-            p += used;
-            n -= used;
-        }
-    }
-    return mota_decompress_finish(&z);
-}
-
 static void round_trip(const uint8_t *img, size_t n, uint32_t block, size_t max)
 {
     size_t zl;
@@ -135,7 +92,7 @@ static void round_trip(const uint8_t *img, size_t n, uint32_t block, size_t max)
     free(out);
 }
 
-static void test_liblz4_and_zlib_streams_decode_to_the_image_in_any_chunking(void **state)
+static void test_each_encoders_streams_decode_to_the_image_in_any_chunking(void **state)
 {
     (void)state;
     static const uint32_t sizes[] = {1, 255, 4096, 4097, 70000, 300000};
@@ -186,29 +143,30 @@ static void test_overlapping_match_repeats_its_own_output(void **state)
 static void yolo_resumes(void)
 {
     size_t zl = 0;
-    uint8_t *zb = encode(yolo, yolo_len, 4096, &zl), *out = malloc(yolo_len);
-    print_message("yolov8n: %zu -> %zu bytes (%.3fx) %s\n", yolo_len, zl, (double)yolo_len / (double)zl,
-                  alg == MOTA_DECOMP_LZ4 ? "as an LZ4 frame of linked 4 KiB blocks" : "deflated, a flush every 4 KiB");
+    uint32_t block = tool_compress_block(alg); /* as pack writes it */
+    uint8_t *zb = encode(yolo, yolo_len, block, &zl), *out = malloc(yolo_len);
+    print_message("yolov8n: %zu -> %zu bytes (%.3fx) %s, %u-byte blocks\n", yolo_len, zl, (double)yolo_len / (double)zl,
+                  alg_name(), (unsigned)block);
     struct sink s = {out, 0, (uint32_t)yolo_len, 0};
-    struct mota_decomp_sink k = {s_write, s_copy, &s};
+    struct mota_decomp_sink k = {s_write, s_copy, &s, s_peek};
     static struct mota_decompress z;
-    mota_decompress_start(&z, alg, (uint32_t)yolo_len, 4096, 0);
+    mota_decompress_start(&z, alg, (uint32_t)yolo_len, block, 0);
     size_t p = 0;
-    unsigned resumes = 0;
+    unsigned resumes = 0, every = block == 4096u ? 37u : 3u;
     while (mota_decompress_finish(&z) != MOTA_OK) {
         size_t used = 0;
         assert_int_equal(mota_decompress_feed(&z, zb + p, zl - p, &k, &used), MOTA_OK);
         p += used;
         uint32_t out_at = mota_decompress_out(&z);
-        if (mota_decompress_at_boundary(&z) && (out_at / 4096u) % 37u == 5u) { /* a power cut: state lost */
-            assert_int_equal(out_at % 4096u, 0);
-            mota_decompress_start(&z, alg, (uint32_t)yolo_len, 4096, out_at);
+        if (mota_decompress_at_boundary(&z) && (out_at / block) % every == 2u) { /* a power cut: state lost */
+            assert_int_equal(out_at % block, 0);
+            mota_decompress_start(&z, alg, (uint32_t)yolo_len, block, out_at);
             resumes++;
         }
     }
     assert_int_equal(p, zl);
     assert_memory_equal(out, yolo, yolo_len);
-    assert_true(resumes > 10);
+    assert_true(resumes >= (block == 4096u ? 10u : 4u));
     free(zb);
     free(out);
 }
@@ -341,7 +299,7 @@ static void test_corrupt_frames_never_reach_outside_the_image(void **state)
             free(c);
         }
         print_message("%s: 3000 single-bit corruptions: %u refused by the decoder, the rest left to the digest\n",
-                      alg == MOTA_DECOMP_LZ4 ? "lz4" : "deflate", refused);
+                      alg_name(), refused);
         assert_true(refused > 0);
         free(zb);
     }
@@ -357,7 +315,7 @@ static void test_a_sink_error_stops_the_decoder(void **state)
     {
         uint8_t *zb = encode(img, sizeof(img), 256, &zl);
         struct sink s = {out, 0, sizeof(out), 3};
-        struct mota_decomp_sink k = {s_write, s_copy, &s};
+        struct mota_decomp_sink k = {s_write, s_copy, &s, s_peek};
         static struct mota_decompress z;
         mota_decompress_start(&z, alg, sizeof(img), 256, 0);
         int ret = MOTA_OK;
@@ -375,14 +333,18 @@ static void test_bound_covers_stored_blocks_and_refuses_overflow(void **state)
     assert_int_equal(mota_decompress_bound(MOTA_DECOMP_LZ4, 4097, 4096), 7 + 8 + 4097 + 4);
     assert_int_equal(mota_decompress_bound(MOTA_DECOMP_LZ4, 0xFFFFFFFFu, 256), 0);
     assert_int_equal(mota_decompress_bound(MOTA_DECOMP_LZ4, 100, 0), 0);
-    assert_int_equal(mota_decompress_bound(3, 100, 4096), 0);
+    assert_int_equal(mota_decompress_bound(4, 100, 4096), 0);
+    assert_int_equal(mota_decompress_bound(MOTA_DECOMP_LZMA, 4097, 4096), 4097 + 2 * 4);
+    assert_int_equal(mota_decompress_bound(MOTA_DECOMP_LZMA, 0xFFFFFFF0u, 256), 0);
     /* a resume only at a block boundary of the image, or at its end */
     static struct mota_decompress d;
     assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_DEFLATE, 10000, 4096, 8192), MOTA_OK);
     assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 4096, 10000), MOTA_OK);
     assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_DEFLATE, 10000, 4096, 4097), MOTA_ERR_ARG);
     assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 4096, 12288), MOTA_ERR_ARG);
-    assert_int_equal(mota_decompress_start(&d, 3, 10000, 4096, 0), MOTA_ERR_ARG);
+    assert_int_equal(mota_decompress_start(&d, 4, 10000, 4096, 0), MOTA_ERR_ARG);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZMA, 10000, 4096, 8192), MOTA_OK);
+    assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZMA, 10000, 4096, 100), MOTA_ERR_ARG);
     assert_int_equal(mota_decompress_start(&d, MOTA_DECOMP_LZ4, 10000, 0, 0), MOTA_ERR_ARG);
     assert_true(mota_decompress_bound(MOTA_DECOMP_DEFLATE, 4096, 4096) >= 4096 + 10);
     assert_int_equal(mota_decompress_bound(MOTA_DECOMP_DEFLATE, 0xFFFFFFF0u, 256), 0);
@@ -495,7 +457,7 @@ static void test_deflate_flushes_must_match_the_block_size(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_liblz4_and_zlib_streams_decode_to_the_image_in_any_chunking),
+        cmocka_unit_test(test_each_encoders_streams_decode_to_the_image_in_any_chunking),
         cmocka_unit_test(test_incompressible_blocks_are_stored_and_decode),
         cmocka_unit_test(test_overlapping_match_repeats_its_own_output),
         cmocka_unit_test_setup_teardown(test_yolo_resumes_at_block_boundaries_to_the_same_image, yolo_setup,

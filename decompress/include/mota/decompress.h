@@ -21,9 +21,11 @@
 /* compression-info algorithm numbers */
 #define MOTA_DECOMP_LZ4 1u     /* LZ4 frame, mota's form (src/lz4.c) */
 #define MOTA_DECOMP_DEFLATE 2u /* raw deflate (RFC 1951), a sync flush every block (src/inflate.c) */
+#define MOTA_DECOMP_LZMA 3u    /* LZMA, each block a stream of its own over the whole image's history (src/lzma.c) */
 
 #define MOTA_DECOMP_MIN_BLOCK 256u /* image bytes per block: a power of two in this range */
 #define MOTA_DECOMP_MAX_BLOCK 65536u
+#define MOTA_DECOMP_MAX_BLOCK_LZMA 1048576u /* a state reset costs about 2.5 KiB of output: larger blocks */
 
 struct mota_decomp_sink {
     /* append n image bytes */
@@ -32,6 +34,8 @@ struct mota_decomp_sink {
      * source may overlap what is being written: byte by byte) */
     int (*copy)(void *ctx, uint32_t dist, uint32_t n);
     void *ctx;
+    /* the image byte dist before the next one (1 <= dist <= bytes written): LZMA's matched literals */
+    int (*peek)(void *ctx, uint32_t dist, uint8_t *b);
 };
 
 /* ---- the decoders' states (src/lz4.h, src/inflate.h) ---- */
@@ -72,14 +76,35 @@ struct mota_inflate {
     struct mota_huffman dist; /* distance code (and the code-length code while a header is read) */
 };
 
+/* LZMA: a block's stream, lc + lp <= 1 (src/lzma.h) */
+#define MOTA_LZMA_PROBS (1846u + (0x300u << 1)) /* the specification's models; literals for lc + lp <= 1 */
+#define MOTA_LZMA_AHEAD 24u                     /* input bytes a symbol may take (20), and a margin */
+
+struct mota_lzma {
+    uint32_t out, size, block, block_end; /* plain bytes written; the image's; per block; where this block ends */
+    uint32_t left;                        /* the block's bytes not yet taken by the range decoder */
+    uint32_t range, code;
+    uint32_t rep[4];          /* the last four distances, minus one */
+    uint8_t phase, state;     /* where in a block; the specification's state (0..11) */
+    uint8_t lc, lp, pb, prev; /* the block's parameters; the byte before out (lc > 0) */
+    uint8_t hdr_i, carry_n, lit_n;
+    uint8_t hdr[4];
+    uint8_t carry[MOTA_LZMA_AHEAD]; /* the start of a symbol whose bytes came in pieces */
+    uint8_t lit[16];                /* literals not yet given to the sink */
+    uint16_t probs[MOTA_LZMA_PROBS];
+};
+
 struct mota_decompress {
-    uint32_t alg; /* MOTA_DECOMP_LZ4 or MOTA_DECOMP_DEFLATE */
+    uint32_t alg; /* MOTA_DECOMP_LZ4, _DEFLATE or _LZMA */
     union {       /* only the decoders this build has (mota/features.h) */
 #if MOTA_FEATURE_LZ4
         struct mota_lz4 lz4;
 #endif
 #if MOTA_FEATURE_DEFLATE
         struct mota_inflate inflate;
+#endif
+#if MOTA_FEATURE_LZMA
+        struct mota_lzma lzma;
 #endif
         uint32_t none; /* a build with neither */
     } u;
@@ -88,7 +113,7 @@ struct mota_decompress {
 /* The algorithm is one the container format has (a host checks every container with it). */
 bool mota_decompress_known(uint32_t alg);
 
-/* ... and one this build decodes (MOTA_FEATURE_LZ4, _DEFLATE): a device refuses the others before any erase
+/* ... and one this build decodes (MOTA_FEATURE_LZ4, _DEFLATE, _LZMA): a device refuses the others before any erase
  * (MOTA_ERR_DECOMP_OFF). */
 bool mota_decompress_built(uint32_t alg);
 
@@ -96,7 +121,7 @@ bool mota_decompress_built(uint32_t alg);
  * unknown algorithm, a block of 0, or an `out` past the image or off a block boundary. */
 int mota_decompress_start(struct mota_decompress *d, uint32_t alg, uint32_t size, uint32_t block, uint32_t out);
 
-/* As mota_lz4_feed / mota_inflate_feed: stops right after a block boundary. */
+/* As mota_lz4_feed / mota_inflate_feed / mota_lzma_feed: stops right after a block boundary. */
 int mota_decompress_feed(struct mota_decompress *d, const uint8_t *in, size_t len, const struct mota_decomp_sink *sink,
                          size_t *used);
 bool mota_decompress_at_boundary(const struct mota_decompress *d);

@@ -447,6 +447,15 @@ static void on_all_sent(void *ctx)
 
 /* A compressed payload whose decoder the device's build leaves out (HELLO key 17): refused before anything is
  * sent, as the device would refuse it at the head. MOTA_OK where it has them, or does not say. */
+/* The --compress the device's build decodes, the best first. */
+static const char *decoder_hint(uint64_t feats)
+{
+    return feats & MOTA_FEAT_LZMA      ? ", or with --compress=lzma"
+           : feats & MOTA_FEAT_DEFLATE ? ", or with --compress=deflate"
+           : feats & MOTA_FEAT_LZ4     ? ", or with --compress=lz4"
+                                       : "";
+}
+
 static int decoders_present(struct push *p)
 {
     uint64_t feats;
@@ -454,14 +463,16 @@ static int decoders_present(struct push *p)
     if (!devinfo_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats))
         return MOTA_OK;
     for (size_t c = 0; c < man->n_components; c++) {
-        uint32_t alg = man->comp[c].z_alg, need = alg == MOTA_DECOMP_LZ4 ? MOTA_FEAT_LZ4 : MOTA_FEAT_DEFLATE;
+        uint32_t alg = man->comp[c].z_alg, need = alg == MOTA_DECOMP_LZ4    ? MOTA_FEAT_LZ4
+                                                  : alg == MOTA_DECOMP_LZMA ? MOTA_FEAT_LZMA
+                                                                            : MOTA_FEAT_DEFLATE;
         if (man->comp[c].compressed && mota_decompress_known(alg) && !(feats & need)) {
             snprintf(p->detail, sizeof(p->detail),
                      "the device's build has no %s decoder (HELLO features 0x%llx): pack without --compress%s",
-                     alg == MOTA_DECOMP_LZ4 ? "LZ4" : "deflate", (unsigned long long)feats,
-                     feats & (MOTA_FEAT_LZ4 | MOTA_FEAT_DEFLATE)
-                         ? (feats & MOTA_FEAT_LZ4 ? ", or with --compress=lz4" : ", or with --compress=deflate")
-                         : "");
+                     alg == MOTA_DECOMP_LZ4    ? "LZ4"
+                     : alg == MOTA_DECOMP_LZMA ? "LZMA"
+                                               : "deflate",
+                     (unsigned long long)feats, decoder_hint(feats));
             return MOTA_ERR_DECOMP_OFF;
         }
     }

@@ -325,8 +325,8 @@ static int add_components(const struct pack_opts *o, struct inputs *in, struct m
     return EXIT_OK;
 }
 
-/* What goes on the wire for each payload (wire[i]): its bytes, or with --compress an LZ4 frame of
- * them where that is smaller (zbuf[i] holds it). */
+/* What goes on the wire for each payload (wire[i]): its bytes, or with --compress their compressed
+ * stream where that is smaller (zbuf[i] holds it). */
 static int compress_components(const struct pack_opts *o, struct mota_pack_spec *spec, const struct mapped **src,
                                struct mapped *wire, uint8_t **zbuf)
 {
@@ -335,7 +335,8 @@ static int compress_components(const struct pack_opts *o, struct mota_pack_spec 
         wire[i] = *src[i];
         if (!o->compress)
             continue;
-        int ret = tool_compress(o->compress, src[i]->data, src[i]->len, TOOL_COMPRESS_BLOCK, &zbuf[i], &zlen);
+        uint32_t block = tool_compress_block(o->compress);
+        int ret = tool_compress(o->compress, src[i]->data, src[i]->len, block, &zbuf[i], &zlen);
         if (ret != MOTA_OK) {
             tool_fail(ret, "compressing the %s payload", mota_component_name(spec->comp[i].role));
             return ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
@@ -345,7 +346,7 @@ static int compress_components(const struct pack_opts *o, struct mota_pack_spec 
         wire[i] = (struct mapped){.data = zbuf[i], .len = zlen};
         spec->comp[i].compressed = true;
         spec->comp[i].z_alg = o->compress;
-        spec->comp[i].z_block = TOOL_COMPRESS_BLOCK;
+        spec->comp[i].z_block = block;
         spec->comp[i].wire_size = zlen;
     }
     return EXIT_OK;
@@ -483,8 +484,7 @@ static void print_compression(const struct pack_opts *o, const struct mota_pack_
         if (c->compressed)
             printf("compressed %s: %llu -> %llu bytes (%.3fx; %s, %u-byte blocks)\n", mota_component_name(c->role),
                    (unsigned long long)c->size, (unsigned long long)c->wire_size,
-                   (double)c->size / (double)c->wire_size, c->z_alg == MOTA_DECOMP_LZ4 ? "lz4" : "deflate",
-                   (unsigned)c->z_block);
+                   (double)c->size / (double)c->wire_size, tool_compress_name(c->z_alg), (unsigned)c->z_block);
         else
             printf("%s: not compressed (no smaller so)\n", mota_component_name(c->role));
     }

@@ -2,6 +2,7 @@
 /* inspect and verify: what a container holds, and whether it is valid (text or JSON); with the keys of an
  * encrypted one (--kek, --device-key), whether its images decrypt to their signed digests. */
 #include "cmds.h"
+#include "compress.h"
 #include "epochs_report.h"
 #include "payloads.h"
 
@@ -157,7 +158,10 @@ static void components_text(const struct mota_manifest *m)
         }
         if (comp->compressed) {
             printf("  sent as:   %s, %llu bytes (%.3fx), %u-byte blocks, sha256 ",
-                   comp->z_alg == MOTA_DECOMP_LZ4 ? "LZ4 frame" : "deflate stream", (unsigned long long)comp->wire_size,
+                   comp->z_alg == MOTA_DECOMP_LZ4    ? "LZ4 frame"
+                   : comp->z_alg == MOTA_DECOMP_LZMA ? "LZMA blocks"
+                                                     : "deflate stream",
+                   (unsigned long long)comp->wire_size,
                    comp->wire_size ? (double)comp->size / (double)comp->wire_size : 0.0, (unsigned)comp->z_block);
             tool_hex(stdout, comp->wire_digest, sizeof(comp->wire_digest));
             printf("\n");
@@ -349,7 +353,7 @@ static void components_json(struct json *j, const struct mota_manifest *m)
             json_null(j, "payload");
         if (comp->compressed) {
             json_obj(j, "compression");
-            json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : "deflate");
+            json_str(j, "algorithm", comp->z_alg == MOTA_DECOMP_LZ4 ? "lz4-frame" : tool_compress_name(comp->z_alg));
             json_uint(j, "block", comp->z_block);
             json_uint(j, "size", comp->wire_size);
             json_hex(j, "sha256", comp->wire_digest, MOTA_SHA256_LEN);

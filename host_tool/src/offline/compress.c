@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mota pack --compress: liblz4's frame encoder and zlib's deflate, in mota's forms
+/* mota pack --compress: liblz4's frame encoder, zlib's deflate and liblzma's LZMA, in mota's forms
  * (docs/container-format.md, "Compressed payloads"). */
 #include "compress.h"
 
@@ -7,6 +7,7 @@
 #include "mota/err.h"
 
 #include <lz4frame.h>
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -66,6 +67,89 @@ static size_t deflate_stream(const uint8_t *in, size_t n, uint32_t block, uint8_
     return len;
 }
 
+/* LZMA (liblzma's raw LZMA1 encoder, no end marker): each block a stream of its own whose search reaches
+ * TOOL_LZMA_DICT bytes back into the image (a preset dictionary: the device reads it back from its slot),
+ * or stored when that is no smaller. Dictionary and block sizes are multiples of 16, so that the block's
+ * positions (lp, pb) are the image's. */
+static size_t xz_block(const uint8_t *img, size_t at, size_t len, unsigned props, uint8_t *out, size_t cap)
+{
+    lzma_options_lzma o;
+    size_t pd = at < TOOL_LZMA_DICT ? at : TOOL_LZMA_DICT, pos = 4;
+    if (cap < len + 1 || lzma_lzma_preset(&o, 9u | LZMA_PRESET_EXTREME))
+        return 0;
+    o.dict_size = TOOL_LZMA_DICT;
+    o.lc = props % 9u;
+    o.lp = props / 9u % 5u;
+    o.pb = props / 45u;
+    o.preset_dict = pd > 0 ? img + at - pd : NULL;
+    o.preset_dict_size = (uint32_t)pd;
+    o.ext_flags = 0;
+    lzma_set_ext_size(o, len);
+    const lzma_filter f[2] = {{LZMA_FILTER_LZMA1EXT, &o}, {LZMA_VLI_UNKNOWN, NULL}};
+    lzma_ret r = lzma_raw_buffer_encode(f, NULL, img + at, len, out, &pos, len + 1 < cap ? len + 1 : cap);
+    if (r == LZMA_OK && pos - 4 < len && pos - 4 <= 0xFFFFFFu) {
+        out[0] = (uint8_t)props;
+        out[1] = (uint8_t)(pos - 4);
+        out[2] = (uint8_t)((pos - 4) >> 8);
+        out[3] = (uint8_t)((pos - 4) >> 16);
+        return pos;
+    }
+    out[0] = 0xFF; /* stored: LZMA would not make it smaller */
+    memcpy(out + 1, img + at, len);
+    return len + 1;
+}
+
+static size_t xz_blocks(const uint8_t *in, size_t n, uint32_t block, unsigned props, uint8_t *out, size_t cap)
+{
+    size_t pos = 0;
+    for (size_t at = 0; at < n; at += block) {
+        size_t k = xz_block(in, at, n - at < block ? n - at : block, props, out + pos, cap - pos);
+        if (k == 0)
+            return 0;
+        pos += k;
+    }
+    return pos;
+}
+
+/* The parameters (lc + lp <= 1: the device's model room) that code up to three blocks of the image
+ * (first, middle, last) smallest; then the whole image with them. */
+static size_t xz_stream(const uint8_t *in, size_t n, uint32_t block, uint8_t *out, size_t cap)
+{
+    static const uint8_t lclp[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    size_t nb = (n + block - 1) / block, pick[3] = {0, nb / 2, nb - 1}, best = SIZE_MAX;
+    unsigned props = 0;
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned pb = 0; pb <= 2; pb++) {
+            unsigned p = (pb * 5u + lclp[i][1]) * 9u + lclp[i][0];
+            size_t total = 0;
+            for (unsigned b = 0; b < 3 && nb > 0; b++) {
+                size_t at = pick[b] * block, k;
+                if (b > 0 && pick[b] == pick[b - 1])
+                    continue;
+                k = xz_block(in, at, n - at < block ? n - at : block, p, out, cap);
+                total += k > 0 ? k : cap;
+            }
+            if (total < best) {
+                best = total;
+                props = p;
+            }
+        }
+    return xz_blocks(in, n, block, props, out, cap);
+}
+
+const char *tool_compress_name(uint32_t alg)
+{
+    return alg == MOTA_DECOMP_LZ4 ? "lz4" : alg == MOTA_DECOMP_LZMA ? "lzma" : "deflate";
+}
+
+uint32_t tool_compress_alg(const char *name)
+{
+    return strcmp(name, "lz4") == 0       ? MOTA_DECOMP_LZ4
+           : strcmp(name, "lzma") == 0    ? MOTA_DECOMP_LZMA
+           : strcmp(name, "deflate") == 0 ? MOTA_DECOMP_DEFLATE
+                                          : 0;
+}
+
 int tool_compress(uint32_t alg, const uint8_t *in, size_t n, uint32_t block, uint8_t **out, size_t *out_len)
 {
     static struct mota_decompress d;
@@ -78,7 +162,9 @@ int tool_compress(uint32_t alg, const uint8_t *in, size_t n, uint32_t block, uin
     if (z == NULL || back == NULL || n > 0xFFFFFFFFu)
         goto done;
     ret = MOTA_ERR_INTERNAL;
-    size_t len = alg == MOTA_DECOMP_DEFLATE ? deflate_stream(in, n, block, z, cap) : lz4(in, n, block, z, cap);
+    size_t len = alg == MOTA_DECOMP_DEFLATE ? deflate_stream(in, n, block, z, cap)
+                 : alg == MOTA_DECOMP_LZMA  ? xz_stream(in, n, block, z, cap)
+                                            : lz4(in, n, block, z, cap);
     /* what a device will decode: never sign a payload the device's decoder would refuse or read otherwise */
     if (len == 0 || mota_decompress_buffer(&d, alg, z, len, back, (uint32_t)n, block) != MOTA_OK ||
         memcmp(back, in, n) != 0)
