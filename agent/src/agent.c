@@ -145,6 +145,8 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         /* a decoder this build has (MOTA_FEATURE_LZ4, _DEFLATE): said before any erase */
         if (man->comp[c].compressed && !mota_decompress_built(man->comp[c].z_alg))
             return MOTA_ERR_DECOMP_OFF;
+        if (man->comp[c].delta && !MOTA_FEATURE_DELTA)
+            return MOTA_ERR_DELTA_OFF;
         /* a compressed image resumes at its blocks' ends: each must leave the program unit empty */
         if (man->comp[c].compressed && man->comp[c].z_block % mota_agent_chunk_size(a) != 0)
             return MOTA_ERR_COMPRESSION_INFO;
@@ -187,6 +189,27 @@ int mota_agent_check_head(const struct mota_agent *a, const struct mota_envelope
     if (env->n_payloads != man->n_components)
         return env->n_payloads < man->n_components ? MOTA_ERR_PAYLOAD_MISSING : MOTA_ERR_PAYLOAD_UNKNOWN;
     return plan_layout(a, env, man, &hc->lay, mota_agent_model_cfg(a, (unsigned)hc->model)->slot_size);
+}
+
+/* A delta component's source: the image of its role in the model m runs (installed, so verified from
+ * flash), the one its manifest names by digest and size; where it lies on flash in *src_off. */
+int mota_agent_delta_source(const struct mota_agent *a, unsigned m, const struct mota_component *c, uint32_t *src_off)
+{
+    const struct mota_agent_model_state *s = &a->st[m];
+    const struct mota_component *old = NULL;
+    struct mota_envelope env;
+    struct mota_agent_layout lay;
+    size_t idx = 0;
+    if (!a->installed[m] || s->active.slot == MOTA_AGENT_NO_SLOT ||
+        (old = component(&a->active_manifest[m], c->role, &idx)) == NULL || old->size != c->src_size ||
+        mota_ct_memcmp(old->digest, c->src_digest, MOTA_SHA256_LEN) != 0)
+        return MOTA_ERR_DELTA_SOURCE;
+    /* where it is: the active slot's layout, planned as when it was installed */
+    if (mota_agent_map_head(a, m, s->active.slot, &env) != MOTA_OK ||
+        plan_layout(a, &env, &a->active_manifest[m], &lay, mota_agent_model_cfg(a, m)->slot_size) != MOTA_OK)
+        return MOTA_ERR_DELTA_SOURCE;
+    *src_off = mota_agent_slot_base(a, m, s->active.slot) + lay.comp_slot[idx];
+    return MOTA_OK;
 }
 
 /* Anti-rollback: lower than committed refused; equal only for the same manifest. */

@@ -52,6 +52,9 @@ int mota_agent_check_sequence(const struct mota_agent *a, unsigned m, uint64_t s
 
 /* ---- from the slot to a running model ---- */
 
+/* A delta component's source image, the active model's (MOTA_ERR_DELTA_SOURCE: not the one named). */
+int mota_agent_delta_source(const struct mota_agent *a, unsigned m, const struct mota_component *c, uint32_t *src_off);
+
 int mota_agent_map_head(const struct mota_agent *a, unsigned m, unsigned slot, struct mota_envelope *env);
 int mota_agent_hash_flash(const struct mota_agent *a, uint32_t off, uint32_t len, struct mota_sha256 *ctx);
 int mota_agent_verify_components(const struct mota_agent *a, unsigned m, unsigned slot, const struct mota_manifest *man,

@@ -153,6 +153,26 @@ static int z_prog(struct mota_agent *a)
     return ret;
 }
 
+/* Image offset of the next byte the decoder's sink gives the program unit. */
+static uint32_t z_pos(const struct mota_agent *a)
+{
+    return a->up.unit_slot_off - a->up.layout.comp_slot[a->up.sha_comp] + a->up.unit_fill;
+}
+
+/* n bytes at the unit's end, at image offset at: a delta's stream bytes become image bytes (to_image), or
+ * image bytes read back become the stream's again (the decoder's history is the stream). */
+static int z_delta(struct mota_agent *a, uint32_t at, uint8_t *p, size_t n, bool to_image)
+{
+#if MOTA_FEATURE_DELTA
+    if (a->up.delta_on) {
+        int ret = mota_delta_apply(&a->up.delta, at, p, n, to_image, &a->up.dsrc);
+        return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+    }
+#endif
+    (void)a, (void)at, (void)p, (void)n, (void)to_image;
+    return MOTA_OK;
+}
+
 static int z_write(void *ctx, const uint8_t *p, size_t n)
 {
     struct mota_agent *a = ctx;
@@ -161,10 +181,12 @@ static int z_write(void *ctx, const uint8_t *p, size_t n)
         if (k > n)
             k = (uint32_t)n;
         memcpy(a->up.unit + a->up.unit_fill, p, k);
+        int ret = z_delta(a, z_pos(a), a->up.unit + a->up.unit_fill, k, true);
         a->up.unit_fill += k;
         p += k;
         n -= k;
-        int ret = a->up.unit_fill == mota_agent_chunk_size(a) ? z_prog(a) : MOTA_OK;
+        if (ret == MOTA_OK && a->up.unit_fill == mota_agent_chunk_size(a))
+            ret = z_prog(a);
         if (ret != MOTA_OK)
             return ret;
     }
@@ -196,6 +218,10 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
                                    img_off + src,
                                a->up.unit + a->up.unit_fill, k);
         }
+        if (ret == MOTA_OK) /* a delta: the bytes read back in the stream's terms, then the image's here */
+            ret = z_delta(a, src, a->up.unit + a->up.unit_fill, k, false);
+        if (ret == MOTA_OK)
+            ret = z_delta(a, z_pos(a), a->up.unit + a->up.unit_fill, k, true);
         if (ret != MOTA_OK)
             return a->up.z_err = ret;
         a->up.unit_fill += k;
@@ -213,17 +239,50 @@ static int z_peek(void *ctx, uint32_t dist, uint8_t *b)
     const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t img_off = a->up.layout.comp_slot[a->up.sha_comp];
     uint32_t ubase = a->up.unit_slot_off - img_off, src = ubase + a->up.unit_fill - dist;
-    if (src >= ubase) {
+    int ret = MOTA_OK;
+    if (src >= ubase)
         *b = a->up.unit[src - ubase];
-        return MOTA_OK;
-    }
-    if (a->up.img != NULL) {
+    else if (a->up.img != NULL)
         *b = a->up.img[src];
-        return MOTA_OK;
-    }
-    int ret = fl->read(
-        fl->ctx, mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) + img_off + src, b, 1);
+    else
+        ret = fl->read(fl->ctx,
+                       mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) + img_off + src,
+                       b, 1);
+    if (ret == MOTA_OK)
+        ret = z_delta(a, src, b, 1, false);
     return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+}
+
+#if MOTA_FEATURE_DELTA
+static int src_read(void *ctx, uint32_t off, uint8_t *buf, size_t n)
+{
+    struct mota_agent *a = ctx;
+    return a->cfg->port->flash->read(a->cfg->port->flash->ctx, a->up.src_base + off, buf, n);
+}
+#endif
+
+/* A delta component's patcher: its regions, and the active model's image of its role as the source (read,
+ * not mapped, on ECC flash: a mapped read of a torn unit faults, mota/port.h). */
+static int z_start_delta(struct mota_agent *a, unsigned m, const struct mota_component *comp)
+{
+#if MOTA_FEATURE_DELTA
+    const struct mota_flash *fl = a->cfg->port->flash;
+    int ret = MOTA_OK;
+    a->up.delta_on = comp->delta;
+    if (!comp->delta)
+        return MOTA_OK;
+    if ((ret = mota_agent_delta_source(a, m, comp, &a->up.src_base)) != MOTA_OK ||
+        (ret = mota_delta_load(&a->up.delta, comp->regions, comp->regions_len, (uint32_t)comp->size, comp->src_size)) !=
+            MOTA_OK)
+        return ret;
+    a->up.dsrc.map = (fl->flags & MOTA_FLASH_PROGRAM_ONCE) ? NULL : fl->map(fl->ctx, a->up.src_base, comp->src_size);
+    a->up.dsrc.read = src_read;
+    a->up.dsrc.ctx = a;
+    return MOTA_OK;
+#else
+    (void)a, (void)m;
+    return comp->delta ? MOTA_ERR_DELTA_OFF : MOTA_OK;
+#endif
 }
 
 /* Component c's decoder, at `plain` bytes of its image (0: a new frame, else a block boundary). */
@@ -233,7 +292,9 @@ static int z_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
     const struct mota_component *comp = &a->up.man.comp[c];
     uint32_t at = mota_agent_slot_base(a, m, a->st[m].upload.slot) + a->up.layout.comp_slot[c];
     a->up.img = fl->map(fl->ctx, at, (size_t)comp->size);
-    return mota_decompress_start(&a->up.z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
+    int ret = z_start_delta(a, m, comp);
+    return ret != MOTA_OK ? ret
+                          : mota_decompress_start(&a->up.z, comp->z_alg, (uint32_t)comp->size, comp->z_block, plain);
 }
 
 /* ---- transformed payloads (docs/agent.md "Transformed payloads"): the bytes sent are hashed (and, with
@@ -320,6 +381,9 @@ static int x_start(struct mota_agent *a, unsigned m, int c, uint32_t plain)
     a->up.z_skip = 0;
     a->up.x_err = MOTA_OK;
     a->up.x_plain = plain;
+#if MOTA_FEATURE_DELTA
+    a->up.delta_on = false; /* an earlier component's patcher never touches this one's bytes */
+#endif
     return a->up.man.comp[c].compressed ? z_start(a, m, c, plain) : MOTA_OK;
 }
 
@@ -508,6 +572,19 @@ static int take_cek(struct mota_agent *a)
 }
 
 /* The head is complete in scratch: decide, then erase and start writing. */
+/* Every delta component predicts from the image the model runs in its role: else refused before any erase
+ * (the sender is told to send the full container). */
+static int delta_sources(const struct mota_agent *a, unsigned m)
+{
+    for (size_t c = 0; c < a->up.man.n_components; c++) {
+        uint32_t off = 0;
+        int ret = a->up.man.comp[c].delta ? mota_agent_delta_source(a, m, &a->up.man.comp[c], &off) : MOTA_OK;
+        if (ret != MOTA_OK)
+            return ret;
+    }
+    return MOTA_OK;
+}
+
 static int head_complete(struct mota_agent *a)
 {
     struct mota_agent_head_check hc;
@@ -525,7 +602,7 @@ static int head_complete(struct mota_agent *a)
             ret = MOTA_ERR_TRIAL_PENDING; /* one trial at a time: its verdict decides what "previous" is */
         else if ((ret = mota_agent_check_sequence(a, m, a->up.man.seq, a->up.env.digest)) != MOTA_OK)
             hc.why = (struct mota_agent_refusal){ret, NULL, a->st[m].committed_seq, a->up.man.seq};
-        else
+        else if ((ret = delta_sources(a, m)) == MOTA_OK)
             ret = take_cek(a); /* last: an ECDH recipient costs a key agreement */
     }
     a->timing.check_us = mota_agent_now_us(a) - t0;

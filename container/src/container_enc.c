@@ -164,6 +164,19 @@ static void put_fetch(struct mota_cbor_enc *e, const struct mota_pack_spec *s, s
     mota_cbor_put_uint(e, MOTA_SUIT_REPORT_ALL);
 }
 
+/* mota-directive-patch's source (the image the device runs in this role) and regions */
+static void put_patch_source(struct mota_cbor_enc *e, const struct mota_pack_component *c)
+{
+    mota_cbor_put_uint(e, MOTA_P_SOURCE);
+    size_t o = mota_cbor_bstr_open(e);
+    put_digest(e, c->src_digest);
+    mota_cbor_bstr_close(e, o);
+    mota_cbor_put_uint(e, MOTA_P_SOURCE_SIZE);
+    mota_cbor_put_uint(e, c->src_size);
+    mota_cbor_put_uint(e, MOTA_P_REGIONS);
+    mota_cbor_put_bstr(e, c->regions, c->regions_len);
+}
+
 /* Image i made from its transport: copy with encryption info, or mota-directive-decompress (which also
  * decrypts when encryption info is set), then image-match */
 static void put_make(struct mota_cbor_enc *e, const struct mota_pack_spec *s, size_t i)
@@ -179,13 +192,15 @@ static void put_make(struct mota_cbor_enc *e, const struct mota_pack_spec *s, si
     mota_cbor_put_uint(e, MOTA_PAR_SOURCE);
     mota_cbor_put_uint(e, transport_index(s, i));
     if (c->compressed) {
-        mota_cbor_put_int(e, MOTA_SUIT_CMD_DECOMPRESS);
+        mota_cbor_put_int(e, c->delta ? MOTA_SUIT_CMD_PATCH : MOTA_SUIT_CMD_DECOMPRESS);
         size_t o = mota_cbor_bstr_open(e);
-        mota_cbor_put_map(e, 2);
+        mota_cbor_put_map(e, c->delta ? 5 : 2);
         mota_cbor_put_uint(e, MOTA_Z_ALG);
         mota_cbor_put_uint(e, c->z_alg);
         mota_cbor_put_uint(e, MOTA_Z_BLOCK);
         mota_cbor_put_uint(e, c->z_block);
+        if (c->delta)
+            put_patch_source(e, c);
         mota_cbor_bstr_close(e, o);
     } else {
         mota_cbor_put_uint(e, MOTA_SUIT_CMD_COPY);

@@ -8,6 +8,7 @@
 #include "mota/err.h"
 #include "mota/features.h"
 #include "mota/decompress.h"
+#include "mota/delta.h"
 #include "mota/encinfo.h"
 #include "mota/suit_keys.h"
 
@@ -230,9 +231,36 @@ static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
     }
 }
 
-/* mota-directive-decompress's argument: bstr .cbor {1: algorithm, 2: block}, both, in order (the profile
- * checks the values against the image) */
-static void decode_decompress_arg(struct mota_cbor_dec *d, uint64_t z[2])
+/* What mota-directive-decompress or -patch makes an image with (the profile checks the values) */
+struct made {
+    uint64_t alg, block, src_size;
+    const uint8_t *regions;
+    size_t regions_len;
+    uint8_t src_digest[MOTA_SHA256_LEN];
+};
+
+/* One field of a patch's argument past algorithm and block */
+static void decode_patch_field(struct mota_cbor_dec *d, int64_t key, struct made *z)
+{
+    struct mota_cbor_dec dd;
+    const uint8_t *p;
+    size_t len;
+    if (key == MOTA_P_SOURCE_SIZE) {
+        mota_cbor_get_uint(d, &z->src_size);
+    } else if (key == MOTA_P_REGIONS) {
+        mota_cbor_get_bstr(d, &z->regions, &z->regions_len);
+    } else {
+        mota_cbor_get_bstr(d, &p, &len); /* source-digest: bstr .cbor suit_digest */
+        mota_cbor_dec_init(&dd, p, len);
+        if (d->err == 0)
+            mota_dec_digest(&dd, z->src_digest);
+        mota_cbor_fail(d, d->err == 0 ? mota_cbor_finish(&dd) : 0);
+    }
+}
+
+/* mota-directive-decompress's argument: bstr .cbor {1: algorithm, 2: block}; -patch's: also 3: source
+ * digest, 4: source size, 5: regions; every key, in order */
+static void decode_made_arg(struct mota_cbor_dec *d, bool patch, struct made *z)
 {
     struct mota_cbor_dec dd;
     const uint8_t *p;
@@ -243,20 +271,23 @@ static void decode_decompress_arg(struct mota_cbor_dec *d, uint64_t z[2])
         return;
     mota_cbor_dec_init(&dd, p, len);
     mota_cbor_get_map(&dd, &n);
-    if (dd.err == 0 && n != 2)
+    if (dd.err == 0 && n != (patch ? 5u : 2u))
         mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
     for (size_t i = 0; i < n && dd.err == 0; i++) {
         mota_cbor_get_int_key(&dd, &key, &prev);
-        if (dd.err == 0 && key != MOTA_Z_ALG && key != MOTA_Z_BLOCK)
+        if (dd.err == 0 && (key < MOTA_Z_ALG || key > (patch ? MOTA_P_REGIONS : MOTA_Z_BLOCK)))
             mota_cbor_fail(&dd, MOTA_ERR_COMPRESSION_INFO);
-        mota_cbor_get_uint(&dd, &z[key == MOTA_Z_BLOCK]);
+        else if (key <= MOTA_Z_BLOCK)
+            mota_cbor_get_uint(&dd, key == MOTA_Z_BLOCK ? &z->block : &z->alg);
+        else
+            MOTA_DEC_FIELD(&dd, decode_patch_field(&dd, key, z), MOTA_ERR_COMPRESSION_INFO);
     }
     mota_cbor_fail(d, mota_cbor_finish(&dd));
 }
 
 /* copy (with encryption info) or mota-directive-decompress: the image made from its role's transport,
  * once that was fetched */
-static int make_image(struct seq_state *st, size_t idx, int64_t cmd, const uint64_t z[2])
+static int make_image(struct seq_state *st, size_t idx, int64_t cmd, const struct made *z)
 {
     uint8_t e = st->map->entry[idx], src = st->map->source[e];
     struct mota_component *comp = &st->m->comp[e];
@@ -269,14 +300,21 @@ static int make_image(struct seq_state *st, size_t idx, int64_t cmd, const uint6
         return MOTA_ERR_COMMAND_UNSUPPORTED; /* a plain copy: mota fetches an image where it is stored */
     comp->pattern |= (comp->pattern & MOTA_PAT_MADE) ? MOTA_PAT_MADE_TWICE : MOTA_PAT_MADE;
     comp->encrypted = comp->enc_info != NULL;
-    comp->compressed = cmd == MOTA_SUIT_CMD_DECOMPRESS;
-    comp->z_alg = comp->compressed ? (z[0] > 0xFFFFu ? 0xFFFFu : (uint32_t)z[0]) : 0; /* the profile refuses both */
-    comp->z_block = comp->compressed ? (z[1] > 0xFFFFFFFFu ? 0 : (uint32_t)z[1]) : 0;
+    comp->compressed = cmd != MOTA_SUIT_CMD_COPY;
+    comp->delta = cmd == MOTA_SUIT_CMD_PATCH;
+    comp->z_alg = comp->compressed ? (z->alg > 0xFFFFu ? 0xFFFFu : (uint32_t)z->alg) : 0; /* the profile refuses */
+    comp->z_block = comp->compressed ? (z->block > 0xFFFFFFFFu ? 0 : (uint32_t)z->block) : 0;
+    if (comp->delta) {
+        memcpy(comp->src_digest, z->src_digest, MOTA_SHA256_LEN);
+        comp->src_size = z->src_size > 0xFFFFFFFFu ? 0 : (uint32_t)z->src_size;
+        comp->regions = z->regions;
+        comp->regions_len = z->regions_len;
+    }
     return 0;
 }
 
 /* A condition or directive on one selected identifier, in the sequence st->which. */
-static int apply_command(struct seq_state *st, size_t idx, int64_t cmd, const uint64_t z[2])
+static int apply_command(struct seq_state *st, size_t idx, int64_t cmd, const struct made *z)
 {
     struct mota_component *comp = &st->m->comp[st->map->entry[idx]];
     bool wire = st->map->wire[idx];
@@ -309,7 +347,8 @@ static int apply_command(struct seq_state *st, size_t idx, int64_t cmd, const ui
         comp->pattern |= wire ? MOTA_PAT_FETCH_WIRE : MOTA_PAT_FETCH_IMAGE;
         return 0;
     case MOTA_SUIT_CMD_COPY:
-    case MOTA_SUIT_CMD_DECOMPRESS: return make_image(st, idx, cmd, z);
+    case MOTA_SUIT_CMD_DECOMPRESS:
+    case MOTA_SUIT_CMD_PATCH: return make_image(st, idx, cmd, z);
     default: /* MOTA_SUIT_CMD_INVOKE */ return which == MOTA_MAN_INVOKE && !wire ? 0 : MOTA_ERR_COMMAND_UNSUPPORTED;
     }
 }
@@ -326,7 +365,8 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         mota_cbor_fail(&d, MOTA_ERR_SEQUENCE_MALFORMED);
     for (size_t i = 0; i < n && d.err == 0; i += 2) {
         int64_t cmd;
-        uint64_t arg, z[2] = {0, 0};
+        uint64_t arg;
+        struct made z = {0};
         mota_cbor_get_int(&d, &cmd);
         if (d.err != 0)
             break;
@@ -334,7 +374,8 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         case MOTA_SUIT_CMD_SET_INDEX: decode_set_index(&d, &st); continue;
         case MOTA_SUIT_CMD_OVERRIDE_PARAMS:
         case MOTA_SUIT_CMD_SET_PARAMS: decode_params(&d, &st, cmd == MOTA_SUIT_CMD_OVERRIDE_PARAMS); continue;
-        case MOTA_SUIT_CMD_DECOMPRESS: decode_decompress_arg(&d, z); break;
+        case MOTA_SUIT_CMD_DECOMPRESS:
+        case MOTA_SUIT_CMD_PATCH: decode_made_arg(&d, cmd == MOTA_SUIT_CMD_PATCH, &z); break;
         case MOTA_SUIT_CMD_VENDOR:
         case MOTA_SUIT_CMD_CLASS:
         case MOTA_SUIT_CMD_IMAGE_MATCH:
@@ -345,7 +386,7 @@ static int run_sequence(const uint8_t *buf, size_t len, struct mota_manifest *m,
         }
         for (size_t c = 0; c < map->n_ids && d.err == 0; c++) {
             if (st.selected & (1u << c))
-                mota_cbor_fail(&d, apply_command(&st, c, cmd, z));
+                mota_cbor_fail(&d, apply_command(&st, c, cmd, &z));
         }
     }
     return mota_cbor_finish(&d);
@@ -922,8 +963,12 @@ static int check_transformed(const struct mota_component *c, const char *want)
         if (c->wire_size <= tag)
             return MOTA_ERR_PAYLOAD_SIZE;
     }
+    if (c->compressed && !compression_ok(c, c->wire_size - tag))
+        return MOTA_ERR_COMPRESSION_INFO;
+    if (c->delta) /* the regions inside both images: the patcher trusts them */
+        return mota_delta_check(c->regions, c->regions_len, (uint32_t)c->size, c->src_size);
     if (c->compressed)
-        return compression_ok(c, c->wire_size - tag) ? 0 : MOTA_ERR_COMPRESSION_INFO;
+        return 0;
     return c->wire_size - tag == c->size ? 0 : MOTA_ERR_PAYLOAD_SIZE; /* encryption keeps lengths */
 }
 

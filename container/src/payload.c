@@ -6,6 +6,7 @@
 #include "mota/cbor.h"
 #include "mota/crypto.h"
 #include "mota/decompress.h"
+#include "mota/delta.h"
 #include "mota/encinfo.h"
 #include "mota/err.h"
 
@@ -169,8 +170,29 @@ static int decrypt(const struct mota_enc_info *ei, const uint8_t cek[MOTA_AES128
     return ret;
 }
 
+/* A delta image: the decoded differences (out) plus the source's prediction, once the source is the one named. */
+static int add_prediction(const struct mota_component *c, const uint8_t *src, size_t src_len, uint8_t *out)
+{
+    struct mota_delta d; /* host use: 780 bytes on the stack */
+    const struct mota_delta_source s = {src, NULL, NULL};
+    uint8_t md[MOTA_SHA256_LEN];
+    if (src == NULL || src_len != c->src_size)
+        return MOTA_ERR_DELTA_SOURCE;
+    mota_sha256(src, src_len, md);
+    if (mota_ct_memcmp(md, c->src_digest, MOTA_SHA256_LEN) != 0)
+        return MOTA_ERR_DELTA_SOURCE;
+    int ret = mota_delta_load(&d, c->regions, c->regions_len, (uint32_t)c->size, c->src_size);
+    return ret != MOTA_OK ? ret : mota_delta_apply(&d, 0, out, (size_t)c->size, true, &s);
+}
+
 int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
                              uint8_t *out, size_t cap)
+{
+    return mota_payload_reconstruct_from(c, wire, wire_len, cek, NULL, 0, out, cap);
+}
+
+int mota_payload_reconstruct_from(const struct mota_component *c, const uint8_t *wire, size_t wire_len,
+                                  const uint8_t *cek, const uint8_t *src, size_t src_len, uint8_t *out, size_t cap)
 {
     uint8_t md[MOTA_SHA256_LEN];
     int ret = MOTA_ERR_ARG;
@@ -195,9 +217,13 @@ int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire
             return ret;
         in = plain;
     }
+    if (c->delta && (src == NULL || src_len != c->src_size))
+        return MOTA_ERR_DELTA_SOURCE; /* before any work: not the source, or none */
     if (c->compressed) {
-        struct mota_decompress d; /* host use: its 1.2 KiB of tables on the stack */
+        struct mota_decompress d; /* host use: up to 6.9 KiB (LZMA's models) on the stack */
         ret = mota_decompress_buffer(&d, c->z_alg, in, body, out, (uint32_t)c->size, c->z_block);
+        if (ret == MOTA_OK && c->delta)
+            ret = add_prediction(c, src, src_len, out);
         if (ret != MOTA_OK)
             return ret;
     }

@@ -88,54 +88,63 @@ static inline __attribute__((always_inline)) void rc_norm(struct rc *r)
     }
 }
 
+/* One bit through the model *pr. Each branch stores its own update: branches, not predicated code (fewer
+ * instructions on the Cortex-M). */
 static inline __attribute__((always_inline)) unsigned rc_bit(struct rc *r, uint16_t *pr)
 {
     uint32_t p = *pr, bound = (r->range >> 11) * p;
-    unsigned b = r->code >= bound;
-    if (b) {
+    unsigned b = 0;
+    if (r->code < bound) {
+        r->range = bound;
+        *pr = (uint16_t)(p + ((2048u - p) >> 5));
+    } else {
         r->range -= bound;
         r->code -= bound;
         *pr = (uint16_t)(p - (p >> 5));
-    } else {
-        r->range = bound;
-        *pr = (uint16_t)(p + ((2048u - p) >> 5));
+        b = 1;
     }
     rc_norm(r);
     return b;
 }
 
-/* n bits, most significant first, through a tree of 2^n - 1 models */
+/* n bits, most significant first, through a tree of 2^n - 1 models (the coder in locals meanwhile) */
 static unsigned rc_tree(struct rc *r, uint16_t *probs, unsigned n)
 {
+    struct rc c = *r;
     unsigned m = 1;
     for (unsigned i = 0; i < n; i++)
-        m = (m << 1) | rc_bit(r, &probs[m]);
+        m = (m << 1) | rc_bit(&c, &probs[m]);
+    *r = c;
     return m - (1u << n);
 }
 
 /* n bits, least significant first */
 static unsigned rc_rtree(struct rc *r, uint16_t *probs, unsigned n)
 {
+    struct rc c = *r;
     unsigned m = 1, sym = 0;
     for (unsigned i = 0; i < n; i++) {
-        unsigned b = rc_bit(r, &probs[m]);
+        unsigned b = rc_bit(&c, &probs[m]);
         m = (m << 1) | b;
         sym |= b << i;
     }
+    *r = c;
     return sym;
 }
 
 /* n bits of equal probability */
 static uint32_t rc_direct(struct rc *r, unsigned n)
 {
+    struct rc c = *r;
     uint32_t v = 0;
     while (n-- > 0) {
-        r->range >>= 1;
-        uint32_t b = r->code >= r->range;
-        r->code -= r->range & (0u - b);
+        c.range >>= 1;
+        uint32_t b = c.code >= c.range;
+        c.code -= c.range & (0u - b);
         v = (v << 1) | b;
-        rc_norm(r);
+        rc_norm(&c);
     }
+    *r = c;
     return v;
 }
 
@@ -193,7 +202,9 @@ static int rep_byte(struct mota_lzma *z, const struct mota_decomp_sink *sink, ui
     return ret != MOTA_OK ? ret : sink->peek(sink->ctx, z->rep[0] + 1u, b);
 }
 
-static int literal(struct mota_lzma *z, struct rc *r, const struct mota_decomp_sink *sink)
+/* A literal (IsMatch was 0), with r the caller's coder in locals. */
+static inline __attribute__((always_inline)) int literal(struct mota_lzma *z, struct rc *r,
+                                                         const struct mota_decomp_sink *sink)
 {
     unsigned ctx = ((pos(z) & ((1u << z->lp) - 1u)) << z->lc) + ((unsigned)z->prev >> (8u - z->lc));
     uint16_t *probs = z->probs + LITERAL + 0x300u * ctx;
@@ -275,13 +286,11 @@ static int rep_match(struct mota_lzma *z, struct rc *r, unsigned pos_state, cons
     return copy_match(z, r, len, sink);
 }
 
-/* One symbol: a literal, a match or a repeated match. */
-static int symbol(struct mota_lzma *z, struct rc *r, const struct mota_decomp_sink *sink)
+/* A match or a repeated match (IsMatch was 1). */
+static int match(struct mota_lzma *z, struct rc *r, unsigned pos_state, const struct mota_decomp_sink *sink)
 {
     uint16_t *probs = z->probs;
-    unsigned pos_state = pos(z) & ((1u << z->pb) - 1u), s = z->state;
-    if (!rc_bit(r, &probs[IS_MATCH + (s << 4) + pos_state]))
-        return literal(z, r, sink);
+    unsigned s = z->state;
     if (rc_bit(r, &probs[IS_REP + s]))
         return rep_match(z, r, pos_state, sink);
     unsigned len = len_decode(r, probs + LEN, pos_state);
@@ -294,6 +303,34 @@ static int symbol(struct mota_lzma *z, struct rc *r, const struct mota_decomp_si
     z->rep[1] = z->rep[0];
     z->rep[0] = d;
     return copy_match(z, r, len, sink);
+}
+
+/* Another symbol: out is in the block and its bytes are surely there (all: r ends with the block's data). */
+static inline bool more(const struct mota_lzma *z, const struct rc *r, bool all)
+{
+    return pos(z) < z->block_end && (all || (size_t)(r->end - r->p) >= MOTA_LZMA_AHEAD);
+}
+
+/* Symbols (literals, matches, repeated matches) while more() says so, or once, with the coder in locals
+ * (the literals' bits are most of the work). */
+static int symbols(struct mota_lzma *z, struct rc *r, bool all, bool once, const struct mota_decomp_sink *sink)
+{
+    struct rc c = *r;
+    int ret = MOTA_OK;
+    bool go = once || more(z, &c, all);
+    while (go) {
+        unsigned pos_state = pos(z) & ((1u << z->pb) - 1u);
+        if (!rc_bit(&c, &z->probs[IS_MATCH + ((unsigned)z->state << 4) + pos_state])) {
+            ret = literal(z, &c, sink);
+        } else {
+            *r = c;
+            ret = match(z, r, pos_state, sink);
+            c = *r;
+        }
+        go = ret == MOTA_OK && !once && more(z, &c, all);
+    }
+    *r = c;
+    return ret;
 }
 
 /* ---- blocks ---- */
@@ -342,10 +379,8 @@ static int block_done(struct mota_lzma *z, const struct mota_decomp_sink *sink)
 static int run(struct mota_lzma *z, const uint8_t *a, size_t n, const struct mota_decomp_sink *sink, size_t *taken)
 {
     struct rc r = {z->range, z->code, a, a + n, 0};
-    bool all = n == z->left; /* the block's data ends here: a symbol reading past it is broken */
-    int ret = MOTA_OK;
-    while (ret == MOTA_OK && pos(z) < z->block_end && (all || (size_t)(r.end - r.p) >= MOTA_LZMA_AHEAD))
-        ret = symbol(z, &r, sink);
+    /* all: the block's data ends here, a symbol reading past it is broken */
+    int ret = symbols(z, &r, n == z->left, false, sink);
     if (ret == MOTA_OK && r.bad)
         ret = MOTA_ERR_DECOMP_BLOCK;
     z->range = r.range;
@@ -369,7 +404,7 @@ static int carried(struct mota_lzma *z, const uint8_t *in, size_t n, const struc
         return MOTA_OK;
     }
     struct rc r = {z->range, z->code, z->carry, z->carry + have, 0};
-    int ret = symbol(z, &r, sink);
+    int ret = symbols(z, &r, true, true, sink);
     if (ret == MOTA_OK && r.bad)
         ret = MOTA_ERR_DECOMP_BLOCK; /* past the block's data (a symbol takes at most 20 bytes) */
     z->range = r.range;

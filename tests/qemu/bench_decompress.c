@@ -5,7 +5,7 @@
  * "flash" written so far), timed with SysTick under -icount (31.25
  * instructions per tick), beside memcpy and SHA-256 of the same bytes (the
  * agent hashes every byte it receives). Jobs come from the harness at
- * 0x60000000 (tests/qemu/bench_lz4.py); one line per job, exit code = failures.
+ * 0x60000000 (tests/qemu/bench_decompress.py); one line per job, exit code = failures.
  */
 #include "board.h"
 
@@ -20,7 +20,7 @@
 
 struct job {
     char name[20];
-    uint32_t alg; /* MOTA_DECOMP_LZ4 or _DEFLATE */
+    uint32_t alg; /* MOTA_DECOMP_LZ4, _DEFLATE or _LZMA */
     uint32_t frame_addr, frame_len;
     uint32_t out_addr, plain_len, block; /* the decoded image goes to out_addr */
     uint32_t ref_addr;                   /* the image it must equal */
@@ -31,7 +31,7 @@ struct job_table {
     struct job jobs[];
 };
 
-/* the agent's sink (agent/src/upload.c z_write, z_copy): whole 256-byte units "programmed" */
+/* the agent's sink (agent/src/upload.c z_write, z_copy, z_peek): whole 256-byte units "programmed" */
 struct unit_sink {
     uint8_t *flash; /* where the image goes */
     uint32_t off;   /* bytes programmed */
@@ -83,11 +83,25 @@ static int u_copy(void *ctx, uint32_t dist, uint32_t n)
     return MOTA_OK;
 }
 
+/* an LZMA matched literal's byte: from the unit while it is there, else from the image programmed */
+static int u_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    struct unit_sink *s = ctx;
+    uint32_t src = s->off + s->fill - dist;
+    *b = src >= s->off ? s->unit[src - s->off] : s->flash[src];
+    return MOTA_OK;
+}
+
+static const char *alg_name(uint32_t alg)
+{
+    return alg == MOTA_DECOMP_LZ4 ? "lz4" : alg == MOTA_DECOMP_DEFLATE ? "deflate" : "lzma";
+}
+
 static int decode(const struct job *j)
 {
     static struct unit_sink s;
     static struct mota_decompress z;
-    const struct mota_decomp_sink sink = {u_write, u_copy, &s};
+    const struct mota_decomp_sink sink = {u_write, u_copy, &s, u_peek};
     const uint8_t *in = (const uint8_t *)(uintptr_t)j->frame_addr;
     size_t left = j->frame_len;
     s.flash = (uint8_t *)(uintptr_t)j->out_addr;
@@ -112,7 +126,8 @@ static int run_job(const struct job *j)
     uint8_t md[MOTA_SHA256_LEN];
     uart_puts("decode ");
     uart_puts(j->name);
-    uart_puts(j->alg == MOTA_DECOMP_LZ4 ? " lz4" : " deflate");
+    uart_puts(" ");
+    uart_puts(alg_name(j->alg));
     ticks_start();
     uint64_t t0 = ticks_now();
     int ret = decode(j);
@@ -163,6 +178,8 @@ int main(void)
     uart_dec((uint32_t)sizeof(struct mota_lz4));
     uart_puts(" deflate ");
     uart_dec((uint32_t)sizeof(struct mota_inflate));
+    uart_puts(" bytes lzma ");
+    uart_dec((uint32_t)sizeof(struct mota_lzma));
     uart_puts(" bytes\r\n");
     if (t->magic != JOB_MAGIC || t->n_jobs == 0 || t->n_jobs > 16) {
         uart_puts("no job table\r\n");

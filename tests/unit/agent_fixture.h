@@ -151,6 +151,7 @@ struct model_opts {
     uint32_t params_bytes; /* appended params blob */
     uint8_t fill;          /* varies the code bytes between versions */
     bool noise;            /* code bytes like a real model's: compressible about 1.5x, not 100x */
+    uint32_t tweak;        /* a retrained stretch: this many code bytes from the middle moved by 1..3 */
 };
 
 /* A small valid NPU-family model (24-word header, 17-word rt_ctx). */
@@ -171,6 +172,8 @@ static inline uint8_t *make_model(const struct model_opts *o, size_t *len)
         uint32_t kind = i < 0x100u + 1500u ? 0 : (i / 600u) % 3u;
         b[i] = kind == 0 ? (uint8_t)(x >> 24) : kind == 1 ? (uint8_t)((x >> 29) + o->fill) : b[i - 1500u];
     }
+    for (uint32_t i = ro / 2; i < ro / 2 + o->tweak && i < ro; i++)
+        b[i] = (uint8_t)(b[i] + 1u + i % 3u);
     uint32_t h[24] = {MOTA_NBIN_MAGIC,       o->flags ? o->flags : 0x80085D22u,
                       0x40000000u,           0x40000000u | data,
                       0x20000000u | ro,      0x40000000u | bss,
@@ -224,6 +227,11 @@ struct container_opts {
     bool enc_ecdh;                  /* to the device's P-256 key (ECDH-ES+A128KW), not to dev_kek (A128KW) */
     const struct mota_kek *enc_kek; /* another key-encryption key than dev_kek */
     bool enc_flip;                  /* a hostile signer: one ciphertext bit of the code flipped, then signed */
+    /* a delta from the model of these options (code and params: LZMA unless compress names another coder;
+     * the self-test input whole), as pack --delta-from writes it: needs MOTA_TEST_LZMA */
+    const struct model_opts *delta_from;
+    const uint8_t *delta_regions; /* a hostile signer: these regions signed instead of the diff's */
+    size_t delta_regions_len;
 };
 
 /* The content key every test container is encrypted with. */
@@ -293,6 +301,74 @@ static inline int sign_cb(void *ctx, const uint8_t h[32], uint8_t sig[64])
 }
 
 /* A signed container; *len bytes, malloc'd. */
+/* Payload bytes of an algorithm (4 KiB blocks): LZ4, deflate, or (MOTA_TEST_LZMA builds) pack's LZMA. */
+static inline uint8_t *test_compress(uint32_t alg, const uint8_t *in, size_t n, uint32_t block, size_t *zl)
+{
+#if MOTA_TEST_LZMA
+    if (alg == MOTA_DECOMP_LZMA)
+        return test_lzma(in, n, block, zl);
+#endif
+    return alg == MOTA_DECOMP_DEFLATE ? test_deflate(in, n, block, zl) : test_lz4_compress(in, n, block, zl);
+}
+
+/* The image of a component of o->delta_from's model (code, or params when split): a malloc'd copy. */
+static inline uint8_t *test_delta_source(const struct container_opts *o, enum mota_component_role role, size_t *n)
+{
+    struct model_opts mo = *o->delta_from;
+    size_t model_len = 0;
+    uint8_t *model = make_model(&mo, &model_len), *img = NULL;
+    struct mota_nbin_info info;
+    if (mota_nbin_parse(model, model_len, &info) != MOTA_OK)
+        abort();
+    size_t code_len = o->split && info.params_offset ? info.params_offset : model_len;
+    if (o->split && info.params_offset)
+        wr32le(model + 48, 0); /* as make_container splits it */
+    size_t from = role == MOTA_COMPONENT_CODE ? 0 : code_len;
+    *n = role == MOTA_COMPONENT_CODE ? code_len : model_len - code_len;
+    img = malloc(*n + 1);
+    memcpy(img, model + from, *n);
+    free(model);
+    return img;
+}
+
+/* Component c (its image in, n bytes) as a delta from o->delta_from's, compressed: the payload (malloc'd),
+ * c described as pack describes it, *regions its packed regions (malloc'd: the spec points at them). */
+static inline uint8_t *test_delta_component(const struct container_opts *o, struct mota_pack_component *c,
+                                            const uint8_t *in, size_t n, uint8_t **regions, size_t *zl)
+{
+#if MOTA_TEST_LZMA
+    size_t old_n = 0, count = 0;
+    uint8_t *old = test_delta_source(o, c->role, &old_n), *t = malloc(n + 1), *z = NULL;
+    struct tool_delta_region *r = NULL;
+    uint32_t alg = o->compress ? o->compress : MOTA_DECOMP_LZMA;
+    if (tool_delta_diff(old, old_n, in, n, MOTA_DELTA_MAX_REGIONS, &r, &count) != MOTA_OK)
+        abort();
+    tool_delta_transform(old, in, n, r, count, t);
+    if ((z = test_compress(alg, t, n, 4096, zl)) == NULL || (*regions = malloc(count * 12 + 1)) == NULL)
+        abort();
+    for (size_t i = 0; i < count * 12; i++) {
+        const uint32_t v[3] = {r[i / 12].start, r[i / 12].len, r[i / 12].src};
+        (*regions)[i] = (uint8_t)(v[i % 12 / 4] >> (8 * (i % 4)));
+    }
+    c->compressed = c->delta = true;
+    c->z_alg = alg;
+    c->z_block = 4096;
+    mota_sha256(old, old_n, c->src_digest);
+    c->src_size = (uint32_t)old_n;
+    c->regions = o->delta_regions ? o->delta_regions : *regions;
+    c->regions_len = o->delta_regions ? o->delta_regions_len : count * 12;
+    c->wire_size = *zl;
+    mota_sha256(z, *zl, c->wire_digest);
+    free(old);
+    free(t);
+    free(r);
+    return z;
+#else
+    (void)o, (void)c, (void)in, (void)n, (void)regions, (void)zl;
+    abort(); /* a test with deltas links mota_test_compress */
+#endif
+}
+
 static inline uint8_t *make_container(const struct container_opts *o, size_t *len)
 {
     size_t model_len;
@@ -352,13 +428,17 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
         s.compat.selftest.max_latency_us = o->max_latency_us ? o->max_latency_us : 50000;
         mota_sha256(st_out, out_n, s.compat.selftest.output_digest);
     }
-    uint8_t *z[3] = {NULL, NULL, NULL};
+    uint8_t *z[3] = {NULL, NULL, NULL}, *regions[3] = {NULL, NULL, NULL};
     for (size_t i = 0; i < s.n_components; i++) {
         mota_sha256(parts[i], plen[i], s.comp[i].digest);
         size_t zl = 0;
-        if (o->compress != 0 &&
-            (z[i] = o->compress == MOTA_DECOMP_DEFLATE ? test_deflate(parts[i], plen[i], 4096, &zl)
-                                                       : test_lz4_compress(parts[i], plen[i], 4096, &zl)) != NULL &&
+        if (o->delta_from != NULL && s.comp[i].role != MOTA_COMPONENT_SELFTEST) {
+            z[i] = test_delta_component(o, &s.comp[i], parts[i], plen[i], &regions[i], &zl);
+            parts[i] = z[i];
+            plen[i] = zl;
+            continue;
+        }
+        if (o->compress != 0 && (z[i] = test_compress(o->compress, parts[i], plen[i], 4096, &zl)) != NULL &&
             zl < plen[i]) {
             if (i == 0 && o->z_mangle != NULL)
                 o->z_mangle(&z[i], &zl, parts[i], plen[i]);
@@ -405,6 +485,7 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
     for (size_t i = 0; i < 3; i++) {
         free(z[i]);
         free(e[i]);
+        free(regions[i]);
     }
     *len = n;
     return out;

@@ -79,6 +79,7 @@ static inline uint8_t *test_deflate(const uint8_t *in, size_t n, uint32_t block,
 
 #if MOTA_TEST_LZMA
 #include "compress.h"
+#include "delta_diff.h"
 
 #include "mota/err.h"
 

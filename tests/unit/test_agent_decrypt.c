@@ -48,6 +48,8 @@ static void test_encrypted_containers_install_in_any_chunking(void **state)
         {MOTA_ENC_A128CTR, true, MOTA_DECOMP_LZ4, 4093},
         {MOTA_ENC_A128GCM, false, MOTA_DECOMP_DEFLATE, 1},
         {MOTA_ENC_A128GCM, false, MOTA_DECOMP_LZ4, 17},
+        {MOTA_ENC_A128GCM, false, MOTA_DECOMP_LZMA, 61},
+        {MOTA_ENC_A128CTR, true, MOTA_DECOMP_LZMA, 1},
     };
     for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
         struct mota_posix_device *d = dev_new(1);

@@ -30,8 +30,11 @@ enum scenario {
     FIRST_ROLLBACK,
     COMPRESSED,
     DEFLATED,
+    LZMA,
+    DELTA,
     CTR,
     DEFLATED_GCM,
+    DELTA_GCM,
     N_SCENARIOS
 };
 static const char *names[] = {"first install",
@@ -43,8 +46,11 @@ static const char *names[] = {"first install",
                               "rollback of a first model on trial",
                               "update with compressed payloads and journal compaction",
                               "update with deflated payloads",
+                              "update with LZMA payloads",
+                              "update with a delta from the running model (LZMA)",
                               "update with AES-CTR payloads",
-                              "update with deflated, then AES-GCM payloads"};
+                              "update with deflated, then AES-GCM payloads",
+                              "update with a delta, LZMA, then AES-GCM"};
 #define TRANSFORMED(s) ((s) >= COMPRESSED)
 /* records left in the journal sector before the deflated GCM update: it compacts inside its payloads (a
  * mutation that drops the GHASH record from a snapshot is caught with 12 or 14, not with 10 or 16) */
@@ -57,6 +63,11 @@ static size_t l1, l2, l3, l4;
 static uint8_t d1[32], d2[32], d3[32], d4[32];
 static uint8_t *ce[2], de[2][32]; /* CTR, deflate + GCM */
 static size_t le[2];
+static uint8_t *cz, dz[32], *cd[2], dd[2][32]; /* LZMA; the deltas (plain, GCM) */
+static size_t lz, ld[2];
+static uint8_t *c0, d0[32]; /* the model the deltas are from, installed first */
+static size_t l0;
+#define FROM_DELTA(s) ((s) == DELTA || (s) == DELTA_GCM)
 static unsigned g_resumes; /* retries that resumed inside an AES-GCM payload with its journaled GHASH state */
 static uint8_t *cn, *dn;   /* the new container of the scenario being swept */
 static unsigned z_resumes; /* retries that resumed inside a compressed payload */
@@ -83,8 +94,11 @@ static int run(struct mota_posix_device *d, enum scenario s)
     case COMPACTION:
     case COMPRESSED:
     case DEFLATED:
+    case LZMA:
+    case DELTA:
     case CTR:
-    case DEFLATED_GCM: return upload(d, cn, ln);
+    case DEFLATED_GCM:
+    case DELTA_GCM: return upload(d, cn, ln);
     case CONFIRM: return mota_agent_confirm(&d->device.agent, 0);
     case ROLLBACK:
     case FIRST_ROLLBACK: return mota_agent_rollback(&d->device.agent, 0);
@@ -92,9 +106,11 @@ static int run(struct mota_posix_device *d, enum scenario s)
     }
 }
 
+static const uint8_t *dold; /* the old model of the scenario being swept */
+
 static void observe(struct mota_posix_device *d, struct dev_outcome *o)
 {
-    if (!dev_observe(d, d1, dn, o))
+    if (!dev_observe(d, dold, dn, o))
         fail_msg("active model is neither the old nor the new one");
 }
 
@@ -104,7 +120,7 @@ static uint8_t *prepare(enum scenario s)
     struct mota_posix_device *d = dev_new(1);
     assert_int_equal(dev_boot(d), MOTA_OK);
     if (!MAY_HAVE_NONE(s)) {
-        assert_int_equal(upload(d, c1, l1), MOTA_OK);
+        assert_int_equal(FROM_DELTA(s) ? upload(d, c0, l0) : upload(d, c1, l1), MOTA_OK);
         assert_int_equal(mota_agent_confirm(&d->device.agent, 0), MOTA_OK);
     }
     if (s == CONFIRM || s == ROLLBACK || s == EXPIRY || s == FIRST_ROLLBACK)
@@ -158,7 +174,7 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     if (TRANSFORMED(s) && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_ghash_at == st->upload_offset)
         g_resumes++;
     /* every resume point inside an AES-GCM payload has its GHASH state, through compactions too */
-    if (s == DEFLATED_GCM && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_plain > 0 &&
+    if ((s == DEFLATED_GCM || s == DELTA_GCM) && st->upload_state == MOTA_UPLOAD_ERASED && st->upload_plain > 0 &&
         st->upload_ghash_at != st->upload_offset)
         fail_msg("%s, cut at op %llu: a resume point at %u without its GHASH state", names[s], (unsigned long long)op,
                  st->upload_offset);
@@ -168,8 +184,11 @@ static void check(struct mota_posix_device *d, enum scenario s, uint64_t op, boo
     case COMPACTION:
     case COMPRESSED:
     case DEFLATED:
+    case LZMA:
+    case DELTA:
     case CTR:
     case DEFLATED_GCM:
+    case DELTA_GCM:
         if (!(o.is_new && o.testing)) {
             ret = upload(d, cn, ln);
             if (ret != MOTA_OK)
@@ -219,9 +238,14 @@ static void power_cut(void *ctx)
 
 static uint64_t sweep(enum scenario s, bool torn)
 {
-    cn = s == COMPRESSED ? c3 : s == DEFLATED ? c4 : s >= CTR ? ce[s - CTR] : c2;
-    ln = s == COMPRESSED ? l3 : s == DEFLATED ? l4 : s >= CTR ? le[s - CTR] : l2;
-    dn = s == COMPRESSED ? d3 : s == DEFLATED ? d4 : s >= CTR ? de[s - CTR] : d2;
+    cn = s == COMPRESSED ? c3 : s == DEFLATED ? c4 : s == CTR || s == DEFLATED_GCM ? ce[s - CTR] : c2;
+    ln = s == COMPRESSED ? l3 : s == DEFLATED ? l4 : s == CTR || s == DEFLATED_GCM ? le[s - CTR] : l2;
+    dn = s == COMPRESSED ? d3 : s == DEFLATED ? d4 : s == CTR || s == DEFLATED_GCM ? de[s - CTR] : d2;
+    if (s == LZMA)
+        cn = cz, ln = lz, dn = dz;
+    if (FROM_DELTA(s))
+        cn = cd[s == DELTA_GCM], ln = ld[s == DELTA_GCM], dn = dd[s == DELTA_GCM];
+    dold = FROM_DELTA(s) ? d0 : d1;
     uint8_t *img = prepare(s);
     struct mota_posix_device *d = dev_new(1);
     mota_posix_flash_on_cut(&d->pf, power_cut, NULL);
@@ -289,6 +313,28 @@ static int setup(void **state)
         ce[i] = make_container(&oe[i], &le[i]);
         manifest_digest(ce[i], le[i], de[i]);
     }
+    /* LZMA: the larger model, 4 KiB blocks (a resume point each) */
+    struct container_opts oz = o3;
+    oz.compress = MOTA_DECOMP_LZMA;
+    oz.model.code_bytes = 40000;
+    cz = make_container(&oz, &lz);
+    manifest_digest(cz, lz, dz);
+    /* deltas: a model like the larger one, then that model with 3000 bytes of its code moved a little and
+     * its params the same: a delta from the first, as pack --delta-from writes it; the second AES-GCM too */
+    struct container_opts o0 = oz;
+    o0.seq = 1;
+    o0.compress = 0;
+    c0 = make_container(&o0, &l0);
+    manifest_digest(c0, l0, d0);
+    struct container_opts od[2] = {oz, oz};
+    for (int i = 0; i < 2; i++) {
+        od[i].model.tweak = 3000;
+        od[i].delta_from = &o0.model;
+        od[i].encrypt = i == 1 ? MOTA_ENC_A128GCM : 0;
+        cd[i] = make_container(&od[i], &ld[i]);
+        manifest_digest(cd[i], ld[i], dd[i]);
+    }
+    print_message("delta containers: %zu and %zu bytes (the full LZMA one: %zu)\n", ld[0], ld[1], lz);
     return 0;
 }
 
@@ -299,8 +345,12 @@ static int teardown(void **state)
     free(c2);
     free(c3);
     free(c4);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         free(ce[i]);
+        free(cd[i]);
+    }
+    free(cz);
+    free(c0);
     return 0;
 }
 
@@ -318,17 +368,14 @@ static void run_sweeps(bool torn)
         n[s] = sweep((enum scenario)s, torn);
         sum += n[s];
     }
-    print_message("%s sweep: %llu cut points (first install %llu, update %llu, confirm %llu, rollback %llu, "
-                  "trial expiry %llu, update with journal compaction %llu, rollback of a first model on trial "
-                  "%llu, update with compressed payloads and journal compaction %llu, update with deflated payloads "
-                  "%llu, with AES-CTR payloads %llu, deflated then AES-GCM %llu); every "
-                  "reboot found a verified old or new model (or, for a first model, the one on trial or none), "
-                  "nothing committed lost, every retry completed\n",
-                  torn ? "torn-operation" : "power-cut", (unsigned long long)sum, (unsigned long long)n[0],
-                  (unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
-                  (unsigned long long)n[4], (unsigned long long)n[5], (unsigned long long)n[6],
-                  (unsigned long long)n[7], (unsigned long long)n[8], (unsigned long long)n[9],
-                  (unsigned long long)n[10]);
+    char each[1024];
+    size_t at = 0;
+    for (int s = 0; s < n_scenarios && at < sizeof(each); s++)
+        at += (size_t)snprintf(each + at, sizeof(each) - at, "%s%s %llu", s ? ", " : "", names[s],
+                               (unsigned long long)n[s]);
+    print_message("%s sweep: %llu cut points (%s); every reboot found a verified old or new model (or, for a first "
+                  "model, the one on trial or none), nothing committed lost, every retry completed\n",
+                  torn ? "torn-operation" : "power-cut", (unsigned long long)sum, each);
     print_message("%u retries resumed inside a compressed or encrypted payload at a journaled boundary, %u of them "
                   "inside an AES-GCM payload with its journaled GHASH state\n",
                   z_resumes, g_resumes);

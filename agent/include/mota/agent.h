@@ -16,6 +16,7 @@
 #include "mota/compat.h"
 #include "mota/container.h"
 #include "mota/decompress.h"
+#include "mota/delta.h"
 #include "mota/encinfo.h"
 #include "mota/features.h"
 #include "mota/journal.h"
@@ -202,6 +203,14 @@ struct mota_agent_upload {
     uint32_t z_skip;
     int z_err;
     bool z_resumed;
+#if MOTA_FEATURE_DELTA
+    /* a delta payload (mota/delta.h): the decoder's stream is the difference from the source, the active
+     * model's image of the same role (on flash at src_base; mapped in dsrc, or read through it) */
+    bool delta_on;
+    struct mota_delta delta;
+    struct mota_delta_source dsrc;
+    uint32_t src_base;
+#endif
     uint32_t x_plain; /* an encrypted payload that is not compressed: image bytes given to the program unit */
     /* an encrypted payload's decoder refusal, told only once its bytes proved authentic (transport digest, GCM
      * tag): its plaintext is not authenticated while it is decoded, and a reason per bit flipped would make the

@@ -122,6 +122,9 @@
     X(MOTA_ERR_DECRYPT_OFF, -338, "encrypted payload: this device's build has no decryption")                          \
     X(MOTA_ERR_DECRYPT_IMAGE_DIGEST, -339, "decrypted image differs from its signed digest")                           \
     X(MOTA_ERR_SOURCE_COMPONENT, -340, "copy or decompress names no fetched transport component of its own role")      \
+    X(MOTA_ERR_DELTA_SOURCE, -341, "delta container: the device does not run its source model (push the full one)")    \
+    X(MOTA_ERR_DELTA_REGIONS, -342, "delta container: its regions are malformed (order, overlap, outside the images)") \
+    X(MOTA_ERR_DELTA_OFF, -343, "delta container: this device's build has no patcher")                                 \
     /* NBIN model files: -400 .. -499 */                                                                               \
     X(MOTA_ERR_NBIN_MAGIC, -400, "not an ST relocatable model (NBIN magic missing)")                                   \
     X(MOTA_ERR_NBIN_TRUNCATED, -401, "NBIN file shorter than its header requires")                                     \

@@ -19,6 +19,9 @@
 #ifndef MOTA_FEATURE_LZMA
 #define MOTA_FEATURE_LZMA 1
 #endif
+#ifndef MOTA_FEATURE_DELTA
+#define MOTA_FEATURE_DELTA 1
+#endif
 #ifndef MOTA_FEATURE_LEGACY
 #define MOTA_FEATURE_LEGACY 1
 #endif
@@ -44,6 +47,7 @@
 #define MOTA_FEAT_TRAP 0x20u    /* a legacy model's licence check emulated (without: a part with its CRC unit) */
 #define MOTA_FEAT_DECRYPT 0x40u /* encrypted payloads (A128GCM, A128CTR) */
 #define MOTA_FEAT_LZMA 0x80u    /* LZMA-compressed payloads */
+#define MOTA_FEAT_DELTA 0x100u  /* delta payloads (mota-directive-patch) */
 
 static inline uint32_t mota_features_built(void)
 {
@@ -51,7 +55,8 @@ static inline uint32_t mota_features_built(void)
            (MOTA_FEATURE_LEGACY ? MOTA_FEAT_LEGACY : 0u) | (MOTA_FEATURE_EPOCHS ? MOTA_FEAT_EPOCHS : 0u) |
            (MOTA_FEATURE_INVOKE ? MOTA_FEAT_INVOKE : 0u) |
            (MOTA_FEATURE_LEGACY && MOTA_FEATURE_TRAP ? MOTA_FEAT_TRAP : 0u) |
-           (MOTA_FEATURE_DECRYPT ? MOTA_FEAT_DECRYPT : 0u) | (MOTA_FEATURE_LZMA ? MOTA_FEAT_LZMA : 0u);
+           (MOTA_FEATURE_DECRYPT ? MOTA_FEAT_DECRYPT : 0u) | (MOTA_FEATURE_LZMA ? MOTA_FEAT_LZMA : 0u) |
+           (MOTA_FEATURE_DELTA ? MOTA_FEAT_DELTA : 0u);
 }
 
 #endif /* MOTA_FEATURES_H */

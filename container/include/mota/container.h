@@ -66,8 +66,15 @@ struct mota_component {
     bool has_wire_digest, has_wire_size;
     uint64_t wire_size;
     uint8_t wire_digest[MOTA_SHA256_LEN];
-    bool compressed; /* mota-directive-decompress: an LZ4 frame or a deflate stream (mota/decompress.h) */
+    bool compressed; /* mota-directive-decompress (or -patch): a compressed stream (mota/decompress.h) */
     uint32_t z_alg, z_block;
+    /* mota-directive-patch: the stream is the difference from the image the device runs in this role
+     * (mota/delta.h), named by its digest and size; regions: packed records, checked by the profile */
+    bool delta;
+    uint8_t src_digest[MOTA_SHA256_LEN];
+    uint32_t src_size;
+    const uint8_t *regions;
+    size_t regions_len;
     bool encrypted;          /* suit-parameter-encryption-info: a SUIT_Encryption_Info (mota/encinfo.h) */
     const uint8_t *enc_info; /* its bytes, in the manifest */
     size_t enc_len;
@@ -260,6 +267,11 @@ int mota_container_check_digests(const uint8_t *buf, size_t len, struct mota_ver
 int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
                              uint8_t *out, size_t cap);
 
+/* ... and of a delta payload (c->delta), with the image it predicts from: src, the source the manifest names
+ * (else MOTA_ERR_DELTA_SOURCE). Not a delta: src is not looked at. */
+int mota_payload_reconstruct_from(const struct mota_component *c, const uint8_t *wire, size_t wire_len,
+                                  const uint8_t *cek, const uint8_t *src, size_t src_len, uint8_t *out, size_t cap);
+
 /* Fill a trusted-key slot from a public key (computes the key id). */
 void mota_trusted_key_set(struct mota_trusted_key *k, const uint8_t pub[MOTA_P256_PUB_LEN]);
 
@@ -273,7 +285,12 @@ struct mota_pack_component {
     uint8_t digest[MOTA_SHA256_LEN]; /* of the image */
     uint64_t size;
     bool compressed;         /* the payload is the image compressed (mota/decompress.h) */
-    uint32_t z_alg, z_block; /* MOTA_DECOMP_LZ4 or _DEFLATE; image bytes per block */
+    uint32_t z_alg, z_block; /* MOTA_DECOMP_LZ4, _DEFLATE or _LZMA; image bytes per block */
+    bool delta;              /* compressed, it encodes the difference from src (mota/delta.h) */
+    uint8_t src_digest[MOTA_SHA256_LEN];
+    uint32_t src_size;
+    const uint8_t *regions; /* packed records (MOTA_DELTA_REGION_LEN each), regions_len bytes */
+    size_t regions_len;
     bool encrypted;          /* the payload is encrypted (after compression) */
     const uint8_t *enc_info; /* its SUIT_Encryption_Info (mota_enc_info_encode), enc_len bytes */
     size_t enc_len;

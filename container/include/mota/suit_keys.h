@@ -44,7 +44,8 @@
     X(MOTA_SUIT_CMD_FETCH, 21, "suit-directive-fetch")                                                                 \
     X(MOTA_SUIT_CMD_COPY, 22, "suit-directive-copy")                                                                   \
     X(MOTA_SUIT_CMD_INVOKE, 23, "suit-directive-invoke")                                                               \
-    X(MOTA_SUIT_CMD_DECOMPRESS, -257, "mota-directive-decompress")
+    X(MOTA_SUIT_CMD_DECOMPRESS, -257, "mota-directive-decompress")                                                     \
+    X(MOTA_SUIT_CMD_PATCH, -258, "mota-directive-patch")
 
 #define MOTA_SUIT_PARAMETERS(X) /* cddl: suit_params */                                                                \
     X(MOTA_PAR_VENDOR, 1, "suit-parameter-vendor-identifier")                                                          \
@@ -103,6 +104,14 @@
     X(MOTA_Z_ALG, 1, "algorithm")                                                                                      \
     X(MOTA_Z_BLOCK, 2, "block")
 
+/* mota-directive-patch's argument: the transported bytes encode the difference from the source image */
+#define MOTA_PATCH_KEYS(X) /* cddl: mota_patch */                                                                      \
+    X(MOTA_P_ALG, 1, "algorithm")                                                                                      \
+    X(MOTA_P_BLOCK, 2, "block")                                                                                        \
+    X(MOTA_P_SOURCE, 3, "source-digest")                                                                               \
+    X(MOTA_P_SOURCE_SIZE, 4, "source-size")                                                                            \
+    X(MOTA_P_REGIONS, 5, "regions")
+
 #define MOTA_KEY_ENUM_(name, value, cddl) name = (value),
 enum mota_suit_envelope_key { MOTA_SUIT_ENVELOPE_KEYS(MOTA_KEY_ENUM_) };
 enum mota_suit_manifest_key { MOTA_SUIT_MANIFEST_KEYS(MOTA_KEY_ENUM_) };
@@ -115,6 +124,7 @@ enum mota_cose_label { MOTA_COSE_HEADER_LABELS(MOTA_KEY_ENUM_) };
 enum mota_compat_key { MOTA_COMPAT_KEYS(MOTA_KEY_ENUM_) };
 enum mota_selftest_key { MOTA_SELFTEST_KEYS(MOTA_KEY_ENUM_) };
 enum mota_compression_key { MOTA_COMPRESSION_KEYS(MOTA_KEY_ENUM_) };
+enum mota_patch_key { MOTA_PATCH_KEYS(MOTA_KEY_ENUM_) };
 #undef MOTA_KEY_ENUM_
 
 /* the second element of a transport component's identifier: [h'code', h'transport'] */

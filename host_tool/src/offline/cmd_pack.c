@@ -11,6 +11,7 @@
 #include "compress.h"
 #include "epochs_report.h"
 #include "pack.h"
+#include "pack_delta.h"
 
 #include "common/files.h"
 #include "common/util.h"
@@ -352,6 +353,18 @@ static int compress_components(const struct pack_opts *o, struct mota_pack_spec 
     return EXIT_OK;
 }
 
+/* --delta-from: the payloads that are smaller as deltas from the old container's images (pack_delta.c). */
+static int delta_components(const struct pack_opts *o, struct mota_pack_spec *spec, const struct mapped **src,
+                            struct mapped *wire, struct pack_delta *delta)
+{
+    if (o->delta_from == NULL)
+        return EXIT_OK;
+    int ret = pack_delta_load(o->delta_from, spec->compat.c_name, spec->compat.c_name_len, delta);
+    if (ret == MOTA_OK)
+        ret = pack_delta_components(o, delta, spec, src, wire);
+    return ret == MOTA_OK ? EXIT_OK : ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+}
+
 /* With encryption options, every payload encrypted (after compression) under the container's one content
  * key, each with its own IV: wire[i] becomes ebuf[i], described by info[i]. */
 static int encrypt_components(const struct tool_enc *enc, struct mota_pack_spec *spec, struct mapped *wire,
@@ -373,11 +386,12 @@ static int encrypt_components(const struct tool_enc *enc, struct mota_pack_spec 
     return EXIT_OK;
 }
 
-/* Before it is signed, an encrypted container's every image is rebuilt from its payload as a device will
- * (the manifest decoded, mota_payload_reconstruct: decrypted, decompressed, the image digest) and compared
- * with its file. */
+/* Before it is signed, an encrypted or delta payload's image is rebuilt from it as a device will (the
+ * manifest decoded, mota_payload_reconstruct_from: decrypted, decompressed, the source's prediction added,
+ * the image digest) and compared with its file. */
 static int rebuild_images(const struct pack_opts *o, const struct mota_pack_spec *spec, const struct mapped **src,
-                          const struct mapped *wire, const uint8_t kid[MOTA_KEY_ID_LEN], const uint8_t *cek)
+                          const struct mapped *wire, const uint8_t kid[MOTA_KEY_ID_LEN], const uint8_t *cek,
+                          const struct pack_delta *delta)
 {
     static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
     static struct mota_verify_result r;
@@ -388,10 +402,15 @@ static int rebuild_images(const struct pack_opts *o, const struct mota_pack_spec
     for (size_t i = 0; ret == MOTA_OK && i < spec->n_components; i++) {
         const struct mota_component *c = NULL;
         uint8_t *img = NULL;
+        size_t old_len = 0;
+        const uint8_t *old = pack_delta_source(delta, spec->comp[i].role, &old_len);
+        if (!spec->comp[i].encrypted && !spec->comp[i].delta)
+            continue; /* its digest is of what was compressed, by the decoder the device has (tool_compress) */
         for (size_t j = 0; j < r.manifest.n_components; j++)
             c = r.manifest.comp[j].role == spec->comp[i].role ? &r.manifest.comp[j] : c;
-        ret = c == NULL || !c->encrypted ? MOTA_ERR_INTERNAL
-                                         : tool_payload_rebuild(c, wire[i].data, wire[i].len, cek, &img);
+        ret = c == NULL ? MOTA_ERR_INTERNAL
+                        : tool_payload_rebuild_from(c, wire[i].data, wire[i].len, c->encrypted ? cek : NULL, old,
+                                                    old_len, &img);
         if (ret == MOTA_OK && memcmp(img, src[i]->data, src[i]->len) != 0)
             ret = MOTA_ERR_INTERNAL;
         if (img != NULL)
@@ -439,7 +458,8 @@ static int write_and_hash(const struct pack_opts *o, const struct inputs *in, st
  * the head, signed (or not, --unsigned) once their digests are in. */
 static int write_container(const struct pack_opts *o, const struct inputs *in, struct mota_pack_spec *spec,
                            const struct mapped **src, const struct mapped *wire, struct mota_p256_key *key,
-                           const uint8_t kid[MOTA_KEY_ID_LEN], const struct tool_enc *enc)
+                           const uint8_t kid[MOTA_KEY_ID_LEN], const struct tool_enc *enc,
+                           const struct pack_delta *delta)
 {
     static uint8_t head[MOTA_CONTAINER_MAX_MANIFEST + 1024];
     struct mota_container_layout layout;
@@ -454,7 +474,8 @@ static int write_container(const struct pack_opts *o, const struct inputs *in, s
         return EXIT_IO;
     out.no_sync = !o->sync;
     if ((rc = write_and_hash(o, in, spec, src, wire, fileno(out.f), &layout)) != EXIT_OK ||
-        (enc != NULL && (rc = rebuild_images(o, spec, src, wire, kid, enc->cek)) != EXIT_OK))
+        ((enc != NULL || delta->used > 0) &&
+         (rc = rebuild_images(o, spec, src, wire, kid, enc != NULL ? enc->cek : NULL, delta)) != EXIT_OK))
         goto fail;
     rc = EXIT_INVALID;
     if ((ret = mota_container_encode_head(spec, kid, o->unsigned_ ? NULL : sign_cb, key, head, sizeof(head),
@@ -481,6 +502,8 @@ static void print_compression(const struct pack_opts *o, const struct mota_pack_
 {
     for (size_t i = 0; o->compress && i < spec->n_components; i++) {
         const struct mota_pack_component *c = &spec->comp[i];
+        if (c->delta)
+            continue; /* said by pack_delta_print */
         if (c->compressed)
             printf("compressed %s: %llu -> %llu bytes (%.3fx; %s, %u-byte blocks)\n", mota_component_name(c->role),
                    (unsigned long long)c->size, (unsigned long long)c->wire_size,
@@ -522,6 +545,7 @@ int cmd_pack(int argc, char **argv)
     uint8_t *zbuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0}, *ebuf[MOTA_CONTAINER_MAX_COMPONENTS] = {0};
     static uint8_t info[MOTA_CONTAINER_MAX_COMPONENTS][MOTA_ENC_MAX_INFO];
     static struct tool_enc enc_keys; /* the content key: wiped at the end */
+    static struct pack_delta delta;  /* --delta-from: the old images, the deltas */
     const struct tool_enc *enc = NULL;
     char created[32], name_buf[MOTA_NBIN_MAX_NAME + 1];
     uint8_t kid[MOTA_KEY_ID_LEN];
@@ -535,8 +559,9 @@ int cmd_pack(int argc, char **argv)
         (rc = describe(&o, &in.info, created, sizeof(created), name_buf, &spec)) != EXIT_OK ||
         (rc = epoch_summary(&o, &in, &spec)) != EXIT_OK || (rc = add_components(&o, &in, &spec, src)) != EXIT_OK ||
         (rc = compress_components(&o, &spec, src, wire, zbuf)) != EXIT_OK ||
+        (rc = delta_components(&o, &spec, src, wire, &delta)) != EXIT_OK ||
         (rc = encrypt_components(enc, &spec, wire, ebuf, info)) != EXIT_OK ||
-        (rc = write_container(&o, &in, &spec, src, wire, &key, kid, enc)) != EXIT_OK)
+        (rc = write_container(&o, &in, &spec, src, wire, &key, kid, enc, &delta)) != EXIT_OK)
         goto done;
     printf("wrote %s: %s %.*s v%s, seq %llu, %zu payload(s), %skey id ", o.out,
            in.info.family == MOTA_NBIN_FAMILY_NPU ? "NBIN v8.0" : "NBIN v2.0", (int)in.info.c_name_len, in.info.c_name,
@@ -545,6 +570,8 @@ int cmd_pack(int argc, char **argv)
     tool_hex(stdout, kid, sizeof(kid));
     printf("\n");
     print_compression(&o, &spec);
+    if (o.delta_from != NULL)
+        pack_delta_print(&delta, &spec);
     print_encryption(enc, &spec);
     if (spec.compat.has_epochs) {
         printf("npu epochs: ");
@@ -562,5 +589,6 @@ done:
         free(ebuf[i]);
     }
     tool_enc_wipe(&enc_keys);
+    pack_delta_free(&delta);
     return rc;
 }

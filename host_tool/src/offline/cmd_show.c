@@ -238,12 +238,18 @@ static void report_text(const char *path, const struct mota_verify_result *r, bo
         printf("verification: %s\n", status == 0 ? "OK" : mota_err_name(status));
     else
         printf("verification: not done (mota verify --key checks signature and digests)\n");
-    size_t encrypted = 0;
-    for (size_t i = 0; i < r->manifest.n_components; i++)
+    size_t encrypted = 0, deltas = 0;
+    for (size_t i = 0; i < r->manifest.n_components; i++) {
         encrypted += r->manifest.comp[i].encrypted;
-    if (verified && ic->unchecked > 0)
+        deltas += r->manifest.comp[i].delta;
+    }
+    if (verified && deltas > 0)
+        printf("image digests of %zu delta payload%s not checked: a device rebuilds them from its source model and "
+               "checks them from flash\n",
+               deltas, deltas > 1 ? "s" : "");
+    if (verified && ic->unchecked > deltas)
         printf("image digests not checked: encrypted (%zu payload%s; --kek or --device-key decrypts them)\n",
-               ic->unchecked, ic->unchecked > 1 ? "s" : "");
+               ic->unchecked - deltas, ic->unchecked - deltas > 1 ? "s" : "");
     else if (verified && encrypted > 0)
         printf("image digests checked: %zu encrypted payload%s decrypted with the keys given\n", encrypted,
                encrypted > 1 ? "s" : "");

@@ -13,6 +13,7 @@
 struct pack_opts {
     const char *key, *out, *params, *vendor, *klass, *version, *name, *description;
     const char *st_in, *st_out, *model, *pub;
+    const char *delta_from; /* --delta-from: the container the device runs */
     uint64_t seq, st_latency;
     bool have_seq, seq_from_version, force_seq, have_version, have_latency, unsigned_, have_kid, sync;
     uint32_t compress;   /* 0, or the algorithm (MOTA_DECOMP_*) */

@@ -84,6 +84,10 @@ static void help(FILE *f)
             "                            image's signed digest from flash. ALG: deflate (the default: 1.95x\n"
             "                            on an N6 model), lzma (2.21x; 6.7 KiB of decoder state) or lz4\n"
             "                            (1.63x; its decoder is a third of deflate's size)\n"
+            "      --delta-from OLD.mota  each payload sent as its difference from OLD's image of its role\n"
+            "                            (the container the device runs), where that is smaller (with\n"
+            "                            --compress's algorithm; lzma when none is given); a device that\n"
+            "                            runs another model refuses it before any erase\n"
             "Encryption (draft-ietf-suit-firmware-encryption; after compression; every payload):\n"
             "      --encrypt-kek FILE    a recipient holding the key-encryption key FILE (keygen --kek;\n"
             "                            A128KW, named by its kid)\n"
@@ -222,7 +226,8 @@ enum {
     O_FORCE,
     O_ENC_KEK,
     O_ENC_TO,
-    O_CIPHER
+    O_CIPHER,
+    O_DELTA
 };
 
 /* --seq N|from-version (its ceiling is checked with the version: check_seq) and
@@ -340,6 +345,7 @@ static bool plain_opt(struct pack_opts *o, int c, const char *arg)
     case O_DESC: o->description = arg; break;
     case O_STIN: o->st_in = arg; break;
     case O_STOUT: o->st_out = arg; break;
+    case O_DELTA: o->delta_from = arg; break;
     default: return false;
     }
     return true;
@@ -362,7 +368,8 @@ static int parse_args(int argc, char **argv, struct pack_opts *o)
         {"compress", optional_argument, 0, O_COMPRESS}, {"sync", no_argument, 0, O_SYNC},
         {"force-seq", no_argument, 0, O_FORCE_SEQ}, {"force", no_argument, 0, O_FORCE},
         {"encrypt-kek", required_argument, 0, O_ENC_KEK},
-        {"encrypt-to", required_argument, 0, O_ENC_TO}, {"cipher", required_argument, 0, O_CIPHER}, {0, 0, 0, 0}};
+        {"encrypt-to", required_argument, 0, O_ENC_TO}, {"cipher", required_argument, 0, O_CIPHER},
+        {"delta-from", required_argument, 0, O_DELTA}, {0, 0, 0, 0}};
     /* clang-format on */
     int c, rc;
     memset(o, 0, sizeof(*o));
@@ -550,7 +557,8 @@ static int check_output(const struct pack_opts *o)
                   {"--params", o->params},
                   {"--selftest-input", o->st_in},
                   {"--selftest-output", o->st_out},
-                  {"--pub", o->pub}};
+                  {"--pub", o->pub},
+                  {"--delta-from", o->delta_from}};
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         if (inputs[i].path != NULL && tool_same_file(o->out, inputs[i].path)) {
             tool_fail(MOTA_ERR_SAME_FILE, "-o %s is the same file as %s %s", o->out, inputs[i].what, inputs[i].path);
@@ -572,6 +580,8 @@ static int check_output(const struct pack_opts *o)
 int pack_options(int argc, char **argv, struct pack_opts *o)
 {
     int rc = parse_args(argc, argv, o);
+    if (rc == EXIT_OK && o->delta_from != NULL && o->compress == 0)
+        o->compress = MOTA_DECOMP_LZMA; /* a delta's stream is mostly zeros and small numbers: coded, always */
     if (rc != EXIT_OK || (rc = check_combination(o)) != EXIT_OK || (rc = check_texts(o)) != EXIT_OK ||
         (rc = check_version(o)) != EXIT_OK || (rc = check_seq(o)) != EXIT_OK || (rc = check_output(o)) != EXIT_OK)
         return rc;

@@ -45,6 +45,12 @@ int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_r
 int tool_payload_rebuild(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
                          uint8_t **out)
 {
+    return tool_payload_rebuild_from(c, wire, wire_len, cek, NULL, 0, out);
+}
+
+int tool_payload_rebuild_from(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
+                              const uint8_t *src, size_t src_len, uint8_t **out)
+{
     /* compressed and encrypted: the decrypted stream goes behind the image */
     size_t cap = (size_t)c->size + (c->compressed && c->encrypted ? wire_len : 0);
     int ret = MOTA_ERR_IO;
@@ -54,7 +60,7 @@ int tool_payload_rebuild(const struct mota_component *c, const uint8_t *wire, si
     uint8_t *buf = malloc(cap > 0 ? cap : 1);
     if (buf == NULL)
         return ret;
-    ret = mota_payload_reconstruct(c, wire, wire_len, cek, buf, cap);
+    ret = mota_payload_reconstruct_from(c, wire, wire_len, cek, src, src_len, buf, cap);
     if (c->encrypted) /* no plaintext left in freed memory: the decrypted stream, a refused image */
         mota_cipher_wipe(ret == MOTA_OK ? buf + c->size : buf, ret == MOTA_OK ? cap - (size_t)c->size : cap);
     if (ret != MOTA_OK) {
@@ -138,8 +144,8 @@ int tool_verify_images(const uint8_t *buf, size_t len, const struct mota_verify_
         uint8_t *owned = NULL;
         if (!r->manifest.comp[c].transport)
             continue; /* its payload is its image: the payload digest was its image's */
-        if (r->manifest.comp[c].encrypted && keys == NULL) {
-            (*unchecked)++; /* its image is checked where its key is */
+        if ((r->manifest.comp[c].encrypted && keys == NULL) || r->manifest.comp[c].delta) {
+            (*unchecked)++; /* its image is checked where its key is, or its source (a delta) */
             continue;
         }
         *failed = &r->manifest.comp[c];

@@ -23,6 +23,10 @@ int tool_payload_find(const uint8_t *buf, size_t len, const struct mota_verify_r
 int tool_payload_rebuild(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
                          uint8_t **out);
 
+/* ... a delta payload's with the image it predicts from (src, src_len: the source its manifest names). */
+int tool_payload_rebuild_from(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
+                              const uint8_t *src, size_t src_len, uint8_t **out);
+
 /* A component's image: its payload itself, or the payload rebuilt (tool_payload_rebuild) into a malloc'd
  * *owned (the caller frees it; NULL when nothing was allocated). An encrypted one takes its content key
  * from keys (mota_enc_cek): MOTA_ERR_ENC_NO_KEY without keys, or when none is a recipient's,
@@ -32,7 +36,7 @@ int tool_payload_image(const struct mota_component *c, const uint8_t *wire, size
 
 /* After mota_container_verify: every transformed payload rebuilds to its signed image (size and digest),
  * an encrypted one with keys (NULL: none), and *unchecked counts the encrypted ones left unchecked for
- * want of keys. MOTA_OK, or the first refusal, with the component in *failed. */
+ * want of keys and the deltas (rebuilt by a device from its source model). MOTA_OK, or the first refusal, with the component in *failed. */
 int tool_verify_images(const uint8_t *buf, size_t len, const struct mota_verify_result *r,
                        const struct mota_enc_keys *keys, const struct mota_component **failed, size_t *unchecked);
 
