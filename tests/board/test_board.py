@@ -94,10 +94,10 @@ def vec(kind, i, name="dense"):
 # The self-test's latency budget: QEMU's clock is wall time without -icount, and a loaded two-core host can
 # stall a board for a tenth of a second; the hostile cases set their own to test the budget itself.
 def pack(out, rel, seq, expect=None, key="k.pem", cls=CLASS, selftest=True, budget_us=500000, compress=None,
-         encrypt=()):
+         encrypt=(), extra=()):
     args = ["pack", "-k", env.p(key), "--vendor", "example.com", "--class", cls, "--seq", str(seq),
             "--version", "%d.0.0" % seq, "-o", env.p(out)] + (["--compress=" + compress] if compress else [])
-    args += list(encrypt)  # --encrypt-kek FILE, --encrypt-to PUB.pem, --cipher
+    args += list(encrypt) + list(extra)  # --encrypt-kek FILE, --encrypt-to PUB.pem, --cipher; --delta-from
     if selftest:
         args += ["--selftest-input", vec("in", 0), "--selftest-output", expect or vec("out", 0),
                  "--selftest-max-latency-us", str(budget_us)]
@@ -569,21 +569,64 @@ def power_cut_rounds(rounds, *flash):
               cuts, " on ECC flash" if flash else "", seq))
 
 
-def big_model():
+def big_model(retrained=0):
     """dense with 96 KiB of unused weights beside its own (kept: MOTA_PARAM): rows repeated, zeroed or new, as
-    real weights compress (about 1.5x), so a compressed stream spans several 16 KiB progress steps"""
+    real weights compress (about 1.5x), so a compressed stream spans several 16 KiB progress steps. retrained:
+    that many of its last rows moved by -2..2, as a retrained layer is (its outputs stay the reference's)."""
     model()  # the weights and vectors
     rnd, rows = random.Random(5), []
     for i in range(96 * 1024 // 64):
         k = rnd.random()
         rows.append(rows[rnd.randrange(len(rows))] if k < 0.35 and rows else [0] * 64 if k < 0.5 else
                     [rnd.randint(-100, 100) for _ in range(64)])
-    ballast = env.p("ballast.c")
+    moved = random.Random(6)
+    rows[len(rows) - retrained:] = [[max(-128, min(127, v + moved.randint(-2, 2))) for v in r]
+                                    for r in rows[len(rows) - retrained:]] if retrained else []
+    ballast = env.p("ballast%d.c" % retrained)
     with open(ballast, "w") as f:
         f.write('#include "mota_model.h"\nMOTA_PARAM const signed char ballast[%d] = {%s};\n' %
                 (len(rows) * 64, ",".join(str(v) for r in rows for v in r)))
-    return build_model(env.p("dense_big_rel.bin"), os.path.join(SRC, "tests", "models", "dense.c"),
+    return build_model(env.p("dense_big%d_rel.bin" % retrained), os.path.join(SRC, "tests", "models", "dense.c"),
                        os.path.join(GEN, "dense_weights.c"), ballast)
+
+
+def case_lzma_and_delta_containers_install_resume_after_power_cuts_and_run():
+    """pack --compress=lzma: the firmware decodes LZMA blocks whose dictionary is its own slot; --delta-from: v2
+    (its last 160 weight rows retrained) sent as a delta against v1, which the board runs: rebuilt from v1's
+    slot while received, checked from flash, run like the reference; power cuts inside the delta resume; the
+    delta rolls back to v1. A board running another model refuses the delta before erasing anything."""
+    needs("compression")
+    v1 = pack("v1x.mota", big_model(), 1, compress="lzma")
+    v2 = pack("v2d.mota", big_model(retrained=160), 2, extra=("--delta-from", v1))
+    insp = json.loads(env.run("inspect", "--json", v2).stdout)
+    code = [c for c in insp["components"] if c["role"] == "code"][0]
+    assert code["delta"] and code["compression"]["size"] * 10 < code["size"], code
+    other = pack("o1.mota", model(), 1)
+    b = Board(flash="other.flash")
+    b.push_ok(other, "--confirm")
+    rc, _, res, _ = b.push(v2)
+    assert rc != 0 and res["status"] == "MOTA_ERR_DELTA_SOURCE" and "full container" in res["detail"], res
+    assert_runs_v(b, 1)
+    b.stop()
+    b = Board()
+    b.push_ok(v1, "--confirm")
+    assert_runs_v(b, 1)
+    b.stop()
+    # a cut at a flash operation inside the code's image (its erases first, then 256-byte programs)
+    op = (code["size"] + 8192) // SECTOR + 2 + 3 + int(0.6 * code["size"] / 256)
+    b = Board("--cut-at-op", str(op))
+    _, ev, _, _ = b.push(v2, "--timeout", "20")
+    rc, ev2, res, err = b.push(v2, "--timeout", "60")
+    assert rc == 0 or res.get("status") == "MOTA_ERR_TRIAL_PENDING", (op, res, err, b.log()[-1500:])
+    resumed = [e["offset"] for e in ev + ev2 if e.get("event") == "resume"]
+    assert_runs_v(b, 2, confirmed=False)
+    assert b.cmd("rollback").returncode == 0
+    assert_runs_v(b, 1)
+    b.stop()
+    print("lzma v1 %d bytes; delta v2 %d bytes (code %d -> %d); a board running another model refused it and "
+          "still ran it; installed after a cut at flash op %d (resumed at %s), ran like the reference, rolled back "
+          "to v1" % (os.path.getsize(v1), os.path.getsize(v2), code["size"], code["compression"]["size"], op,
+                     resumed))
 
 
 def case_compressed_containers_install_resume_after_power_cuts_and_run():

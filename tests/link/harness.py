@@ -63,9 +63,9 @@ class Env:
         return rel, params
 
     def pack(self, out, rel, params=None, seq=1, version="1.0.0", selftest="pass", cls="mota-sim",
-             vendor="example.com", key="k.pem", compress=False, encrypt=()):
+             vendor="example.com", key="k.pem", compress=False, encrypt=(), extra=()):
         args = ["pack", "-k", self.p(key), "--vendor", vendor, "--class", cls, "--seq", str(seq),
-                "--version", version, "-o", self.p(out), *encrypt]  # encrypt: --encrypt-kek FILE, --cipher ...
+                "--version", version, "-o", self.p(out), *encrypt, *extra]  # encrypt: --encrypt-kek FILE, ...
         if compress:  # True: pack's default algorithm, or its name
             args.append("--compress" if compress is True else "--compress=" + compress)
         if params:
@@ -82,7 +82,7 @@ class Env:
                     f.seek(0)
                     f.write(bytes([b[0] ^ 0xFF]))
             args += ["--selftest-input", inp, "--selftest-output", exp, "--selftest-max-latency-us", "100000"]
-        self.run(*args, rel)
+        self.last_pack = self.run(*args, rel).stdout
         return self.p(out)
 
     def start(self, args, pattern):

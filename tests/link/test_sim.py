@@ -705,6 +705,53 @@ def case_a_ring_smaller_than_the_window_loses_bytes_and_the_link_recovers():
         env.close()
 
 
+def case_lzma_and_delta_containers_install_and_a_delta_for_another_model_is_refused_before_any_erase():
+    """pack --compress=lzma and --delta-from: the simulator decodes LZMA with its slot as the dictionary, and a
+    delta (1% of the params' bytes moved) against the model it runs; the delta rolls back to its source. A
+    device that runs another model, or none, refuses the delta before erasing anything and push says to send
+    the full container."""
+    env = Env(MOTA, WORK)
+    try:
+        rel, params = env.model("m", 60000)
+        v1 = env.pack("v1.mota", rel, params, seq=1, compress="lzma")
+        assert "lzma, 262144-byte blocks" in env.last_pack, env.last_pack
+        rel2, params2 = env.p("m2_rel.bin"), env.p("m2_params.bin")
+        subprocess.run([PY, os.path.join(SRC, "tests", "tools", "model_variant.py"), rel, rel2, "bytes", "--percent",
+                        "1", "--params", params, params2], check=True, capture_output=True)
+        v2 = env.pack("v2.mota", rel2, params2, seq=2, version="2.0.0", extra=("--delta-from", v1))
+        assert re.search(r"delta params: \d+ -> \d+ bytes", env.last_pack), env.last_pack
+        full = env.pack("v2full.mota", rel2, params2, seq=2, version="2.0.0", compress="lzma")
+        assert os.path.getsize(v2) * 20 < os.path.getsize(full), (os.path.getsize(v2), os.path.getsize(full))
+        orel, oparams = env.model("o", 60000, seed=2)
+        other = env.pack("other.mota", orel, oparams, seq=1)
+        proc, port = sim(env, "--dbg-info", "--async", "--model", "network")
+        rc, _, res, err = env.push(port, v2)  # no model yet
+        assert rc != 0 and res["status"] == "MOTA_ERR_DELTA_SOURCE" and "no model" in res["detail"], (rc, res, err)
+        rc, _, res, err = env.push(port, other, "--confirm")
+        assert rc == 0 and res["installed"], (rc, res, err)
+        rc, _, res, err = env.push(port, v2)
+        assert rc != 0 and res["status"] == "MOTA_ERR_DELTA_SOURCE", (rc, res, err)
+        assert "push the full container" in res["detail"], res
+        assert env.status(port)["active"]["seq"] == 1
+        log = stop_and_log(proc)
+        assert flash_used(log)[-1][0] == 0, flash_used(log)  # the delta erased nothing
+        proc, port = sim(env, "--dbg-info", "--async", "--model", "network", flash="sim2.flash")
+        rc, _, res, err = env.push(port, v1, "--confirm")
+        assert rc == 0 and res["installed"], (rc, res, err)
+        rc, _, res, err = env.push(port, v2)
+        assert rc == 0 and res["installed"], (rc, res, err)
+        st = env.status(port)
+        assert st["active"]["seq"] == 2 and st["active"]["state"] == "trial", st
+        assert env.run("rollback", "tcp:" + port).returncode == 0
+        assert env.status(port)["active"]["seq"] == 1
+        stop_and_log(proc)
+        print("lzma v1 %d bytes; the delta v2 %d bytes (the full one %d): installed from v1, rolled back to it; "
+              "refused before any erase where v1 does not run" % (os.path.getsize(v1), os.path.getsize(v2),
+                                                                 os.path.getsize(full)))
+    finally:
+        env.close()
+
+
 def case_the_running_container_pushed_again_installs_nothing():
     """A host that retries a push that made it (a gateway that rebooted mid-deployment): the device says the
     container runs already, before erasing anything; no second install, no new trial, no error recorded."""

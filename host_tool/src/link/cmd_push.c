@@ -475,6 +475,13 @@ static int decoders_present(struct push *p)
                      (unsigned long long)feats, decoder_hint(feats));
             return MOTA_ERR_DECOMP_OFF;
         }
+        if (man->comp[c].delta && !(feats & MOTA_FEAT_DELTA)) {
+            snprintf(p->detail, sizeof(p->detail),
+                     "the device's build has no patcher for delta payloads (HELLO features 0x%llx): push the full "
+                     "container (pack without --delta-from)",
+                     (unsigned long long)feats);
+            return MOTA_ERR_DELTA_OFF;
+        }
     }
     return MOTA_OK;
 }
@@ -603,6 +610,18 @@ static void explain(struct push *p)
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
                      "first",
                      dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
+    } else if (p->result == MOTA_ERR_DELTA_SOURCE) { /* what it runs, and what to send instead */
+        int idx = container_model(p, -1);
+        const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
+        if (dm != NULL && dm->has)
+            snprintf(p->detail, sizeof(p->detail),
+                     "this is a delta from another model than the device's %s seq %llu%s%s: push the full container "
+                     "(mota pack without --delta-from)",
+                     dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
+        else
+            snprintf(p->detail, sizeof(p->detail),
+                     "this is a delta, and the device runs no model to apply it to: push the full container (mota "
+                     "pack without --delta-from)");
     } else if (p->result != MOTA_OK &&
                (p->detail[0] == 0 || p->result == MOTA_ERR_VENDOR_MISMATCH || p->result == MOTA_ERR_CLASS_MISMATCH)) {
         /* the device's facts, or for an identity the same ids with the names beside them */

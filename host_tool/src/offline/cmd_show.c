@@ -16,6 +16,7 @@
 #include "mota/crypto_sign.h"
 #include "mota/err.h"
 #include "mota/decompress.h"
+#include "mota/delta.h"
 #include "mota/nbin.h"
 
 #include <getopt.h>
@@ -165,6 +166,12 @@ static void components_text(const struct mota_manifest *m)
                    comp->wire_size ? (double)comp->size / (double)comp->wire_size : 0.0, (unsigned)comp->z_block);
             tool_hex(stdout, comp->wire_digest, sizeof(comp->wire_digest));
             printf("\n");
+        }
+        if (comp->delta) {
+            printf("  delta:     from the %u-byte image sha256 ", (unsigned)comp->src_size);
+            tool_hex(stdout, comp->src_digest, sizeof(comp->src_digest));
+            printf(" (what the device must run), %zu region%s\n", comp->regions_len / MOTA_DELTA_REGION_LEN,
+                   comp->regions_len == MOTA_DELTA_REGION_LEN ? "" : "s");
         }
         if (comp->encrypted)
             encryption_text(comp);
@@ -366,6 +373,15 @@ static void components_json(struct json *j, const struct mota_manifest *m)
             json_obj_end(j);
         } else {
             json_null(j, "compression");
+        }
+        if (comp->delta) {
+            json_obj(j, "delta");
+            json_hex(j, "source_sha256", comp->src_digest, MOTA_SHA256_LEN);
+            json_uint(j, "source_size", comp->src_size);
+            json_uint(j, "regions", comp->regions_len / MOTA_DELTA_REGION_LEN);
+            json_obj_end(j);
+        } else {
+            json_null(j, "delta");
         }
         encryption_json(j, comp);
         if (comp->has_vendor)
