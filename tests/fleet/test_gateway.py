@@ -300,6 +300,58 @@ def case_an_artifact_for_named_mcus_reaches_only_them():
         env.close()
 
 
+def case_a_delta_artifact_sends_the_delta_where_its_source_runs_and_the_full_container_elsewhere():
+    """mota mender-artifact --delta-from OLD: the delta and the full container in one artifact; the module pushes
+    the delta to the MCU that runs OLD and the full container to the one that runs another model; commit and
+    rollback act on whichever each received. A delta without its full container, or without --delta-from, or
+    from another container, is refused."""
+    env = Env(MOTA, WORK)
+    try:
+        if shutil.which("mender-artifact") is None:
+            raise Skip("mender-artifact is absent (scripts/setup.sh test installs it)")
+        rel, params = env.model("m", 40000)
+        old = env.pack("old.mota", rel, params, seq=1, selftest=None, compress="lzma")
+        env.run("keygen", env.p("o.pem"))
+        orel, oparams = env.model("o", 40000, seed=3)
+        other = env.pack("other.mota", orel, oparams, seq=1, selftest=None)
+        rel2, params2 = env.p("m2_rel.bin"), env.p("m2_params.bin")
+        subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                                                          "model_variant.py"), rel, rel2, "bytes", "--percent", "1",
+                        "--params", params, params2], check=True, capture_output=True)
+        full = env.pack("v2.mota", rel2, params2, seq=2, selftest=None, compress="lzma")
+        delta = env.pack("v2-delta.mota", rel2, params2, seq=2, selftest=None, extra=("--delta-from", old))
+        (_, pa), (_, pb) = env.sim(flash="a.flash"), env.sim(flash="b.flash")
+        cfg = conf(env, "a tcp:%s\nb tcp:%s\n" % (pa, pb))
+        assert env.push(pa, old, "--confirm")[0] == 0 and env.push(pb, other, "--confirm")[0] == 0
+        out = env.p("d.mender")
+        r = env.run("mender-artifact", "-o", out, "-t", "gw", "--delta-from", old, full, delta)
+        assert "2 container(s)" in r.stdout, r.stdout
+        info = subprocess.run(["mender-artifact", "read", out], capture_output=True, text=True).stdout
+        old_digest = json.loads(env.run("inspect", "--json", old).stdout)["digest"]
+        assert "mota_delta_from" in info and old_digest in info, info
+        for bad, why in (((full, delta), "give --delta-from"), ((delta,), "no full container"),
+                         (("--delta-from", other, full, delta), "is not a delta from other.mota")):
+            r = env.run("mender-artifact", "-o", env.p("x.mender"), "-t", "gw", *bad, check=False)
+            assert r.returncode == 1 and why in r.stderr and not os.path.exists(env.p("x.mender")), (bad, r.stderr)
+        d = deployment(env, "D", full, delta, meta='{"mota_delta_from": "%s"}' % old_digest)
+        _, _, err = module(env, cfg, "ArtifactInstall", d, check=0)
+        assert "a (tcp:%s): network seq 2 v1.0.0 installed, on trial (as a delta" % pa in err, err
+        assert "b (tcp:%s): network seq 2 v1.0.0 installed, on trial\n" % pb in err, err
+        digests = {p: env.status(p)["active"]["digest"] for p in (pa, pb)}
+        assert digests[pa] != digests[pb] and active(env, pa) == (2, "trial") == active(env, pb), digests
+        module(env, cfg, "ArtifactRollback", d, check=0)
+        assert active(env, pa) == (1, "confirmed") and active(env, pb) == (1, "confirmed")
+        d = deployment(env, "E", full, delta, meta='{"mota_delta_from": "%s"}' % old_digest)
+        module(env, cfg, "ArtifactInstall", d, check=0)
+        module(env, cfg, "ArtifactCommit", d, check=0)
+        assert active(env, pa) == (2, "confirmed") == active(env, pb)
+        print("one artifact, two MCUs: the delta (%d bytes) to the one that ran old.mota, the full container (%d "
+              "bytes) to the other; rolled back, then committed, each on what it received"
+              % (os.path.getsize(delta), os.path.getsize(full)))
+    finally:
+        env.close()
+
+
 def case_inventory_lists_each_mcu_and_says_which_cannot_be_reached():
     env = Env(MOTA, WORK)
     try:

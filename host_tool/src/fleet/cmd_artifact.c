@@ -22,7 +22,10 @@
 
 struct art_opts {
     const char *out, *name, *sw_name, *sw_version;
-    const char *key; /* -k PRIVATE.pem: mender-artifact signs the artifact with it */
+    const char *key;        /* -k PRIVATE.pem: mender-artifact signs the artifact with it */
+    const char *delta_from; /* --delta-from OLD.mota: the container the deltas are from */
+    struct fleet_container old;
+    int partner[FLEET_MAX_CONTAINERS];
     const char *types[ART_MAX_TYPES];
     unsigned n_types;
     const char *mcus[GW_MAX_MCUS];
@@ -35,7 +38,7 @@ struct art_opts {
 static const char artifact_usage[] =
     "usage: mota mender-artifact -o OUT.mender -t DEVICE_TYPE [-t ...] [-n ARTIFACT_NAME] [-k PRIVATE.pem]\n"
     "                            [--software-name NAME] [--software-version V] [--mcu NAME ...]\n"
-    "                            CONTAINER...\n\n"
+    "                            [--delta-from OLD.mota] CONTAINER...\n\n"
     "Checks each container (structure and digests) and writes a Mender module-image of\n"
     "type `mota` with mender-artifact. Its provides are mota.NAME.version = V, with NAME\n"
     "the containers' model (c_name), or MCU.MODEL with one --mcu, and V the container's\n"
@@ -43,6 +46,9 @@ static const char artifact_usage[] =
     "the gateway receive it, even when others match. Default artifact name: NAME-V.\n"
     "-k, --key PRIVATE.pem: the artifact signed with it, as mender-artifact -k does (an ECDSA P-256\n"
     "or RSA key; the Mender client verifies it with its ArtifactVerifyKey).\n"
+    "--delta-from OLD.mota: the containers include a delta from OLD (mota pack --delta-from) and\n"
+    "the full container of the same model; the gateway's module pushes the delta to each MCU\n"
+    "that runs OLD and the full container to the others.\n"
     "Exit codes: 0 written; 1 a container refused; 2 usage; 3 mender-artifact missing or failed.\n";
 
 static int art_args(int argc, char **argv, struct art_opts *o)
@@ -54,6 +60,7 @@ static int art_args(int argc, char **argv, struct art_opts *o)
                                           {"software-version", required_argument, NULL, 'V'},
                                           {"mcu", required_argument, NULL, 'M'},
                                           {"key", required_argument, NULL, 'k'},
+                                          {"delta-from", required_argument, NULL, 'D'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     int ch;
@@ -74,6 +81,7 @@ static int art_args(int argc, char **argv, struct art_opts *o)
                                   "--mcu '%s': an MCU name of gateway.conf (1..%d letters, digits, '-', '_')", optarg,
                                   GW_NAME_MAX);
         *(ch == 'k'   ? &o->key
+          : ch == 'D' ? &o->delta_from
           : ch == 'o' ? &o->out
           : ch == 'n' ? &o->name
           : ch == 'S' ? &o->sw_name
@@ -99,8 +107,8 @@ static int art_names(struct art_opts *o)
     const struct fleet_container *c = &o->c[0];
     for (unsigned k = 0; k < o->n; k++)
         for (unsigned j = 0; j < k; j++)
-            if (strcmp(o->c[j].model, o->c[k].model) == 0 && memcmp(o->c[j].klass, o->c[k].klass, 16) == 0 &&
-                memcmp(o->c[j].vendor, o->c[k].vendor, 16) == 0) {
+            if (o->partner[j] != (int)k && o->partner[k] != (int)j && strcmp(o->c[j].model, o->c[k].model) == 0 &&
+                memcmp(o->c[j].klass, o->c[k].klass, 16) == 0 && memcmp(o->c[j].vendor, o->c[k].vendor, 16) == 0) {
                 tool_fail(MOTA_ERR_ARG, "%s and %s are both for model %s of one class: one per artifact", o->c[j].file,
                           o->c[k].file, o->c[k].model);
                 return EXIT_INVALID;
@@ -128,10 +136,39 @@ static int art_names(struct art_opts *o)
     return EXIT_OK;
 }
 
-/* --mcu: {"mota_mcus": ["a", "b"]} as the payload's meta-data (DIR/header/meta-data on the gateway). */
+/* --delta-from: each delta of the containers is from OLD (its sources are OLD's images) and has its full
+ * container beside it; a delta without --delta-from is refused (the module must know whom to send it). */
+static int art_deltas(struct art_opts *o)
+{
+    char why[600];
+    int ret = fleet_pair_deltas(o->c, o->n, o->partner, why, sizeof(why));
+    for (unsigned j = 0; j < o->n && ret == MOTA_OK; j++) {
+        const struct mota_manifest *man = &o->c[j].vr.manifest;
+        if (fleet_is_delta(&o->c[j]) && o->delta_from == NULL) {
+            ret = MOTA_ERR_DELTA_SOURCE;
+            snprintf(why, sizeof(why), "%s is a delta: give --delta-from, the container it is from", o->c[j].file);
+        }
+        for (size_t i = 0; i < man->n_components && ret == MOTA_OK && o->delta_from != NULL; i++) {
+            const struct mota_component *d = &man->comp[i], *s = NULL;
+            for (size_t k = 0; k < o->old.vr.manifest.n_components; k++)
+                s = o->old.vr.manifest.comp[k].role == d->role ? &o->old.vr.manifest.comp[k] : s;
+            if (d->delta && (s == NULL || s->size != d->src_size || memcmp(s->digest, d->src_digest, 32) != 0)) {
+                ret = MOTA_ERR_DELTA_SOURCE;
+                snprintf(why, sizeof(why), "%s is not a delta from %s (its %s image is another)", o->c[j].file,
+                         o->old.file, mota_component_name(d->role));
+            }
+        }
+    }
+    if (ret != MOTA_OK)
+        tool_fail(ret, "%s", why);
+    return ret == MOTA_OK ? EXIT_OK : EXIT_INVALID;
+}
+
+/* --mcu: {"mota_mcus": ["a", "b"]}, --delta-from: "mota_delta_from": OLD's manifest digest, as the payload's
+ * meta-data (DIR/header/meta-data on the gateway). */
 static int art_meta(struct art_opts *o)
 {
-    if (o->n_mcus == 0)
+    if (o->n_mcus == 0 && o->delta_from == NULL)
         return EXIT_OK;
     const char *tmp = getenv("TMPDIR") != NULL && getenv("TMPDIR")[0] != '\0' ? getenv("TMPDIR") : "/tmp";
     int fd = strlen(tmp) + 20 < sizeof(o->meta) ? 0 : -1;
@@ -143,10 +180,16 @@ static int art_meta(struct art_opts *o)
         tool_fail(MOTA_ERR_IO, "%s: cannot write the meta-data", o->meta);
         return EXIT_IO;
     }
-    fputs("{\"mota_mcus\": [", f);
-    for (unsigned i = 0; i < o->n_mcus; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", o->mcus[i]);
-    fputs("]}\n", f);
+    fputs("{", f);
+    if (o->n_mcus > 0) {
+        fputs("\"mota_mcus\": [", f);
+        for (unsigned i = 0; i < o->n_mcus; i++)
+            fprintf(f, "%s\"%s\"", i ? ", " : "", o->mcus[i]);
+        fputs("]", f);
+    }
+    if (o->delta_from != NULL)
+        fprintf(f, "%s\"mota_delta_from\": \"%s\"", o->n_mcus > 0 ? ", " : "", o->old.digest);
+    fputs("}\n", f);
     return fclose(f) == 0 ? EXIT_OK : EXIT_IO;
 }
 
@@ -221,7 +264,14 @@ int cmd_mender_artifact(int argc, char **argv)
         }
         o.n++;
     }
-    if ((rc = art_names(&o)) != EXIT_OK || (rc = art_meta(&o)) != EXIT_OK)
+    if (o.delta_from != NULL) {
+        int ret = fleet_load_container(&o.old, o.delta_from, why, sizeof(why));
+        if (ret != MOTA_OK) {
+            tool_fail(ret, "--delta-from %s", why);
+            return ret == MOTA_ERR_IO ? EXIT_IO : EXIT_INVALID;
+        }
+    }
+    if ((rc = art_deltas(&o)) != EXIT_OK || (rc = art_names(&o)) != EXIT_OK || (rc = art_meta(&o)) != EXIT_OK)
         return rc;
     rc = art_write(&o);
     if (o.meta[0])

@@ -33,8 +33,41 @@ struct deployment {
     struct gateway gw;
     struct fleet_container c[FLEET_MAX_CONTAINERS];
     unsigned n;
-    struct fleet_targets targets; /* mota mender-artifact --mcu: only the MCUs named */
+    struct fleet_targets targets;      /* mota mender-artifact --mcu: only the MCUs named; --delta-from */
+    int partner[FLEET_MAX_CONTAINERS]; /* a delta's full container (-1: a full one) */
 };
+
+/* The delta that goes with full container k (its index), or -1. */
+static int delta_of(const struct deployment *d, unsigned k)
+{
+    for (unsigned j = 0; j < d->n; j++)
+        if (d->partner[j] == (int)k)
+            return (int)j;
+    return -1;
+}
+
+/* The model runs container k, or the delta that makes the same model: which one (NULL: neither). */
+static const struct fleet_container *runs_which(const struct deployment *d, unsigned k, const struct dev_model *dm)
+{
+    int j = delta_of(d, k);
+    if (dm == NULL || !dm->has)
+        return NULL;
+    if (memcmp(dm->digest, d->c[k].vr.env.digest, MOTA_SHA256_LEN) == 0)
+        return &d->c[k];
+    return j >= 0 && memcmp(dm->digest, d->c[j].vr.env.digest, MOTA_SHA256_LEN) == 0 ? &d->c[j] : NULL;
+}
+
+/* What to send for container k: its delta when the model runs the container the delta is from (the
+ * artifact's meta-data names it), else k itself. */
+static const struct fleet_container *to_send(const struct deployment *d, unsigned k, const struct dev_model *dm)
+{
+    char hex[65];
+    int j = delta_of(d, k);
+    if (j < 0 || dm == NULL || !dm->has || d->targets.delta_from[0] == '\0')
+        return &d->c[k];
+    return strcmp(tool_hex_str(dm->digest, MOTA_SHA256_LEN, hex, sizeof(hex)), d->targets.delta_from) == 0 ? &d->c[j]
+                                                                                                           : &d->c[k];
+}
 
 static void marker_path(const struct deployment *d, unsigned mcu, unsigned k, const char *kind, char *out, size_t cap)
 {
@@ -146,6 +179,8 @@ static int install_one(unsigned i, void *ctx)
     char t[160];
     for (unsigned k = 0; k < d->n; k++) {
         const struct fleet_container *c = &d->c[k];
+        if (d->partner[k] >= 0)
+            continue; /* a delta: sent in place of its full container, where it applies */
         if (marked(d, i, k, "installed") || marked(d, i, k, "had") || marked(d, i, k, "skip"))
             continue; /* this state ran before */
         if (!is_target(d, i)) {
@@ -163,7 +198,8 @@ static int install_one(unsigned i, void *ctx)
             continue;
         }
         const struct dev_model *dm = fleet_model(&p, c->model);
-        bool runs = dm->has && memcmp(dm->digest, c->vr.env.digest, MOTA_SHA256_LEN) == 0;
+        bool runs = runs_which(d, k, dm) != NULL;
+        const struct fleet_container *send = to_send(d, k, dm);
         if (runs && !dm->testing && !marked(d, i, k, "pushing")) {
             fleet_log(m, "runs %s already, confirmed before this deployment", seq_text(c, t, sizeof(t)));
             if (mark(d, i, k, "had") != MOTA_OK)
@@ -176,7 +212,12 @@ static int install_one(unsigned i, void *ctx)
         /* a push the device took already answers "already active": nothing installed twice */
         struct sent sent = {d, i, k};
         push_on_all_sent(all_sent, &sent);
-        int rc = runs ? EXIT_OK : fleet_run(m, "push", NULL, c->path, &reason);
+        int rc = runs ? EXIT_OK : fleet_run(m, "push", NULL, send->path, &reason);
+        if (rc != EXIT_OK && send != c && (reason == MOTA_ERR_DELTA_SOURCE || reason == MOTA_ERR_DELTA_OFF)) {
+            fleet_log(m, "the delta %s does not apply (%s): the full container", send->file, mota_err_name(reason));
+            rc = fleet_run(m, "push", NULL, c->path, &reason); /* nothing was erased: the device said before */
+            send = c;
+        }
         push_on_all_sent(NULL, NULL);
         if (rc != EXIT_OK) {
             fleet_log(m, "%s not installed: %s", seq_text(c, t, sizeof(t)), mota_err_name(reason));
@@ -184,19 +225,21 @@ static int install_one(unsigned i, void *ctx)
         }
         if (mark(d, i, k, "installed") != MOTA_OK)
             return 1;
-        fleet_log(m, "%s installed, on trial", seq_text(c, t, sizeof(t)));
+        fleet_log(m, "%s installed, on trial%s", seq_text(c, t, sizeof(t)),
+                  send != c && !runs ? " (as a delta from the model it ran)" : "");
     }
     return 0;
 }
 
-/* 1: the MCU runs c (on trial or confirmed); 0: it does not; -1: it cannot be reached (logged). */
-static int running(const struct deployment *d, unsigned i, const struct fleet_container *c)
+/* 1: the MCU runs container k, or its delta (on trial or confirmed; *which: the one); 0: it does not; -1: it
+ * cannot be reached (logged). */
+static int running(const struct deployment *d, unsigned i, unsigned k, const struct fleet_container **which)
 {
     struct fleet_probe p;
     if (!reach(d, i, &p))
         return -1;
-    const struct dev_model *dm = fleet_model(&p, c->model);
-    return dm != NULL && dm->has && memcmp(dm->digest, c->vr.env.digest, MOTA_SHA256_LEN) == 0;
+    *which = runs_which(d, k, fleet_model(&p, d->c[k].model));
+    return *which != NULL;
 }
 
 /* ArtifactCommit, first pass on every MCU before any is confirmed: each still runs what it received (an
@@ -206,9 +249,10 @@ static int still_runs(unsigned i, void *ctx)
     const struct deployment *d = ctx;
     char t[160];
     for (unsigned k = 0; k < d->n; k++) {
+        const struct fleet_container *which = NULL;
         if (!marked(d, i, k, "installed") || marked(d, i, k, "committed"))
             continue;
-        int runs = running(d, i, &d->c[k]);
+        int runs = running(d, i, k, &which);
         if (runs == 0)
             fleet_log(&d->gw.mcu[i], "does not run %s any more (it reverted itself): not committed",
                       seq_text(&d->c[k], t, sizeof(t)));
@@ -226,11 +270,12 @@ static int decide(const struct deployment *d, unsigned i, const char *cmd, const
     bool rollback = strcmp(cmd, "rollback") == 0;
     char t[160];
     for (unsigned k = 0; k < d->n; k++) {
-        const struct fleet_container *c = &d->c[k];
+        const struct fleet_container *c = &d->c[k], *which = c;
         if (!marked(d, i, k, need) || marked(d, i, k, done))
             continue;
-        const char *extra[] = {"--model", c->model, "--expect-digest", c->digest, NULL};
-        int reason = 0, runs = rollback ? running(d, i, c) : 1;
+        /* what it runs: the container or its delta (the same model; each has its own digest) */
+        int reason = 0, runs = rollback || delta_of(d, k) >= 0 ? running(d, i, k, &which) : 1;
+        const char *extra[] = {"--model", c->model, "--expect-digest", which != NULL ? which->digest : c->digest, NULL};
         if (runs < 0 && (marked(d, i, k, "sent") || marked(d, i, k, "installed")))
             return 1;   /* it may run the container: Mender must not think it rolled back */
         if (runs < 0) { /* the container never reached it whole: it cannot run it */
@@ -293,8 +338,7 @@ static int verify_one(unsigned i, void *ctx)
             continue;
         if (!reach(d, i, &p))
             return 1;
-        const struct dev_model *dm = fleet_model(&p, d->c[k].model);
-        if (dm == NULL || !dm->has || memcmp(dm->digest, d->c[k].vr.env.digest, MOTA_SHA256_LEN) != 0) {
+        if (runs_which(d, k, fleet_model(&p, d->c[k].model)) == NULL) {
             fleet_log(m, "does not run %s after its reboot: it reverted", seq_text(&d->c[k], t, sizeof(t)));
             return 1;
         }
@@ -362,6 +406,8 @@ static int load(struct deployment *d, const char *dir)
     }
     if (ret == MOTA_OK)
         ret = load_targets(d, why, sizeof(why));
+    if (ret == MOTA_OK) /* a delta goes where its source runs, its full container everywhere else */
+        ret = fleet_pair_deltas(d->c, d->n, d->partner, why, sizeof(why));
     snprintf(path, sizeof(path), "%s/tmp/gateway.conf", dir);
     if (ret == MOTA_OK && !kept)
         ret = keep_conf(d, path, why, sizeof(why));
@@ -405,7 +451,7 @@ static bool any_marker(const char *dir, const char *suffix)
 static bool each_received(const struct deployment *d)
 {
     for (unsigned k = 0; k < d->n; k++) {
-        bool any = false;
+        bool any = d->partner[k] >= 0; /* a delta: its full container's markers say */
         for (unsigned i = 0; i < d->gw.n && !any; i++)
             any = marked(d, i, k, "installed") || marked(d, i, k, "had");
         if (!any) {

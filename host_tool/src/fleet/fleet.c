@@ -73,6 +73,47 @@ int fleet_load_container(struct fleet_container *c, const char *path, char *why,
     return MOTA_OK;
 }
 
+bool fleet_is_delta(const struct fleet_container *c)
+{
+    for (size_t i = 0; i < c->vr.manifest.n_components; i++)
+        if (c->vr.manifest.comp[i].delta)
+            return true;
+    return false;
+}
+
+/* d and f make the same model: the same model pair and identity, sequence number and images. */
+static bool same_result(const struct fleet_container *d, const struct fleet_container *f)
+{
+    const struct mota_manifest *x = &d->vr.manifest, *y = &f->vr.manifest;
+    if (strcmp(d->model, f->model) != 0 || d->seq != f->seq || memcmp(d->vendor, f->vendor, 16) != 0 ||
+        memcmp(d->klass, f->klass, 16) != 0 || x->n_components != y->n_components)
+        return false;
+    for (size_t i = 0; i < x->n_components; i++)
+        if (x->comp[i].role != y->comp[i].role || x->comp[i].size != y->comp[i].size ||
+            memcmp(x->comp[i].digest, y->comp[i].digest, MOTA_SHA256_LEN) != 0)
+            return false;
+    return true;
+}
+
+int fleet_pair_deltas(const struct fleet_container *c, unsigned n, int *partner, char *why, size_t cap)
+{
+    for (unsigned j = 0; j < n; j++)
+        partner[j] = -1;
+    for (unsigned j = 0; j < n; j++) {
+        if (!fleet_is_delta(&c[j]))
+            continue;
+        for (unsigned k = 0; k < n && partner[j] < 0; k++)
+            if (!fleet_is_delta(&c[k]) && same_result(&c[j], &c[k]))
+                partner[j] = (int)k;
+        if (partner[j] < 0) {
+            snprintf(why, cap, "%s is a delta, and no full container of the same model and images is with it",
+                     c[j].file);
+            return MOTA_ERR_ARG;
+        }
+    }
+    return MOTA_OK;
+}
+
 int fleet_load_containers(const char *dir, struct fleet_container *c, unsigned *n, char *why, size_t cap)
 {
     struct dirent **list;

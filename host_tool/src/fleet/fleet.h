@@ -46,6 +46,14 @@ struct fleet_probe {
 int fleet_load_container(struct fleet_container *c, const char *path, char *why, size_t cap);
 /* Every regular file of dir, checked, in name order: MOTA_OK or the first refusal (why says which). */
 int fleet_load_containers(const char *dir, struct fleet_container *c, unsigned *n, char *why, size_t cap);
+/* A delta container: a component of it is a delta (mota-directive-patch) from the model an MCU runs. */
+bool fleet_is_delta(const struct fleet_container *c);
+/* For each delta of c[0..n), the full container of the same result (model, identity, sequence number, every
+ * image's digest) in partner[] (its index; -1 for a full container and for one no delta goes with).
+ * MOTA_OK, or MOTA_ERR_ARG with why: a delta without its full container would leave every MCU that does not
+ * run its source without the update. */
+int fleet_pair_deltas(const struct fleet_container *c, unsigned n, int *partner, char *why, size_t cap);
+
 /* The MCU's HELLO, tried again while it is busy, silent or absent (m->retries, backing off): MOTA_OK or
  * the last link error, why saying what happened. */
 int fleet_probe(const struct gw_mcu *m, struct fleet_probe *p, char *why, size_t cap);

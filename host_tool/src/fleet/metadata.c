@@ -109,6 +109,20 @@ static bool names(struct js *j, struct fleet_targets *t)
     return eat(j, ']');
 }
 
+/* 64 hex digits, kept in lower case */
+static bool digest(struct js *j, char out[65])
+{
+    size_t n = 0;
+    if (!string(j, out, 65, &n) || n != 64)
+        return false;
+    for (size_t i = 0; i < 64; i++) {
+        if (!strchr("0123456789abcdefABCDEF", out[i]))
+            return false;
+        out[i] = (char)(out[i] >= 'A' && out[i] <= 'F' ? out[i] - 'A' + 'a' : out[i]);
+    }
+    return true;
+}
+
 int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, char *why, size_t cap)
 {
     struct js j = {json, json + len};
@@ -127,6 +141,9 @@ int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, ch
                 t->present = true;
                 if (!(ok = names(&j, t)))
                     snprintf(why, cap, "mota_mcus is not a list of MCU names");
+            } else if (ok && n == 15 && strcmp(key, "mota_delta_from") == 0 && t->delta_from[0] == '\0') {
+                if (!(ok = digest(&j, t->delta_from)))
+                    snprintf(why, cap, "mota_delta_from is not a SHA-256 in hex");
             } else {
                 ok = ok && value(&j, 1);
             }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The module's part of a Mender payload's meta-data (DIR/header/meta-data, JSON): "mota_mcus", the MCUs
- * `mota mender-artifact --mcu` named. */
+ * `mota mender-artifact --mcu` named; "mota_delta_from", the manifest digest of the container its deltas
+ * are from (--delta-from). */
 #ifndef MOTA_TOOL_METADATA_H
 #define MOTA_TOOL_METADATA_H
 
@@ -13,10 +14,11 @@ struct fleet_targets {
     bool present; /* the object has "mota_mcus": only those MCUs may receive the containers */
     char name[GW_MAX_MCUS][GW_NAME_MAX + 1];
     unsigned n;
+    char delta_from[65]; /* hex, lower case; "" when the artifact has no delta */
 };
 
 /* The whole document must be one JSON object (or empty, or null: no meta-data); its top-level "mota_mcus", when present, an array of MCU
- * names as gateway.conf allows them. MOTA_OK, or MOTA_ERR_ARG with why. */
+ * names as gateway.conf allows them; "mota_delta_from", a SHA-256 in hex. MOTA_OK, or MOTA_ERR_ARG with why. */
 int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, char *why, size_t cap);
 
 #endif
