@@ -202,11 +202,15 @@ static int rep_byte(struct mota_lzma *z, const struct mota_decomp_sink *sink, ui
     return ret != MOTA_OK ? ret : sink->peek(sink->ctx, z->rep[0] + 1u, b);
 }
 
-/* A literal (IsMatch was 0), with r the caller's coder in locals. */
-static inline __attribute__((always_inline)) int literal(struct mota_lzma *z, struct rc *r,
+/* The state after a literal (the specification's UpdateState_Literal) */
+static const uint8_t after_literal[12] = {0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5};
+
+/* A literal (IsMatch was 0) at image offset pos, with r the caller's coder in locals. lc + lp <= 1: its
+ * context is pos's low bit (lp), the previous byte's high bit (lc), or none. */
+static inline __attribute__((always_inline)) int literal(struct mota_lzma *z, struct rc *r, uint32_t pos,
                                                          const struct mota_decomp_sink *sink)
 {
-    unsigned ctx = ((pos(z) & ((1u << z->lp) - 1u)) << z->lc) + ((unsigned)z->prev >> (8u - z->lc));
+    unsigned ctx = (pos & z->lp) | (((unsigned)z->prev >> 7) & z->lc);
     uint16_t *probs = z->probs + LITERAL + 0x300u * ctx;
     unsigned sym = 1;
     if (z->state >= 7) { /* after a match: the byte at rep0 is the context while the bits agree */
@@ -226,7 +230,7 @@ static inline __attribute__((always_inline)) int literal(struct mota_lzma *z, st
     }
     while (sym < 0x100u)
         sym = (sym << 1) | rc_bit(r, &probs[sym]);
-    z->state = z->state < 4 ? 0 : z->state < 10 ? z->state - 3 : z->state - 6;
+    z->state = after_literal[z->state];
     return r->bad ? MOTA_ERR_DECOMP_BLOCK : put(z, (uint8_t)sym, sink);
 }
 
@@ -305,30 +309,25 @@ static int match(struct mota_lzma *z, struct rc *r, unsigned pos_state, const st
     return copy_match(z, r, len, sink);
 }
 
-/* Another symbol: out is in the block and its bytes are surely there (all: r ends with the block's data). */
-static inline bool more(const struct mota_lzma *z, const struct rc *r, bool all)
-{
-    return pos(z) < z->block_end && (all || (size_t)(r->end - r->p) >= MOTA_LZMA_AHEAD);
-}
-
-/* Symbols (literals, matches, repeated matches) while more() says so, or once, with the coder in locals
- * (the literals' bits are most of the work). */
-static int symbols(struct mota_lzma *z, struct rc *r, bool all, bool once, const struct mota_decomp_sink *sink)
+/* Symbols (literals, matches, repeated matches) while out is in the block and the input holds `need` bytes
+ * (SIZE_MAX: one symbol), with the coder and the image offset in locals: the literals' bits are most of the
+ * work. */
+static int symbols(struct mota_lzma *z, struct rc *r, size_t need, const struct mota_decomp_sink *sink)
 {
     struct rc c = *r;
-    int ret = MOTA_OK;
-    bool go = once || more(z, &c, all);
-    while (go) {
-        unsigned pos_state = pos(z) & ((1u << z->pb) - 1u);
+    uint32_t at = pos(z), pb = (1u << z->pb) - 1u, end = z->block_end;
+    int ret;
+    do {
+        unsigned pos_state = at & pb;
         if (!rc_bit(&c, &z->probs[IS_MATCH + ((unsigned)z->state << 4) + pos_state])) {
-            ret = literal(z, &c, sink);
+            ret = literal(z, &c, at++, sink);
         } else {
             *r = c;
             ret = match(z, r, pos_state, sink);
             c = *r;
+            at = pos(z);
         }
-        go = ret == MOTA_OK && !once && more(z, &c, all);
-    }
+    } while (ret == MOTA_OK && at < end && (size_t)(c.end - c.p) >= need);
     *r = c;
     return ret;
 }
@@ -379,8 +378,10 @@ static int block_done(struct mota_lzma *z, const struct mota_decomp_sink *sink)
 static int run(struct mota_lzma *z, const uint8_t *a, size_t n, const struct mota_decomp_sink *sink, size_t *taken)
 {
     struct rc r = {z->range, z->code, a, a + n, 0};
-    /* all: the block's data ends here, a symbol reading past it is broken */
-    int ret = symbols(z, &r, n == z->left, false, sink);
+    bool all = n == z->left; /* the block's data ends here: a symbol reading past it is broken */
+    int ret = MOTA_OK;
+    if (pos(z) < z->block_end && (all || n >= MOTA_LZMA_AHEAD))
+        ret = symbols(z, &r, all ? 0 : MOTA_LZMA_AHEAD, sink);
     if (ret == MOTA_OK && r.bad)
         ret = MOTA_ERR_DECOMP_BLOCK;
     z->range = r.range;
@@ -404,7 +405,7 @@ static int carried(struct mota_lzma *z, const uint8_t *in, size_t n, const struc
         return MOTA_OK;
     }
     struct rc r = {z->range, z->code, z->carry, z->carry + have, 0};
-    int ret = symbols(z, &r, true, true, sink);
+    int ret = symbols(z, &r, SIZE_MAX, sink);
     if (ret == MOTA_OK && r.bad)
         ret = MOTA_ERR_DECOMP_BLOCK; /* past the block's data (a symbol takes at most 20 bytes) */
     z->range = r.range;
