@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Long fuzzing runs:
 #   scripts/fuzz.sh TARGET [seconds [runs]]   one of fuzz_container fuzz_nbin fuzz_agent fuzz_link
-#                                             fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo; runs: stop
+#                                             fuzz_decompress fuzz_delta fuzz_gateway fuzz_answers fuzz_encinfo; runs: stop
 #                                             after that many executions
 #   scripts/fuzz.sh all [seconds [runs]]      every target, as many at once as there are cores
 #                                             (MOTA_FUZZ_JOBS), then one summary table
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-fuzz_container}
 secs=${2:-600}
 runs=${3:-0}
-targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo)
+targets=(fuzz_container fuzz_nbin fuzz_agent fuzz_link fuzz_decompress fuzz_delta fuzz_gateway fuzz_answers fuzz_encinfo)
 jobs=${MOTA_FUZZ_JOBS:-$(nproc)}
 cd "$root"
 scripts/setup.sh "$([ "$what" = coverage ] && echo coverage || echo test)"
@@ -80,7 +80,7 @@ coverage() {
   local files=(agent/src/agent.c agent/src/upload.c agent/src/journal.c agent/src/link.c agent/src/link_replies.c
                loader/src/install.c loader/src/nbin.c container/src/cose.c container/src/manifest.c
                container/src/payload.c container/src/cbor.c container/src/encinfo.c decompress/src/lz4.c
-               decompress/src/inflate.c decompress/src/lzma.c)
+               decompress/src/inflate.c decompress/src/lzma.c decompress/src/delta.c)
   echo "line coverage of the fuzzed code by the corpora in build/fuzz/corpus (every target):"
   printf "%-28s %7s %7s %8s\n" file lines missed covered
   llvm-cov report -instr-profile=build/fuzz-cov/all.profdata "${objs[@]:1}" "${files[@]}" |
@@ -100,7 +100,7 @@ if [ "$what" != all ]; then
   exit 0
 fi
 # The slowest targets first, $jobs at a time.
-for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_gateway fuzz_answers fuzz_encinfo; do
+for t in fuzz_link fuzz_agent fuzz_container fuzz_nbin fuzz_decompress fuzz_delta fuzz_gateway fuzz_answers fuzz_encinfo; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   (rc=0; run "$t" || rc=$?; echo $rc >build/fuzz/logs/"$t".rc) &
 done

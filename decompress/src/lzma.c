@@ -88,7 +88,7 @@ static inline __attribute__((always_inline)) void rc_norm(struct rc *r)
     }
 }
 
-/* One bit through the model *pr. Each branch stores its own update: branches, not predicated code (fewer
+/* One bit through the model *pr. Each branch updates on its own: branches, not predicated code (fewer
  * instructions on the Cortex-M). */
 static inline __attribute__((always_inline)) unsigned rc_bit(struct rc *r, uint16_t *pr)
 {
@@ -105,6 +105,41 @@ static inline __attribute__((always_inline)) unsigned rc_bit(struct rc *r, uint1
     }
     rc_norm(r);
     return b;
+}
+
+/* rc_bit's two outcomes on their own (p = *pr, bound: where the range splits), for a caller that branches
+ * on the bit at once. */
+static inline __attribute__((always_inline)) void rc_0(struct rc *r, uint16_t *pr, uint32_t p, uint32_t bound)
+{
+    r->range = bound;
+    *pr = (uint16_t)(p + ((2048u - p) >> 5));
+    rc_norm(r);
+}
+
+static inline __attribute__((always_inline)) void rc_1(struct rc *r, uint16_t *pr, uint32_t p, uint32_t bound)
+{
+    r->range -= bound;
+    r->code -= bound;
+    *pr = (uint16_t)(p - (p >> 5));
+    rc_norm(r);
+}
+
+/* The rest of a byte through a tree of 255 models from node sym (< 0x100): the literals' loop, each bit one
+ * branch. */
+static inline __attribute__((always_inline)) unsigned rc_byte(struct rc *r, uint16_t *probs, unsigned sym)
+{
+    do {
+        uint16_t *pr = &probs[sym];
+        uint32_t p = *pr, bound = (r->range >> 11) * p;
+        sym <<= 1;
+        if (r->code < bound) {
+            rc_0(r, pr, p, bound);
+        } else {
+            rc_1(r, pr, p, bound);
+            sym++;
+        }
+    } while (sym < 0x100u);
+    return sym;
 }
 
 /* n bits, most significant first, through a tree of 2^n - 1 models (the coder in locals meanwhile) */
@@ -228,8 +263,8 @@ static inline __attribute__((always_inline)) int literal(struct mota_lzma *z, st
                 break;
         } while (sym < 0x100u);
     }
-    while (sym < 0x100u)
-        sym = (sym << 1) | rc_bit(r, &probs[sym]);
+    if (sym < 0x100u)
+        sym = rc_byte(r, probs, sym);
     z->state = after_literal[z->state];
     return r->bad ? MOTA_ERR_DECOMP_BLOCK : put(z, (uint8_t)sym, sink);
 }
@@ -319,9 +354,13 @@ static int symbols(struct mota_lzma *z, struct rc *r, size_t need, const struct 
     int ret;
     do {
         unsigned pos_state = at & pb;
-        if (!rc_bit(&c, &z->probs[IS_MATCH + ((unsigned)z->state << 4) + pos_state])) {
+        uint16_t *pm = &z->probs[IS_MATCH + ((unsigned)z->state << 4) + pos_state];
+        uint32_t p = *pm, bound = (c.range >> 11) * p;
+        if (c.code < bound) { /* rc_bit's branches, with what follows them */
+            rc_0(&c, pm, p, bound);
             ret = literal(z, &c, at++, sink);
         } else {
+            rc_1(&c, pm, p, bound);
             *r = c;
             ret = match(z, r, pos_state, sink);
             c = *r;

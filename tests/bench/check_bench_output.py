@@ -146,6 +146,7 @@ EXPECTED = {
         "921600 test model, # KiB # # # #x #x$",
         "921600 test model, # KiB # # # #x #x (--compress=lz4)",
         "921600 test model, # KiB # # # #x #x (--compress=deflate)",
+        "921600 test model, # KiB # # # #x #x (--compress=lzma)",
         "encrypted payloads: effective goodput = image bytes installed per second / raw 8N1 rate",
         "921600 test model, # KiB # # # #x (a128gcm)",
         "921600 test model, # KiB # # # #x (deflate+a128gcm)",
@@ -157,9 +158,20 @@ EXPECTED = {
         "dense deflate # # #x # # # #",
         "wide lz4 # # #x # # # #",
         "wide deflate # # #x # # # #",
+        "dense lzma # # #x # # # #",
+        "wide lzma # # #x # # # #",
+        "dense+delta lzma # # #x # # # #",
         "decoder state on the Cortex-M55: lz4 # bytes, deflate # bytes",
+        "decoder state on the Cortex-M55: lzma # bytes (its probability models; goal <= 8192: met)",
+        "patcher state on the Cortex-M55: # bytes (its regions and source; goal <= 2048: met)",
+        "delta dense: # instructions per image byte for the patcher",
         "code in the an547 firmware (Cortex-M55, -Os): lz4 decoder # bytes * deflate decoder # bytes * "
         "their common interface # bytes * the agent's sink # bytes",
+        "code in the an547 firmware (Cortex-M55, -Os): lzma decoder # bytes (decompress/src/lzma.c; goal <= 4096: "
+        "met)",
+        "code in the an547 firmware (Cortex-M55, -Os): patcher # bytes * goal <= 3072: met)",
+        "delta containers (pack --delta-from): against the full LZMA container of the same new model",
+        "test model # KiB, 1% of bytes moved # # #% goal <= 5%: met",
     ],
     "bench-loader": INSTALL,
 }

@@ -1141,7 +1141,7 @@ def case_the_min_build_refuses_what_it_leaves_out_before_any_erase():
     b = Board()
     dev = b.status()["device"]
     assert dev["features"] == ["invoke"], dev
-    assert "built with: no lz4 no deflate no legacy no epochs invoke no trap no decrypt" in b.cmd("status").stdout
+    assert "built with: no lz4 no deflate no legacy no epochs invoke no trap no decrypt no lzma no delta" in b.cmd("status").stdout
     rel = model()
     z = pack("z.mota", rel, 1, compress="lz4")
     rc, _, res, err = b.push(z)

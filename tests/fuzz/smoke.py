@@ -7,7 +7,7 @@ Builds a seed corpus in a temporary directory (containers from the malformed
 catalogue, the SUIT example and containers encrypted for the fuzz device's
 key-encryption key, compressed or not; the small models of tests/fuzz/corpus with a
 dictionary for fuzz_nbin; LZ4 frames, deflate streams and LZMA blocks for
-fuzz_decompress; the SUIT working group's encryption-info items for
+fuzz_decompress; regions, sources and streams for fuzz_delta; the SUIT working group's encryption-info items for
 fuzz_encinfo), runs TARGET for RUNS executions and fails if the fuzzer
 finds a crash, leak or timeout. RUNS 0: only build the corpus, print its
 directory and keep it (scripts/fuzz.sh seeds its long runs so).
@@ -120,6 +120,20 @@ elif target == "fuzz_agent":
     import agent_seeds
     agent_seeds.write(mota, src, work, corpus, target)
     max_len = 32768
+elif target == "fuzz_delta":
+    # seeds: a source and an image of a few hundred bytes with one, two and three regions (one shifted, one
+    # with moved bytes), and a region that reaches past the source (refused)
+    import random
+    import struct
+    rnd = random.Random(7)
+    src_b = bytes(rnd.randrange(256) for _ in range(600))
+    for name, regions in (("one", [(0, 600, 0)]), ("two", [(0, 200, 100), (250, 300, 0)]),
+                          ("three", [(10, 50, 500), (60, 40, 0), (400, 190, 410)]), ("past", [(0, 100, 550)])):
+        rb = b"".join(struct.pack("<III", *r) for r in regions)
+        head = struct.pack("<HHH", 600, 600, len(rb)) + bytes([rnd.randrange(256)])
+        stream = bytes(rnd.choice((0, 0, 0, 1, 255)) for _ in range(600))
+        open(os.path.join(corpus, "delta_" + name), "wb").write(head + rb + src_b + stream)
+    max_len = 16384
 elif target == "fuzz_encinfo":
     # seeds: the working group's four SUIT_Encryption_Info items (../shared/suit-encryption-examples), and parameter 19
     # as the five signed manifests carry it (the ES-DH ones with kid-2, in the draft's {-1, 4} order)

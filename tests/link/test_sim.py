@@ -5,12 +5,14 @@
 usage: test_sim.py MOTA WORK FIXTURES_DIR SOURCE_DIR CASE
 Exit 0 pass, 1 fail, 77 skipped (a fixture or the cross compiler is absent: prints SKIPPED).
 """
+import hashlib
 import json
 import os
 import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -742,6 +744,10 @@ def case_lzma_and_delta_containers_install_and_a_delta_for_another_model_is_refu
         assert rc == 0 and res["installed"], (rc, res, err)
         st = env.status(port)
         assert st["active"]["seq"] == 2 and st["active"]["state"] == "trial", st
+        inp = env.p("invoke.in")  # it runs: the simulated model answers for its input
+        open(inp, "wb").write(b"hello")
+        out = json.loads(env.run("invoke", "--json", "--input", inp, "--output-size", "16", "tcp:" + port).stdout)
+        assert out["output"] == hashlib.sha256(b"mota-sim" + b"hello" + struct.pack("<I", 0)).hexdigest()[:32], out
         assert env.run("rollback", "tcp:" + port).returncode == 0
         assert env.status(port)["active"]["seq"] == 1
         stop_and_log(proc)
@@ -1142,7 +1148,7 @@ def case_sim_keks_and_device_key_are_shown_by_id_never_by_key_and_getpub_exports
         assert len(point) == 65 and point[0] == 4 and dev["device_key_id"] == hashlib.sha256(point).hexdigest()[:32]
         assert "  key-encryption keys: kek-a, kek-b\n" in text, text
         assert "  device key: id %s, point %s\n" % (dev["device_key_id"], dev["device_key"]) in text, text
-        assert re.search(r"built with: .* decrypt$", text, re.M), text
+        assert re.search(r"built with: .* decrypt lzma delta$", text, re.M), text
         out = env.p("dev.pem")
         env.run("getpub", "--device", tcp, "-o", out)
         pub = serialization.load_pem_public_key(open(out, "rb").read())

@@ -4,7 +4,9 @@
  * the agent runs it (a 256-byte program buffer, matches read back from the
  * "flash" written so far), timed with SysTick under -icount (31.25
  * instructions per tick), beside memcpy and SHA-256 of the same bytes (the
- * agent hashes every byte it receives). Jobs come from the harness at
+ * agent hashes every byte it receives); a delta job (regions and a source
+ * image) is decoded with the patcher in the sink, as the agent's, and again
+ * without it, the difference being the patcher's. Jobs come from the harness at
  * 0x60000000 (tests/qemu/bench_decompress.py); one line per job, exit code = failures.
  */
 #include "board.h"
@@ -12,6 +14,7 @@
 #include "mota/crypto.h"
 #include "mota/err.h"
 #include "mota/decompress.h"
+#include "mota/delta.h"
 
 #include <string.h>
 
@@ -24,12 +27,24 @@ struct job {
     uint32_t frame_addr, frame_len;
     uint32_t out_addr, plain_len, block; /* the decoded image goes to out_addr */
     uint32_t ref_addr;                   /* the image it must equal */
+    uint32_t src_addr, src_len;          /* a delta's source image (0: not a delta) */
+    uint32_t regions_addr, regions_len;  /* its regions, as its manifest has them */
 };
 
 struct job_table {
     uint32_t magic, n_jobs;
     struct job jobs[];
 };
+
+/* a delta job's patcher, as the agent's sink runs it (upload.c z_delta); NULL: none */
+static struct mota_delta *patcher;
+static struct mota_delta_source source;
+
+static void patch(uint32_t at, uint8_t *p, size_t n, bool to_image)
+{
+    if (patcher != NULL)
+        (void)mota_delta_apply(patcher, at, p, n, to_image, &source);
+}
 
 /* the agent's sink (agent/src/upload.c z_write, z_copy, z_peek): whole 256-byte units "programmed" */
 struct unit_sink {
@@ -53,6 +68,7 @@ static int u_write(void *ctx, const uint8_t *p, size_t n)
         uint32_t k = sizeof(s->unit) - s->fill;
         k = k < n ? k : (uint32_t)n;
         memcpy(s->unit + s->fill, p, k);
+        patch(s->off + s->fill, s->unit + s->fill, k, true);
         s->fill += k;
         p += k;
         n -= k;
@@ -75,6 +91,8 @@ static int u_copy(void *ctx, uint32_t dist, uint32_t n)
             k = k < s->off - src ? k : s->off - src;
             memcpy(s->unit + s->fill, s->flash + src, k);
         }
+        patch(src, s->unit + s->fill, k, false); /* a delta: read back in the stream's terms, written in the image's */
+        patch(s->off + s->fill, s->unit + s->fill, k, true);
         s->fill += k;
         n -= k;
         if (s->fill == sizeof(s->unit))
@@ -89,6 +107,7 @@ static int u_peek(void *ctx, uint32_t dist, uint8_t *b)
     struct unit_sink *s = ctx;
     uint32_t src = s->off + s->fill - dist;
     *b = src >= s->off ? s->unit[src - s->off] : s->flash[src];
+    patch(src, b, 1, false);
     return MOTA_OK;
 }
 
@@ -97,15 +116,26 @@ static const char *alg_name(uint32_t alg)
     return alg == MOTA_DECOMP_LZ4 ? "lz4" : alg == MOTA_DECOMP_DEFLATE ? "deflate" : "lzma";
 }
 
-static int decode(const struct job *j)
+/* with_patch: a delta job's patcher on (else its stream is decoded alone) */
+static int decode(const struct job *j, bool with_patch)
 {
     static struct unit_sink s;
+    static struct mota_delta d;
     static struct mota_decompress z;
     const struct mota_decomp_sink sink = {u_write, u_copy, &s, u_peek};
     const uint8_t *in = (const uint8_t *)(uintptr_t)j->frame_addr;
     size_t left = j->frame_len;
     s.flash = (uint8_t *)(uintptr_t)j->out_addr;
     s.off = s.fill = 0;
+    patcher = NULL;
+    source = (struct mota_delta_source){(const uint8_t *)(uintptr_t)j->src_addr, NULL, NULL};
+    if (with_patch && j->regions_len > 0) {
+        int ret =
+            mota_delta_load(&d, (const uint8_t *)(uintptr_t)j->regions_addr, j->regions_len, j->plain_len, j->src_len);
+        if (ret != MOTA_OK)
+            return ret;
+        patcher = &d;
+    }
     mota_decompress_start(&z, j->alg, j->plain_len, j->block, 0);
     while (left > 0) {
         size_t used = 0;
@@ -130,7 +160,14 @@ static int run_job(const struct job *j)
     uart_puts(alg_name(j->alg));
     ticks_start();
     uint64_t t0 = ticks_now();
-    int ret = decode(j);
+    int ret = decode(j, true);
+    uint64_t dec = ticks_now() - t0, alone = 0;
+    if (j->regions_len > 0) { /* the stream alone: what the patcher adds is the difference */
+        uint64_t u0 = ticks_now();
+        int r2 = decode(j, false);
+        alone = ticks_now() - u0;
+        ret = ret != MOTA_OK ? ret : r2;
+    }
     uint64_t t1 = ticks_now();
     memcpy((void *)(uintptr_t)j->out_addr, (const void *)(uintptr_t)j->ref_addr, j->plain_len);
     uint64_t t2 = ticks_now();
@@ -143,11 +180,15 @@ static int run_job(const struct job *j)
     uart_puts(" frame ");
     uart_dec(j->frame_len);
     uart_puts(" decode ticks ");
-    uart_dec((uint32_t)(t1 - t0));
+    uart_dec((uint32_t)dec);
     uart_puts(" memcpy ticks ");
     uart_dec((uint32_t)(t2 - t1));
     uart_puts(" sha256 ticks ");
     uart_dec((uint32_t)(t3 - t2));
+    if (j->regions_len > 0) {
+        uart_puts(" unpatched ticks ");
+        uart_dec((uint32_t)alone);
+    }
     if (ret != MOTA_OK) {
         uart_puts(": FAILED ");
         uart_puts(mota_err_name(ret));
@@ -161,7 +202,7 @@ static int run_job(const struct job *j)
 /* the decode is checked against the reference before the timing of memcpy overwrites it: run twice */
 static int check_job(const struct job *j)
 {
-    if (decode(j) != MOTA_OK ||
+    if (decode(j, true) != MOTA_OK ||
         memcmp((const void *)(uintptr_t)j->out_addr, (const void *)(uintptr_t)j->ref_addr, j->plain_len) != 0) {
         uart_puts("decode ");
         uart_puts(j->name);
@@ -180,6 +221,8 @@ int main(void)
     uart_dec((uint32_t)sizeof(struct mota_inflate));
     uart_puts(" bytes lzma ");
     uart_dec((uint32_t)sizeof(struct mota_lzma));
+    uart_puts(" bytes patcher ");
+    uart_dec((uint32_t)(sizeof(struct mota_delta) + sizeof(struct mota_delta_source) + 2 * sizeof(uint32_t)));
     uart_puts(" bytes\r\n");
     if (t->magic != JOB_MAGIC || t->n_jobs == 0 || t->n_jobs > 16) {
         uart_puts("no job table\r\n");

@@ -167,6 +167,28 @@ static void test_malformed_regions_are_refused_before_any_erase(void **state)
     dev_free(d);
 }
 
+/* A signer's delta that decodes, to another image: regions that are sound but not the diff's (one byte
+ * further into the source). Its image digest, checked from flash, refuses it; the old model runs on. */
+static void test_a_delta_that_patches_to_another_image_never_installs(void **state)
+{
+    (void)state;
+    uint8_t *c1, r[12];
+    size_t l1, l2;
+    struct mota_posix_device *d = running_old(&c1, &l1);
+    wr32le(r, 0), wr32le(r + 4, 3000), wr32le(r + 8, 1); /* inside the code and the params */
+    struct container_opts o = delta_opts(MOTA_DECOMP_LZMA, 0);
+    o.delta_regions = r;
+    o.delta_regions_len = sizeof(r);
+    uint8_t *c2 = make_container(&o, &l2);
+    assert_int_equal(send_container(&d->device.agent, c2, l2, 4096), MOTA_ERR_DECOMP_IMAGE_DIGEST);
+    assert_true(runs(d, c1, l1));
+    assert_int_equal(dev_boot(d), MOTA_OK);
+    assert_true(runs(d, c1, l1));
+    free(c1);
+    free(c2);
+    dev_free(d);
+}
+
 int main(void)
 {
     dev_keys();
@@ -174,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_a_delta_from_the_running_model_installs_through_each_coder_and_cipher),
         cmocka_unit_test(test_a_delta_from_another_model_is_refused_before_any_erase),
         cmocka_unit_test(test_malformed_regions_are_refused_before_any_erase),
+        cmocka_unit_test(test_a_delta_that_patches_to_another_image_never_installs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

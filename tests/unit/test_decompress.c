@@ -102,6 +102,8 @@ static void test_each_encoders_streams_decode_to_the_image_in_any_chunking(void 
         uint8_t *img = malloc(sizes[i]);
         fill(img, sizes[i], (uint32_t)i);
         for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+            if (alg == MOTA_DECOMP_LZMA && blocks[b] == 256 && sizes[i] > 5000)
+                continue; /* LZMA in 256-byte blocks of a large image: seconds of encoding, nothing new */
             round_trip(img, sizes[i], blocks[b], 0);
             round_trip(img, sizes[i], blocks[b], 1);
             round_trip(img, sizes[i], blocks[b], 333);

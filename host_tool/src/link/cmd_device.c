@@ -157,7 +157,8 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
 }
 
 /* HELLO key 17's bits in order (mota/features.h) */
-static const char *const feature_names[] = {"lz4", "deflate", "legacy", "epochs", "invoke", "trap", "decrypt"};
+static const char *const feature_names[] = {"lz4",  "deflate", "legacy", "epochs", "invoke",
+                                            "trap", "decrypt", "lzma",   "delta"};
 
 /* The id of the device's key: of the point STATUS gives (the same id HELLO gives), else HELLO's. */
 static bool device_key_id(const struct report *r, uint8_t kid[MOTA_KEY_ID_LEN])

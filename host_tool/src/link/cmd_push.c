@@ -602,17 +602,15 @@ static int container_model(const struct push *p, int unnamed)
 /* A refusal with no facts from the device: what the host knows. */
 static void explain(struct push *p)
 {
+    int idx = container_model(p, -1);
+    const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL; /* the model as HELLO said it */
     if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
-        int idx = container_model(p, -1);
-        const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
         if (dm != NULL && dm->testing)
             snprintf(p->detail, sizeof(p->detail),
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
                      "first",
                      dm->name, (unsigned long long)dm->seq, dm->version[0] ? " v" : "", dm->version);
     } else if (p->result == MOTA_ERR_DELTA_SOURCE) { /* what it runs, and what to send instead */
-        int idx = container_model(p, -1);
-        const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL;
         if (dm != NULL && dm->has)
             snprintf(p->detail, sizeof(p->detail),
                      "this is a delta from another model than the device's %s seq %llu%s%s: push the full container "

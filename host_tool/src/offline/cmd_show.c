@@ -46,6 +46,21 @@ static void uuid_print(FILE *f, const uint8_t u[16])
     fputs(tool_uuid_str(u, s), f);
 }
 
+/* A delta's regions: [start, len, src] each, as its manifest has them (little-endian records, checked). */
+static void region_list_json(struct json *j, const struct mota_component *c)
+{
+    json_arr(j, "region_list");
+    for (size_t i = 0; i + MOTA_DELTA_REGION_LEN <= c->regions_len; i += MOTA_DELTA_REGION_LEN) {
+        json_arr(j, NULL);
+        for (size_t f = 0; f < 3; f++) {
+            const uint8_t *p = c->regions + i + 4 * f;
+            json_uint(j, NULL, (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+        }
+        json_arr_end(j);
+    }
+    json_arr_end(j);
+}
+
 static void uuid_json(struct json *j, const char *key, const uint8_t u[16])
 {
     char s[37];
@@ -379,6 +394,7 @@ static void components_json(struct json *j, const struct mota_manifest *m)
             json_hex(j, "source_sha256", comp->src_digest, MOTA_SHA256_LEN);
             json_uint(j, "source_size", comp->src_size);
             json_uint(j, "regions", comp->regions_len / MOTA_DELTA_REGION_LEN);
+            region_list_json(j, comp);
             json_obj_end(j);
         } else {
             json_null(j, "delta");
