@@ -159,29 +159,31 @@ static uint32_t z_pos(const struct mota_agent *a)
     return a->up.unit_slot_off - a->up.layout.comp_slot[a->up.sha_comp] + a->up.unit_fill;
 }
 
-/* n bytes at the unit's end, at image offset at: a delta's stream bytes become image bytes (to_image), or
- * image bytes read back become the stream's again (the decoder's history is the stream). */
+/* n bytes at image offset at, of a delta: its stream's bytes become image bytes (to_image), or image bytes
+ * read back become the stream's again (the decoder's history is the stream's). */
 static int z_delta(struct mota_agent *a, uint32_t at, uint8_t *p, size_t n, bool to_image)
 {
 #if MOTA_FEATURE_DELTA
-    if (a->up.delta_on) {
-        int ret = mota_delta_apply(&a->up.delta, at, p, n, to_image, &a->up.dsrc);
-        return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
-    }
-#endif
+    int ret = mota_delta_apply(&a->up.delta, at, p, n, to_image, &a->up.dsrc);
+    return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+#else
     (void)a, (void)at, (void)p, (void)n, (void)to_image;
     return MOTA_OK;
+#endif
 }
 
-static int z_write(void *ctx, const uint8_t *p, size_t n)
+/* The sink's three calls, each in two builds: for a payload, and for a delta's (delta: the patcher on), so
+ * that the patcher costs a plain payload's bytes nothing (ALWAYS_INLINE: one body, constant delta). */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE int z_write_as(struct mota_agent *a, const uint8_t *p, size_t n, bool delta)
 {
-    struct mota_agent *a = ctx;
     while (n > 0) {
         uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill;
         if (k > n)
             k = (uint32_t)n;
         memcpy(a->up.unit + a->up.unit_fill, p, k);
-        int ret = z_delta(a, z_pos(a), a->up.unit + a->up.unit_fill, k, true);
+        int ret = delta ? z_delta(a, z_pos(a), a->up.unit + a->up.unit_fill, k, true) : MOTA_OK;
         a->up.unit_fill += k;
         p += k;
         n -= k;
@@ -194,34 +196,40 @@ static int z_write(void *ctx, const uint8_t *p, size_t n)
 }
 
 /* A match: bytes dist back in the image, from the unit when they are still there, else from the
- * flash they were programmed to (the decoder checked dist against what was written). */
-static int z_copy(void *ctx, uint32_t dist, uint32_t n)
+ * flash they were programmed to (the decoder checked dist against what was written). A run longer than
+ * its distance repeats its first dist bytes: read once, then repeated in the unit (for a delta, in the
+ * stream's terms: a run of zeros there is dist 1, and its bytes are converted once a piece, not each). */
+ALWAYS_INLINE int z_copy_as(struct mota_agent *a, uint32_t dist, uint32_t n, bool delta)
 {
-    struct mota_agent *a = ctx;
     const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t img_off = a->up.layout.comp_slot[a->up.sha_comp];
     while (n > 0) {
         uint32_t ubase = a->up.unit_slot_off - img_off, src = ubase + a->up.unit_fill - dist;
-        uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill;
+        uint32_t k = mota_agent_chunk_size(a) - a->up.unit_fill, m;
+        uint8_t *to = a->up.unit + a->up.unit_fill;
         k = k < n ? k : n;
-        k = k < dist ? k : dist; /* a run that does not overlap what it writes */
+        m = k < dist ? k : dist; /* what is read: a run that does not overlap what it writes */
         int ret = MOTA_OK;
         if (src >= ubase) {
-            memcpy(a->up.unit + a->up.unit_fill, a->up.unit + (src - ubase), k);
+            memcpy(to, a->up.unit + (src - ubase), m);
         } else {
-            k = k < ubase - src ? k : ubase - src;
+            m = m < ubase - src ? m : ubase - src;
             if (a->up.img != NULL)
-                memcpy(a->up.unit + a->up.unit_fill, a->up.img + src, k);
+                memcpy(to, a->up.img + src, m);
             else
                 ret = fl->read(fl->ctx,
                                mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) +
                                    img_off + src,
-                               a->up.unit + a->up.unit_fill, k);
+                               to, m);
         }
-        if (ret == MOTA_OK) /* a delta: the bytes read back in the stream's terms, then the image's here */
-            ret = z_delta(a, src, a->up.unit + a->up.unit_fill, k, false);
-        if (ret == MOTA_OK)
-            ret = z_delta(a, z_pos(a), a->up.unit + a->up.unit_fill, k, true);
+        if (ret == MOTA_OK && delta) /* a delta: the bytes read back in the stream's terms */
+            ret = z_delta(a, src, to, m, false);
+        if (m < dist)
+            k = m;
+        for (uint32_t have = m; have < k; have *= 2) /* the period repeated: doubled, whole periods each time */
+            memcpy(to + have, to, have < k - have ? have : k - have);
+        if (ret == MOTA_OK && delta) /* ... and the image's here */
+            ret = z_delta(a, z_pos(a), to, k, true);
         if (ret != MOTA_OK)
             return a->up.z_err = ret;
         a->up.unit_fill += k;
@@ -233,9 +241,8 @@ static int z_copy(void *ctx, uint32_t dist, uint32_t n)
 }
 
 /* One image byte dist back (an LZMA matched literal's context), wherever it is, as for z_copy. */
-static int z_peek(void *ctx, uint32_t dist, uint8_t *b)
+ALWAYS_INLINE int z_peek_as(struct mota_agent *a, uint32_t dist, uint8_t *b, bool delta)
 {
-    struct mota_agent *a = ctx;
     const struct mota_flash *fl = a->cfg->port->flash;
     uint32_t img_off = a->up.layout.comp_slot[a->up.sha_comp];
     uint32_t ubase = a->up.unit_slot_off - img_off, src = ubase + a->up.unit_fill - dist;
@@ -248,9 +255,51 @@ static int z_peek(void *ctx, uint32_t dist, uint8_t *b)
         ret = fl->read(fl->ctx,
                        mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) + img_off + src,
                        b, 1);
-    if (ret == MOTA_OK)
+    if (ret == MOTA_OK && delta)
         ret = z_delta(a, src, b, 1, false);
     return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+}
+
+static int z_write(void *ctx, const uint8_t *p, size_t n)
+{
+    return z_write_as(ctx, p, n, false);
+}
+
+static int z_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    return z_copy_as(ctx, dist, n, false);
+}
+
+static int z_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    return z_peek_as(ctx, dist, b, false);
+}
+
+#if MOTA_FEATURE_DELTA
+static int zd_write(void *ctx, const uint8_t *p, size_t n)
+{
+    return z_write_as(ctx, p, n, true);
+}
+
+static int zd_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    return z_copy_as(ctx, dist, n, true);
+}
+
+static int zd_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    return z_peek_as(ctx, dist, b, true);
+}
+#endif
+
+/* The decoder's sink for the component being received: the patcher's when it is a delta. */
+static struct mota_decomp_sink z_sink(struct mota_agent *a)
+{
+#if MOTA_FEATURE_DELTA
+    if (a->up.delta_on)
+        return (struct mota_decomp_sink){zd_write, zd_copy, a, zd_peek};
+#endif
+    return (struct mota_decomp_sink){z_write, z_copy, a, z_peek};
 }
 
 #if MOTA_FEATURE_DELTA
@@ -749,7 +798,7 @@ static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
  */
 static int x_feed(struct mota_agent *a, unsigned m, int c, const uint8_t *ct, const uint8_t *pt, uint32_t k, uint32_t o)
 {
-    const struct mota_decomp_sink sink = {z_write, z_copy, a, z_peek};
+    const struct mota_decomp_sink sink = z_sink(a);
     bool z = a->up.man.comp[c].compressed;
     for (uint32_t q = 0; q < k;) {
         size_t used = k - q;

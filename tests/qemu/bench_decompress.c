@@ -36,23 +36,24 @@ struct job_table {
     struct job jobs[];
 };
 
-/* a delta job's patcher, as the agent's sink runs it (upload.c z_delta); NULL: none */
-static struct mota_delta *patcher;
-static struct mota_delta_source source;
-
-static void patch(uint32_t at, uint8_t *p, size_t n, bool to_image)
-{
-    if (patcher != NULL)
-        (void)mota_delta_apply(patcher, at, p, n, to_image, &source);
-}
-
 /* the agent's sink (agent/src/upload.c z_write, z_copy, z_peek): whole 256-byte units "programmed" */
 struct unit_sink {
     uint8_t *flash; /* where the image goes */
     uint32_t off;   /* bytes programmed */
     uint8_t unit[256];
     uint32_t fill;
+    struct mota_delta *patcher; /* a delta job's, as the agent's sink runs it (upload.c z_delta); NULL: none */
+    struct mota_delta_source source;
 };
+
+/* the sink's calls in two builds, as the agent's (z_write_as...): a plain payload's, and a delta's */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE void patch(struct unit_sink *s, bool delta, uint32_t at, uint8_t *p, size_t n, bool to_image)
+{
+    if (delta)
+        (void)mota_delta_apply(s->patcher, at, p, n, to_image, &s->source);
+}
 
 static void prog(struct unit_sink *s)
 {
@@ -61,14 +62,13 @@ static void prog(struct unit_sink *s)
     s->fill = 0;
 }
 
-static int u_write(void *ctx, const uint8_t *p, size_t n)
+ALWAYS_INLINE int u_write_as(struct unit_sink *s, const uint8_t *p, size_t n, bool delta)
 {
-    struct unit_sink *s = ctx;
     while (n > 0) {
         uint32_t k = sizeof(s->unit) - s->fill;
         k = k < n ? k : (uint32_t)n;
         memcpy(s->unit + s->fill, p, k);
-        patch(s->off + s->fill, s->unit + s->fill, k, true);
+        patch(s, delta, s->off + s->fill, s->unit + s->fill, k, true);
         s->fill += k;
         p += k;
         n -= k;
@@ -78,21 +78,26 @@ static int u_write(void *ctx, const uint8_t *p, size_t n)
     return MOTA_OK;
 }
 
-static int u_copy(void *ctx, uint32_t dist, uint32_t n)
+/* as z_copy: a run longer than its distance reads its period once and repeats it in the unit */
+ALWAYS_INLINE int u_copy_as(struct unit_sink *s, uint32_t dist, uint32_t n, bool delta)
 {
-    struct unit_sink *s = ctx;
     while (n > 0) {
-        uint32_t src = s->off + s->fill - dist, k = sizeof(s->unit) - s->fill;
+        uint32_t src = s->off + s->fill - dist, k = sizeof(s->unit) - s->fill, m;
+        uint8_t *to = s->unit + s->fill;
         k = k < n ? k : n;
-        k = k < dist ? k : dist;
+        m = k < dist ? k : dist;
         if (src >= s->off) {
-            memcpy(s->unit + s->fill, s->unit + (src - s->off), k);
+            memcpy(to, s->unit + (src - s->off), m);
         } else {
-            k = k < s->off - src ? k : s->off - src;
-            memcpy(s->unit + s->fill, s->flash + src, k);
+            m = m < s->off - src ? m : s->off - src;
+            memcpy(to, s->flash + src, m);
         }
-        patch(src, s->unit + s->fill, k, false); /* a delta: read back in the stream's terms, written in the image's */
-        patch(s->off + s->fill, s->unit + s->fill, k, true);
+        patch(s, delta, src, to, m, false); /* a delta: read back in the stream's terms, written in the image's */
+        if (m < dist)
+            k = m;
+        for (uint32_t have = m; have < k; have *= 2)
+            memcpy(to + have, to, have < k - have ? have : k - have);
+        patch(s, delta, s->off + s->fill, to, k, true);
         s->fill += k;
         n -= k;
         if (s->fill == sizeof(s->unit))
@@ -102,13 +107,42 @@ static int u_copy(void *ctx, uint32_t dist, uint32_t n)
 }
 
 /* an LZMA matched literal's byte: from the unit while it is there, else from the image programmed */
-static int u_peek(void *ctx, uint32_t dist, uint8_t *b)
+ALWAYS_INLINE int u_peek_as(struct unit_sink *s, uint32_t dist, uint8_t *b, bool delta)
 {
-    struct unit_sink *s = ctx;
     uint32_t src = s->off + s->fill - dist;
     *b = src >= s->off ? s->unit[src - s->off] : s->flash[src];
-    patch(src, b, 1, false);
+    patch(s, delta, src, b, 1, false);
     return MOTA_OK;
+}
+
+static int u_write(void *ctx, const uint8_t *p, size_t n)
+{
+    return u_write_as(ctx, p, n, false);
+}
+
+static int u_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    return u_copy_as(ctx, dist, n, false);
+}
+
+static int u_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    return u_peek_as(ctx, dist, b, false);
+}
+
+static int d_write(void *ctx, const uint8_t *p, size_t n)
+{
+    return u_write_as(ctx, p, n, true);
+}
+
+static int d_copy(void *ctx, uint32_t dist, uint32_t n)
+{
+    return u_copy_as(ctx, dist, n, true);
+}
+
+static int d_peek(void *ctx, uint32_t dist, uint8_t *b)
+{
+    return u_peek_as(ctx, dist, b, true);
 }
 
 static const char *alg_name(uint32_t alg)
@@ -122,24 +156,24 @@ static int decode(const struct job *j, bool with_patch)
     static struct unit_sink s;
     static struct mota_delta d;
     static struct mota_decompress z;
-    const struct mota_decomp_sink sink = {u_write, u_copy, &s, u_peek};
+    const struct mota_decomp_sink plain = {u_write, u_copy, &s, u_peek}, patched = {d_write, d_copy, &s, d_peek};
     const uint8_t *in = (const uint8_t *)(uintptr_t)j->frame_addr;
     size_t left = j->frame_len;
     s.flash = (uint8_t *)(uintptr_t)j->out_addr;
     s.off = s.fill = 0;
-    patcher = NULL;
-    source = (struct mota_delta_source){(const uint8_t *)(uintptr_t)j->src_addr, NULL, NULL};
+    s.patcher = NULL;
+    s.source = (struct mota_delta_source){(const uint8_t *)(uintptr_t)j->src_addr, NULL, NULL};
     if (with_patch && j->regions_len > 0) {
         int ret =
             mota_delta_load(&d, (const uint8_t *)(uintptr_t)j->regions_addr, j->regions_len, j->plain_len, j->src_len);
         if (ret != MOTA_OK)
             return ret;
-        patcher = &d;
+        s.patcher = &d;
     }
     mota_decompress_start(&z, j->alg, j->plain_len, j->block, 0);
     while (left > 0) {
         size_t used = 0;
-        int ret = mota_decompress_feed(&z, in, left, &sink, &used);
+        int ret = mota_decompress_feed(&z, in, left, s.patcher != NULL ? &patched : &plain, &used);
         if (ret != MOTA_OK)
             return ret;
         in += used;
