@@ -604,7 +604,7 @@ static void explain(struct push *p)
 {
     int idx = container_model(p, -1);
     const struct dev_model *dm = idx >= 0 ? &p->models[idx] : NULL; /* the model as HELLO said it */
-    if (p->result == MOTA_ERR_TRIAL_PENDING) { /* say which model, and what to do */
+    if (p->result == MOTA_ERR_TRIAL_PENDING) {                      /* say which model, and what to do */
         if (dm != NULL && dm->testing)
             snprintf(p->detail, sizeof(p->detail),
                      "model %s seq %llu%s%s is on trial: confirm it (mota confirm) or roll it back (mota rollback) "
