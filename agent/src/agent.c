@@ -195,6 +195,10 @@ int mota_agent_check_head(const struct mota_agent *a, const struct mota_envelope
  * flash), the one its manifest names by digest and size; where it lies on flash in *src_off. */
 int mota_agent_delta_source(const struct mota_agent *a, unsigned m, const struct mota_component *c, uint32_t *src_off)
 {
+#if !MOTA_FEATURE_DELTA
+    (void)a, (void)m, (void)c, (void)src_off;
+    return MOTA_ERR_DELTA_OFF;
+#else
     const struct mota_agent_model_state *s = &a->st[m];
     const struct mota_component *old = NULL;
     struct mota_envelope env;
@@ -210,6 +214,7 @@ int mota_agent_delta_source(const struct mota_agent *a, unsigned m, const struct
         return MOTA_ERR_DELTA_SOURCE;
     *src_off = mota_agent_slot_base(a, m, s->active.slot) + lay.comp_slot[idx];
     return MOTA_OK;
+#endif
 }
 
 /* Anti-rollback: lower than committed refused; equal only for the same manifest. */

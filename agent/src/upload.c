@@ -164,8 +164,7 @@ static uint32_t z_pos(const struct mota_agent *a)
 static int z_delta(struct mota_agent *a, uint32_t at, uint8_t *p, size_t n, bool to_image)
 {
 #if MOTA_FEATURE_DELTA
-    int ret = mota_delta_apply(&a->up.delta, at, p, n, to_image, &a->up.dsrc);
-    return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+    return mota_delta_apply(&a->up.delta, at, p, n, to_image, &a->up.dsrc); /* a source's error, not a torn unit */
 #else
     (void)a, (void)at, (void)p, (void)n, (void)to_image;
     return MOTA_OK;
@@ -222,16 +221,16 @@ ALWAYS_INLINE int z_copy_as(struct mota_agent *a, uint32_t dist, uint32_t n, boo
                                    img_off + src,
                                to, m);
         }
-        if (ret == MOTA_OK && delta) /* a delta: the bytes read back in the stream's terms */
-            ret = z_delta(a, src, to, m, false);
+        if (ret != MOTA_OK)
+            return a->up.z_err = ret; /* the slot's read: a unit torn before a reset, maybe */
+        if (delta && (ret = z_delta(a, src, to, m, false)) != MOTA_OK) /* a delta: read back in the stream's terms */
+            return ret;
         if (m < dist)
             k = m;
         for (uint32_t have = m; have < k; have *= 2) /* the period repeated: doubled, whole periods each time */
             memcpy(to + have, to, have < k - have ? have : k - have);
-        if (ret == MOTA_OK && delta) /* ... and the image's here */
-            ret = z_delta(a, z_pos(a), to, k, true);
-        if (ret != MOTA_OK)
-            return a->up.z_err = ret;
+        if (delta && (ret = z_delta(a, z_pos(a), to, k, true)) != MOTA_OK) /* ... and the image's here */
+            return ret;
         a->up.unit_fill += k;
         n -= k;
         if (a->up.unit_fill == mota_agent_chunk_size(a) && (ret = z_prog(a)) != MOTA_OK)
@@ -255,9 +254,9 @@ ALWAYS_INLINE int z_peek_as(struct mota_agent *a, uint32_t dist, uint8_t *b, boo
         ret = fl->read(fl->ctx,
                        mota_agent_slot_base(a, (unsigned)a->up.model, a->st[a->up.model].upload.slot) + img_off + src,
                        b, 1);
-    if (ret == MOTA_OK && delta)
-        ret = z_delta(a, src, b, 1, false);
-    return ret != MOTA_OK ? (a->up.z_err = ret) : MOTA_OK;
+    if (ret != MOTA_OK)
+        return a->up.z_err = ret;
+    return delta ? z_delta(a, src, b, 1, false) : MOTA_OK;
 }
 
 static int z_write(void *ctx, const uint8_t *p, size_t n)
@@ -919,8 +918,8 @@ static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uin
     if ((ret = x_cipher(a, c, 0, NULL, 0)) != MOTA_OK)
         return mota_agent_fail_upload(a, m, ret);
 #endif
-    if (x_start(a, m, c, 0) != MOTA_OK)
-        return mota_agent_fail_upload(a, m, MOTA_ERR_COMPRESSION_INFO); /* the profile checked it: not reached */
+    if ((ret = x_start(a, m, c, 0)) != MOTA_OK) /* the profile checked the parameters; a delta's source may be gone */
+        return mota_agent_fail_upload(a, m, ret == MOTA_ERR_ARG ? MOTA_ERR_COMPRESSION_INFO : ret);
     return MOTA_OK;
 }
 

@@ -233,15 +233,22 @@ static void decode_set_index(struct mota_cbor_dec *d, struct seq_state *st)
 
 /* What mota-directive-decompress or -patch makes an image with (the profile checks the values) */
 struct made {
-    uint64_t alg, block, src_size;
+    uint64_t alg, block;
+#if MOTA_FEATURE_DELTA
+    uint64_t src_size;
     const uint8_t *regions;
     size_t regions_len;
     uint8_t src_digest[MOTA_SHA256_LEN];
+#endif
 };
 
 /* One field of a patch's argument past algorithm and block */
 static void decode_patch_field(struct mota_cbor_dec *d, int64_t key, struct made *z)
 {
+#if !MOTA_FEATURE_DELTA
+    (void)key, (void)z;
+    mota_cbor_fail(d, MOTA_ERR_DELTA_OFF); /* said before any erase, as a missing decoder is */
+#else
     struct mota_cbor_dec dd;
     const uint8_t *p;
     size_t len;
@@ -256,6 +263,7 @@ static void decode_patch_field(struct mota_cbor_dec *d, int64_t key, struct made
             mota_dec_digest(&dd, z->src_digest);
         mota_cbor_fail(d, d->err == 0 ? mota_cbor_finish(&dd) : 0);
     }
+#endif
 }
 
 /* mota-directive-decompress's argument: bstr .cbor {1: algorithm, 2: block}; -patch's: also 3: source
@@ -304,12 +312,14 @@ static int make_image(struct seq_state *st, size_t idx, int64_t cmd, const struc
     comp->delta = cmd == MOTA_SUIT_CMD_PATCH;
     comp->z_alg = comp->compressed ? (z->alg > 0xFFFFu ? 0xFFFFu : (uint32_t)z->alg) : 0; /* the profile refuses */
     comp->z_block = comp->compressed ? (z->block > 0xFFFFFFFFu ? 0 : (uint32_t)z->block) : 0;
+#if MOTA_FEATURE_DELTA
     if (comp->delta) {
         memcpy(comp->src_digest, z->src_digest, MOTA_SHA256_LEN);
-        comp->src_size = z->src_size > 0xFFFFFFFFu ? 0 : (uint32_t)z->src_size;
+        comp->src_size = z->src_size > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)z->src_size; /* the profile refuses */
         comp->regions = z->regions;
         comp->regions_len = z->regions_len;
     }
+#endif
     return 0;
 }
 
@@ -901,6 +911,9 @@ void mota_manifest_rebase(struct mota_manifest *m, const uint8_t *from, size_t l
         m->comp[c].id = moved(m->comp[c].id, from, len, to);
         m->comp[c].uri = moved(m->comp[c].uri, from, len, to);
         m->comp[c].enc_info = moved(m->comp[c].enc_info, from, len, to);
+#if MOTA_FEATURE_DELTA
+        m->comp[c].regions = moved(m->comp[c].regions, from, len, to);
+#endif
     }
     m->text.description = moved(m->text.description, from, len, to);
     m->text.created = moved(m->text.created, from, len, to);
@@ -965,8 +978,12 @@ static int check_transformed(const struct mota_component *c, const char *want)
     }
     if (c->compressed && !compression_ok(c, c->wire_size - tag))
         return MOTA_ERR_COMPRESSION_INFO;
+#if MOTA_FEATURE_DELTA
+    if (c->delta && (c->src_size == 0 || c->src_size == 0xFFFFFFFFu)) /* no source, or one past 4 GiB */
+        return MOTA_ERR_DELTA_REGIONS;
     if (c->delta) /* the regions inside both images: the patcher trusts them */
         return mota_delta_check(c->regions, c->regions_len, (uint32_t)c->size, c->src_size);
+#endif
     if (c->compressed)
         return 0;
     return c->wire_size - tag == c->size ? 0 : MOTA_ERR_PAYLOAD_SIZE; /* encryption keeps lengths */

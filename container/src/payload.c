@@ -173,6 +173,10 @@ static int decrypt(const struct mota_enc_info *ei, const uint8_t cek[MOTA_AES128
 /* A delta image: the decoded differences (out) plus the source's prediction, once the source is the one named. */
 static int add_prediction(const struct mota_component *c, const uint8_t *src, size_t src_len, uint8_t *out)
 {
+#if !MOTA_FEATURE_DELTA
+    (void)c, (void)src, (void)src_len, (void)out;
+    return MOTA_ERR_DELTA_OFF; /* never decoded as one */
+#else
     struct mota_delta d; /* host use: 780 bytes on the stack */
     const struct mota_delta_source s = {src, NULL, NULL};
     uint8_t md[MOTA_SHA256_LEN];
@@ -183,6 +187,7 @@ static int add_prediction(const struct mota_component *c, const uint8_t *src, si
         return MOTA_ERR_DELTA_SOURCE;
     int ret = mota_delta_load(&d, c->regions, c->regions_len, (uint32_t)c->size, c->src_size);
     return ret != MOTA_OK ? ret : mota_delta_apply(&d, 0, out, (size_t)c->size, true, &s);
+#endif
 }
 
 int mota_payload_reconstruct(const struct mota_component *c, const uint8_t *wire, size_t wire_len, const uint8_t *cek,
@@ -217,8 +222,8 @@ int mota_payload_reconstruct_from(const struct mota_component *c, const uint8_t 
             return ret;
         in = plain;
     }
-    if (c->delta && (src == NULL || src_len != c->src_size))
-        return MOTA_ERR_DELTA_SOURCE; /* before any work: not the source, or none */
+    if (c->delta && src == NULL)
+        return MOTA_ERR_DELTA_SOURCE; /* before any work: no source */
     if (c->compressed) {
         struct mota_decompress d; /* host use: up to 6.9 KiB (LZMA's models) on the stack */
         ret = mota_decompress_buffer(&d, c->z_alg, in, body, out, (uint32_t)c->size, c->z_block);

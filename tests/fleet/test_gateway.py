@@ -345,9 +345,22 @@ def case_a_delta_artifact_sends_the_delta_where_its_source_runs_and_the_full_con
         module(env, cfg, "ArtifactInstall", d, check=0)
         module(env, cfg, "ArtifactCommit", d, check=0)
         assert active(env, pa) == (2, "confirmed") == active(env, pb)
+        # the next release from v2: a runs v2 from its delta, b from the full container; both take v3's delta
+        rel3, params3 = env.p("m3_rel.bin"), env.p("m3_params.bin")
+        subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                                                          "model_variant.py"), rel2, rel3, "bytes", "--percent", "1",
+                        "--seed", "5", "--params", params2, params3], check=True, capture_output=True)
+        full3 = env.pack("v3.mota", rel3, params3, seq=3, selftest=None, compress="lzma")
+        delta3 = env.pack("v3-delta.mota", rel3, params3, seq=3, selftest=None, extra=("--delta-from", full))
+        r = env.run("mender-artifact", "-o", env.p("d3.mender"), "-t", "gw", "--delta-from", full, full3, delta3)
+        meta = json.loads(env.run("inspect", "--json", full).stdout)
+        d = deployment(env, "F", full3, delta3, meta='{"mota_delta_from": "%s", "mota_delta_from_seq": %d}'
+                       % (meta["digest"], 2))
+        _, _, err = module(env, cfg, "ArtifactInstall", d, check=0)
+        assert err.count("installed, on trial (as a delta") == 2, err
         print("one artifact, two MCUs: the delta (%d bytes) to the one that ran old.mota, the full container (%d "
-              "bytes) to the other; rolled back, then committed, each on what it received"
-              % (os.path.getsize(delta), os.path.getsize(full)))
+              "bytes) to the other; rolled back, then committed, each on what it received; the next release's "
+              "delta to both (one ran v2 from a delta)" % (os.path.getsize(delta), os.path.getsize(full)))
     finally:
         env.close()
 

@@ -17,14 +17,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct sink {
     uint8_t *buf;
-    uint32_t pos, cap;
+    uint32_t pos, cap, block;
 };
+
+/* n more bytes stay in the image and in the block being written (a resume point is never crossed) */
+static void in_block(const struct sink *s, size_t n)
+{
+    if (n > s->cap - s->pos || s->pos + n > (s->pos / s->block + 1u) * (uint64_t)s->block)
+        abort();
+}
 
 static int s_write(void *ctx, const uint8_t *p, size_t n)
 {
     struct sink *s = ctx;
-    if (n == 0 || n > s->cap - s->pos)
+    if (n == 0)
         abort();
+    in_block(s, n);
     memcpy(s->buf + s->pos, p, n);
     s->pos += (uint32_t)n;
     return MOTA_OK;
@@ -42,8 +50,9 @@ static int s_peek(void *ctx, uint32_t dist, uint8_t *b)
 static int s_copy(void *ctx, uint32_t dist, uint32_t n)
 {
     struct sink *s = ctx;
-    if (dist == 0 || dist > s->pos || n > s->cap - s->pos)
+    if (dist == 0 || dist > s->pos)
         abort();
+    in_block(s, n);
     for (uint32_t k = 0; k < n; k++, s->pos++)
         s->buf[s->pos] = s->buf[s->pos - dist];
     return MOTA_OK;
@@ -61,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t seed = data[4];
     data += 5;
     size -= 5;
-    struct sink s = {malloc(plain ? plain : 1), 0, plain};
+    struct sink s = {malloc(plain ? plain : 1), 0, plain, block};
     const struct mota_decomp_sink k = {s_write, s_copy, &s, s_peek};
     static struct mota_decompress z;
     mota_decompress_start(&z, alg, plain, block, 0);
@@ -70,10 +79,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seed = seed * 1103515245u + 12345u;
         size_t n = 1 + (seed >> 16) % 97u, used = 0;
         n = n < size - p ? n : size - p;
+        uint32_t before = mota_decompress_out(&z);
         ret = mota_decompress_feed(&z, data + p, n, &k, &used);
         uint32_t out = mota_decompress_out(&z);
         if (used > n || out != s.pos || out > plain)
             abort();
+        if (ret == MOTA_OK && used == 0 && out == before && !mota_decompress_at_boundary(&z))
+            abort(); /* no progress: a caller feeding it again would loop for ever */
         p += used;
         if (ret == MOTA_OK && mota_decompress_at_boundary(&z) && out > 0 && (seed & 0x100u) != 0)
             mota_decompress_start(&z, alg, plain, block, out); /* a power cut: only the image offset survives */

@@ -28,10 +28,11 @@ mutations=(
   'decompress/src/delta.c|more than 64 regions accepted|s/len \/ MOTA_DELTA_REGION_LEN > MOTA_DELTA_MAX_REGIONS ||//'
   'decompress/src/delta.c|the prediction subtracted instead of added|s/buf\[k + j\] = (uint8_t)(buf\[k + j\] + s\[j\]);/buf[k + j] = (uint8_t)(buf[k + j] - s[j]);/'
   'decompress/src/delta.c|a read back before the last region not looked up|s/i = 0; \/\* a read back/(void)0; \/* a read back/'
-  'agent/src/upload.c|bytes read back by a match left in image terms|s/ret = z_delta(a, src, a->up.unit + a->up.unit_fill, k, false);/(void)0;/'
-  'agent/src/upload.c|a matched literal context left in image terms|s/ret = z_delta(a, src, b, 1, false);/(void)0;/'
+  'agent/src/upload.c|bytes read back by a match left in image terms|s/(ret = z_delta(a, src, to, m, false)) != MOTA_OK/0/'
+  'agent/src/upload.c|a matched literal context left in image terms|s/return delta ? z_delta(a, src, b, 1, false) : MOTA_OK;/return MOTA_OK;/'
   'agent/src/upload.c|the source not checked before the erase|s/else if ((ret = delta_sources(a, m)) == MOTA_OK)/else if (1)/'
-  'agent/src/upload.c|a component after a delta patched too|s/a->up.delta_on = false; \/\*/(void)0; \/*/'
+  'agent/src/upload.c|a compressed component after a delta patched too (both switches)|s/a->up.delta_on = comp->delta;/a->up.delta_on |= comp->delta;/;s/a->up.delta_on = false;/(void)0;/'
+  'agent/src/upload.c|the delta sink for every payload|s/    if (a->up.delta_on)\n        return (struct mota_decomp_sink){zd_write/    if (1)\n        return (struct mota_decomp_sink){zd_write/'
 )
 mkdir -p "$tmp/src"
 (cd "$root" && git ls-files -co --exclude-standard | grep -v '^build/' | tar -cf - -T -) | tar -xf - -C "$tmp/src"

@@ -230,6 +230,7 @@ struct container_opts {
     /* a delta from the model of these options (code and params: LZMA unless compress names another coder;
      * the self-test input whole), as pack --delta-from writes it: needs MOTA_TEST_LZMA */
     const struct model_opts *delta_from;
+    bool delta_code_only;         /* the params compressed as they are, after the code's delta */
     const uint8_t *delta_regions; /* a hostile signer: these regions signed instead of the diff's */
     size_t delta_regions_len;
 };
@@ -432,18 +433,21 @@ static inline uint8_t *make_container(const struct container_opts *o, size_t *le
     for (size_t i = 0; i < s.n_components; i++) {
         mota_sha256(parts[i], plen[i], s.comp[i].digest);
         size_t zl = 0;
-        if (o->delta_from != NULL && s.comp[i].role != MOTA_COMPONENT_SELFTEST) {
+        if (o->delta_from != NULL && s.comp[i].role != MOTA_COMPONENT_SELFTEST &&
+            !(o->delta_code_only && s.comp[i].role == MOTA_COMPONENT_PARAMS)) {
             z[i] = test_delta_component(o, &s.comp[i], parts[i], plen[i], &regions[i], &zl);
             parts[i] = z[i];
             plen[i] = zl;
             continue;
         }
-        if (o->compress != 0 && (z[i] = test_compress(o->compress, parts[i], plen[i], 4096, &zl)) != NULL &&
+        if ((o->compress != 0 || o->delta_from != NULL) &&
+            (z[i] = test_compress(o->compress ? o->compress : MOTA_DECOMP_LZMA, parts[i], plen[i], 4096, &zl)) !=
+                NULL &&
             zl < plen[i]) {
             if (i == 0 && o->z_mangle != NULL)
                 o->z_mangle(&z[i], &zl, parts[i], plen[i]);
             s.comp[i].compressed = true;
-            s.comp[i].z_alg = o->compress;
+            s.comp[i].z_alg = o->compress ? o->compress : MOTA_DECOMP_LZMA;
             s.comp[i].z_block = o->z_block ? o->z_block : 4096;
             if (o->z_params_image_size && s.comp[i].role == MOTA_COMPONENT_PARAMS)
                 s.comp[i].size = o->z_params_image_size;

@@ -60,21 +60,24 @@ static void test_a_delta_from_the_running_model_installs_through_each_coder_and_
         uint32_t compress;
         int encrypt;
         size_t chunk;
+        bool code_only; /* the params after it compressed as they are: not patched */
     } cases[] = {
-        {MOTA_DECOMP_LZMA, 0, 4096},
-        {MOTA_DECOMP_LZMA, 0, 1},
-        {MOTA_DECOMP_DEFLATE, 0, 333},
-        {MOTA_DECOMP_LZ4, 0, 1000},
-        {MOTA_DECOMP_DEFLATE, MOTA_ENC_A128CTR, 4096},
-        {MOTA_DECOMP_LZMA, MOTA_ENC_A128CTR, 4096},
-        {MOTA_DECOMP_LZMA, MOTA_ENC_A128GCM, 4096},
-        {MOTA_DECOMP_LZMA, MOTA_ENC_A128GCM, 61},
+        {MOTA_DECOMP_LZMA, 0, 4096, false},
+        {MOTA_DECOMP_LZMA, 0, 1, false},
+        {MOTA_DECOMP_LZMA, 0, 777, true},
+        {MOTA_DECOMP_DEFLATE, 0, 333, false},
+        {MOTA_DECOMP_LZ4, 0, 1000, false},
+        {MOTA_DECOMP_DEFLATE, MOTA_ENC_A128CTR, 4096, false},
+        {MOTA_DECOMP_LZMA, MOTA_ENC_A128CTR, 4096, false},
+        {MOTA_DECOMP_LZMA, MOTA_ENC_A128GCM, 4096, false},
+        {MOTA_DECOMP_LZMA, MOTA_ENC_A128GCM, 61, false},
     };
     for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
         uint8_t *c1;
         size_t l1, l2;
         struct mota_posix_device *d = running_old(&c1, &l1);
         struct container_opts o = delta_opts(cases[t].compress, cases[t].encrypt);
+        o.delta_code_only = cases[t].code_only;
         uint8_t *c2 = make_container(&o, &l2);
         int ret = send_container(&d->device.agent, c2, l2, cases[t].chunk);
         if (ret != MOTA_OK)

@@ -19,6 +19,7 @@
 
 #include "mota/compat.h"
 #include "mota/crypto.h"
+#include "mota/features.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,10 +72,12 @@ struct mota_component {
     /* mota-directive-patch: the stream is the difference from the image the device runs in this role
      * (mota/delta.h), named by its digest and size; regions: packed records, checked by the profile */
     bool delta;
+#if MOTA_FEATURE_DELTA /* a build without the patcher refuses the directive (MOTA_ERR_DELTA_OFF) */
     uint8_t src_digest[MOTA_SHA256_LEN];
     uint32_t src_size;
     const uint8_t *regions;
     size_t regions_len;
+#endif
     bool encrypted;          /* suit-parameter-encryption-info: a SUIT_Encryption_Info (mota/encinfo.h) */
     const uint8_t *enc_info; /* its bytes, in the manifest */
     size_t enc_len;

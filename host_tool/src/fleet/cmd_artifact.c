@@ -188,7 +188,8 @@ static int art_meta(struct art_opts *o)
         fputs("]", f);
     }
     if (o->delta_from != NULL)
-        fprintf(f, "%s\"mota_delta_from\": \"%s\"", o->n_mcus > 0 ? ", " : "", o->old.digest);
+        fprintf(f, "%s\"mota_delta_from\": \"%s\", \"mota_delta_from_seq\": %llu", o->n_mcus > 0 ? ", " : "",
+                o->old.digest, (unsigned long long)o->old.seq);
     fputs("}\n", f);
     return fclose(f) == 0 ? EXIT_OK : EXIT_IO;
 }

@@ -57,16 +57,17 @@ static const struct fleet_container *runs_which(const struct deployment *d, unsi
     return j >= 0 && memcmp(dm->digest, d->c[j].vr.env.digest, MOTA_SHA256_LEN) == 0 ? &d->c[j] : NULL;
 }
 
-/* What to send for container k: its delta when the model runs the container the delta is from (the
- * artifact's meta-data names it), else k itself. */
+/* What to send for container k: its delta when the model runs the container the delta is from, or another of
+ * its sequence number (that model by another container: a delta of it, say; the artifact's meta-data names
+ * both), else k itself. A delta the device cannot apply is refused before any erase, and k follows it. */
 static const struct fleet_container *to_send(const struct deployment *d, unsigned k, const struct dev_model *dm)
 {
     char hex[65];
     int j = delta_of(d, k);
     if (j < 0 || dm == NULL || !dm->has || d->targets.delta_from[0] == '\0')
         return &d->c[k];
-    return strcmp(tool_hex_str(dm->digest, MOTA_SHA256_LEN, hex, sizeof(hex)), d->targets.delta_from) == 0 ? &d->c[j]
-                                                                                                           : &d->c[k];
+    bool from = strcmp(tool_hex_str(dm->digest, MOTA_SHA256_LEN, hex, sizeof(hex)), d->targets.delta_from) == 0;
+    return from || (d->targets.has_from_seq && dm->seq == d->targets.from_seq) ? &d->c[j] : &d->c[k];
 }
 
 static void marker_path(const struct deployment *d, unsigned mcu, unsigned k, const char *kind, char *out, size_t cap)

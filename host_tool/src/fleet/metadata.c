@@ -7,6 +7,7 @@
 
 #include "mota/err.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,6 +110,21 @@ static bool names(struct js *j, struct fleet_targets *t)
     return eat(j, ']');
 }
 
+/* A non-negative integer below 2^64, digits only */
+static bool number(struct js *j, uint64_t *v)
+{
+    const char *s;
+    ws(j);
+    s = j->p;
+    *v = 0;
+    for (; j->p < j->end && *j->p >= '0' && *j->p <= '9'; j->p++) {
+        if (*v > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10u)
+            return false;
+        *v = *v * 10u + (uint64_t)(*j->p - '0');
+    }
+    return j->p > s && j->p - s <= 20;
+}
+
 /* 64 hex digits, kept in lower case */
 static bool digest(struct js *j, char out[65])
 {
@@ -126,7 +142,7 @@ static bool digest(struct js *j, char out[65])
 int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, char *why, size_t cap)
 {
     struct js j = {json, json + len};
-    char key[16];
+    char key[32];
     size_t n;
     memset(t, 0, sizeof(*t));
     why[0] = '\0';
@@ -144,6 +160,10 @@ int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, ch
             } else if (ok && n == 15 && strcmp(key, "mota_delta_from") == 0 && t->delta_from[0] == '\0') {
                 if (!(ok = digest(&j, t->delta_from)))
                     snprintf(why, cap, "mota_delta_from is not a SHA-256 in hex");
+            } else if (ok && n == 19 && strcmp(key, "mota_delta_from_seq") == 0 && !t->has_from_seq) {
+                if (!(ok = number(&j, &t->from_seq)))
+                    snprintf(why, cap, "mota_delta_from_seq is not a sequence number");
+                t->has_from_seq = ok;
             } else {
                 ok = ok && value(&j, 1);
             }

@@ -15,10 +15,12 @@ struct fleet_targets {
     char name[GW_MAX_MCUS][GW_NAME_MAX + 1];
     unsigned n;
     char delta_from[65]; /* hex, lower case; "" when the artifact has no delta */
+    bool has_from_seq;   /* "mota_delta_from_seq": its sequence number (a device may run it from another container) */
+    uint64_t from_seq;
 };
 
 /* The whole document must be one JSON object (or empty, or null: no meta-data); its top-level "mota_mcus", when present, an array of MCU
- * names as gateway.conf allows them; "mota_delta_from", a SHA-256 in hex. MOTA_OK, or MOTA_ERR_ARG with why. */
+ * names as gateway.conf allows them; "mota_delta_from", a SHA-256 in hex; "mota_delta_from_seq", a number. MOTA_OK, or MOTA_ERR_ARG with why. */
 int fleet_meta_targets(const char *json, size_t len, struct fleet_targets *t, char *why, size_t cap);
 
 #endif

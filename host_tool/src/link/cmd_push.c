@@ -445,8 +445,6 @@ static void on_all_sent(void *ctx)
         all_sent_hook(all_sent_ctx);
 }
 
-/* A compressed payload whose decoder the device's build leaves out (HELLO key 17): refused before anything is
- * sent, as the device would refuse it at the head. MOTA_OK where it has them, or does not say. */
 /* The --compress the device's build decodes, the best first. */
 static const char *decoder_hint(uint64_t feats)
 {
@@ -456,6 +454,9 @@ static const char *decoder_hint(uint64_t feats)
                                        : "";
 }
 
+/* A compressed payload whose decoder the device's build leaves out, or a delta without its patcher (HELLO key
+ * 17): refused before anything is sent, as the device would refuse it at the head. MOTA_OK where it has them,
+ * or does not say. */
 static int decoders_present(struct push *p)
 {
     uint64_t feats;
