@@ -55,6 +55,9 @@ RESTRICTED = [
      "only the host's CRC-32 and deflate encoder (and the tests' encoders) see zlib"),
     (re.compile(r"^<lz4"), ["host_tool/src/", "tests/unit/encoders.h"],
      "only the host's encoder (and the decoder's test) sees liblz4: devices decode with decompress/src/lz4.c"),
+    (re.compile(r"^<lzma\.h>$"), ["host_tool/src/"],
+     "only the host's encoder sees liblzma: devices decode with decompress/src/lzma.c"),
+    (re.compile(r"^<divsufsort\.h>$"), ["host_tool/src/offline/delta_diff.c"], "only the host's delta diff sees libdivsufsort"),
 ]
 # what is no layer's: build helpers and the tree's own tools
 OUTSIDE = ("cmake/", "tests/", "scripts/", ".ci/", ".deps/", "docs/")
