@@ -45,7 +45,12 @@ if [ "${1:-}" = --footprint ]; then
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
           -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min >/dev/null
     cmake --build "$dir" >/dev/null
+    lto=$build/firmware-min-lto-$board # the same, optimised whole at link time (-DMOTA_LTO=ON)
+    cmake -S . -B "$lto" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
+          -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min -DMOTA_LTO=ON >/dev/null
+    cmake --build "$lto" >/dev/null
     specs+=("min:$board:$dir/boards/$board/mota-$board.map:$(board_field "$board" 4)"
+            "min-lto:$board:$lto/boards/$board/mota-$board.map:$(board_field "$board" 4)"
             "full:$board:$(map "$board"):$(board_field "$board" 4)")
   done
   # every other board's full build; an STM32 board without ST's sources has none (SKIPPED)

@@ -26,15 +26,16 @@ CPU = {"an547": ("cortex-m55", 0xD22), "an505": ("cortex-m33", 0xD21), "an386": 
 GOALS = {"min": (32 * 1024, 8 * 1024), "full": (48 * 1024, 16 * 1024)}  # flash, ram + stack (issue 30)
 
 
-def static_ram(map_path):
-    """(flash, static RAM, stack reservation, RX ring) of an image, from its map and its ELF."""
+def static_ram(map_path, by_module=True):
+    """(flash, static RAM, stack reservation, RX ring) of an image, from its map and its ELF; by_module: its
+    flash and RAM by module first (an LTO image's map names no module: the same build without LTO's does)."""
     sizes, syms = footprint.parse(map_path)
     elf = map_path[:-len(".map")] + ".elf"
     text, data, bss = (int(v) for v in subprocess.run(["arm-none-eabi-size", elf], capture_output=True, text=True,
                                                       check=True).stdout.splitlines()[1].split()[:3])
     m = re.search(r"^\s+0x[0-9a-f]+\s+__stack_size = (0x[0-9a-f]+)", open(map_path).read(), re.M)
     ring = {n: z for n, z, _ in syms}.get("ring", 0)
-    for mod, _ in footprint.MODULES:
+    for mod, _ in footprint.MODULES if by_module else ():
         if mod in sizes:
             print("    %-40s flash %6d B, RAM %6d B" % (mod, sizes[mod]["flash"],
                                                         sizes[mod]["data"] + sizes[mod]["bss"]))
@@ -70,12 +71,18 @@ def measured(env, board, elf, work):
 
 def main():
     env = Env(MOTA, WORK)  # with its key, k.pem
+    last_flash = {}  # (variant, board): flash, for the LTO build's saving
     try:
         for spec in sys.argv[4:]:
             variant, board, map_path, machine = spec.split(":", 3)
             print("Footprint of the %s build on the %s (%s):" % (variant, board, os.path.basename(map_path)),
                   flush=True)
-            flash, ram, stack_res, ring = static_ram(map_path)
+            lto = variant.endswith("-lto")
+            flash, ram, stack_res, ring = static_ram(map_path, not lto)
+            if lto:
+                print("    (optimised whole at link time, -DMOTA_LTO=ON: by module, the %s build above; %d B of "
+                      "flash less than it)" % (variant[:-4], last_flash.get((variant[:-4], board), flash) - flash))
+            last_flash[(variant, board)] = flash
             work = env.p("%s-%s" % (variant, board))
             os.makedirs(work, exist_ok=True)
             ram_only = ram - stack_res - ring
@@ -89,7 +96,7 @@ def main():
             print("footprint %s-%s: flash %d B, ram %d B, stack %d B, rx-ring %d B" % (variant, board, flash,
                                                                                     ram_only, peak, ring))
             print("head check: %d instructions" % check)
-            goal = GOALS.get(variant)
+            goal = GOALS.get(variant.replace("-lto", ""))
             if goal:
                 print("  goals: flash <= %d B: %s; ram + stack <= %d B: %s (%d B)" % (
                     goal[0], "met" if flash <= goal[0] else "NOT MET", goal[1],

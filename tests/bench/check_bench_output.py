@@ -97,6 +97,7 @@ EXPECTED = {
     ],
     "bench-board-footprint": [  # scripts/bench-board.sh --footprint (issue 30's exact form)
         "footprint min-an547: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint min-lto-an547: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 45: -DMOTA_LTO=ON
         "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint min-an505: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-an505: flash # B, ram # B, stack # B, rx-ring # B$",
@@ -106,6 +107,7 @@ EXPECTED = {
     ],
     "bench-board-footprint-stm32": [  # the same with ST's sources: the STM32 boards too (issue 41)
         "footprint min-an547: flash # B, ram # B, stack # B, rx-ring # B$",
+        "footprint min-lto-an547: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 45: -DMOTA_LTO=ON
         "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-an386: flash # B, ram # B, stack # B, rx-ring # B$",
         "footprint full-nucleo-f401re: flash # B, ram # B, stack # B, rx-ring # B$",

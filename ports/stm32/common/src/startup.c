@@ -58,7 +58,8 @@ __attribute__((naked)) void stm32_reset_handler(void)
         "b stm32_reset\n\t");
 }
 
-void stm32_reset(void)
+/* used: only the handler's assembly names it, which link-time optimisation does not see */
+__attribute__((used)) void stm32_reset(void)
 {
     SystemInit(); /* ST's: the FPU on (newlib's memcpy may use it), VTOR */
     mota_arm_fpu_enable();
