@@ -10,7 +10,7 @@ set(CMAKE_RANLIB arm-none-eabi-ranlib)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 # -fstack-usage: per-function frame sizes (.su files) for the stack budget
 set(CMAKE_C_FLAGS_INIT "${MOTA_CPU_FLAGS} -ffunction-sections -fdata-sections -fstack-usage -fcallgraph-info=su")
-# -DMOTA_LTO=ON: the image optimised whole at link time (3 KB less on the min an547); gcc-ar and gcc-ranlib
+# -DMOTA_LTO=ON: the image optimised whole at link time (about 3 KB less in a min build); gcc-ar and gcc-ranlib
 # keep the libraries' LTO objects. Its map names no module: bench-board.sh --footprint attributes the non-LTO
 # build's.
 if(MOTA_LTO)

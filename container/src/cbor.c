@@ -1,13 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Bounded CBOR decoding on libcbor's streaming decoder, and a small encoder. */
+/* Bounded CBOR decoding (every item's head read here; libcbor's streaming decoder checks each again where
+ * MOTA_FEATURE_CBOR_CROSSCHECK is on), and a small encoder of shortest-form heads. */
 #include "mota/cbor.h"
 
 #include "mota/err.h"
+#include "mota/features.h"
 
-#include <cbor.h>
 #include <string.h>
 
 /* ---- decoder ---- */
+
+void mota_cbor_dec_init(struct mota_cbor_dec *d, const uint8_t *buf, size_t len)
+{
+    d->buf = buf;
+    d->len = buf != NULL ? len : 0;
+    d->pos = 0;
+    d->err = 0;
+}
+
+int mota_cbor_fail(struct mota_cbor_dec *d, int err)
+{
+    if (d->err == 0)
+        d->err = err;
+    return d->err;
+}
+
+#if MOTA_FEATURE_CBOR_CROSSCHECK
+#include <cbor.h>
 
 /* libcbor 0.8 (Debian bookworm, host) passes string and collection lengths as
  * size_t, 0.9 and later (the cross build's 0.10) as uint64_t. */
@@ -108,21 +127,6 @@ static const struct cbor_callbacks callbacks = {
     .indef_break = cb_indef,
 };
 
-void mota_cbor_dec_init(struct mota_cbor_dec *d, const uint8_t *buf, size_t len)
-{
-    d->buf = buf;
-    d->len = buf != NULL ? len : 0;
-    d->pos = 0;
-    d->err = 0;
-}
-
-int mota_cbor_fail(struct mota_cbor_dec *d, int err)
-{
-    if (d->err == 0)
-        d->err = err;
-    return d->err;
-}
-
 /* libcbor's verdict on the item at p: well formed, definite, no float or simple value (*read: its extent,
  * head and string content; tags are left to mota_cbor_head, libcbor 0.8 rejects tags 6..20 and COSE_Sign1
  * is 18). */
@@ -147,6 +151,15 @@ static int libcbor_check(const uint8_t *p, size_t avail, size_t *read)
     *read = r.read;
     return MOTA_OK;
 }
+#else
+/* Without libcbor (a small build): the head read below is the whole check. */
+static int libcbor_check(const uint8_t *p, size_t avail, size_t *read)
+{
+    (void)p, (void)avail;
+    *read = SIZE_MAX; /* taken as the item's extent below */
+    return MOTA_OK;
+}
+#endif
 
 /* The item from its head (re-read here: the width for the shortest-form rule, and a 64-bit length that
  * must not be truncated on 32-bit targets), every length bounded by the bytes left. */
@@ -198,7 +211,7 @@ static int decode_at(struct mota_cbor_dec *d, struct mota_cbor_item *it)
         memset(it, 0, sizeof(*it));
         return mota_cbor_fail(d, ret);
     }
-    if (it->type != MOTA_CBOR_TAG && read != it->size) /* libcbor and we must agree on the extent */
+    if (it->type != MOTA_CBOR_TAG && read != SIZE_MAX && read != it->size) /* libcbor and we agree on the extent */
         return mota_cbor_fail(d, MOTA_ERR_CBOR_MALFORMED);
     return 0;
 }
@@ -478,6 +491,18 @@ static void advance(struct mota_cbor_enc *e, size_t n)
         e->len += n;
 }
 
+/* A head: major type and argument in the shortest form (RFC 8949, 4.2.1); its length, or 0: no room. */
+static size_t encode_head(unsigned major, uint64_t v, uint8_t *buf, size_t cap)
+{
+    size_t n = v < 24 ? 0 : v <= 0xFFu ? 1 : v <= 0xFFFFu ? 2 : v <= 0xFFFFFFFFu ? 4 : 8;
+    if (cap < 1 + n)
+        return 0;
+    buf[0] = (uint8_t)(major << 5 | (n == 0 ? (unsigned)v : n == 1 ? 24u : n == 2 ? 25u : n == 4 ? 26u : 27u));
+    for (size_t i = 0; i < n; i++)
+        buf[1 + i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+    return 1 + n;
+}
+
 #define ENC_HEAD(e, call)                                                                                              \
     do {                                                                                                               \
         if ((e)->err == 0)                                                                                             \
@@ -486,7 +511,7 @@ static void advance(struct mota_cbor_enc *e, size_t n)
 
 void mota_cbor_put_uint(struct mota_cbor_enc *e, uint64_t v)
 {
-    ENC_HEAD(e, cbor_encode_uint(v, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(0, v, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_int(struct mota_cbor_enc *e, int64_t v)
@@ -494,7 +519,7 @@ void mota_cbor_put_int(struct mota_cbor_enc *e, int64_t v)
     if (v >= 0)
         mota_cbor_put_uint(e, (uint64_t)v);
     else
-        ENC_HEAD(e, cbor_encode_negint((uint64_t)(-1 - v), room(e), e->cap - e->len));
+        ENC_HEAD(e, encode_head(1, (uint64_t)(-1 - v), room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_raw(struct mota_cbor_enc *e, const void *p, size_t len)
@@ -512,7 +537,7 @@ void mota_cbor_put_raw(struct mota_cbor_enc *e, const void *p, size_t len)
 
 void mota_cbor_put_bstr_head(struct mota_cbor_enc *e, size_t len)
 {
-    ENC_HEAD(e, cbor_encode_bytestring_start(len, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(2, len, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_bstr(struct mota_cbor_enc *e, const void *p, size_t len)
@@ -523,7 +548,7 @@ void mota_cbor_put_bstr(struct mota_cbor_enc *e, const void *p, size_t len)
 
 void mota_cbor_put_tstr_n(struct mota_cbor_enc *e, const char *s, size_t len)
 {
-    ENC_HEAD(e, cbor_encode_string_start(len, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(3, len, room(e), e->cap - e->len));
     mota_cbor_put_raw(e, s, len);
 }
 
@@ -534,27 +559,27 @@ void mota_cbor_put_tstr(struct mota_cbor_enc *e, const char *s)
 
 void mota_cbor_put_array(struct mota_cbor_enc *e, size_t count)
 {
-    ENC_HEAD(e, cbor_encode_array_start(count, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(4, count, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_map(struct mota_cbor_enc *e, size_t count)
 {
-    ENC_HEAD(e, cbor_encode_map_start(count, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(5, count, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_tag(struct mota_cbor_enc *e, uint64_t tag)
 {
-    ENC_HEAD(e, cbor_encode_tag(tag, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(6, tag, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_bool(struct mota_cbor_enc *e, bool v)
 {
-    ENC_HEAD(e, cbor_encode_bool(v, room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(7, v ? 21u : 20u, room(e), e->cap - e->len));
 }
 
 void mota_cbor_put_null(struct mota_cbor_enc *e)
 {
-    ENC_HEAD(e, cbor_encode_null(room(e), e->cap - e->len));
+    ENC_HEAD(e, encode_head(7, 22u, room(e), e->cap - e->len));
 }
 
 #define BSTR_RESERVE 9u /* longest bstr head: 0x5b + 8 length bytes */
@@ -576,7 +601,7 @@ void mota_cbor_bstr_close(struct mota_cbor_enc *e, size_t open_pos)
     if (e->err != 0)
         return;
     inner = e->len - open_pos - BSTR_RESERVE;
-    hl = cbor_encode_bytestring_start(inner, head, sizeof(head));
+    hl = encode_head(2, inner, head, sizeof(head));
     if (hl == 0) {
         e->err = MOTA_ERR_INTERNAL;
         return;

@@ -22,6 +22,9 @@
 #ifndef MOTA_FEATURE_DELTA
 #define MOTA_FEATURE_DELTA 1
 #endif
+#ifndef MOTA_FEATURE_CBOR_CROSSCHECK /* libcbor checks each item the container decoder reads again */
+#define MOTA_FEATURE_CBOR_CROSSCHECK 1
+#endif
 #ifndef MOTA_FEATURE_LEGACY
 #define MOTA_FEATURE_LEGACY 1
 #endif
