@@ -19,6 +19,9 @@ target_include_directories(mota_dep_mbedtls_lib SYSTEM PUBLIC ${MBED}/include ${
 target_compile_definitions(mota_dep_mbedtls_lib PUBLIC MBEDTLS_CONFIG_FILE="mbedtls_config_device.h")
 # SHA-256 at -Os is as fast on Cortex-M55 as at -O2 (without MBEDTLS_SHA256_SMALLER): 42 instructions/byte
 target_compile_options(mota_dep_mbedtls_lib PRIVATE -Os -w)
+if(MOTA_SHA256_SMALLER) # cmake/features.cmake: on in the min build
+  target_compile_definitions(mota_dep_mbedtls_lib PUBLIC MOTA_SHA256_SMALLER=1)
+endif()
 add_library(mota_dep_mbedtls INTERFACE)
 target_link_libraries(mota_dep_mbedtls INTERFACE mota_dep_mbedtls_lib)
 

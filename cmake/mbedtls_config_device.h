@@ -11,6 +11,9 @@
 #define MBEDTLS_AES_C
 #define MBEDTLS_AES_ROM_TABLES   /* its tables in flash, not built in RAM at the first call */
 #define MBEDTLS_AES_FEWER_TABLES /* one table of each, rotated: 6 KiB less flash */
+#if defined(MOTA_SHA256_SMALLER) && MOTA_SHA256_SMALLER
+#define MBEDTLS_SHA256_SMALLER /* the rounds in a loop (cmake/features.cmake) */
+#endif
 
 #include "mbedtls/check_config.h"
 

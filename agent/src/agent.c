@@ -713,10 +713,13 @@ int mota_agent_init(struct mota_agent *a, const struct mota_agent_config *cfg)
         if (ret != MOTA_OK && ret != MOTA_ERR_NO_MODEL) {
             /* the stored model no longer verifies: back to the previous one */
             int reason = ret;
-            if (s->previous.slot == MOTA_AGENT_NO_SLOT)
+            ret = MOTA_OK;
+            if (s->previous.slot != MOTA_AGENT_NO_SLOT)
+                ret = mota_agent_journal(a, J_ROLLBACK, m, reason);
+            else if (MOTA_FEATURE_HISTORY)
                 ret = mota_agent_journal(a, J_ERROR, m, reason);
             else
-                ret = mota_agent_journal(a, J_ROLLBACK, m, reason);
+                mota_agent_model_error(a, m, reason); /* not journaled: said again at each boot it happens */
             if (ret != MOTA_OK)
                 return ret;
             if (s->active.slot != MOTA_AGENT_NO_SLOT)
@@ -772,7 +775,7 @@ int mota_agent_rollback(struct mota_agent *a, unsigned m)
     /* a confirmed model may be retired only once it faulted or overran in the application's inference
      * (mota_agent_model_fault) since boot: the previous model comes back, the floor stays */
     bool retire = !a->st[m].testing;
-    if (retire && a->model_faults[m] == 0)
+    if (retire && (!MOTA_FEATURE_RETIRE || a->model_faults[m] == 0))
         return MOTA_ERR_NOT_TESTING;
     /* a first model on trial has nothing before it and is removed, as its trial's expiry would remove it;
      * a confirmed first model is all there is, and stays */

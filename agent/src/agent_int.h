@@ -9,6 +9,7 @@
 
 #include "journal.h"
 #include "mota/agent.h"
+#include "mota/features.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,6 +8,7 @@
  * marker is on flash the old sector stays the valid one.
  */
 #include "journal.h"
+#include "mota/features.h"
 
 #include "mota/err.h"
 #include "mota/crc32.h"
@@ -397,7 +398,7 @@ static int snapshot(struct mota_journal *j, unsigned sector, uint32_t *index)
         }
         if (s->upload_state != MOTA_UPLOAD_NONE && (ret = snapshot_upload(j, sector, index, s, m)) != MOTA_OK)
             return ret;
-        if (s->last_error != 0) {
+        if (MOTA_FEATURE_HISTORY && s->last_error != 0) { /* diagnostics only: recovery needs none */
             mota_journal_rec(&r, J_ERROR, m);
             r.reason = (int16_t)s->last_error;
             EMIT();

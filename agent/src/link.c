@@ -54,6 +54,9 @@ void mota_link_reconnect(struct mota_link *l)
 
 static void note_error(struct mota_link *l, int code, unsigned model)
 {
+#if !MOTA_FEATURE_ERRLOG /* a build without the ring: STATUS's last result and a model's last error say it */
+    (void)l, (void)code, (void)model;
+#else
     struct mota_link_error *e = &l->errors[l->next_error];
     e->code = (int16_t)code;
     e->model = (uint8_t)model;
@@ -61,6 +64,7 @@ static void note_error(struct mota_link *l, int code, unsigned model)
     l->next_error = (l->next_error + 1) % MOTA_LINK_ERRORS;
     if (l->n_errors < MOTA_LINK_ERRORS)
         l->n_errors++;
+#endif
 }
 
 #define BODY(l) ((l)->out + 2)
@@ -155,8 +159,12 @@ static size_t fault_detail(struct mota_link *l, int status)
 /* The body of a refused upload's answer: the facts behind it, or where a guarded model stopped. */
 static size_t verdict_detail(struct mota_link *l, int status)
 {
+#if MOTA_FEATURE_DETAIL
     size_t n = mota_link_refusal_detail(l->agent, status, BODY(l), BODY_CAP(l) < 224 ? BODY_CAP(l) : 224);
-    return n > 0 ? n : fault_detail(l, status);
+    if (n > 0)
+        return n;
+#endif
+    return fault_detail(l, status); /* a build without refusal details still says where a model stopped */
 }
 
 /* Before each step after the last byte, the host hears which one starts: an event about the DATA request
@@ -242,10 +250,11 @@ static int answer_offset(struct mota_link *l, const struct mota_frame *f, uint32
 /* HELLO and STATUS may end with the model to start from (a host that pages: "models-from"). */
 static int answer_info(struct mota_link *l, const struct mota_frame *f, size_t at, info_fn build)
 {
-    bool paged = f->len > at;
-    unsigned first = paged ? f->payload[at] : 0;
     if (f->len > at + 1u)
         return respond(l, f, MOTA_ERR_PROTO_FRAME, NULL, 0);
+    /* a build without answers in parts ignores the byte, as a device before them did: every model, cut to fit */
+    bool paged = MOTA_FEATURE_PAGES && f->len > at;
+    unsigned first = paged ? f->payload[at] : 0;
     if (paged && first >= l->agent->cfg->n_models && first > 0)
         return respond(l, f, MOTA_ERR_ARG, NULL, 0);
     /* a host that pages gets no more than it negotiated, an older one no more than this device's frame (as
@@ -290,8 +299,8 @@ static int cmd_begin(struct mota_link *l, const struct mota_frame *f)
     /* an upload kept of what the model runs already is a reinstall's: only another reinstall resumes it, a
      * plain push of it is answered "already active" at the head */
     bool runs = s->active.slot != MOTA_AGENT_NO_SLOT && memcmp(s->active.digest, req.digest, sizeof(req.digest)) == 0;
-    if (s->upload_state != MOTA_UPLOAD_NONE && memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0 &&
-        (!runs || l->agent->reinstall))
+    if (MOTA_FEATURE_RESUME && s->upload_state != MOTA_UPLOAD_NONE &&
+        memcmp(s->upload.digest, req.digest, sizeof(req.digest)) == 0 && (!runs || l->agent->reinstall))
         rsp.resume = s->upload_offset;
     uint8_t b[MOTA_PROTO_BEGUN_LEN];
     mota_begun_encode(&rsp, b);
@@ -378,9 +387,13 @@ static int cmd_reboot(struct mota_link *l, const struct mota_frame *f)
 
 static int cmd_errors(struct mota_link *l, const struct mota_frame *f)
 {
+#if MOTA_FEATURE_ERRLOG
     size_t n = 0;
     int status = mota_link_errors_body(l, BODY(l), BODY_CAP(l), &n);
     return respond(l, f, status, BODY(l), n);
+#else
+    return respond(l, f, MOTA_ERR_UNSUPPORTED, NULL, 0); /* HELLO's features say: no ring */
+#endif
 }
 
 #if MOTA_FEATURE_INVOKE

@@ -19,6 +19,7 @@ uint32_t mota_link_now_ms(const struct mota_link *l)
     return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;
 }
 
+#if MOTA_FEATURE_DETAIL /* refusal details: text built from the agent's state */
 /* A text built in a caller's buffer; what does not fit is cut. */
 struct text {
     uint8_t *p;
@@ -165,6 +166,7 @@ size_t mota_link_refusal_detail(const struct mota_agent *a, int reason, uint8_t 
     value_detail(r, reason, field, &t);
     return t.n;
 }
+#endif /* MOTA_FEATURE_DETAIL */
 
 /* The active model's keys (MOTA_MINFO_SEQ to _ABOUT). */
 static void put_active(struct mota_cbor_enc *e, const struct mota_agent *a, unsigned m,
@@ -303,7 +305,7 @@ static void put_models(struct mota_cbor_enc *e, const struct mota_link *l, const
 
 static bool page_partial(const struct mota_link *l, const struct mota_link_page *pg)
 {
-    return pg->paged && (pg->first > 0 || pg->count < l->agent->cfg->n_models);
+    return MOTA_FEATURE_PAGES && pg->paged && (pg->first > 0 || pg->count < l->agent->cfg->n_models);
 }
 
 static void put_models_from(struct mota_cbor_enc *e, const struct mota_link *l, const struct mota_link_page *pg,
@@ -469,6 +471,7 @@ size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, cons
     return e.err ? 0 : e.len;
 }
 
+#if MOTA_FEATURE_ERRLOG
 /* ERRORS: the recent errors, oldest first, [code, model, ms since boot] each. */
 int mota_link_errors_body(const struct mota_link *l, uint8_t *out, size_t cap, size_t *len)
 {
@@ -486,3 +489,4 @@ int mota_link_errors_body(const struct mota_link *l, uint8_t *out, size_t cap, s
     *len = e.len;
     return e.err ? MOTA_ERR_INTERNAL : MOTA_OK;
 }
+#endif /* MOTA_FEATURE_ERRLOG */

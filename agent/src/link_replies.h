@@ -7,6 +7,7 @@
 #define MOTA_LINK_REPLIES_H
 
 #include "mota/agent.h"
+#include "mota/features.h"
 #include "mota/link.h"
 
 #include <stdbool.h>
@@ -34,8 +35,10 @@ size_t mota_link_status_info(struct mota_link *l, uint8_t *out, size_t cap, cons
  * details"): the length, 0 for none. */
 size_t mota_link_refusal_detail(const struct mota_agent *a, int reason, uint8_t *out, size_t cap);
 
+#if MOTA_FEATURE_ERRLOG
 /* ERRORS' body into out[cap], its length in *len: MOTA_OK, or MOTA_ERR_INTERNAL when it does not fit. */
 int mota_link_errors_body(const struct mota_link *l, uint8_t *out, size_t cap, size_t *len);
+#endif
 
 /* Milliseconds since boot by the link's clock (0 without one): STATUS's uptime, and when link.c notes an error. */
 uint32_t mota_link_now_ms(const struct mota_link *l);

@@ -480,6 +480,8 @@ static int x_resume_at(struct mota_agent *a, unsigned m, int c, uint32_t o, uint
 /* Record how far the stream is durably on flash, now and then. */
 static int maybe_persist(struct mota_agent *a, uint32_t stream_off, bool force)
 {
+    if (!MOTA_FEATURE_RESUME) /* no resume point to keep: an interrupted upload starts again */
+        return MOTA_OK;
     if (!force && stream_off - a->up.last_persist < MOTA_AGENT_PROGRESS_STEP)
         return MOTA_OK;
     struct jrec r;
@@ -672,7 +674,7 @@ static int head_complete(struct mota_agent *a)
     a->up.ready = true;
 
     /* the same container interrupted earlier: continue where it stopped */
-    if ((s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
+    if (MOTA_FEATURE_RESUME && (s->upload_state == MOTA_UPLOAD_ERASED || s->upload_state == MOTA_UPLOAD_VERIFIED) &&
         memcmp(s->upload.digest, a->up.env.digest, MOTA_SHA256_LEN) == 0 && s->upload_offset >= a->up.env.head_len &&
         s->upload_len == hc.lay.container_len) {
         a->up.last_persist = s->upload_offset;
@@ -743,7 +745,7 @@ static int redo_sectors(struct mota_agent *a, unsigned m)
 static int unit_failed(struct mota_agent *a, unsigned m, int ret, bool was_resumed)
 {
     bool torn = ret == MOTA_ERR_FLASH_NOT_ERASED || ret == MOTA_ERR_FLASH_ECC || ret == MOTA_ERR_FLASH_PROGRAMMED;
-    if (torn && was_resumed)
+    if (MOTA_FEATURE_RESUME && torn && was_resumed)
         return redo_sectors(a, m);
     return mota_agent_fail_upload(a, m, ret);
 }
@@ -776,7 +778,8 @@ static int x_persist_ghash(struct mota_agent *a, unsigned m, int c, const struct
 static int x_persist(struct mota_agent *a, unsigned m, int c, uint32_t b)
 {
     /* not right after an LZ4 frame's header (no image byte yet): a resume there would start a new frame */
-    if (b - a->up.last_persist < MOTA_AGENT_PROGRESS_STEP || a->up.unit_fill != 0 || x_out(a, c) == 0)
+    if (!MOTA_FEATURE_RESUME || b - a->up.last_persist < MOTA_AGENT_PROGRESS_STEP || a->up.unit_fill != 0 ||
+        x_out(a, c) == 0)
         return MOTA_OK;
     struct jrec r;
     mota_journal_rec(&r, J_UPLOAD_PROGRESS, m);

@@ -19,7 +19,11 @@
 static struct mota_board_status board;
 static struct mota_agent_config cfg;
 static struct mota_device dev;
-static uint8_t scratch[2048]; /* container heads up to 2 KiB (mota pack writes about 0.6 KiB) */
+#ifndef MOTA_HEAD_BUFFER
+#define MOTA_HEAD_BUFFER 2048u
+#endif
+/* container heads up to 2 KiB, 1 KiB in the min build (cmake/features.cmake; mota pack writes about 0.6 KiB) */
+static uint8_t scratch[MOTA_HEAD_BUFFER];
 static const char *decimal(char buf[12], int v)
 {
     char *p = buf + 11;

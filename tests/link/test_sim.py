@@ -1148,7 +1148,7 @@ def case_sim_keks_and_device_key_are_shown_by_id_never_by_key_and_getpub_exports
         assert len(point) == 65 and point[0] == 4 and dev["device_key_id"] == hashlib.sha256(point).hexdigest()[:32]
         assert "  key-encryption keys: kek-a, kek-b\n" in text, text
         assert "  device key: id %s, point %s\n" % (dev["device_key_id"], dev["device_key"]) in text, text
-        assert re.search(r"built with: .* decrypt lzma delta$", text, re.M), text
+        assert re.search(r"built with: .* decrypt lzma delta details errors resume pages history retire$", text, re.M), text
         out = env.p("dev.pem")
         env.run("getpub", "--device", tcp, "-o", out)
         pub = serialization.load_pem_public_key(open(out, "rb").read())

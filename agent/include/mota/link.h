@@ -8,6 +8,7 @@
 #define MOTA_LINK_H
 
 #include "mota/agent.h"
+#include "mota/features.h"
 #include "mota/port.h"
 #include "mota/proto.h"
 
@@ -60,8 +61,10 @@ struct mota_link {
     uint32_t total, expected;
     int last_result;
     bool reboot_requested;
+#if MOTA_FEATURE_ERRLOG
     struct mota_link_error errors[MOTA_LINK_ERRORS];
     unsigned n_errors, next_error;
+#endif
     uint32_t requests, responses, replays;
     uint8_t last_cmd;    /* the last request handled (for a port's per-phase measurements) */
     uint32_t last_rx_ms; /* when the last byte came in */

@@ -157,8 +157,15 @@ static void parse_info(const uint8_t *info, size_t len, struct report *r)
 }
 
 /* HELLO key 17's bits in order (mota/features.h) */
-static const char *const feature_names[] = {"lz4",  "deflate", "legacy", "epochs", "invoke",
-                                            "trap", "decrypt", "lzma",   "delta"};
+static const char *const feature_names[] = {"lz4",    "deflate", "legacy", "epochs",  "invoke",
+                                            "trap",   "decrypt", "lzma",   "delta",   "details",
+                                            "errors", "resume",  "pages",  "history", "retire"};
+
+/* The build has feature bit (HELLO key 17), or does not say (a device from before the bit). */
+static bool built_with(const struct report *r, uint64_t bit)
+{
+    return !r->has_features || (r->features & bit) != 0;
+}
 
 /* The id of the device's key: of the point STATUS gives (the same id HELLO gives), else HELLO's. */
 static bool device_key_id(const struct report *r, uint8_t kid[MOTA_KEY_ID_LEN])
@@ -243,7 +250,9 @@ static void print_report(const struct report *r)
             printf("; verdict %.1f ms after the last byte", (double)r->timing[5] / 1000);
         printf("\n");
     }
-    if (r->n_ring > 0)
+    if (!built_with(r, MOTA_FEAT_ERRLOG))
+        printf("recent errors: not kept (the device's build has no errors ring: a model's last error above)\n");
+    else if (r->n_ring > 0)
         printf("recent errors (oldest first, since the device booted):\n");
     for (unsigned i = 0; i < r->n_ring; i++) {
         const char *name = mota_err_name(r->ring[i].code);
@@ -399,6 +408,10 @@ static void json_history(struct json *j, const struct report *r)
         json_counters(j, "last_update", timing_names, r->timing, MOTA_STATUS_TIMING_ITEMS);
     else
         json_null(j, "last_update");
+    if (!built_with(r, MOTA_FEAT_ERRLOG)) {
+        json_null(j, "recent_errors"); /* the build keeps none */
+        return;
+    }
     json_arr(j, "recent_errors");
     for (unsigned i = 0; i < r->n_ring; i++) {
         json_obj(j, NULL);
@@ -451,7 +464,7 @@ static int run_command(struct client *c, uint8_t cmd, int idx, struct report *r,
     if (ret != MOTA_OK || *status != MOTA_OK)
         return ret;
     parse_status(body, blen, r);
-    if (cmd != MOTA_CMD_STATUS)
+    if (cmd != MOTA_CMD_STATUS || !built_with(r, MOTA_FEAT_ERRLOG)) /* no ring to read */
         return MOTA_OK;
     ret = client_call(c, MOTA_CMD_ERRORS, NULL, 0, status, &body, &blen, 2000, 3);
     return ret == MOTA_OK && *status == MOTA_OK ? parse_ring(body, blen, r) : ret;
@@ -497,7 +510,10 @@ static int report_command(const struct client *c, const struct link_opts *o, uin
         return link_exit(ret);
     }
     if (status != MOTA_OK) {
-        tool_fail(status, "the device refused");
+        bool no_retire = cmd == MOTA_CMD_ROLLBACK && status == MOTA_ERR_NOT_TESTING && !built_with(r, MOTA_FEAT_RETIRE);
+        tool_fail(status, no_retire ? "the device refused: its build does not retire a confirmed model (mota status: "
+                                      "built with no retire)"
+                                    : "the device refused");
         return EXIT_INVALID;
     }
     return EXIT_OK;

@@ -10,6 +10,7 @@
 #include "offline/profiles.h"
 
 #include "mota/cbor.h"
+#include "mota/compat.h"
 #include "mota/container.h"
 #include "mota/err.h"
 #include "mota/features.h"
@@ -287,6 +288,31 @@ static void json_container(struct json *j, const struct mota_verify_result *vr, 
 }
 
 /* Facts the host holds when the device's refusal carries none: what the device has and expects. */
+/* A compatibility refusal without the device's facts (a build without refusal details): the rule, found again
+ * from HELLO's profile and the model's memories against the container's compatibility data, in the device's
+ * form "FIELD: device VALUE, model VALUE". False when the host finds no such rule. */
+static bool compat_detail(int result, const struct mota_manifest *man, const uint8_t *info, size_t info_len,
+                          const struct dev_model *dm, char *detail, size_t cap)
+{
+    struct dev_profile dp;
+    struct mota_compat_result cr;
+    devinfo_profile(info, info_len, &dp);
+    if (!dp.valid)
+        return false;
+    if (dm != NULL) {
+        dp.p.exec_ram_size = dm->exec_size;
+        dp.p.ext_ram_size = dm->ext_size;
+    }
+    bool split = false;
+    for (size_t i = 0; i < man->n_components; i++)
+        split |= man->comp[i].role == MOTA_COMPONENT_PARAMS;
+    if (mota_compat_check(&dp.p, &man->compat, split, &cr) != result || cr.field == NULL)
+        return false;
+    snprintf(detail, cap, "%s: device 0x%llx, model 0x%llx", cr.field, (unsigned long long)cr.expected,
+             (unsigned long long)cr.found);
+    return true;
+}
+
 static void host_detail(int result, const struct mota_verify_result *vr, const uint8_t *info, size_t info_len,
                         const struct dev_model *models, unsigned n, char *detail, size_t cap)
 {
@@ -304,6 +330,8 @@ static void host_detail(int result, const struct mota_verify_result *vr, const u
         snprintf(detail, cap, "seq: committed %llu on the device, offered %llu; pack with --seq above %llu",
                  (unsigned long long)models[idx].committed, (unsigned long long)man->seq,
                  (unsigned long long)models[idx].committed);
+    } else if (compat_detail(result, man, info, info_len, idx >= 0 ? &models[idx] : NULL, detail, cap)) {
+        return;
     } else if (result == MOTA_ERR_VENDOR_MISMATCH || result == MOTA_ERR_CLASS_MISMATCH) {
         uint8_t want[16];
         bool vendor = result == MOTA_ERR_VENDOR_MISMATCH;
@@ -408,6 +436,13 @@ static int push_connect(struct push *p, double deadline, bool first)
     return MOTA_OK;
 }
 
+/* The device's build resumes an upload (HELLO key 17), or does not say (a device from before the bit). */
+static bool device_resumes(const struct push *p)
+{
+    uint64_t feats;
+    return !devinfo_uint(p->info, p->info_len, MOTA_INFO_FEATURES, &feats) || (feats & MOTA_FEAT_RESUME) != 0;
+}
+
 /* The link broke (or BEGIN went unanswered): reconnect, while the device still makes progress. */
 static int push_reconnect(struct push *p, int link_err)
 {
@@ -424,7 +459,8 @@ static int push_reconnect(struct push *p, int link_err)
         json_end(&j);
     }
     if (!p->o->quiet && !p->o->json)
-        fprintf(stderr, "%slink lost (%s); reconnecting\n", p->tty ? "\n" : "", mota_err_name(link_err));
+        fprintf(stderr, "%slink lost (%s); reconnecting%s\n", p->tty ? "\n" : "", mota_err_name(link_err),
+                device_resumes(p) ? "" : " (the device's build does not resume uploads: from the start)");
     p->phase = NULL;
     return push_connect(p, p->u.last_progress + p->o->timeout_s, false);
 }
@@ -737,6 +773,11 @@ static int interrupted(struct push *p, const char *after)
     const char *name = push_signal == SIGINT ? "SIGINT" : push_signal == SIGTERM ? "SIGTERM" : "a signal";
     if (!p->u.sent)
         snprintf(p->detail, sizeof(p->detail), "interrupted by %s %s; nothing was sent", name, after);
+    else if (!device_resumes(p))
+        snprintf(p->detail, sizeof(p->detail),
+                 "interrupted by %s %s; the device acknowledged %llu of %llu bytes, and its build does not resume "
+                 "uploads: pushing again sends the container from the start",
+                 name, after, (unsigned long long)p->u.acked, (unsigned long long)p->total);
     else
         snprintf(p->detail, sizeof(p->detail),
                  "interrupted by %s %s; the device acknowledged %llu of %llu bytes: push the same container "

@@ -14,9 +14,16 @@ if(NOT DEFINED MOTA_LINK_WINDOW)
 endif()
 if(NOT DEFINED MOTA_MPS_GUARD_STACK)  # a model's stack under guard (a power of two, for any MPU)
   if(MOTA_VARIANT STREQUAL "min")
-    set(MOTA_MPS_GUARD_STACK 2048u)  # CPU models of mota build-model's ABI: the dense one peaks far below
+    set(MOTA_MPS_GUARD_STACK 1024u)  # CPU models of mota build-model's ABI: the test models peak far below
   else()
     set(MOTA_MPS_GUARD_STACK 4096u)  # ST's legacy runtimes too
+  endif()
+endif()
+if(NOT DEFINED MOTA_MPS_GUARD_IO)  # a model's input and output, the agent's self-test buffer (a power of two)
+  if(MOTA_VARIANT STREQUAL "min")
+    set(MOTA_MPS_GUARD_IO 2048u)   # the test models' largest: 600 bytes in, 1,200 out
+  else()
+    set(MOTA_MPS_GUARD_IO 4096u)
   endif()
 endif()
 if(NOT DEFINED MOTA_MPS_RX_RING)
@@ -28,4 +35,5 @@ add_compile_definitions(
   MOTA_LINK_WINDOW=${MOTA_LINK_WINDOW}
   MOTA_MPS_RX_RING=${MOTA_MPS_RX_RING}
   MOTA_MPS_GUARD_STACK=${MOTA_MPS_GUARD_STACK}
+  MOTA_MPS_GUARD_IO=${MOTA_MPS_GUARD_IO}
   MOTA_ERR_STRINGS=0)              # bare reason codes on the device: the host names them

@@ -9,6 +9,6 @@
 #define MOTA_ARM_SYSCLK_HZ MOTA_MPS_SYSCLK_HZ
 #define MOTA_ARM_CRC_BASE MOTA_MPS_CRC_BASE
 #define MOTA_ARM_GUARD_STACK MOTA_MPS_GUARD_STACK
-#define MOTA_ARM_GUARD_IO 4096u /* a CPU model's input and output; the agent's self-test buffer */
+#define MOTA_ARM_GUARD_IO MOTA_MPS_GUARD_IO /* a CPU model's input and output; the agent's self-test buffer */
 
 #endif
