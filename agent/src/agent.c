@@ -5,6 +5,7 @@
 #include "mota/cbor.h"
 #include "mota/decompress.h"
 #include "mota/err.h"
+#include "mota/ms.h"
 
 #include <string.h>
 
@@ -57,7 +58,7 @@ void mota_agent_model_error(struct mota_agent *a, unsigned m, int reason)
     struct mota_agent_model_state *s = &a->st[m];
     s->last_error = reason;
     s->last_error_this_boot = true;
-    s->last_error_ms = (uint32_t)(a->cfg->port->sys->now_us(a->cfg->port->sys->ctx) / 1000u);
+    s->last_error_ms = (uint32_t)mota_ms_of_us(a->cfg->port->sys->now_us(a->cfg->port->sys->ctx));
 }
 
 int mota_agent_journal(struct mota_agent *a, enum jrec_type type, unsigned m, int reason)
@@ -153,8 +154,13 @@ static int plan_layout(const struct mota_agent *a, const struct mota_envelope *e
         lay->comp_stream[c] = (uint32_t)pos;
         pos += lay->comp_phl[c] + mota_component_wire_size(&man->comp[c]);
         lay->comp_slot[c] = (uint32_t)slot;
-        /* in 64 bits: a compressed component's image size is not bounded by the stream's length */
-        slot = (slot + man->comp[c].size + slot_align(a) - 1) / slot_align(a) * slot_align(a);
+        /* in 64 bits (a compressed component's image size is not bounded by the stream's length), aligned by
+         * a 32-bit remainder once the end is known to fit: no 64-bit division on the device */
+        slot += man->comp[c].size;
+        if (slot > slot_size)
+            return MOTA_ERR_SLOT_TOO_SMALL;
+        uint32_t rem = (uint32_t)slot % slot_align(a);
+        slot += rem ? slot_align(a) - rem : 0u;
         if (pos > 0xFFFFFFFFu || slot > slot_size)
             return MOTA_ERR_SLOT_TOO_SMALL;
     }

@@ -14,6 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A build that transforms payloads (decodes, decrypts, patches). Without any of those a transport component is
+ * a plain copy of its image (the head check refused every other kind): its bytes take the plain path. */
+#define MOTA_AGENT_TRANSFORMS                                                                                          \
+    (MOTA_FEATURE_LZ4 || MOTA_FEATURE_DEFLATE || MOTA_FEATURE_LZMA || MOTA_FEATURE_DECRYPT || MOTA_FEATURE_DELTA)
+
 #define MOTA_AGENT_NOT_RECEIVING (-1) /* struct mota_agent_upload model: no upload under way */
 
 /* ---- the port, the slots, the state ---- */

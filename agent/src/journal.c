@@ -11,6 +11,7 @@
 #include "mota/features.h"
 
 #include "mota/err.h"
+#include "mota/ms.h"
 #include "mota/crc32.h"
 #include "mota/le.h"
 
@@ -105,7 +106,7 @@ static void set_error(const struct mota_journal *j, struct mota_agent_model_stat
 {
     s->last_error = reason;
     s->last_error_this_boot = live && reason != 0;
-    s->last_error_ms = s->last_error_this_boot ? (uint32_t)(j->sys->now_us(j->sys->ctx) / 1000u) : 0;
+    s->last_error_ms = s->last_error_this_boot ? (uint32_t)mota_ms_of_us(j->sys->now_us(j->sys->ctx)) : 0;
 }
 
 /* An upload into r's slot, in the given state, from its start. */

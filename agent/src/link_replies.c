@@ -9,6 +9,7 @@
 #include "mota/container.h" /* mota_epoch_summary_put */
 #include "mota/crypto.h"    /* mota_key_id */
 #include "mota/err.h"
+#include "mota/ms.h"
 #include "mota/features.h"
 #include "mota/proto_keys.h"
 
@@ -16,7 +17,7 @@
 
 uint32_t mota_link_now_ms(const struct mota_link *l)
 {
-    return l->sys && l->sys->now_us ? (uint32_t)(l->sys->now_us(l->sys->ctx) / 1000u) : 0;
+    return l->sys && l->sys->now_us ? (uint32_t)mota_ms_of_us(l->sys->now_us(l->sys->ctx)) : 0;
 }
 
 #if MOTA_FEATURE_DETAIL /* refusal details: text built from the agent's state */

@@ -517,7 +517,7 @@ static int resume_at(struct mota_agent *a, uint32_t o)
         return MOTA_OK;
     }
     uint32_t done = o - (a->up.layout.comp_stream[c] + a->up.layout.comp_phl[c]);
-    if (a->up.man.comp[c].transport)
+    if (MOTA_AGENT_TRANSFORMS && a->up.man.comp[c].transport)
         return x_resume_at(a, m, c, o, done);
     mota_sha256_init(&a->up.sha);
     a->up.sha_comp = c;
@@ -914,7 +914,7 @@ static int payload_head_bytes(struct mota_agent *a, unsigned m, int c, const uin
     a->up.sha_comp = c;
     a->up.unit_slot_off = lay->comp_slot[c];
     a->up.unit_fill = 0;
-    if (!comp->transport)
+    if (!MOTA_AGENT_TRANSFORMS || !comp->transport)
         return MOTA_OK;
 #if MOTA_FEATURE_DECRYPT
     /* the key was taken and the info checked with the head: not reached */
@@ -996,7 +996,7 @@ static int content_bytes(struct mota_agent *a, unsigned m, int c, const uint8_t 
     if (a->up.sha_comp != c)
         return mota_agent_fail_upload(a, m, MOTA_ERR_INTERNAL);
     int ret;
-    if (a->up.man.comp[c].transport) {
+    if (MOTA_AGENT_TRANSFORMS && a->up.man.comp[c].transport) {
         ret = x_content_bytes(a, m, c, *data, n);
     } else {
         mota_sha256_update(&a->up.sha, *data, n);

@@ -62,8 +62,8 @@ uint32_t mota_inflate_bound(uint32_t size, uint32_t block)
         return 0;
     /* a sanity limit, not a tight one: zlib may code a long block of noise in a Huffman block a little
      * larger than storing it (its deflateBound allows about 1/1000), and adds a flush (5 bytes) per block */
-    uint64_t blocks = ((uint64_t)size + block - 1) / block;
-    uint64_t b = (uint64_t)size + size / 64u + blocks * 16u + 16u;
+    uint32_t blocks = size / block + (size % block != 0); /* 32-bit: no 64-bit division in the device */
+    uint64_t b = (uint64_t)size + size / 64u + (uint64_t)blocks * 16u + 16u;
     return b > 0xFFFFFFFFu ? 0 : (uint32_t)b;
 }
 

@@ -58,8 +58,8 @@ uint32_t mota_lz4_bound(uint32_t size, uint32_t block)
 {
     if (block == 0)
         return 0;
-    uint64_t blocks = ((uint64_t)size + block - 1) / block;
-    uint64_t b = MOTA_LZ4_HEADER_LEN + blocks * 4u + size + 4u; /* stored blocks, then the end mark */
+    uint32_t blocks = size / block + (size % block != 0);                 /* 32-bit: no 64-bit division in the device */
+    uint64_t b = MOTA_LZ4_HEADER_LEN + (uint64_t)blocks * 4u + size + 4u; /* stored blocks, then the end mark */
     return b > 0xFFFFFFFFu ? 0 : (uint32_t)b;
 }
 

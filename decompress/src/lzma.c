@@ -70,7 +70,7 @@ uint32_t mota_lzma_bound(uint32_t size, uint32_t block)
 {
     if (block == 0)
         return 0;
-    uint64_t b = (uint64_t)size + (((uint64_t)size + block - 1) / block) * 4u; /* a header a block */
+    uint64_t b = (uint64_t)size + (uint64_t)(size / block + (size % block != 0)) * 4u; /* a header a block */
     return b > 0xFFFFFFFFu ? 0 : (uint32_t)b;
 }
 
