@@ -14,9 +14,16 @@
 # AES-CTR and AES-GCM, of a key unwrap and of an ES-DH key agreement (tests/bench/bench_cipher.py).
 #   scripts/bench-board.sh [BOARD ...]         the boards to run (default every board with a QEMU machine)
 #   scripts/bench-board.sh --quick [BOARD ...] CI's run: the harness board only, one UART round, fewer head checks
-#   scripts/bench-board.sh --footprint         the footprint of every board's full build, and of the min
-#                                              build of those flagged min: by module, one
-#                                              "footprint VARIANT-BOARD: ..." line each, the head check
+#   scripts/bench-board.sh --footprint         the footprint of every board's full build, of the min build
+#                                              of those flagged min (and its LTO build where flagged
+#                                              min-lto): by module, one "footprint VARIANT-BOARD: ..."
+#                                              line each, the head check where the board has a QEMU machine
+#   scripts/bench-board.sh --footprint --features [BOARD]
+#                                              each MOTA_FEATURE_* option of cmake/features.cmake alone on
+#                                              BOARD (default the harness board): the min build with it on, the full
+#                                              build with it off, "feature NAME: min +N B flash +N B ram;
+#                                              full -N B flash -N B ram" (ram without the RX ring and the
+#                                              stack's reservation); two trees, reconfigured per feature
 # Build trees: $MOTA_BENCH_BUILD (default build/release), $MOTA_BENCH_CROSS (Cortex-M55, default
 # build/cross-BOARD: the harness board of ports/boards.txt).
 set -euo pipefail
@@ -36,31 +43,76 @@ map() { # the firmware map of a board in the release build
   echo "$build/firmware-$1/boards/$1/mota-$1.map"
 }
 if [ "${1:-}" = --footprint ]; then
-  # the min variant (cmake/features.cmake) of the boards flagged min beside their full build, then the
-  # others' full builds: by module, then one line each
-  # ("footprint VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B", "head check: N instructions")
-  specs=()
-  for board in $(board_flagged min); do
-    dir=$build/firmware-min-$board
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
-          -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min >/dev/null
-    cmake --build "$dir" >/dev/null
-    lto=$build/firmware-min-lto-$board # the same, optimised whole at link time (-DMOTA_LTO=ON)
-    cmake -S . -B "$lto" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
-          -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" -DMOTA_VARIANT=min -DMOTA_LTO=ON >/dev/null
-    cmake --build "$lto" >/dev/null
-    specs+=("min:$board:$dir/boards/$board/mota-$board.map:$(board_field "$board" 4)"
-            "min-lto:$board:$lto/boards/$board/mota-$board.map:$(board_field "$board" 4)"
-            "full:$board:$(map "$board"):$(board_field "$board" 4)")
-  done
-  # every other board's full build; an STM32 board without ST's sources has none (SKIPPED)
-  for board in $(board_names); do
-    [[ " $(board_flagged min | paste -sd' ') " == *" $board "* ]] && continue
-    if [ ! -f "$(map "$board")" ]; then
-      echo "footprint full-$board: SKIPPED (no firmware: $(map "$board"))"
-      continue
+  fw() { echo "$build/firmware-$2/boards/$1/mota-$1.map"; } # the map of BOARD's tree firmware-NAME
+  cross() { # BOARD NAME -D...: configure and build the tree $build/firmware-NAME's firmware (none without
+    # ST's sources on an STM32 board: fw's map is then not there)
+    local board=$1 dir=$build/firmware-$2
+    shift 2
+    cmake --no-warn-unused-cli -S . -B "$dir" -G Ninja \
+          -DCMAKE_TOOLCHAIN_FILE="cmake/arm-none-eabi-$(board_field "$board" 3).cmake" \
+          -DCMAKE_BUILD_TYPE=MinSizeRel -DMOTA_BOARD="$board" "$@" >/dev/null
+    if cmake --build "$dir" --target help | grep -q "^mota-$board\.elf:"; then
+      cmake --build "$dir" --target "mota-$board.elf" >/dev/null # the firmware alone, not the tree's tests
     fi
-    specs+=("full:$board:$(map "$board"):$(board_field "$board" 4)")
+  }
+  if [ "${2:-}" = --features ]; then
+    # each feature of cmake/features.cmake alone: the min build with it on, the full build with it off; the
+    # two trees reused, every feature back to its variant's default (-U) before the one -D
+    board=${3:-$harness}
+    map "$board" >/dev/null
+    mapfile -t features < <(sed -n 's/^option(MOTA_FEATURE_\([A-Za-z0-9_]*\) .*/\1/p' cmake/features.cmake)
+    # those on in the min build too (a literal ON): measured there by turning them off
+    mapfile -t in_min < <(sed -n 's/^option(MOTA_FEATURE_\([A-Za-z0-9_]*\) .* ON)$/\1/p' cmake/features.cmake)
+    sizes() { # BOARD VARIANT [-D...]: "flash ram" of that build (ram without the RX ring and stack reservation)
+      local variant=$2 b=$1
+      shift 2
+      cross "$b" "features-$variant-$b" -DMOTA_VARIANT="$variant" -U 'MOTA_FEATURE_*' "$@"
+      if [ ! -f "$(fw "$b" "features-$variant-$b")" ]; then
+        echo "bench-board.sh: no $b firmware (ST's sources not found, MOTA_STM32_SDK)" >&2; exit 1
+      fi
+      /usr/bin/python3 tests/bench/bench_footprint.py --sizes "$(fw "$b" "features-$variant-$b")"
+    }
+    s=$(sizes "$board" min)
+    read -r min_flash min_ram <<<"$s"
+    s=$(sizes "$board" full)
+    read -r full_flash full_ram <<<"$s"
+    echo "features on the $board: min build flash $min_flash B, ram $min_ram B; full build flash $full_flash B," \
+         "ram $full_ram B"
+    echo "  (each feature alone: the min build with it on, or off where min has it, the full build with it off;" \
+         "ram without the RX ring and the stack)"
+    for f in "${features[@]}"; do
+      want=ON
+      [[ " ${in_min[*]} " == *" $f "* ]] && want=OFF
+      s=$(sizes "$board" min "-DMOTA_FEATURE_$f=$want")
+      read -r mf mr <<<"$s"
+      s=$(sizes "$board" full "-DMOTA_FEATURE_$f=OFF")
+      read -r ff fr <<<"$s"
+      printf 'feature %s: min %+d B flash %+d B ram; full %+d B flash %+d B ram\n' "$f" \
+             $((mf - min_flash)) $((mr - min_ram)) $((ff - full_flash)) $((fr - full_ram))
+    done
+    exit 0
+  fi
+  # each board's min variant (cmake/features.cmake), that optimised whole at link time (-DMOTA_LTO=ON) on
+  # the boards flagged min-lto, then its full build: by module, then one line each ("footprint
+  # VARIANT-BOARD: flash N B, ram N B, stack N B, rx-ring N B", "head check: N instructions"); an STM32
+  # board without ST's sources has no firmware (SKIPPED)
+  specs=()
+  for board in $(board_names); do
+    flags=",$(board_field "$board" 5)," variants=()
+    [[ $flags == *,min,* ]] && variants+=(min)
+    [[ $flags == *,min-lto,* ]] && variants+=(min-lto)
+    for v in "${variants[@]}" full; do
+      case $v in
+        min) cross "$board" "min-$board" -DMOTA_VARIANT=min; m=$(fw "$board" "min-$board") ;;
+        min-lto) cross "$board" "min-lto-$board" -DMOTA_VARIANT=min -DMOTA_LTO=ON; m=$(fw "$board" "min-lto-$board") ;;
+        full) m=$(map "$board") ;; # the release build's
+      esac
+      if [ ! -f "$m" ]; then
+        echo "footprint $v-$board: SKIPPED (no firmware: $m)"
+        continue
+      fi
+      specs+=("$v:$board:$m:$(board_field "$board" 4)")
+    done
   done
   w=$(mktemp -d)
   trap 'rm -rf "$w"' EXIT

@@ -16,11 +16,12 @@ thousands commas and decimals; "nan", "?" or an empty field do not pass),
 the text before the first `#` or `*`, tells a missing line from one whose
 numbers do not parse.
 """
+import os
 import re
 import subprocess
 import sys
 
-NUM = r"(-?\d[\d,]*(?:\.\d+)?)"
+NUM = r"([-+]?\d[\d,]*(?:\.\d+)?)"
 
 # bench_install.py's lines: printed by bench-loader.sh, and indented by bench-board.sh
 INSTALL = [
@@ -37,6 +38,16 @@ INSTALL = [
     "validation (mota_nbin_validate: *",
     "dense model, the calls of one self-test (# size queries, init, # run), unguarded: # instructions",
 ]
+
+# scripts/bench-board.sh --footprint on the boards without ST's sources (issue 30's exact form); issue 45: the
+# min build of each, the an547's LTO build (-DMOTA_LTO=ON)
+FOOTPRINT = ["footprint %s-%s: flash # B, ram # B, stack # B, rx-ring # B$" % (v, b)
+             for b in ("an547", "an505", "an386", "an500") for v in ("min", "min-lto", "full")
+             if v != "min-lto" or b == "an547"] + ["head check: # instructions$"]
+
+# the build-time features (cmake/features.cmake's options): bench-board.sh --footprint --features prints each
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cmake", "features.cmake")) as f:
+    FEATURES = re.findall(r"^option\(MOTA_FEATURE_(\w+) ", f.read(), re.M)
 
 EXPECTED = {
     "bench-agent": [
@@ -95,28 +106,16 @@ EXPECTED = {
         "AES-GCM decryption in two halves # instructions/byte (goal <= 100: *",
         "share of a 160 MHz core at 921,600 baud: AES-CTR #%, AES-GCM #% (goal < 10%: *",
     ],
-    "bench-board-footprint": [  # scripts/bench-board.sh --footprint (issue 30's exact form)
-        "footprint min-an547: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint min-lto-an547: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 45: -DMOTA_LTO=ON
-        "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint min-an505: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-an505: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-an386: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-an500: flash # B, ram # B, stack # B, rx-ring # B$",
-        "head check: # instructions$",
-    ],
-    "bench-board-footprint-stm32": [  # the same with ST's sources: the STM32 boards too (issue 41)
-        "footprint min-an547: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint min-lto-an547: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 45: -DMOTA_LTO=ON
-        "footprint full-an547: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-an386: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-nucleo-f401re: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-b-u585i-iot02a: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-netduinoplus2: flash # B, ram # B, stack # B, rx-ring # B$",
-        "footprint full-stm32h747i-disco: flash # B, ram # B, stack # B, rx-ring # B$",  # issue 42
-        "footprint full-stm32n6570-dk: flash # B, ram # B, stack # B, rx-ring # B$",
-        "head check: # instructions$",
-    ],
+    "bench-board-footprint": FOOTPRINT + [  # without ST's sources: the F4 boards' firmware SKIPPED
+        "footprint %s-%s: SKIPPED (no firmware: *" % (v, b) for b in ("nucleo-f401re", "netduinoplus2")
+        for v in ("min", "min-lto", "full") if v != "min-lto" or b == "nucleo-f401re"],
+    "bench-board-footprint-stm32": FOOTPRINT + [  # the same with ST's sources: the STM32 boards too (issue 41)
+        "footprint %s-%s: flash # B, ram # B, stack # B, rx-ring # B$" % (v, b)
+        for b in ("nucleo-f401re", "b-u585i-iot02a", "netduinoplus2", "stm32h747i-disco", "stm32n6570-dk")
+        for v in ("min", "min-lto", "full") if v != "min-lto" or b == "nucleo-f401re"],  # issue 45: min too
+    "bench-board-features": [  # scripts/bench-board.sh --footprint --features: each feature of features.cmake
+        "features on the * min build flash # B, ram # B; full build flash # B, ram # B$"] + [
+        "feature %s: min # B flash # B ram; full # B flash # B ram$" % f for f in FEATURES],
     "bench-container": [
         "params file: # MiB (# bytes); container # bytes",
         "openssl dgst -sha256 # ms # MB/s ratio # (reference)",

@@ -16,13 +16,17 @@ if(NOT DEFINED MOTA_LINK_WINDOW)
 endif()
 if(NOT DEFINED MOTA_STM32_GUARD_STACK)  # a model's stack under guard (a power of two, for any MPU)
   if(MOTA_VARIANT STREQUAL "min")
-    set(MOTA_STM32_GUARD_STACK 2048u)
+    set(MOTA_STM32_GUARD_STACK 1024u) # CPU models of mota build-model's ABI: the test models peak far below
   else()
     set(MOTA_STM32_GUARD_STACK 4096u) # ST's legacy runtimes too
   endif()
 endif()
 if(NOT DEFINED MOTA_STM32_GUARD_IO)
-  set(MOTA_STM32_GUARD_IO 4096u)   # a model's input and output, the agent's self-test buffer
+  if(MOTA_VARIANT STREQUAL "min")
+    set(MOTA_STM32_GUARD_IO 2048u) # the test models' largest: 600 bytes in, 1,200 out
+  else()
+    set(MOTA_STM32_GUARD_IO 4096u) # a model's input and output, the agent's self-test buffer
+  endif()
 endif()
 add_compile_definitions(
   MOTA_AGENT_MAX_MODELS=${MOTA_AGENT_MAX_MODELS}

@@ -19,6 +19,8 @@
  */
 #include "stm32.h"
 
+#include "mota/ms.h"
+
 #include "mota/err.h"
 
 #include <string.h>
@@ -43,7 +45,7 @@ uint32_t mota_arm_port_watchdog_left_ms(void)
 {
     if (wdog_period_ms == 0)
         return 0xFFFFFFFFu;
-    uint64_t since = (mota_arm_now_us(NULL) - wdog_kicked_us) / 1000u;
+    uint64_t since = mota_ms_of_us(mota_arm_now_us(NULL) - wdog_kicked_us);
     return since >= wdog_period_ms ? 0 : wdog_period_ms - (uint32_t)since;
 }
 
@@ -154,8 +156,11 @@ void mota_board_watchdog_start(uint32_t timeout_ms)
 {
     /* the counts for the period at the LSI's fastest (the part's datasheet): a slower LSI only lengthens it */
     uint32_t ms = timeout_ms < MOTA_STM32_WATCHDOG_MIN_MS ? MOTA_STM32_WATCHDOG_MIN_MS : timeout_ms;
-    uint64_t want = ((uint64_t)ms * MOTA_STM32_LSI_MAX_HZ + 256u * 1000u - 1u) / (256u * 1000u);
-    uint32_t counts = want > 0xFFFu ? 0xFFFu : (uint32_t)want;
+    /* in 32 bits (no 64-bit division on the device): past a minute the counts are at their most anyway */
+    _Static_assert(60000ull * MOTA_STM32_LSI_MAX_HZ + 256u * 1000u < 0x100000000ull, "the LSI's count in 32 bits");
+    ms = ms < 60000u ? ms : 60000u;
+    uint32_t want = (ms * MOTA_STM32_LSI_MAX_HZ + 256u * 1000u - 1u) / (256u * 1000u);
+    uint32_t counts = want > 0xFFFu ? 0xFFFu : want;
     MOTA_STM32_IWDG->KR = IWDG_KEY_START; /* it starts the LSI too */
     MOTA_STM32_IWDG->KR = IWDG_KEY_ACCESS;
     MOTA_STM32_IWDG->PR = 6u; /* / 256 */
@@ -165,7 +170,7 @@ void mota_board_watchdog_start(uint32_t timeout_ms)
         mota_board_log(MOTA_BOARD_TAG "watchdog: its prescaler and reload were not taken\n");
     MOTA_STM32_IWDG->KR = IWDG_KEY_RELOAD;
     wdog_kicked_us = mota_arm_now_us(NULL);
-    wdog_period_ms = (uint32_t)((uint64_t)counts * 256u * 1000u / MOTA_STM32_LSI_MAX_HZ); /* the shortest */
+    wdog_period_ms = counts * 256u * 1000u / MOTA_STM32_LSI_MAX_HZ; /* the shortest (0xFFF * 256,000 fits) */
 }
 
 static void watchdog_kick(void *ctx)
@@ -180,7 +185,8 @@ static void watchdog_kick(void *ctx)
 /* The Arm layer's last words: said on the console, kept for the next boot's reset cause, then the reset. */
 void mota_arm_port_reset(const char *cause, uint32_t pc, uint32_t addr, uint32_t cfsr)
 {
-    bool fault = strcmp(cause, "fault") == 0;
+    /* "fault" or "software": compared without newlib's strcmp (0.7 KB on Armv7-M) */
+    bool fault = memcmp(cause, "fault", sizeof("fault")) == 0;
     mota_board_log(MOTA_BOARD_TAG "reset ");
     mota_board_log(cause);
     mota_board_log("\n");
