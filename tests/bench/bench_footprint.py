@@ -118,9 +118,9 @@ def goals(variant, flash, ram, qemu):
     if not goal:
         return
     said = lambda v, g: "met" if v <= g else "NOT MET"  # noqa: E731
-    apart = lambda v, q: " (%d B without the QEMU stand-ins)" % (v - q) if q else ""  # noqa: E731
-    print("  goals: flash <= %d B: %s%s; ram <= %d B: %s (%d B)%s" % (
-        goal[0], said(flash, goal[0]), apart(flash, qemu[0]), goal[1], said(ram, goal[1]), ram,
+    apart = lambda v, q: "; %d B without the QEMU stand-ins" % (v - q) if q else ""  # noqa: E731
+    print("  goals: flash <= %d B: %s (%d B%s); ram <= %d B: %s (%d B%s)" % (
+        goal[0], said(flash, goal[0]), flash, apart(flash, qemu[0]), goal[1], said(ram, goal[1]), ram,
         apart(ram, qemu[1])), flush=True)
 
 
