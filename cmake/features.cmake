@@ -2,13 +2,15 @@
 # Build-time features of the device library (docs/porting.md, "Features chosen at build time"). Each is
 # on in the full build; a product turns off what it does not need, and the device then refuses a
 # container that asks for it with a reason of its own, before any erase (HELLO key 17 tells the host,
-# which refuses first). MOTA_VARIANT=min is the smallest build the boards are measured in: one model, CPU
-# models of the NBIN v8 family only, no decompressor, no decryption, no epoch summary, a 2 KiB model stack (a board's
-# sizes.cmake); the guard and invoke stay.
+# which refuses first); the agent's own optional parts change what the device says or keeps, never what it
+# accepts. MOTA_VARIANT=min is the smallest build the boards are measured in: one model, CPU models of the
+# NBIN v8 family only, none of the features but invoke, SHA-256 rolled up, a 1 KiB head buffer, 256-byte
+# frames, a 1 KiB model stack and a 2 KiB I/O area (a family's sizes.cmake); the guard and invoke stay.
 set(MOTA_VARIANT "full" CACHE STRING "full, or min (sets the features and the model count below)")
 set_property(CACHE MOTA_VARIANT PROPERTY STRINGS full min)
 if(MOTA_VARIANT STREQUAL "min")
   set(_on OFF)
+  set(_small ON)
   if(NOT DEFINED MOTA_AGENT_MAX_MODELS)
     set(MOTA_AGENT_MAX_MODELS 1u)
   endif()
@@ -20,6 +22,7 @@ if(MOTA_VARIANT STREQUAL "min")
   endif()
 elseif(MOTA_VARIANT STREQUAL "full")
   set(_on ON)
+  set(_small OFF)
 else()
   message(FATAL_ERROR "MOTA_VARIANT=${MOTA_VARIANT}: full or min")
 endif()
@@ -41,11 +44,6 @@ option(MOTA_FEATURE_PAGES "HELLO and STATUS in parts, a few models an answer (el
 option(MOTA_FEATURE_HISTORY "the journal's diagnostics: errors journaled and kept across compactions and boots" ${_on})
 option(MOTA_FEATURE_RETIRE "the trial's extras: ROLLBACK retires a confirmed model that faulted since boot" ${_on})
 # a size knob, not a feature (nothing is refused): mbed TLS's SHA-256 with its 64 rounds in a loop
-if(MOTA_VARIANT STREQUAL "min")
-  set(_small ON)
-else()
-  set(_small OFF)
-endif()
 option(MOTA_SHA256_SMALLER "SHA-256's rounds rolled up (MBEDTLS_SHA256_SMALLER): 1.2 KB less flash, slower per byte"
        ${_small})
 if(NOT DEFINED MOTA_HEAD_BUFFER)
