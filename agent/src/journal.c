@@ -8,12 +8,12 @@
  * marker is on flash the old sector stays the valid one.
  */
 #include "journal.h"
-#include "mota/features.h"
 
-#include "mota/err.h"
-#include "mota/ms.h"
 #include "mota/crc32.h"
+#include "mota/err.h"
+#include "mota/features.h"
 #include "mota/le.h"
+#include "mota/ms.h"
 
 #include <string.h>
 

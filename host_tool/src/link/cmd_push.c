@@ -287,7 +287,6 @@ static void json_container(struct json *j, const struct mota_verify_result *vr, 
     json_obj_end(j);
 }
 
-/* Facts the host holds when the device's refusal carries none: what the device has and expects. */
 /* A compatibility refusal without the device's facts (a build without refusal details): the rule, found again
  * from HELLO's profile and the model's memories against the container's compatibility data, in the device's
  * form "FIELD: device VALUE, model VALUE". False when the host finds no such rule. */
@@ -313,6 +312,7 @@ static bool compat_detail(int result, const struct mota_manifest *man, const uin
     return true;
 }
 
+/* Facts the host holds when the device's refusal carries none: what the device has and expects. */
 static void host_detail(int result, const struct mota_verify_result *vr, const uint8_t *info, size_t info_len,
                         const struct dev_model *models, unsigned n, char *detail, size_t cap)
 {
